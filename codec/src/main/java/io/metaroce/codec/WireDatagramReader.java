@@ -1,0 +1,477 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.codec;
+
+import io.metaroce.codec.wire.AckDecoder;
+import io.metaroce.codec.wire.CloseAckDecoder;
+import io.metaroce.codec.wire.CloseDecoder;
+import io.metaroce.codec.wire.CloseReason;
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.CreditDecoder;
+import io.metaroce.codec.wire.CreditRequestDecoder;
+import io.metaroce.codec.wire.DataDecoder;
+import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.NackDecoder;
+import io.metaroce.codec.wire.NackReason;
+import io.metaroce.codec.wire.PathState;
+import io.metaroce.codec.wire.ProbeAckDecoder;
+import io.metaroce.codec.wire.ProbeDecoder;
+import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.StatusDecoder;
+import io.metaroce.codec.wire.TrafficClass;
+import io.metaroce.codec.wire.TransportHeaderDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
+import org.agrona.DirectBuffer;
+
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+import static io.metaroce.codec.FrameDescriptor.FRAME_ALIGNMENT;
+import static io.metaroce.codec.FrameDescriptor.HEADER_LENGTH;
+
+/**
+ * Validating reader for datagrams received from the network: the only way untrusted bytes reach the wire decoders.
+ * <p>
+ * {@link #read(DirectBuffer, int, int)} checks, against the datagram's own length (never the capacity of the receive
+ * buffer): the SBE header, schema id, version, template id and block length; every group header, count and
+ * var-data length; that nothing trails the message; that every enumerated field holds a defined value; and that a
+ * DATA payload is a well-formed run of whole log frames for its placement tuple. On success it wraps the matching
+ * decoder, which can then be read completely without touching a byte outside the datagram.
+ * <p>
+ * Versions: a datagram of the current version must have the template's exact block length. A SETUP of a newer
+ * version is accepted with a longer block and trailing bytes, so that a newer peer can negotiate down; any other
+ * newer-version datagram is rejected with {@link RejectReason#UNSUPPORTED_VERSION}.
+ * <p>
+ * Never throws, allocates nothing. Not thread safe: one reader per receiving thread.
+ */
+public final class WireDatagramReader
+{
+    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    private static final int BLOCK_OFFSET = MessageStructure.HEADER_LENGTH;
+    private static final int TRAFFIC_CLASS_OFFSET = 3;
+
+    private static final EnumValues TRAFFIC_CLASSES = EnumValues.of(
+        Arrays.stream(TrafficClass.values()).mapToInt(TrafficClass::value), TrafficClass.NULL_VAL.value());
+    private static final EnumValues NACK_REASONS = EnumValues.of(
+        Arrays.stream(NackReason.values()).mapToInt(NackReason::value), NackReason.NULL_VAL.value());
+    private static final EnumValues PROBE_KINDS = EnumValues.of(
+        Arrays.stream(ProbeKind.values()).mapToInt(ProbeKind::value), ProbeKind.NULL_VAL.value());
+    private static final EnumValues CLOSE_REASONS = EnumValues.of(
+        Arrays.stream(CloseReason.values()).mapToInt(CloseReason::value), CloseReason.NULL_VAL.value());
+    private static final EnumValues CONNECTION_STATES = EnumValues.of(
+        Arrays.stream(ConnectionState.values()).mapToInt(ConnectionState::value), ConnectionState.NULL_VAL.value());
+    private static final EnumValues PATH_STATES = EnumValues.of(
+        Arrays.stream(PathState.values()).mapToInt(PathState::value), PathState.NULL_VAL.value());
+    private static final EnumValues ERROR_CODES = EnumValues.of(
+        Arrays.stream(WireErrorCode.values()).mapToInt(WireErrorCode::value), WireErrorCode.NULL_VAL.value());
+
+    private final MessageStructure structure = new MessageStructure(
+        WireProtocol.SCHEMA_ID,
+        WireProtocol.VERSION,
+        MessageLayout.of(DataDecoder.TEMPLATE_ID, DataDecoder.BLOCK_LENGTH)
+            .varData(DataDecoder.payloadHeaderLength(), WireProtocol.MAX_DATAGRAM_LENGTH),
+        MessageLayout.of(AckDecoder.TEMPLATE_ID, AckDecoder.BLOCK_LENGTH)
+            .group(AckDecoder.SackWordsDecoder.sbeBlockLength(), WireProtocol.MAX_SACK_WORDS),
+        MessageLayout.of(NackDecoder.TEMPLATE_ID, NackDecoder.BLOCK_LENGTH),
+        MessageLayout.of(CreditDecoder.TEMPLATE_ID, CreditDecoder.BLOCK_LENGTH),
+        MessageLayout.of(CreditRequestDecoder.TEMPLATE_ID, CreditRequestDecoder.BLOCK_LENGTH),
+        MessageLayout.of(ProbeDecoder.TEMPLATE_ID, ProbeDecoder.BLOCK_LENGTH),
+        MessageLayout.of(ProbeAckDecoder.TEMPLATE_ID, ProbeAckDecoder.BLOCK_LENGTH),
+        MessageLayout.acceptingNewerVersions(SetupDecoder.TEMPLATE_ID, SetupDecoder.BLOCK_LENGTH),
+        MessageLayout.of(SetupAckDecoder.TEMPLATE_ID, SetupAckDecoder.BLOCK_LENGTH),
+        MessageLayout.of(CloseDecoder.TEMPLATE_ID, CloseDecoder.BLOCK_LENGTH),
+        MessageLayout.of(CloseAckDecoder.TEMPLATE_ID, CloseAckDecoder.BLOCK_LENGTH),
+        MessageLayout.of(StatusDecoder.TEMPLATE_ID, StatusDecoder.BLOCK_LENGTH)
+            .group(StatusDecoder.PathsDecoder.sbeBlockLength(), WireProtocol.MAX_STATUS_PATHS),
+        MessageLayout.of(ErrorDecoder.TEMPLATE_ID, ErrorDecoder.BLOCK_LENGTH)
+            .varData(ErrorDecoder.messageHeaderLength(), WireProtocol.MAX_ERROR_MESSAGE_LENGTH));
+
+    private final TransportHeaderDecoder transportHeader = new TransportHeaderDecoder();
+    private final DataDecoder data = new DataDecoder();
+    private final AckDecoder ack = new AckDecoder();
+    private final NackDecoder nack = new NackDecoder();
+    private final CreditDecoder credit = new CreditDecoder();
+    private final CreditRequestDecoder creditRequest = new CreditRequestDecoder();
+    private final ProbeDecoder probe = new ProbeDecoder();
+    private final ProbeAckDecoder probeAck = new ProbeAckDecoder();
+    private final SetupDecoder setup = new SetupDecoder();
+    private final SetupAckDecoder setupAck = new SetupAckDecoder();
+    private final CloseDecoder close = new CloseDecoder();
+    private final CloseAckDecoder closeAck = new CloseAckDecoder();
+    private final StatusDecoder status = new StatusDecoder();
+    private final ErrorDecoder error = new ErrorDecoder();
+
+    private int payloadOffset;
+    private int payloadLength;
+
+    /**
+     * Validate a datagram and, when it is valid, wrap the decoder for its message type.
+     *
+     * @param buffer holding the datagram.
+     * @param offset of the datagram's first byte in the buffer.
+     * @param length of the datagram as received.
+     * @return the message's template id (a {@code TEMPLATE_ID} of the wire decoders) when the datagram is valid,
+     * otherwise the negated {@link RejectReason}.
+     */
+    public int read(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final MessageStructure structure = this.structure;
+        final int templateId = structure.check(buffer, offset, length);
+        if (templateId < 0)
+        {
+            return templateId;
+        }
+
+        final int blockOffset = offset + BLOCK_OFFSET;
+        if (!TRAFFIC_CLASSES.contains(buffer.getByte(blockOffset + TRAFFIC_CLASS_OFFSET) & 0xFF))
+        {
+            return -RejectReason.INVALID_ENUM_VALUE;
+        }
+
+        final int blockLength = structure.blockLength;
+        final int version = structure.version;
+        transportHeader.wrap(buffer, blockOffset);
+
+        switch (templateId)
+        {
+            case DataDecoder.TEMPLATE_ID:
+                data.wrap(buffer, blockOffset, blockLength, version);
+                return checkDataPayload(buffer, templateId);
+
+            case AckDecoder.TEMPLATE_ID:
+                ack.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case NackDecoder.TEMPLATE_ID:
+                nack.wrap(buffer, blockOffset, blockLength, version);
+                return NACK_REASONS.contains(nack.reasonRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            case CreditDecoder.TEMPLATE_ID:
+                credit.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case CreditRequestDecoder.TEMPLATE_ID:
+                creditRequest.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case ProbeDecoder.TEMPLATE_ID:
+                probe.wrap(buffer, blockOffset, blockLength, version);
+                return PROBE_KINDS.contains(probe.kindRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            case ProbeAckDecoder.TEMPLATE_ID:
+                probeAck.wrap(buffer, blockOffset, blockLength, version);
+                return PROBE_KINDS.contains(probeAck.kindRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            case SetupDecoder.TEMPLATE_ID:
+                setup.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case SetupAckDecoder.TEMPLATE_ID:
+                setupAck.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case CloseDecoder.TEMPLATE_ID:
+                close.wrap(buffer, blockOffset, blockLength, version);
+                return CLOSE_REASONS.contains(close.reasonRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            case CloseAckDecoder.TEMPLATE_ID:
+                closeAck.wrap(buffer, blockOffset, blockLength, version);
+                return CLOSE_REASONS.contains(closeAck.reasonRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            case StatusDecoder.TEMPLATE_ID:
+                status.wrap(buffer, blockOffset, blockLength, version);
+                return checkStatus(buffer, templateId);
+
+            case ErrorDecoder.TEMPLATE_ID:
+                error.wrap(buffer, blockOffset, blockLength, version);
+                return ERROR_CODES.contains(error.codeRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            default:
+                return -RejectReason.UNKNOWN_TEMPLATE;
+        }
+    }
+
+    /**
+     * Version of the last valid datagram.
+     *
+     * @return the version from its message header.
+     */
+    public int version()
+    {
+        return structure.version;
+    }
+
+    /**
+     * Length of the last valid datagram's message: its full length, except for a SETUP of a newer version whose
+     * unknown trailing bytes are not counted.
+     *
+     * @return the number of bytes the message's known parts occupy.
+     */
+    public int messageLength()
+    {
+        return structure.messageLength;
+    }
+
+    /**
+     * The common transport header of the last valid datagram, whatever its type.
+     *
+     * @return the wrapped decoder.
+     */
+    public TransportHeaderDecoder transportHeader()
+    {
+        return transportHeader;
+    }
+
+    /**
+     * Offset in the buffer of the last valid DATA's payload: its first log frame.
+     *
+     * @return the offset of the payload's first byte.
+     */
+    public int payloadOffset()
+    {
+        return payloadOffset;
+    }
+
+    /**
+     * Length of the last valid DATA's payload: a multiple of {@link FrameDescriptor#FRAME_ALIGNMENT}.
+     *
+     * @return the payload length in bytes.
+     */
+    public int payloadLength()
+    {
+        return payloadLength;
+    }
+
+    /**
+     * Decoder of the last valid DATA.
+     *
+     * @return the wrapped decoder.
+     */
+    public DataDecoder data()
+    {
+        return data;
+    }
+
+    /**
+     * Decoder of the last valid ACK.
+     *
+     * @return the wrapped decoder.
+     */
+    public AckDecoder ack()
+    {
+        return ack;
+    }
+
+    /**
+     * Decoder of the last valid NACK.
+     *
+     * @return the wrapped decoder.
+     */
+    public NackDecoder nack()
+    {
+        return nack;
+    }
+
+    /**
+     * Decoder of the last valid CREDIT.
+     *
+     * @return the wrapped decoder.
+     */
+    public CreditDecoder credit()
+    {
+        return credit;
+    }
+
+    /**
+     * Decoder of the last valid CREDIT_REQUEST.
+     *
+     * @return the wrapped decoder.
+     */
+    public CreditRequestDecoder creditRequest()
+    {
+        return creditRequest;
+    }
+
+    /**
+     * Decoder of the last valid PROBE.
+     *
+     * @return the wrapped decoder.
+     */
+    public ProbeDecoder probe()
+    {
+        return probe;
+    }
+
+    /**
+     * Decoder of the last valid PROBE_ACK.
+     *
+     * @return the wrapped decoder.
+     */
+    public ProbeAckDecoder probeAck()
+    {
+        return probeAck;
+    }
+
+    /**
+     * Decoder of the last valid SETUP.
+     *
+     * @return the wrapped decoder.
+     */
+    public SetupDecoder setup()
+    {
+        return setup;
+    }
+
+    /**
+     * Decoder of the last valid SETUP_ACK.
+     *
+     * @return the wrapped decoder.
+     */
+    public SetupAckDecoder setupAck()
+    {
+        return setupAck;
+    }
+
+    /**
+     * Decoder of the last valid CLOSE.
+     *
+     * @return the wrapped decoder.
+     */
+    public CloseDecoder close()
+    {
+        return close;
+    }
+
+    /**
+     * Decoder of the last valid CLOSE_ACK.
+     *
+     * @return the wrapped decoder.
+     */
+    public CloseAckDecoder closeAck()
+    {
+        return closeAck;
+    }
+
+    /**
+     * Decoder of the last valid STATUS.
+     *
+     * @return the wrapped decoder.
+     */
+    public StatusDecoder status()
+    {
+        return status;
+    }
+
+    /**
+     * Decoder of the last valid ERROR.
+     *
+     * @return the wrapped decoder.
+     */
+    public ErrorDecoder error()
+    {
+        return error;
+    }
+
+    private int checkStatus(final DirectBuffer buffer, final int templateId)
+    {
+        if (!CONNECTION_STATES.contains(status.stateRaw()))
+        {
+            return -RejectReason.INVALID_ENUM_VALUE;
+        }
+
+        final int entryLength = StatusDecoder.PathsDecoder.sbeBlockLength();
+        final int stateOffset = StatusDecoder.PathsDecoder.stateEncodingOffset();
+        final int entries = structure.partOffset[0] + StatusDecoder.PathsDecoder.sbeHeaderSize();
+        for (int i = 0, count = (int)structure.partValue[0]; i < count; i++)
+        {
+            if (!PATH_STATES.contains(buffer.getByte(entries + i * entryLength + stateOffset) & 0xFF))
+            {
+                return -RejectReason.INVALID_ENUM_VALUE;
+            }
+        }
+
+        return templateId;
+    }
+
+    private int checkDataPayload(final DirectBuffer buffer, final int templateId)
+    {
+        final int payloadOffset = structure.partOffset[0] + DataDecoder.payloadHeaderLength();
+        final int payloadLength = (int)structure.partValue[0];
+        final int termOffset = data.termOffset();
+
+        if (payloadLength < HEADER_LENGTH ||
+            0 != (payloadLength & (FRAME_ALIGNMENT - 1)) ||
+            termOffset < 0 ||
+            0 != (termOffset & (FRAME_ALIGNMENT - 1)) ||
+            termOffset > WireProtocol.MAX_TERM_LENGTH - payloadLength)
+        {
+            return -RejectReason.MALFORMED_PAYLOAD;
+        }
+
+        final int sessionId = data.sessionId();
+        final int streamId = data.streamId();
+        final int termId = data.termId();
+        int position = 0;
+        while (position < payloadLength)
+        {
+            final int frameOffset = payloadOffset + position;
+            final int frameLength = buffer.getInt(frameOffset + FrameDescriptor.FRAME_LENGTH_OFFSET, ORDER);
+            final int type = buffer.getShort(frameOffset + FrameDescriptor.TYPE_OFFSET, ORDER) & 0xFFFF;
+
+            final int frameVersion = buffer.getByte(frameOffset + FrameDescriptor.VERSION_OFFSET) & 0xFF;
+            if (frameLength < HEADER_LENGTH ||
+                FrameDescriptor.CURRENT_VERSION != frameVersion ||
+                termOffset + position != buffer.getInt(frameOffset + FrameDescriptor.TERM_OFFSET_OFFSET, ORDER) ||
+                sessionId != buffer.getInt(frameOffset + FrameDescriptor.SESSION_ID_OFFSET, ORDER) ||
+                streamId != buffer.getInt(frameOffset + FrameDescriptor.STREAM_ID_OFFSET, ORDER) ||
+                termId != buffer.getInt(frameOffset + FrameDescriptor.TERM_ID_OFFSET, ORDER) ||
+                frameLength > WireProtocol.MAX_TERM_LENGTH - termOffset - position)
+            {
+                return -RejectReason.MALFORMED_PAYLOAD;
+            }
+
+            if (FrameDescriptor.TYPE_DATA == type)
+            {
+                final int alignedLength = FrameDescriptor.alignedLength(frameLength);
+                if (alignedLength > payloadLength - position)
+                {
+                    return -RejectReason.MALFORMED_PAYLOAD;
+                }
+                position += alignedLength;
+            }
+            else if (FrameDescriptor.TYPE_PAD == type)
+            {
+                // A padding frame travels as its header only and must be the last frame of the payload.
+                if (0 != (frameLength & (FRAME_ALIGNMENT - 1)) || position + HEADER_LENGTH != payloadLength)
+                {
+                    return -RejectReason.MALFORMED_PAYLOAD;
+                }
+                position += HEADER_LENGTH;
+            }
+            else
+            {
+                return -RejectReason.MALFORMED_PAYLOAD;
+            }
+        }
+
+        this.payloadOffset = payloadOffset;
+        this.payloadLength = payloadLength;
+
+        return templateId;
+    }
+}

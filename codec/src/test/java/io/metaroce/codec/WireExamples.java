@@ -1,0 +1,298 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.codec;
+
+import io.metaroce.codec.wire.AckEncoder;
+import io.metaroce.codec.wire.CloseAckEncoder;
+import io.metaroce.codec.wire.CloseEncoder;
+import io.metaroce.codec.wire.CloseReason;
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.CreditEncoder;
+import io.metaroce.codec.wire.CreditRequestEncoder;
+import io.metaroce.codec.wire.DataEncoder;
+import io.metaroce.codec.wire.ErrorEncoder;
+import io.metaroce.codec.wire.MessageHeaderEncoder;
+import io.metaroce.codec.wire.NackEncoder;
+import io.metaroce.codec.wire.NackReason;
+import io.metaroce.codec.wire.PathState;
+import io.metaroce.codec.wire.ProbeAckEncoder;
+import io.metaroce.codec.wire.ProbeEncoder;
+import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.SetupAckEncoder;
+import io.metaroce.codec.wire.SetupEncoder;
+import io.metaroce.codec.wire.StatusEncoder;
+import io.metaroce.codec.wire.TrafficClass;
+import io.metaroce.codec.wire.TransportHeaderEncoder;
+import io.metaroce.codec.wire.WireErrorCode;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.ToIntBiFunction;
+
+/**
+ * One example of every wire message, with the field values that the specification's test vectors list. The golden
+ * tests pin the bytes these encoders produce to the hex dumps in {@code docs/spec/metaroce-wire-protocol.md}.
+ */
+final class WireExamples
+{
+    static final long SENDER_CONN_ID = 0x0102_0304L;
+    static final long RECEIVER_CONN_ID = 0x0A0B_0C0DL;
+    static final int STREAM_ID = 1001;
+    static final int SESSION_ID = 0x1020_3040;
+    static final int TERM_ID = 7;
+    static final int TERM_OFFSET = 4096;
+    static final long DATA_TS = 0x1234_5678L;
+    static final String DATA_TEXT = "hello, MetaRoCE!";
+
+    record Example(String name, int templateId, ToIntBiFunction<MutableDirectBuffer, Integer> encoder)
+    {
+        int encode(final MutableDirectBuffer buffer, final int offset)
+        {
+            return encoder.applyAsInt(buffer, offset);
+        }
+
+        byte[] bytes()
+        {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
+            final int length = encode(buffer, 0);
+            final byte[] bytes = new byte[length];
+            buffer.getBytes(0, bytes);
+            return bytes;
+        }
+    }
+
+    static final List<Example> ALL = List.of(
+        new Example("DATA", DataEncoder.TEMPLATE_ID, WireExamples::data),
+        new Example("ACK", AckEncoder.TEMPLATE_ID, WireExamples::ack),
+        new Example("NACK", NackEncoder.TEMPLATE_ID, WireExamples::nack),
+        new Example("CREDIT", CreditEncoder.TEMPLATE_ID, WireExamples::credit),
+        new Example("CREDIT_REQUEST", CreditRequestEncoder.TEMPLATE_ID, WireExamples::creditRequest),
+        new Example("PROBE", ProbeEncoder.TEMPLATE_ID, WireExamples::probe),
+        new Example("PROBE_ACK", ProbeAckEncoder.TEMPLATE_ID, WireExamples::probeAck),
+        new Example("SETUP", SetupEncoder.TEMPLATE_ID, WireExamples::setup),
+        new Example("SETUP_ACK", SetupAckEncoder.TEMPLATE_ID, WireExamples::setupAck),
+        new Example("CLOSE", CloseEncoder.TEMPLATE_ID, WireExamples::close),
+        new Example("CLOSE_ACK", CloseAckEncoder.TEMPLATE_ID, WireExamples::closeAck),
+        new Example("STATUS", StatusEncoder.TEMPLATE_ID, WireExamples::status),
+        new Example("ERROR", ErrorEncoder.TEMPLATE_ID, WireExamples::error));
+
+    private WireExamples()
+    {
+    }
+
+    static Example byName(final String name)
+    {
+        return ALL.stream().filter((e) -> e.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    /**
+     * Write one unfragmented log frame carrying {@link #DATA_TEXT}: header, text, zero padding to 32 bytes.
+     */
+    static int writeFrame(final MutableDirectBuffer buffer, final int offset)
+    {
+        final byte[] text = DATA_TEXT.getBytes(StandardCharsets.US_ASCII);
+        final int frameLength = FrameDescriptor.HEADER_LENGTH + text.length;
+        final int alignedLength = FrameDescriptor.alignedLength(frameLength);
+        buffer.setMemory(offset, alignedLength, (byte)0);
+        buffer.putInt(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, frameLength, ByteOrder.LITTLE_ENDIAN);
+        buffer.putByte(offset + FrameDescriptor.VERSION_OFFSET, (byte)FrameDescriptor.CURRENT_VERSION);
+        buffer.putByte(offset + FrameDescriptor.FLAGS_OFFSET, (byte)FrameDescriptor.UNFRAGMENTED);
+        buffer.putShort(
+            offset + FrameDescriptor.TYPE_OFFSET, (short)FrameDescriptor.TYPE_DATA, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(offset + FrameDescriptor.TERM_OFFSET_OFFSET, TERM_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(offset + FrameDescriptor.SESSION_ID_OFFSET, SESSION_ID, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(offset + FrameDescriptor.STREAM_ID_OFFSET, STREAM_ID, ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(offset + FrameDescriptor.TERM_ID_OFFSET, TERM_ID, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(offset + FrameDescriptor.RESERVED_VALUE_OFFSET, 0L, ByteOrder.LITTLE_ENDIAN);
+        buffer.putBytes(offset + FrameDescriptor.HEADER_LENGTH, text);
+        return alignedLength;
+    }
+
+    static int data(final MutableDirectBuffer buffer, final int offset)
+    {
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[64]);
+        final int frameLength = writeFrame(frame, 0);
+        final DataEncoder encoder = new DataEncoder().wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear().firstOfMessage(true).lastOfMessage(true);
+        header.planeId((short)1).trafficClass(TrafficClass.BULK).pathId(5).pathSeq(17)
+            .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(1000).tsNs(DATA_TS);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).termId(TERM_ID).termOffset(TERM_OFFSET)
+            .backlogBytes(65_536).ackEveryHint((short)0).reserved1((short)0).reserved2(0)
+            .putPayload(frame, 0, frameLength);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int ack(final MutableDirectBuffer buffer, final int offset)
+    {
+        final AckEncoder encoder = new AckEncoder().wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)1).trafficClass(TrafficClass.CONTROL).pathId(5).pathSeq(17)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(1001).tsNs(DATA_TS);
+        encoder.sackBasePsn(960).serviceTimeNs(2500).receivedBytes(4160).grantLimit(1_048_576)
+            .ecnCeCount((short)0).rxBufferLevel((short)12).rcvCwndPenalty((short)0).reserved1((short)0);
+        // PSNs 960..1000 are below the cumulative ack; 1003, 1004 and 1029 arrived out of order.
+        encoder.sackWordsCount(2)
+            .next().bits(((1L << 41) - 1) | (1L << 43) | (1L << 44))
+            .next().bits(1L << 5);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int nack(final MutableDirectBuffer buffer, final int offset)
+    {
+        final NackEncoder encoder = new NackEncoder().wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(3).pathSeq(250)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(1002).tsNs(0x1234_9999L);
+        encoder.reason(NackReason.INFERRED_LOSS).reserved1((short)0).retryAfterUs(0)
+            .cumulativeAckPsn(1001).grantLimit(1_048_576);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int credit(final MutableDirectBuffer buffer, final int offset)
+    {
+        final CreditEncoder encoder = new CreditEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)1).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(1001).tsNs(0x2000_0000L);
+        encoder.grantLimit(2_097_152).grantRateMbps(10_000).activeSenders(3).priority((short)0).reserved1((short)0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int creditRequest(final MutableDirectBuffer buffer, final int offset)
+    {
+        final CreditRequestEncoder encoder = new CreditRequestEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(2).pathSeq(31)
+            .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(2048).tsNs(0x3000_0000L);
+        encoder.backlogBytes(8_388_608).creditTargetBytes(262_144).reserved1(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int probe(final MutableDirectBuffer buffer, final int offset)
+    {
+        final ProbeEncoder encoder = new ProbeEncoder().wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear().ackRequest(true);
+        header.planeId((short)2).trafficClass(TrafficClass.CONTROL).pathId(9).pathSeq(40)
+            .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(2048).tsNs(0x4000_0001L);
+        encoder.probeSeq(7).kind(ProbeKind.PATH).reserved1((short)0).reserved2(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int probeAck(final MutableDirectBuffer buffer, final int offset)
+    {
+        final ProbeAckEncoder encoder = new ProbeAckEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)2).trafficClass(TrafficClass.CONTROL).pathId(9).pathSeq(40)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(2048).tsNs(0x4000_0001L);
+        encoder.probeSeq(7).kind(ProbeKind.PATH).reserved1((short)0).reserved2(0)
+            .serviceTimeNs(1800).reserved3(0).grantLimit(2_097_152);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int setup(final MutableDirectBuffer buffer, final int offset)
+    {
+        final SetupEncoder encoder = new SetupEncoder().wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(0).srcConnId(SENDER_CONN_ID).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(5).activeTermId(TERM_ID)
+            .termOffset(TERM_OFFSET).termLength(16 * 1024 * 1024).connEpoch(0x5EED_CAFE_F00D_0001L)
+            .mtu(1408).pathCount(32).planeCount((short)2);
+        encoder.congestionModes().clear().senderWindow(true).receiverCredit(true);
+        encoder.replyPort(40_123).mprPsns(4096).initialCreditBytes(131_072).baseRttHintNs(50_000)
+            .linkRateMbps(25_000);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int setupAck(final MutableDirectBuffer buffer, final int offset)
+    {
+        final SetupAckEncoder encoder = new SetupAckEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).connEpoch(0x5EED_CAFE_F00D_0001L)
+            .initialGrantLimit(131_072).mprPsns(4096).mtu(1408);
+        encoder.congestionModes().clear().senderWindow(true).receiverCredit(true);
+        encoder.reserved1((short)0).linkRateMbps(25_000).reserved2(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int close(final MutableDirectBuffer buffer, final int offset)
+    {
+        final CloseEncoder encoder = new CloseEncoder().wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear().fin(true);
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(5000).tsNs(0x5000_0000L);
+        encoder.finalPosition(16_781_312L).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int closeAck(final MutableDirectBuffer buffer, final int offset)
+    {
+        final CloseAckEncoder encoder = new CloseAckEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(5000).tsNs(0x5000_0000L);
+        encoder.finalPosition(16_781_312L).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int status(final MutableDirectBuffer buffer, final int offset)
+    {
+        final StatusEncoder encoder = new StatusEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)1).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(5000).tsNs(0x6000_0000L);
+        encoder.highestReceivedPsn(5003).duplicatePackets(2).receivedBytes(6_400_000).maxReorderDistance(12)
+            .firstPathIndex(0).state(ConnectionState.ESTABLISHED).reserved1((short)0).reserved2(0);
+        encoder.pathsCount(2)
+            .next().pathId(0).planeId((short)0).state(PathState.ACTIVE).srttUs(42).lossPpm(0).reserved1(0)
+            .next().pathId(1).planeId((short)0).state(PathState.SUSPECT).srttUs(180).lossPpm(25_000).reserved1(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int error(final MutableDirectBuffer buffer, final int offset)
+    {
+        final ErrorEncoder encoder = new ErrorEncoder().wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(0).srcConnId(RECEIVER_CONN_ID).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
+        encoder.code(WireErrorCode.UNSUPPORTED_VERSION).reserved1(0).detail(1).message("no common version");
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+}
