@@ -17,6 +17,7 @@ package io.metaroce.codec;
 
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.List;
@@ -35,57 +36,76 @@ class CodecRoundTripTest
     private static final SchemaLayouts CONTROL =
         new SchemaLayouts(SchemaLayouts.schemaDirectory().resolve("metaroce-control-schema.xml"));
 
+    /**
+     * A validating reader seen through what the round trip needs.
+     */
+    private interface Reader
+    {
+        int read(DirectBuffer buffer, int offset, int length);
+
+        int messageLength();
+    }
+
     @Property(tries = 300)
     void shouldRoundTripEveryWireMessage(@ForAll final long seed) throws Exception
     {
-        final RandomMessages messages = new RandomMessages(WIRE.ir(), "io.metaroce.codec.wire", seed);
         final WireDatagramReader reader = new WireDatagramReader();
-        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8192]);
-        final int offset = 8 * (int)Math.floorMod(seed, 16L);
-
-        for (final int templateId : messages.templateIds())
+        assertRoundTrips(WIRE, "io.metaroce.codec.wire", seed, reader, new Reader()
         {
-            final int length = messages.encode(templateId, buffer, offset);
-            assertEquals(templateId, reader.read(buffer, offset, length),
-                () -> "template " + templateId + " rejected: " +
-                RejectReason.name(reader.read(buffer, offset, length)));
-            assertEquals(length, reader.messageLength());
+            public int read(final DirectBuffer buffer, final int offset, final int length)
+            {
+                return reader.read(buffer, offset, length);
+            }
 
-            final List<String> differences = messages.differences(templateId, wireDecoder(reader, templateId));
-            assertTrue(differences.isEmpty(), () -> "template " + templateId + ": " + differences);
-        }
+            public int messageLength()
+            {
+                return reader.messageLength();
+            }
+        });
     }
 
     @Property(tries = 300)
     void shouldRoundTripEveryControlMessage(@ForAll final long seed) throws Exception
     {
-        final RandomMessages messages = new RandomMessages(CONTROL.ir(), "io.metaroce.codec.control", seed);
         final ControlMessageReader reader = new ControlMessageReader();
+        assertRoundTrips(CONTROL, "io.metaroce.codec.control", seed, reader, new Reader()
+        {
+            public int read(final DirectBuffer buffer, final int offset, final int length)
+            {
+                return reader.read(buffer, offset, length);
+            }
+
+            public int messageLength()
+            {
+                return reader.messageLength();
+            }
+        });
+    }
+
+    private static void assertRoundTrips(
+        final SchemaLayouts schema,
+        final String codecPackage,
+        final long seed,
+        final Object decoders,
+        final Reader reader) throws Exception
+    {
+        final RandomMessages messages = new RandomMessages(schema.ir(), codecPackage, seed);
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8192]);
         final int offset = 8 * (int)Math.floorMod(seed, 16L);
 
         for (final int templateId : messages.templateIds())
         {
             final int length = messages.encode(templateId, buffer, offset);
-            assertEquals(templateId, reader.read(buffer, offset, length),
-                () -> "template " + templateId + " rejected: " +
-                RejectReason.name(reader.read(buffer, offset, length)));
+            final int result = reader.read(buffer, offset, length);
+            assertEquals(templateId, result,
+                () -> "template " + templateId + " rejected: " + RejectReason.name(result));
             assertEquals(length, reader.messageLength());
 
-            final List<String> differences = messages.differences(templateId, controlDecoder(reader, templateId));
+            final String name = schema.ir().getMessage(templateId).get(0).name();
+            final Object decoder =
+                RandomMessages.invoke(decoders, Character.toLowerCase(name.charAt(0)) + name.substring(1));
+            final List<String> differences = messages.differences(templateId, decoder);
             assertTrue(differences.isEmpty(), () -> "template " + templateId + ": " + differences);
         }
-    }
-
-    static Object wireDecoder(final WireDatagramReader reader, final int templateId) throws Exception
-    {
-        final String name = WIRE.ir().getMessage(templateId).get(0).name();
-        return RandomMessages.invoke(reader, Character.toLowerCase(name.charAt(0)) + name.substring(1));
-    }
-
-    static Object controlDecoder(final ControlMessageReader reader, final int templateId) throws Exception
-    {
-        final String name = CONTROL.ir().getMessage(templateId).get(0).name();
-        return RandomMessages.invoke(reader, Character.toLowerCase(name.charAt(0)) + name.substring(1));
     }
 }

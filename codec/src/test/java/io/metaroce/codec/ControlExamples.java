@@ -37,11 +37,9 @@ import io.metaroce.codec.control.RemoveSubscriptionEncoder;
 import io.metaroce.codec.control.SubscriptionReadyEncoder;
 import io.metaroce.codec.control.TerminateDriverEncoder;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.function.ToIntBiFunction;
 
 /**
  * One example of every control message, with the field values that the specification's test vectors list. The
@@ -52,49 +50,35 @@ final class ControlExamples
     static final long CLIENT_ID = 0x0000_0042_0000_0001L;
     static final String CHANNEL = "metaroce:udp?endpoint=10.77.1.2:40456";
 
-    record Example(String name, int templateId, ToIntBiFunction<MutableDirectBuffer, Integer> encoder)
-    {
-        int encode(final MutableDirectBuffer buffer, final int offset)
-        {
-            return encoder.applyAsInt(buffer, offset);
-        }
-
-        byte[] bytes()
-        {
-            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
-            final int length = encode(buffer, 0);
-            final byte[] bytes = new byte[length];
-            buffer.getBytes(0, bytes);
-            return bytes;
-        }
-    }
-
-    static final List<Example> ALL = List.of(
-        new Example("ADD_PUBLICATION", AddPublicationEncoder.TEMPLATE_ID, ControlExamples::addPublication),
-        new Example("ADD_EXCLUSIVE_PUBLICATION", AddExclusivePublicationEncoder.TEMPLATE_ID,
+    static final List<CodecExample> ALL = List.of(
+        new CodecExample("ADD_PUBLICATION", AddPublicationEncoder.TEMPLATE_ID, ControlExamples::addPublication),
+        new CodecExample("ADD_EXCLUSIVE_PUBLICATION", AddExclusivePublicationEncoder.TEMPLATE_ID,
             ControlExamples::addExclusivePublication),
-        new Example("REMOVE_PUBLICATION", RemovePublicationEncoder.TEMPLATE_ID, ControlExamples::removePublication),
-        new Example("ADD_SUBSCRIPTION", AddSubscriptionEncoder.TEMPLATE_ID, ControlExamples::addSubscription),
-        new Example("REMOVE_SUBSCRIPTION", RemoveSubscriptionEncoder.TEMPLATE_ID, ControlExamples::removeSubscription),
-        new Example("CLIENT_KEEPALIVE", ClientKeepaliveEncoder.TEMPLATE_ID, ControlExamples::clientKeepalive),
-        new Example("CLIENT_CLOSE", ClientCloseEncoder.TEMPLATE_ID, ControlExamples::clientClose),
-        new Example("TERMINATE_DRIVER", TerminateDriverEncoder.TEMPLATE_ID, ControlExamples::terminateDriver),
-        new Example("ADD_COUNTER", AddCounterEncoder.TEMPLATE_ID, ControlExamples::addCounter),
-        new Example("REMOVE_COUNTER", RemoveCounterEncoder.TEMPLATE_ID, ControlExamples::removeCounter),
-        new Example("PUBLICATION_READY", PublicationReadyEncoder.TEMPLATE_ID, ControlExamples::publicationReady),
-        new Example("SUBSCRIPTION_READY", SubscriptionReadyEncoder.TEMPLATE_ID, ControlExamples::subscriptionReady),
-        new Example("IMAGE_AVAILABLE", ImageAvailableEncoder.TEMPLATE_ID, ControlExamples::imageAvailable),
-        new Example("IMAGE_UNAVAILABLE", ImageUnavailableEncoder.TEMPLATE_ID, ControlExamples::imageUnavailable),
-        new Example("OPERATION_SUCCESS", OperationSuccessEncoder.TEMPLATE_ID, ControlExamples::operationSuccess),
-        new Example("ERROR", ErrorEncoder.TEMPLATE_ID, ControlExamples::error),
-        new Example("CLIENT_TIMEOUT", ClientTimeoutEncoder.TEMPLATE_ID, ControlExamples::clientTimeout),
-        new Example("COUNTER_READY", CounterReadyEncoder.TEMPLATE_ID, ControlExamples::counterReady));
+        new CodecExample("REMOVE_PUBLICATION", RemovePublicationEncoder.TEMPLATE_ID,
+            ControlExamples::removePublication),
+        new CodecExample("ADD_SUBSCRIPTION", AddSubscriptionEncoder.TEMPLATE_ID, ControlExamples::addSubscription),
+        new CodecExample("REMOVE_SUBSCRIPTION", RemoveSubscriptionEncoder.TEMPLATE_ID,
+            ControlExamples::removeSubscription),
+        new CodecExample("CLIENT_KEEPALIVE", ClientKeepaliveEncoder.TEMPLATE_ID, ControlExamples::clientKeepalive),
+        new CodecExample("CLIENT_CLOSE", ClientCloseEncoder.TEMPLATE_ID, ControlExamples::clientClose),
+        new CodecExample("TERMINATE_DRIVER", TerminateDriverEncoder.TEMPLATE_ID, ControlExamples::terminateDriver),
+        new CodecExample("ADD_COUNTER", AddCounterEncoder.TEMPLATE_ID, ControlExamples::addCounter),
+        new CodecExample("REMOVE_COUNTER", RemoveCounterEncoder.TEMPLATE_ID, ControlExamples::removeCounter),
+        new CodecExample("PUBLICATION_READY", PublicationReadyEncoder.TEMPLATE_ID, ControlExamples::publicationReady),
+        new CodecExample("SUBSCRIPTION_READY", SubscriptionReadyEncoder.TEMPLATE_ID,
+            ControlExamples::subscriptionReady),
+        new CodecExample("IMAGE_AVAILABLE", ImageAvailableEncoder.TEMPLATE_ID, ControlExamples::imageAvailable),
+        new CodecExample("IMAGE_UNAVAILABLE", ImageUnavailableEncoder.TEMPLATE_ID, ControlExamples::imageUnavailable),
+        new CodecExample("OPERATION_SUCCESS", OperationSuccessEncoder.TEMPLATE_ID, ControlExamples::operationSuccess),
+        new CodecExample("ERROR", ErrorEncoder.TEMPLATE_ID, ControlExamples::error),
+        new CodecExample("CLIENT_TIMEOUT", ClientTimeoutEncoder.TEMPLATE_ID, ControlExamples::clientTimeout),
+        new CodecExample("COUNTER_READY", CounterReadyEncoder.TEMPLATE_ID, ControlExamples::counterReady));
 
     private ControlExamples()
     {
     }
 
-    static Example byName(final String name)
+    static CodecExample byName(final String name)
     {
         return ALL.stream().filter((e) -> e.name().equals(name)).findFirst().orElseThrow();
     }

@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
+import static io.metaroce.codec.Bytes.withByte;
+import static io.metaroce.codec.Bytes.withShort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class ControlMessageReaderTest
@@ -101,19 +103,5 @@ class ControlMessageReaderTest
     private int read(final byte[] bytes)
     {
         return reader.read(new UnsafeBuffer(bytes), 0, bytes.length);
-    }
-
-    private static byte[] withByte(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        copy[offset] = (byte)value;
-        return copy;
-    }
-
-    private static byte[] withShort(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        new UnsafeBuffer(copy).putShort(offset, (short)value, ByteOrder.LITTLE_ENDIAN);
-        return copy;
     }
 }

@@ -31,6 +31,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
+import static io.metaroce.codec.Bytes.withByte;
+import static io.metaroce.codec.Bytes.withInt;
+import static io.metaroce.codec.Bytes.withShort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class WireDatagramReaderTest
@@ -261,26 +264,5 @@ class WireDatagramReaderTest
     private int read(final byte[] bytes)
     {
         return reader.read(new UnsafeBuffer(bytes), 0, bytes.length);
-    }
-
-    private static byte[] withByte(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        copy[offset] = (byte)value;
-        return copy;
-    }
-
-    private static byte[] withShort(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        new UnsafeBuffer(copy).putShort(offset, (short)value, LE);
-        return copy;
-    }
-
-    private static byte[] withInt(final byte[] bytes, final int offset, final int value)
-    {
-        final byte[] copy = bytes.clone();
-        new UnsafeBuffer(copy).putInt(offset, value, LE);
-        return copy;
     }
 }

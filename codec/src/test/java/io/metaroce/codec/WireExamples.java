@@ -43,7 +43,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.function.ToIntBiFunction;
 
 /**
  * One example of every wire message, with the field values that the specification's test vectors list. The golden
@@ -60,43 +59,26 @@ final class WireExamples
     static final long DATA_TS = 0x1234_5678L;
     static final String DATA_TEXT = "hello, MetaRoCE!";
 
-    record Example(String name, int templateId, ToIntBiFunction<MutableDirectBuffer, Integer> encoder)
-    {
-        int encode(final MutableDirectBuffer buffer, final int offset)
-        {
-            return encoder.applyAsInt(buffer, offset);
-        }
-
-        byte[] bytes()
-        {
-            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
-            final int length = encode(buffer, 0);
-            final byte[] bytes = new byte[length];
-            buffer.getBytes(0, bytes);
-            return bytes;
-        }
-    }
-
-    static final List<Example> ALL = List.of(
-        new Example("DATA", DataEncoder.TEMPLATE_ID, WireExamples::data),
-        new Example("ACK", AckEncoder.TEMPLATE_ID, WireExamples::ack),
-        new Example("NACK", NackEncoder.TEMPLATE_ID, WireExamples::nack),
-        new Example("CREDIT", CreditEncoder.TEMPLATE_ID, WireExamples::credit),
-        new Example("CREDIT_REQUEST", CreditRequestEncoder.TEMPLATE_ID, WireExamples::creditRequest),
-        new Example("PROBE", ProbeEncoder.TEMPLATE_ID, WireExamples::probe),
-        new Example("PROBE_ACK", ProbeAckEncoder.TEMPLATE_ID, WireExamples::probeAck),
-        new Example("SETUP", SetupEncoder.TEMPLATE_ID, WireExamples::setup),
-        new Example("SETUP_ACK", SetupAckEncoder.TEMPLATE_ID, WireExamples::setupAck),
-        new Example("CLOSE", CloseEncoder.TEMPLATE_ID, WireExamples::close),
-        new Example("CLOSE_ACK", CloseAckEncoder.TEMPLATE_ID, WireExamples::closeAck),
-        new Example("STATUS", StatusEncoder.TEMPLATE_ID, WireExamples::status),
-        new Example("ERROR", ErrorEncoder.TEMPLATE_ID, WireExamples::error));
+    static final List<CodecExample> ALL = List.of(
+        new CodecExample("DATA", DataEncoder.TEMPLATE_ID, WireExamples::data),
+        new CodecExample("ACK", AckEncoder.TEMPLATE_ID, WireExamples::ack),
+        new CodecExample("NACK", NackEncoder.TEMPLATE_ID, WireExamples::nack),
+        new CodecExample("CREDIT", CreditEncoder.TEMPLATE_ID, WireExamples::credit),
+        new CodecExample("CREDIT_REQUEST", CreditRequestEncoder.TEMPLATE_ID, WireExamples::creditRequest),
+        new CodecExample("PROBE", ProbeEncoder.TEMPLATE_ID, WireExamples::probe),
+        new CodecExample("PROBE_ACK", ProbeAckEncoder.TEMPLATE_ID, WireExamples::probeAck),
+        new CodecExample("SETUP", SetupEncoder.TEMPLATE_ID, WireExamples::setup),
+        new CodecExample("SETUP_ACK", SetupAckEncoder.TEMPLATE_ID, WireExamples::setupAck),
+        new CodecExample("CLOSE", CloseEncoder.TEMPLATE_ID, WireExamples::close),
+        new CodecExample("CLOSE_ACK", CloseAckEncoder.TEMPLATE_ID, WireExamples::closeAck),
+        new CodecExample("STATUS", StatusEncoder.TEMPLATE_ID, WireExamples::status),
+        new CodecExample("ERROR", ErrorEncoder.TEMPLATE_ID, WireExamples::error));
 
     private WireExamples()
     {
     }
 
-    static Example byName(final String name)
+    static CodecExample byName(final String name)
     {
         return ALL.stream().filter((e) -> e.name().equals(name)).findFirst().orElseThrow();
     }
