@@ -167,7 +167,7 @@ final class WireExamples
             .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
         final TransportHeaderEncoder header = encoder.header();
         header.flags().clear();
-        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(2).pathSeq(31)
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
             .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(2048).tsNs(0x3000_0000L);
         encoder.backlogBytes(8_388_608).creditTargetBytes(262_144).reserved1(0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
@@ -273,8 +273,8 @@ final class WireExamples
         final TransportHeaderEncoder header = encoder.header();
         header.flags().clear();
         header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
-            .dstConnId(0).srcConnId(RECEIVER_CONN_ID).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
-        encoder.code(WireErrorCode.UNSUPPORTED_VERSION).reserved1(0).detail(1).message("no common version");
+            .dstConnId(SENDER_CONN_ID).srcConnId(0).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
+        encoder.code(WireErrorCode.UNKNOWN_STREAM).reserved1(0).detail(0).message("no subscription for stream 1001");
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 }
