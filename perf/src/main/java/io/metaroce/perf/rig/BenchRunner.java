@@ -1,0 +1,431 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.perf.rig;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Runs benchmark scenarios against every system side by side and writes a dated results folder.
+ * <p>
+ * Usage: {@code BenchRunner [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--out dir]}. Scenarios:
+ * {@code ipc} and {@code udp} (loopback, single path). Each run is repeated ({@code --reps}, default 3) and the median
+ * run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as a
+ * {@code .hgrm} file.
+ */
+public final class BenchRunner
+{
+    private static final double[] REPORTED_PERCENTILES = {50, 90, 99, 99.9, 99.99};
+    private static final double[] PLOTTED_PERCENTILES =
+        {0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999};
+
+    /**
+     * How one system is built for one medium.
+     *
+     * @param name    of the system.
+     * @param factory builds it from the settings.
+     */
+    public record SystemFactory(String name, Function<SystemSettings, BenchSystem> factory)
+    {
+    }
+
+    /**
+     * A scenario: a medium, its settings, the systems to compare and the runs to make.
+     *
+     * @param name          of the scenario, also the results sub-folder.
+     * @param settings      applied to every system.
+     * @param systems       to compare, the reference (Aeron) and the raw limit included.
+     * @param lengths       message lengths.
+     * @param rates         open-loop rates in messages per second; 0 means one message in flight (ping-pong).
+     * @param throughput    whether to run one-way throughput for each length.
+     */
+    public record Scenario(
+        String name,
+        SystemSettings settings,
+        List<SystemFactory> systems,
+        int[] lengths,
+        long[] rates,
+        boolean throughput)
+    {
+    }
+
+    record LatencyRow(String system, int length, long rate, LatencyRig.Result result)
+    {
+    }
+
+    record ThroughputRow(String system, int length, ThroughputRig.Result result)
+    {
+    }
+
+    private final Path outputDir;
+    private final int reps;
+    private final long warmupNs;
+    private final long measureNs;
+    private final List<String> summary = new ArrayList<>();
+
+    BenchRunner(final Path outputDir, final int reps, final long warmupNs, final long measureNs)
+    {
+        this.outputDir = outputDir;
+        this.reps = reps;
+        this.warmupNs = warmupNs;
+        this.measureNs = measureNs;
+    }
+
+    /**
+     * Run scenarios from the command line.
+     *
+     * @param args scenario names and options.
+     */
+    public static void main(final String[] args)
+    {
+        final List<String> names = new ArrayList<>();
+        boolean smoke = false;
+        int reps = 3;
+        double warmupS = 2;
+        double measureS = 5;
+        Path out = Path.of("perf", "results");
+        for (int i = 0; i < args.length; i++)
+        {
+            switch (args[i])
+            {
+                case "--smoke":
+                    smoke = true;
+                    break;
+                case "--reps":
+                    reps = Integer.parseInt(args[++i]);
+                    break;
+                case "--warmup":
+                    warmupS = Double.parseDouble(args[++i]);
+                    break;
+                case "--measure":
+                    measureS = Double.parseDouble(args[++i]);
+                    break;
+                case "--out":
+                    out = Path.of(args[++i]);
+                    break;
+                default:
+                    names.add(args[i]);
+            }
+        }
+
+        if (names.isEmpty())
+        {
+            names.addAll(List.of("ipc", "udp"));
+        }
+        if (smoke)
+        {
+            reps = 1;
+            warmupS = 0.2;
+            measureS = 0.5;
+        }
+
+        final String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss"));
+        final Path dir = out.resolve(stamp + (smoke ? "-smoke" : ""));
+        final BenchRunner runner = new BenchRunner(
+            dir, reps, (long)(warmupS * 1e9), (long)(measureS * 1e9));
+        for (final String name : names)
+        {
+            runner.run(Scenarios.byName(name, smoke));
+        }
+        runner.writeSummary();
+        System.out.println("results: " + dir.toAbsolutePath());
+    }
+
+    void run(final Scenario scenario)
+    {
+        final Path dir = outputDir.resolve(scenario.name());
+        createDirectories(dir);
+        final List<LatencyRow> latency = new ArrayList<>();
+        final List<ThroughputRow> throughput = new ArrayList<>();
+        final String appIdle = scenario.settings().applicationIdle();
+
+        for (final int length : scenario.lengths())
+        {
+            for (final long rate : scenario.rates())
+            {
+                for (final SystemFactory factory : scenario.systems())
+                {
+                    final List<LatencyRig.Result> results = new ArrayList<>();
+                    for (int rep = 0; rep < reps; rep++)
+                    {
+                        try (BenchSystem system = factory.factory().apply(scenario.settings()))
+                        {
+                            final LatencyRig.Result result = LatencyRig.run(system, length, rate, warmupNs, measureNs,
+                                SystemSettings.idleStrategy(appIdle.equals("spin") ? "noop" : appIdle),
+                                SystemSettings.idleStrategy(appIdle));
+                            results.add(result);
+                            writeHistogram(dir.resolve(
+                                factory.name() + "-" + length + "B-" + rateName(rate) + "-rep" + rep + ".hgrm"),
+                                result.histogram());
+                            System.out.printf(Locale.ROOT, "%s %-8s %5dB %8s rep %d: p50 %.2f p99 %.2f us (%d/%d)%n",
+                                scenario.name(), factory.name(), length, rateName(rate), rep,
+                                us(result.histogram().getValueAtPercentile(50)),
+                                us(result.histogram().getValueAtPercentile(99)), result.received(), result.sent());
+                        }
+                    }
+                    results.sort(Comparator.comparingLong((r) -> r.histogram().getValueAtPercentile(99)));
+                    latency.add(new LatencyRow(factory.name(), length, rate, results.get(results.size() / 2)));
+                }
+            }
+
+            if (scenario.throughput())
+            {
+                for (final SystemFactory factory : scenario.systems())
+                {
+                    final List<ThroughputRig.Result> results = new ArrayList<>();
+                    for (int rep = 0; rep < reps; rep++)
+                    {
+                        try (BenchSystem system = factory.factory().apply(scenario.settings()))
+                        {
+                            final ThroughputRig.Result result = ThroughputRig.run(system, length, warmupNs, measureNs,
+                                SystemSettings.idleStrategy(appIdle.equals("spin") ? "noop" : appIdle),
+                                SystemSettings.idleStrategy(appIdle));
+                            results.add(result);
+                            System.out.printf(Locale.ROOT, "%s %-8s %5dB throughput rep %d: %.2f M msgs/s%n",
+                                scenario.name(), factory.name(), length, rep, result.messagesPerSecond() / 1e6);
+                        }
+                    }
+                    results.sort(Comparator.comparingDouble(ThroughputRig.Result::messagesPerSecond));
+                    throughput.add(new ThroughputRow(factory.name(), length, results.get(results.size() / 2)));
+                }
+            }
+        }
+
+        report(scenario, dir, latency, throughput);
+    }
+
+    private void report(
+        final Scenario scenario, final Path dir, final List<LatencyRow> latency, final List<ThroughputRow> throughput)
+    {
+        summary.add("## " + scenario.name());
+        summary.add("");
+        summary.add("Driver idle `" + scenario.settings().driverIdle() + "`, application threads `" +
+            scenario.settings().applicationIdle() + "`, term length " + scenario.settings().termLength() +
+            " bytes. Median of " + reps + " run(s); warm-up " + warmupNs / 1_000_000 + " ms, measured " +
+            measureNs / 1_000_000 + " ms each.");
+        summary.add("");
+
+        if (!latency.isEmpty())
+        {
+            summary.add("Round trip in µs. Rate `rtt` = one message in flight (ping-pong); otherwise open loop at " +
+                "the given rate, measured from each message's intended send time.");
+            summary.add("");
+            summary.add("| length | rate | system | p50 | p90 | p99 | p99.9 | p99.99 | max | lost | p50 / aeron | " +
+                "p99 / aeron | p50 / raw | p99 / raw |");
+            summary.add("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            for (final LatencyRow row : latency)
+            {
+                final Histogram h = row.result().histogram();
+                final LatencyRow aeron = find(latency, "aeron", row.length(), row.rate());
+                final LatencyRow raw = find(latency, "raw", row.length(), row.rate());
+                final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "| %d | %s | %s |",
+                    row.length(), rateName(row.rate()), row.system()));
+                for (final double p : REPORTED_PERCENTILES)
+                {
+                    line.append(String.format(Locale.ROOT, " %.2f |", us(h.getValueAtPercentile(p))));
+                }
+                line.append(String.format(Locale.ROOT, " %.1f | %d |", us(h.getMaxValue()),
+                    row.result().sent() - row.result().received()));
+                line.append(ratio(row, aeron, 50)).append(ratio(row, aeron, 99))
+                    .append(ratio(row, raw, 50)).append(ratio(row, raw, 99));
+                summary.add(line.toString());
+            }
+            summary.add("");
+            writeLatencyCharts(scenario, dir, latency);
+        }
+
+        if (!throughput.isEmpty())
+        {
+            summary.add("One-way throughput, millions of messages per second received.");
+            summary.add("");
+            summary.add("| length | system | M msgs/s | MB/s | / aeron | / raw |");
+            summary.add("|---:|---|---:|---:|---:|---:|");
+            for (final ThroughputRow row : throughput)
+            {
+                final double rate = row.result().messagesPerSecond();
+                summary.add(String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %s | %s |", row.length(),
+                    row.system(), rate / 1e6, row.result().bytes() * 1e3 / row.result().elapsedNs(),
+                    ratio(rate, find(throughput, "aeron", row.length())),
+                    ratio(rate, find(throughput, "raw", row.length()))));
+            }
+            summary.add("");
+            writeThroughputChart(scenario, dir, throughput);
+        }
+    }
+
+    private void writeLatencyCharts(final Scenario scenario, final Path dir, final List<LatencyRow> latency)
+    {
+        final Map<String, List<SvgChart.Series>> charts = new LinkedHashMap<>();
+        for (final LatencyRow row : latency)
+        {
+            final double[] values = new double[PLOTTED_PERCENTILES.length];
+            for (int i = 0; i < values.length; i++)
+            {
+                values[i] = us(row.result().histogram().getValueAtPercentile(PLOTTED_PERCENTILES[i]));
+            }
+            charts.computeIfAbsent(row.length() + "B-" + rateName(row.rate()), (k) -> new ArrayList<>())
+                .add(new SvgChart.Series(row.system(), PLOTTED_PERCENTILES, values));
+        }
+
+        for (final Map.Entry<String, List<SvgChart.Series>> chart : charts.entrySet())
+        {
+            final String file = "latency-" + chart.getKey() + ".svg";
+            write(dir.resolve(file), SvgChart.percentiles(
+                scenario.name() + " round trip, " + chart.getKey().replace("-", ", "), chart.getValue()));
+            summary.add("![" + chart.getKey() + "](" + scenario.name() + "/" + file + ")");
+        }
+        summary.add("");
+    }
+
+    private void writeThroughputChart(final Scenario scenario, final Path dir, final List<ThroughputRow> throughput)
+    {
+        final List<String> systems = scenario.systems().stream().map(SystemFactory::name).toList();
+        final List<SvgChart.BarGroup> groups = new ArrayList<>();
+        for (final int length : scenario.lengths())
+        {
+            final double[] values = new double[systems.size()];
+            for (int i = 0; i < values.length; i++)
+            {
+                final ThroughputRow row = find(throughput, systems.get(i), length);
+                values[i] = null == row ? 0 : row.result().messagesPerSecond() / 1e6;
+            }
+            groups.add(new SvgChart.BarGroup(length + " B", values));
+        }
+        write(dir.resolve("throughput.svg"),
+            SvgChart.bars(scenario.name() + " one-way throughput", "M msgs/s", systems, groups));
+        summary.add("![throughput](" + scenario.name() + "/throughput.svg)");
+        summary.add("");
+    }
+
+    void writeSummary()
+    {
+        final List<String> lines = new ArrayList<>();
+        lines.add("# Benchmark results " + outputDir.getFileName());
+        lines.add("");
+        lines.add("Machine: " + Runtime.getRuntime().availableProcessors() + " CPUs, " +
+            System.getProperty("os.name") + " " + System.getProperty("os.version") + ", Java " +
+            System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + ".");
+        lines.add("");
+        lines.addAll(summary);
+        write(outputDir.resolve("summary.md"), String.join("\n", lines) + "\n");
+    }
+
+    private static String ratio(final LatencyRow row, final LatencyRow reference, final double percentile)
+    {
+        if (null == reference)
+        {
+            return " - |";
+        }
+        final double value = row.result().histogram().getValueAtPercentile(percentile);
+        final double base = reference.result().histogram().getValueAtPercentile(percentile);
+        return String.format(Locale.ROOT, " %.2f |", value / Math.max(1, base));
+    }
+
+    private static String ratio(final double rate, final ThroughputRow reference)
+    {
+        return null == reference ? "-" :
+            String.format(Locale.ROOT, "%.2f", rate / Math.max(1, reference.result().messagesPerSecond()));
+    }
+
+    private static LatencyRow find(final List<LatencyRow> rows, final String system, final int length, final long rate)
+    {
+        for (final LatencyRow row : rows)
+        {
+            if (row.system().equals(system) && row.length() == length && row.rate() == rate)
+            {
+                return row;
+            }
+        }
+        return null;
+    }
+
+    private static ThroughputRow find(final List<ThroughputRow> rows, final String system, final int length)
+    {
+        for (final ThroughputRow row : rows)
+        {
+            if (row.system().equals(system) && row.length() == length)
+            {
+                return row;
+            }
+        }
+        return null;
+    }
+
+    static String rateName(final long rate)
+    {
+        if (0 == rate)
+        {
+            return "rtt";
+        }
+        return rate % 1_000_000 == 0 ? rate / 1_000_000 + "M" : rate % 1000 == 0 ? rate / 1000 + "k" : rate + "/s";
+    }
+
+    private static double us(final long nanos)
+    {
+        return nanos / 1000.0;
+    }
+
+    private static void writeHistogram(final Path file, final Histogram histogram)
+    {
+        try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, "UTF-8"))
+        {
+            histogram.outputPercentileDistribution(out, (double)TimeUnit.MICROSECONDS.toNanos(1));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static void write(final Path file, final String content)
+    {
+        try
+        {
+            Files.writeString(file, content);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static void createDirectories(final Path dir)
+    {
+        try
+        {
+            Files.createDirectories(dir);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
