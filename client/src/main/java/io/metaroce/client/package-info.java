@@ -13,12 +13,21 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-
 /**
- * The client API (connect to a media driver, publications, subscriptions, images, fragment assembly) and the
- * shared-memory layouts that the client and the driver both use (CnC file, log buffers, counters).
+ * The client API: connect to a media driver ({@link io.metaroce.client.MetaRoce}), publish
+ * ({@link io.metaroce.client.ConcurrentPublication}, {@link io.metaroce.client.ExclusivePublication}), subscribe
+ * ({@link io.metaroce.client.Subscription}, {@link io.metaroce.client.Image}) and count
+ * ({@link io.metaroce.client.Counter}).
  * <p>
- * This module holds no client code yet: it lands with the issue that builds the shared-memory messaging core. The
- * client/driver commands and events it will exchange are specified in {@code docs/spec/control-protocol.md}.
+ * Contract: commands (add, remove, close) go through the driver and are serialised by the client lock; they block
+ * until the driver answers or the driver timeout passes, and raise typed exceptions. Data never goes through the
+ * driver: {@code offer}, {@code tryClaim} and {@code poll} read and write the shared-memory log buffers directly,
+ * never block, never allocate and report flow control by return code. Publications, subscriptions and images are
+ * closed when their client closes or times out; a closed publication returns
+ * {@link io.metaroce.client.Publication#CLOSED} and a closed subscription polls nothing.
+ * <p>
+ * Channels are {@code metaroce:<media>?<key>=<value>|...} URIs ({@link io.metaroce.client.ChannelUri}); this release
+ * carries {@code metaroce:ipc}. The shared-memory layouts both the client and the driver use live in the sub-packages
+ * {@code cnc}, {@code logbuffer} and {@code status}; the control protocol in {@code command}.
  */
 package io.metaroce.client;

@@ -13,11 +13,18 @@
  * See the License for the specific language governing permissions and
  * limitations under the License.
  */
-
 /**
- * The media driver: conductor, sender and receiver agents, log-buffer files, configuration, threading modes and
- * the standalone and embedded launchers.
+ * The media driver ({@link io.metaroce.driver.MediaDriver}): a process (standalone, or embedded in an application)
+ * that owns the driver directory, the CnC file, the log buffers and the counters, and runs three agents: the
+ * {@code DriverConductor} (client commands, resources, flow control of IPC publications, timers and liveness), and
+ * the sender and receiver agents that host the network transport.
  * <p>
- * This module holds no driver code yet: it lands with the issue that builds the shared-memory messaging core.
+ * Contract: clients reach the driver only through the CnC file; every command is validated and answered with
+ * exactly one event; bad input is counted and answered, never fatal. IPC data never passes through the driver:
+ * the conductor only reads subscriber positions, moves publisher limits and cleans logs. Every agent runs on an
+ * Agrona {@code AgentRunner} or {@code AgentInvoker} as the {@link io.metaroce.driver.ThreadingMode} decides, with
+ * an idle strategy and optional CPU pinning per thread. Settings are named in {@link io.metaroce.driver.Configuration}
+ * and validated by {@link io.metaroce.driver.MediaDriver.Context#conclude()}. Operator documentation:
+ * {@code docs/driver.md}.
  */
 package io.metaroce.driver;

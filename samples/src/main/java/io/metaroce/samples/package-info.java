@@ -15,10 +15,18 @@
  */
 
 /**
- * Runnable examples and operator tools: publisher, subscriber, ping and pong, throughput, and readers for the
- * driver's counters, error log and loss report.
- * <p>
- * {@link io.metaroce.samples.WireCodecDemo} encodes, validates and decodes the datagrams of one short connection and
- * fuzzes the validating reader: the job the README's first command runs until the media driver exists.
+ * Runnable examples and operator tools, all in the runnable jar that {@code ./metaroce} runs.
+ * <ul>
+ *     <li>{@link io.metaroce.samples.IpcDemo}: the README's first command, an embedded driver with a publisher and a
+ *     subscriber measuring message rate and round-trip percentiles on IPC.</li>
+ *     <li>{@link io.metaroce.samples.IpcThroughput} and {@link io.metaroce.samples.IpcPingPong}: the same two
+ *     measurements on their own, with more settings.</li>
+ *     <li>{@link io.metaroce.samples.BasicPublisher} and {@link io.metaroce.samples.BasicSubscriber}: a publisher and
+ *     a subscriber for a standalone driver ({@code ./metaroce driver}).</li>
+ *     <li>{@link io.metaroce.samples.MetaRoceStat} and {@link io.metaroce.samples.ErrorStat}: a driver's counters and
+ *     its distinct error log, read from its CnC file.</li>
+ *     <li>{@link io.metaroce.samples.WireCodecDemo}: the MetaRoCE wire codecs and validating reader at work.</li>
+ * </ul>
+ * The samples are examples, not library code: they print, and they allocate outside their measured loops.
  */
 package io.metaroce.samples;

@@ -1,0 +1,31 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.client;
+
+/**
+ * Told when a publisher's image becomes available to a subscription. Called on the client conductor's thread (or
+ * the thread that invokes the conductor); keep it short and do not call back into the client from it.
+ */
+@FunctionalInterface
+public interface AvailableImageHandler
+{
+    /**
+     * An image became available.
+     *
+     * @param image that is now attached to its subscription.
+     */
+    void onAvailableImage(Image image);
+}

@@ -1,0 +1,276 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.client;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A parsed channel URI: {@code metaroce:<media>} optionally followed by {@code ?} and parameters
+ * {@code <key>=<value>} separated by {@code |}, for example {@code metaroce:ipc},
+ * {@code metaroce:ipc?term-length=64k|mtu=8192}, or with the network transport
+ * {@code metaroce:udp?endpoint=10.0.1.2:40456,10.0.2.2:40456|entropy=16}.
+ * <p>
+ * The syntax is checked here: media and keys are lowercase letters, digits and dashes; a value is any non-empty
+ * text without {@code |}; a key appears at most once. Which media and keys exist, and what their values mean, is
+ * for the driver to decide. Immutable; parsing allocates and belongs on the control path only.
+ */
+public final class ChannelUri
+{
+    /**
+     * Scheme prefix of every channel.
+     */
+    public static final String PREFIX = "metaroce:";
+
+    /**
+     * Media of an inter-process channel through shared memory.
+     */
+    public static final String IPC_MEDIA = "ipc";
+
+    /**
+     * Media of a network channel (the MetaRoCE transport over UDP).
+     */
+    public static final String UDP_MEDIA = "udp";
+
+    /**
+     * Parameter: length of each term of the log, a power of two from 64 KiB to 1 GiB; {@code k}, {@code m} and
+     * {@code g} suffixes allowed.
+     */
+    public static final String TERM_LENGTH_PARAM = "term-length";
+
+    /**
+     * Parameter: longest frame a message is fragmented into, header included; a multiple of 32.
+     */
+    public static final String MTU_PARAM = "mtu";
+
+    /**
+     * Parameter: how far publishers may run ahead of the slowest subscriber, at most half the term length.
+     */
+    public static final String TERM_WINDOW_PARAM = "term-window";
+
+    /**
+     * Parameter: how long the driver keeps a drained publication's log before deleting it, as a duration
+     * ({@code 5s}, {@code 200ms}).
+     */
+    public static final String LINGER_PARAM = "linger";
+
+    /**
+     * Parameter: {@code true} to create the log file sparse instead of allocating it up front.
+     */
+    public static final String SPARSE_PARAM = "sparse";
+
+    /**
+     * Parameter of exclusive publications: initial term id of the stream; with {@link #TERM_ID_PARAM} and
+     * {@link #TERM_OFFSET_PARAM} it starts the stream at a chosen position.
+     */
+    public static final String INITIAL_TERM_ID_PARAM = "init-term-id";
+
+    /**
+     * Parameter of exclusive publications: term id to start at.
+     */
+    public static final String TERM_ID_PARAM = "term-id";
+
+    /**
+     * Parameter of exclusive publications: term offset to start at, a multiple of 32.
+     */
+    public static final String TERM_OFFSET_PARAM = "term-offset";
+
+    private final String media;
+    private final Map<String, String> params;
+
+    private ChannelUri(final String media, final Map<String, String> params)
+    {
+        this.media = media;
+        this.params = params;
+    }
+
+    /**
+     * Parse a channel URI.
+     *
+     * @param uri to parse.
+     * @return the parsed channel.
+     * @throws IllegalArgumentException naming what is malformed.
+     */
+    public static ChannelUri parse(final CharSequence uri)
+    {
+        final String text = uri.toString();
+        if (!text.startsWith(PREFIX))
+        {
+            throw new IllegalArgumentException("channel must start with '" + PREFIX + "': '" + text + "'");
+        }
+
+        final int queryIndex = text.indexOf('?', PREFIX.length());
+        final String media = -1 == queryIndex ?
+            text.substring(PREFIX.length()) : text.substring(PREFIX.length(), queryIndex);
+        if (!isName(media))
+        {
+            throw new IllegalArgumentException("invalid media '" + media + "' in channel '" + text +
+                "': expected lowercase letters, digits and dashes");
+        }
+
+        final Map<String, String> params = new LinkedHashMap<>();
+        if (-1 != queryIndex)
+        {
+            final String query = text.substring(queryIndex + 1);
+            if (query.isEmpty())
+            {
+                throw new IllegalArgumentException("empty parameter list after '?' in channel '" + text + "'");
+            }
+
+            int start = 0;
+            while (start <= query.length())
+            {
+                final int end = query.indexOf('|', start);
+                final String param = -1 == end ? query.substring(start) : query.substring(start, end);
+                parseParam(text, param, params);
+                if (-1 == end)
+                {
+                    break;
+                }
+                start = end + 1;
+            }
+        }
+
+        return new ChannelUri(media, Collections.unmodifiableMap(params));
+    }
+
+    private static void parseParam(final String text, final String param, final Map<String, String> params)
+    {
+        final int equalsIndex = param.indexOf('=');
+        if (equalsIndex <= 0)
+        {
+            throw new IllegalArgumentException(
+                "malformed parameter '" + param + "' in channel '" + text + "': expected key=value");
+        }
+
+        final String key = param.substring(0, equalsIndex);
+        final String value = param.substring(equalsIndex + 1);
+        if (!isName(key))
+        {
+            throw new IllegalArgumentException("invalid parameter name '" + key + "' in channel '" + text +
+                "': expected lowercase letters, digits and dashes");
+        }
+
+        if (value.isEmpty())
+        {
+            throw new IllegalArgumentException("parameter '" + key + "' has an empty value in channel '" + text + "'");
+        }
+
+        for (int i = 0; i < value.length(); i++)
+        {
+            if (Character.isWhitespace(value.charAt(i)) || Character.isISOControl(value.charAt(i)))
+            {
+                throw new IllegalArgumentException(
+                    "parameter '" + key + "' has whitespace or a control character in channel '" + text + "'");
+            }
+        }
+
+        if (null != params.putIfAbsent(key, value))
+        {
+            throw new IllegalArgumentException("parameter '" + key + "' given twice in channel '" + text + "'");
+        }
+    }
+
+    private static boolean isName(final String name)
+    {
+        if (name.isEmpty())
+        {
+            return false;
+        }
+
+        for (int i = 0; i < name.length(); i++)
+        {
+            final char c = name.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /**
+     * Media of the channel.
+     *
+     * @return the media, such as {@code ipc} or {@code udp}.
+     */
+    public String media()
+    {
+        return media;
+    }
+
+    /**
+     * Is this an IPC channel?
+     *
+     * @return true when the media is {@link #IPC_MEDIA}.
+     */
+    public boolean isIpc()
+    {
+        return IPC_MEDIA.equals(media);
+    }
+
+    /**
+     * Value of a parameter.
+     *
+     * @param key of the parameter.
+     * @return its value, or null when absent.
+     */
+    public String get(final String key)
+    {
+        return params.get(key);
+    }
+
+    /**
+     * Is a parameter present?
+     *
+     * @param key of the parameter.
+     * @return true when present.
+     */
+    public boolean containsKey(final String key)
+    {
+        return params.containsKey(key);
+    }
+
+    /**
+     * All parameters, in the order given.
+     *
+     * @return an unmodifiable map from key to value.
+     */
+    public Map<String, String> params()
+    {
+        return params;
+    }
+
+    /**
+     * The channel in canonical form: parameters in the order given.
+     *
+     * @return the URI text.
+     */
+    public String toString()
+    {
+        final StringBuilder builder = new StringBuilder(PREFIX).append(media);
+        char separator = '?';
+        for (final Map.Entry<String, String> entry : params.entrySet())
+        {
+            builder.append(separator).append(entry.getKey()).append('=').append(entry.getValue());
+            separator = '|';
+        }
+
+        return builder.toString();
+    }
+}

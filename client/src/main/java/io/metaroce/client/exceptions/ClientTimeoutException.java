@@ -1,0 +1,35 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.client.exceptions;
+
+/**
+ * The media driver timed this client out (it did not heartbeat within the client liveness timeout, for example after
+ * a long pause) and freed its resources. The client closes itself.
+ */
+public final class ClientTimeoutException extends MetaRoceException
+{
+    private static final long serialVersionUID = -3062419125541498765L;
+
+    /**
+     * Create an exception.
+     *
+     * @param message describing the timeout.
+     */
+    public ClientTimeoutException(final String message)
+    {
+        super(message);
+    }
+}

@@ -1,0 +1,88 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.client.status;
+
+/**
+ * Type ids of the counters the driver allocates in its counters file. Tools use them to interpret a counter; the
+ * client uses them to find its own heartbeat counter. Type ids below {@link #MIN_CUSTOM_TYPE_ID} are reserved for
+ * the driver; from it on they are free for applications' custom counters.
+ */
+public final class CounterTypeId
+{
+    /**
+     * System counter of the driver: errors, timeouts, rejected commands, cycle times. Key: the counter's id in
+     * {@code SystemCounterDescriptor}.
+     */
+    public static final int SYSTEM_COUNTER = 0;
+
+    /**
+     * Publisher limit of a publication: the position its publishers may not pass. Written by the driver, read by
+     * publishers. Key: {@link StreamCounterDescriptor}.
+     */
+    public static final int PUBLISHER_LIMIT = 1;
+
+    /**
+     * Publisher position of a publication, sampled by the driver. Key: {@link StreamCounterDescriptor}.
+     */
+    public static final int PUBLISHER_POSITION = 2;
+
+    /**
+     * Position of one subscription in one image. Written by the subscriber, read by the driver. Key:
+     * {@link StreamCounterDescriptor} with the subscription's registration id.
+     */
+    public static final int SUBSCRIBER_POSITION = 3;
+
+    /**
+     * Heartbeat of a client: epoch milliseconds of its last keepalive. Written by the client, shown by tools, freed
+     * by the driver when the client goes. Registration id and key: the client id.
+     */
+    public static final int CLIENT_HEARTBEAT = 4;
+
+    /**
+     * First type id of applications' custom counters: the driver refuses ADD_COUNTER with a lower type id (CLASH),
+     * which it reserves for its own counters.
+     */
+    public static final int MIN_CUSTOM_TYPE_ID = 1000;
+
+    private CounterTypeId()
+    {
+    }
+
+    /**
+     * Short name of a counter type, for tools.
+     *
+     * @param typeId of the counter.
+     * @return its name, or "custom" for an application type.
+     */
+    public static String name(final int typeId)
+    {
+        switch (typeId)
+        {
+            case SYSTEM_COUNTER:
+                return "system";
+            case PUBLISHER_LIMIT:
+                return "pub-lmt";
+            case PUBLISHER_POSITION:
+                return "pub-pos";
+            case SUBSCRIBER_POSITION:
+                return "sub-pos";
+            case CLIENT_HEARTBEAT:
+                return "client-heartbeat";
+            default:
+                return "custom";
+        }
+    }
+}

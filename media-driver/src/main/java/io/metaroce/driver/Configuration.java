@@ -1,0 +1,386 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.exceptions.ConfigurationException;
+import org.agrona.DirectBuffer;
+import org.agrona.SystemUtil;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpIdleStrategy;
+import org.agrona.concurrent.SleepingIdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Names and defaults of the driver's settings. Each is a system property ({@code -Dname=value}, or a line of a
+ * properties file given to {@link MediaDriver#main(String[])}) and a setter of {@link MediaDriver.Context}. Sizes
+ * take {@code k}, {@code m} and {@code g} suffixes; durations {@code ns}, {@code us}, {@code ms} and {@code s}.
+ * The driver directory ({@code metaroce.dir}) and driver timeout ({@code metaroce.driver.timeout}) are shared with
+ * clients: see {@link MetaRoce.Configuration}.
+ */
+public final class Configuration
+{
+    /**
+     * Property: threading mode, one of {@link ThreadingMode}.
+     */
+    public static final String THREADING_MODE_PROP_NAME = "metaroce.threading.mode";
+
+    /**
+     * Property: delete the driver directory when the driver shuts down.
+     */
+    public static final String DIR_DELETE_ON_SHUTDOWN_PROP_NAME = "metaroce.dir.delete.on.shutdown";
+
+    /**
+     * Property: how long a client may stay silent before the driver times it out and frees its resources.
+     */
+    public static final String CLIENT_LIVENESS_TIMEOUT_PROP_NAME = "metaroce.client.liveness.timeout";
+
+    /**
+     * Default client liveness timeout: 10 s.
+     */
+    public static final long CLIENT_LIVENESS_TIMEOUT_DEFAULT_NS = TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * Property: interval of the conductor's timers: driver heartbeat, client liveness, unblocking, lingering.
+     */
+    public static final String TIMER_INTERVAL_PROP_NAME = "metaroce.timer.interval";
+
+    /**
+     * Default timer interval: 100 ms.
+     */
+    public static final long TIMER_INTERVAL_DEFAULT_NS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /**
+     * Property: how long consumers may be stuck behind an uncommitted frame before the driver pads it out.
+     */
+    public static final String PUBLICATION_UNBLOCK_TIMEOUT_PROP_NAME = "metaroce.publication.unblock.timeout";
+
+    /**
+     * Default publication unblock timeout: 15 s.
+     */
+    public static final long PUBLICATION_UNBLOCK_TIMEOUT_DEFAULT_NS = TimeUnit.SECONDS.toNanos(15);
+
+    /**
+     * Property: how long a released publication waits for its subscribers to drain, and then keeps its log.
+     */
+    public static final String PUBLICATION_LINGER_TIMEOUT_PROP_NAME = "metaroce.publication.linger.timeout";
+
+    /**
+     * Default publication linger timeout: 5 s.
+     */
+    public static final long PUBLICATION_LINGER_TIMEOUT_DEFAULT_NS = TimeUnit.SECONDS.toNanos(5);
+
+    /**
+     * Property: default term length of IPC publications.
+     */
+    public static final String IPC_TERM_LENGTH_PROP_NAME = "metaroce.ipc.term.length";
+
+    /**
+     * Default IPC term length: 16 MiB.
+     */
+    public static final int IPC_TERM_LENGTH_DEFAULT = 16 * 1024 * 1024;
+
+    /**
+     * Property: default MTU of IPC publications (longest frame, header included).
+     */
+    public static final String IPC_MTU_PROP_NAME = "metaroce.ipc.mtu";
+
+    /**
+     * Default IPC MTU: 1408 bytes.
+     */
+    public static final int IPC_MTU_DEFAULT = 1408;
+
+    /**
+     * Largest MTU: the largest UDP payload, so that frames fit the network transport too.
+     */
+    public static final int MAX_MTU = 65504;
+
+    /**
+     * Property: default term window of IPC publications; 0 means half the term length.
+     */
+    public static final String IPC_TERM_WINDOW_PROP_NAME = "metaroce.ipc.term.window";
+
+    /**
+     * Property: create log files sparse instead of allocating them up front.
+     */
+    public static final String TERM_SPARSE_FILE_PROP_NAME = "metaroce.term.sparse.file";
+
+    /**
+     * Property: page size of the file system holding the logs.
+     */
+    public static final String FILE_PAGE_SIZE_PROP_NAME = "metaroce.file.page.size";
+
+    /**
+     * Default file page size: 4 KiB.
+     */
+    public static final int FILE_PAGE_SIZE_DEFAULT = 4 * 1024;
+
+    /**
+     * Property: capacity of the to-driver command ring (a power of two; the trailer is added).
+     */
+    public static final String TO_DRIVER_BUFFER_LENGTH_PROP_NAME = "metaroce.to.driver.buffer.length";
+
+    /**
+     * Property: capacity of the to-clients event broadcast (a power of two; the trailer is added).
+     */
+    public static final String TO_CLIENTS_BUFFER_LENGTH_PROP_NAME = "metaroce.to.clients.buffer.length";
+
+    /**
+     * Property: length of the counters values buffer (a power of two); the metadata buffer is four times longer.
+     */
+    public static final String COUNTERS_BUFFER_LENGTH_PROP_NAME = "metaroce.counters.buffer.length";
+
+    /**
+     * Property: length of the distinct error log.
+     */
+    public static final String ERROR_BUFFER_LENGTH_PROP_NAME = "metaroce.error.buffer.length";
+
+    /**
+     * Default length of each CnC buffer: 1 MiB.
+     */
+    public static final int CNC_BUFFER_LENGTH_DEFAULT = 1024 * 1024;
+
+    /**
+     * Property: how long a freed counter stays unused before it may be reallocated.
+     */
+    public static final String COUNTER_FREE_TO_REUSE_TIMEOUT_PROP_NAME = "metaroce.counters.free.to.reuse.timeout";
+
+    /**
+     * Default counter free-to-reuse timeout: 1 s.
+     */
+    public static final long COUNTER_FREE_TO_REUSE_TIMEOUT_DEFAULT_NS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * Property: most publications (sessions) one stream id may have at once.
+     */
+    public static final String STREAM_SESSION_LIMIT_PROP_NAME = "metaroce.stream.session.limit";
+
+    /**
+     * Property: duty cycle length above which a cycle is counted as exceeding the threshold.
+     */
+    public static final String CYCLE_THRESHOLD_PROP_NAME = "metaroce.cycle.threshold";
+
+    /**
+     * Default cycle threshold: 1 s.
+     */
+    public static final long CYCLE_THRESHOLD_DEFAULT_NS = TimeUnit.SECONDS.toNanos(1);
+
+    /**
+     * Property: token a TERMINATE_DRIVER command must carry (UTF-8); without it termination commands are refused.
+     */
+    public static final String TERMINATION_TOKEN_PROP_NAME = "metaroce.driver.termination.token";
+
+    /**
+     * Property: idle strategy of the conductor thread (DEDICATED and SHARED_NETWORK).
+     */
+    public static final String CONDUCTOR_IDLE_STRATEGY_PROP_NAME = "metaroce.conductor.idle.strategy";
+
+    /**
+     * Property: idle strategy of the sender thread (DEDICATED).
+     */
+    public static final String SENDER_IDLE_STRATEGY_PROP_NAME = "metaroce.sender.idle.strategy";
+
+    /**
+     * Property: idle strategy of the receiver thread (DEDICATED).
+     */
+    public static final String RECEIVER_IDLE_STRATEGY_PROP_NAME = "metaroce.receiver.idle.strategy";
+
+    /**
+     * Property: idle strategy of the sender-and-receiver thread (SHARED_NETWORK).
+     */
+    public static final String SHARED_NETWORK_IDLE_STRATEGY_PROP_NAME = "metaroce.shared.network.idle.strategy";
+
+    /**
+     * Property: idle strategy of the single driver thread (SHARED).
+     */
+    public static final String SHARED_IDLE_STRATEGY_PROP_NAME = "metaroce.shared.idle.strategy";
+
+    /**
+     * Default idle strategy of every agent.
+     */
+    public static final String IDLE_STRATEGY_DEFAULT = "backoff";
+
+    /**
+     * Property: CPU to pin the conductor thread to, -1 for none.
+     */
+    public static final String CONDUCTOR_CPU_PROP_NAME = "metaroce.conductor.cpu";
+
+    /**
+     * Property: CPU to pin the sender thread to, -1 for none.
+     */
+    public static final String SENDER_CPU_PROP_NAME = "metaroce.sender.cpu";
+
+    /**
+     * Property: CPU to pin the receiver thread to, -1 for none.
+     */
+    public static final String RECEIVER_CPU_PROP_NAME = "metaroce.receiver.cpu";
+
+    /**
+     * Property: CPU to pin the sender-and-receiver thread to, -1 for none.
+     */
+    public static final String SHARED_NETWORK_CPU_PROP_NAME = "metaroce.shared.network.cpu";
+
+    /**
+     * Property: CPU to pin the single driver thread to, -1 for none.
+     */
+    public static final String SHARED_CPU_PROP_NAME = "metaroce.shared.cpu";
+
+    /**
+     * No CPU pinning.
+     */
+    public static final int NO_CPU = -1;
+
+    private Configuration()
+    {
+    }
+
+    /**
+     * Create an idle strategy from its configured name.
+     *
+     * @param propertyName the value came from, for the error message.
+     * @param value        {@code spin}, {@code noop}, {@code yield}, {@code backoff}, {@code sleep-ns:<n>} or
+     *                     the name of a class with a public no-argument constructor.
+     * @return a new idle strategy.
+     * @throws ConfigurationException naming the property if the value is not valid.
+     */
+    public static IdleStrategy idleStrategy(final String propertyName, final String value)
+    {
+        final String name = null == value ? IDLE_STRATEGY_DEFAULT : value.trim();
+        switch (name)
+        {
+            case "spin":
+                return new BusySpinIdleStrategy();
+            case "noop":
+                return new NoOpIdleStrategy();
+            case "yield":
+                return new YieldingIdleStrategy();
+            case "backoff":
+                return new BackoffIdleStrategy();
+            default:
+                break;
+        }
+
+        if (name.startsWith("sleep-ns:"))
+        {
+            try
+            {
+                final long sleepNs = Long.parseLong(name.substring("sleep-ns:".length()));
+                if (sleepNs > 0)
+                {
+                    return new SleepingIdleStrategy(sleepNs);
+                }
+            }
+            catch (final NumberFormatException ignore)
+            {
+                // reported below
+            }
+            throw new ConfigurationException(propertyName + ": sleep-ns needs a positive number of ns: " + name);
+        }
+
+        try
+        {
+            return (IdleStrategy)Class.forName(name).getConstructor().newInstance();
+        }
+        catch (final ReflectiveOperationException | ClassCastException ex)
+        {
+            throw new ConfigurationException(propertyName + ": unknown idle strategy '" + name +
+                "' (spin, noop, yield, backoff, sleep-ns:<n> or a class name): " + ex);
+        }
+    }
+
+    /**
+     * Idle strategy named by a property, or the default.
+     *
+     * @param propertyName to read.
+     * @return a new idle strategy.
+     */
+    public static IdleStrategy idleStrategy(final String propertyName)
+    {
+        return idleStrategy(propertyName, System.getProperty(propertyName, IDLE_STRATEGY_DEFAULT));
+    }
+
+    /**
+     * The default termination validator: allows termination only when a token is configured and matches exactly.
+     *
+     * @param token configured, or null to deny every request.
+     * @return the validator.
+     */
+    public static TerminationValidator tokenTerminationValidator(final String token)
+    {
+        if (null == token || token.isEmpty())
+        {
+            return (directory, buffer, offset, length) -> false;
+        }
+
+        final byte[] expected = token.getBytes(StandardCharsets.UTF_8);
+        return (directory, buffer, offset, length) -> MessageDigest.isEqual(expected, bytes(buffer, offset, length));
+    }
+
+    static int intProperty(final String name, final int defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (null == value)
+        {
+            return defaultValue;
+        }
+
+        try
+        {
+            return Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigurationException(name + " must be an integer: " + value);
+        }
+    }
+
+    static int sizeProperty(final String name, final int defaultValue)
+    {
+        try
+        {
+            return SystemUtil.getSizeAsInt(name, defaultValue);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new ConfigurationException(name + " must be a size such as 65536, 64k or 16m: " + ex.getMessage());
+        }
+    }
+
+    static long durationProperty(final String name, final long defaultValueNs)
+    {
+        try
+        {
+            return SystemUtil.getDurationInNanos(name, defaultValueNs);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new ConfigurationException(name + " must be a duration such as 500ms or 10s: " + ex.getMessage());
+        }
+    }
+
+    private static byte[] bytes(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(offset, bytes);
+        return bytes;
+    }
+}

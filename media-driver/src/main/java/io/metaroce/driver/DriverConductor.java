@@ -1,0 +1,835 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ChannelUri;
+import io.metaroce.client.exceptions.StorageSpaceException;
+import io.metaroce.client.logbuffer.HeaderWriter;
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.driver.buffer.LogFactory;
+import io.metaroce.driver.buffer.RawLog;
+import io.metaroce.driver.status.StreamCounter;
+import io.metaroce.driver.status.SystemCounterDescriptor;
+import io.metaroce.driver.status.SystemCounters;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.UnsafeBufferPosition;
+
+import java.io.File;
+import java.util.ArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The driver's control agent: executes the clients' commands (publications, subscriptions, counters, keepalives,
+ * close, termination), links IPC publications to subscriptions as images, moves publisher limits and cleans logs
+ * every duty cycle, and runs the timers: driver heartbeat, client liveness, blocked commands and publications,
+ * draining and lingering publications.
+ * <p>
+ * Every resource a client holds is tracked by a link to its {@link ClientSession}, so that a client that closes or
+ * stops sending keepalives (a {@code kill -9}) has all its publications, subscriptions and counters freed. A ring
+ * record left uncommitted by a dead client is skipped after half the client liveness timeout, before the liveness
+ * check of the same timer tick: the keepalives of live clients queue behind it and must not make them look dead.
+ * Refusals are raised as {@link ControlProtocolException}s, which the {@link ClientCommandAdapter} turns into typed
+ * ERRORs.
+ * <p>
+ * Single threaded: everything here runs on the conductor's duty cycle.
+ */
+final class DriverConductor implements Agent
+{
+    private static final String IPC_SOURCE_IDENTITY = ChannelUri.PREFIX + ChannelUri.IPC_MEDIA;
+
+    private final MediaDriver.Context ctx;
+    private final ManyToOneRingBuffer toDriverCommands;
+    private final ClientProxy clientProxy;
+    private final ClientCommandAdapter clientCommandAdapter;
+    private final CountersManager countersManager;
+    private final UnsafeBuffer countersValuesBuffer;
+    private final SystemCounters systemCounters;
+    private final StreamCounter streamCounter;
+    private final LogFactory logFactory;
+    private final EpochClock epochClock;
+    private final NanoClock nanoClock;
+    private final CachedEpochClock cachedEpochClock = new CachedEpochClock();
+    private final DutyCycleTracker dutyCycleTracker;
+    private final TransportCommandQueue senderCommands;
+    private final TransportCommandQueue receiverCommands;
+    private final AtomicCounter clientTimeouts;
+    private final AtomicCounter unblockedCommands;
+    private final AtomicCounter bytesMapped;
+    private final AtomicCounter activeClients;
+    private final long timerIntervalNs;
+    private final long clientLivenessTimeoutMs;
+    private final long clientLivenessTimeoutNs;
+    private final long commandUnblockTimeoutNs;
+    private final ArrayList<ClientSession> clients = new ArrayList<>();
+    private final ArrayList<IpcPublication> ipcPublications = new ArrayList<>();
+    private final ArrayList<PublicationLink> publicationLinks = new ArrayList<>();
+    private final ArrayList<SubscriptionLink> subscriptionLinks = new ArrayList<>();
+    private final ArrayList<CounterLink> counterLinks = new ArrayList<>();
+    private final UnsafeBuffer defaultHeaderBuffer = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
+
+    private long timerDeadlineNs;
+    private long lastCommandConsumerPosition;
+    private long timeOfLastCommandConsumerPositionChangeNs;
+    private int nextSessionId = ThreadLocalRandom.current().nextInt();
+
+    DriverConductor(
+        final MediaDriver.Context ctx,
+        final ManyToOneRingBuffer toDriverCommands,
+        final ClientProxy clientProxy,
+        final CountersManager countersManager,
+        final SystemCounters systemCounters,
+        final LogFactory logFactory,
+        final TransportCommandQueue senderCommands,
+        final TransportCommandQueue receiverCommands)
+    {
+        this.ctx = ctx;
+        this.toDriverCommands = toDriverCommands;
+        this.clientProxy = clientProxy;
+        this.countersManager = countersManager;
+        this.countersValuesBuffer = (UnsafeBuffer)countersManager.valuesBuffer();
+        this.systemCounters = systemCounters;
+        this.streamCounter = new StreamCounter(countersManager);
+        this.logFactory = logFactory;
+        this.senderCommands = senderCommands;
+        this.receiverCommands = receiverCommands;
+        this.epochClock = ctx.epochClock();
+        this.nanoClock = ctx.nanoClock();
+        this.timerIntervalNs = ctx.timerIntervalNs();
+        this.clientLivenessTimeoutNs = ctx.clientLivenessTimeoutNs();
+        this.clientLivenessTimeoutMs = TimeUnit.NANOSECONDS.toMillis(clientLivenessTimeoutNs);
+        this.commandUnblockTimeoutNs = clientLivenessTimeoutNs / 2;
+        this.clientTimeouts = systemCounters.get(SystemCounterDescriptor.CLIENT_TIMEOUTS);
+        this.unblockedCommands = systemCounters.get(SystemCounterDescriptor.UNBLOCKED_COMMANDS);
+        this.bytesMapped = systemCounters.get(SystemCounterDescriptor.BYTES_CURRENTLY_MAPPED);
+        this.activeClients = systemCounters.get(SystemCounterDescriptor.ACTIVE_CLIENTS);
+        this.dutyCycleTracker = new DutyCycleTracker(
+            systemCounters.get(SystemCounterDescriptor.CONDUCTOR_MAX_CYCLE_TIME),
+            systemCounters.get(SystemCounterDescriptor.CONDUCTOR_CYCLE_TIME_THRESHOLD_EXCEEDED),
+            ctx.cycleThresholdNs());
+        this.clientCommandAdapter = new ClientCommandAdapter(
+            toDriverCommands, this, clientProxy, systemCounters, ctx.errorHandler());
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public String roleName()
+    {
+        return "metaroce-conductor";
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onStart()
+    {
+        final long nowNs = nanoClock.nanoTime();
+        dutyCycleTracker.start(nowNs);
+        timerDeadlineNs = nowNs + timerIntervalNs;
+        timeOfLastCommandConsumerPositionChangeNs = nowNs;
+        cachedEpochClock.update(epochClock.time());
+        toDriverCommands.consumerHeartbeatTime(cachedEpochClock.time());
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int doWork()
+    {
+        final long nowNs = nanoClock.nanoTime();
+        dutyCycleTracker.update(nowNs);
+
+        int workCount = clientCommandAdapter.receive();
+        workCount += trackStreamPositions();
+
+        if (nowNs - timerDeadlineNs >= 0)
+        {
+            workCount += onTimer(nowNs);
+        }
+
+        return workCount;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onClose()
+    {
+        for (final IpcPublication publication : ipcPublications)
+        {
+            publication.close();
+        }
+        ipcPublications.clear();
+    }
+
+    TransportCommandQueue senderCommands()
+    {
+        return senderCommands;
+    }
+
+    TransportCommandQueue receiverCommands()
+    {
+        return receiverCommands;
+    }
+
+    void onAddPublication(
+        final long clientId,
+        final long correlationId,
+        final int streamId,
+        final String channel,
+        final boolean exclusive)
+    {
+        final ChannelUri uri = parseChannel(channel);
+        checkStreamId(streamId);
+        final PublicationParams params = PublicationParams.of(uri, ctx, exclusive);
+        final ClientSession client = getOrAddClient(clientId);
+
+        IpcPublication publication = exclusive ? null : findSharedIpcPublication(streamId);
+        final boolean isNew = null == publication;
+        if (isNew)
+        {
+            publication = newIpcPublication(correlationId, streamId, uri.toString(), params, exclusive);
+        }
+        else
+        {
+            params.checkCompatibleWith(publication);
+        }
+
+        publication.incRef();
+        publicationLinks.add(new PublicationLink(correlationId, client, publication));
+        clientProxy.onPublicationReady(
+            correlationId,
+            publication.registrationId(),
+            publication.sessionId(),
+            streamId,
+            publication.publisherLimitId(),
+            exclusive,
+            publication.logFileName());
+
+        if (isNew)
+        {
+            for (int i = 0, size = subscriptionLinks.size(); i < size; i++)
+            {
+                final SubscriptionLink subscription = subscriptionLinks.get(i);
+                if (subscription.matches(publication))
+                {
+                    linkSubscriber(publication, subscription);
+                }
+            }
+        }
+    }
+
+    void onRemovePublication(final long clientId, final long correlationId, final long registrationId)
+    {
+        PublicationLink link = null;
+        for (int i = 0, size = publicationLinks.size(); i < size; i++)
+        {
+            final PublicationLink candidate = publicationLinks.get(i);
+            if (candidate.registrationId() == registrationId && candidate.client().clientId() == clientId)
+            {
+                link = candidate;
+                publicationLinks.remove(i);
+                break;
+            }
+        }
+
+        if (null == link)
+        {
+            throw new ControlProtocolException(ControlErrorCode.UNKNOWN_PUBLICATION,
+                "client " + clientId + " has no publication with registration id " + registrationId);
+        }
+
+        link.publication().decRef(nanoClock.nanoTime());
+        clientProxy.onOperationSuccess(correlationId);
+    }
+
+    void onAddSubscription(final long clientId, final long correlationId, final int streamId, final String channel)
+    {
+        final ChannelUri uri = parseChannel(channel);
+        checkStreamId(streamId);
+        PublicationParams.checkSubscriptionParams(uri);
+        final ClientSession client = getOrAddClient(clientId);
+
+        final SubscriptionLink subscription = new SubscriptionLink(correlationId, client, streamId, uri.toString());
+        final ArrayList<IpcPublication> matches = new ArrayList<>();
+        for (int i = 0, size = ipcPublications.size(); i < size; i++)
+        {
+            final IpcPublication publication = ipcPublications.get(i);
+            if (publication.isAcceptingSubscriptions() && subscription.matches(publication))
+            {
+                matches.add(publication);
+            }
+        }
+
+        if (countersManager.available() < matches.size())
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, "counters file full: cannot " +
+                "allocate " + matches.size() + " subscriber position counters for stream " + streamId);
+        }
+
+        subscriptionLinks.add(subscription);
+        clientProxy.onSubscriptionReady(correlationId);
+        for (final IpcPublication publication : matches)
+        {
+            linkSubscriber(publication, subscription);
+        }
+    }
+
+    void onRemoveSubscription(final long clientId, final long correlationId, final long registrationId)
+    {
+        SubscriptionLink link = null;
+        for (int i = 0, size = subscriptionLinks.size(); i < size; i++)
+        {
+            final SubscriptionLink candidate = subscriptionLinks.get(i);
+            if (candidate.registrationId() == registrationId && candidate.client().clientId() == clientId)
+            {
+                link = candidate;
+                subscriptionLinks.remove(i);
+                break;
+            }
+        }
+
+        if (null == link)
+        {
+            throw new ControlProtocolException(ControlErrorCode.UNKNOWN_SUBSCRIPTION,
+                "client " + clientId + " has no subscription with registration id " + registrationId);
+        }
+
+        unlinkSubscription(link);
+        clientProxy.onOperationSuccess(correlationId);
+    }
+
+    void onClientKeepalive(final long clientId)
+    {
+        getOrAddClient(clientId).onKeepalive(cachedEpochClock.time());
+    }
+
+    void onClientClose(final long clientId, final long correlationId)
+    {
+        final ClientSession client = findClient(clientId);
+        if (null != client)
+        {
+            removeClient(client);
+        }
+        clientProxy.onOperationSuccess(correlationId);
+    }
+
+    void onTerminateDriver(
+        final long clientId,
+        final long correlationId,
+        final DirectBuffer tokenBuffer,
+        final int tokenOffset,
+        final int tokenLength)
+    {
+        final File directory = new File(ctx.directoryName());
+        if (!ctx.terminationValidator().allowTermination(directory, tokenBuffer, tokenOffset, tokenLength))
+        {
+            throw new ControlProtocolException(ControlErrorCode.NOT_SUPPORTED, "termination refused");
+        }
+
+        clientProxy.onOperationSuccess(correlationId);
+        ctx.terminationHook().run();
+    }
+
+    void onAddCounter(
+        final long clientId,
+        final long correlationId,
+        final int typeId,
+        final DirectBuffer keyBuffer,
+        final int keyOffset,
+        final int keyLength,
+        final DirectBuffer labelBuffer,
+        final int labelOffset,
+        final int labelLength)
+    {
+        if (keyLength > CountersManager.MAX_KEY_LENGTH)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, "counter key of " + keyLength +
+                " bytes exceeds the maximum of " + CountersManager.MAX_KEY_LENGTH);
+        }
+
+        if (typeId < CounterTypeId.MIN_CUSTOM_TYPE_ID)
+        {
+            throw new ControlProtocolException(ControlErrorCode.CLASH, "counter type id " + typeId +
+                " is reserved for the driver's counters: custom counters use " + CounterTypeId.MIN_CUSTOM_TYPE_ID +
+                " and above");
+        }
+
+        if (labelLength > CountersManager.MAX_LABEL_LENGTH)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, "counter label of " + labelLength +
+                " bytes exceeds the maximum of " + CountersManager.MAX_LABEL_LENGTH);
+        }
+
+        final ClientSession client = getOrAddClient(clientId);
+        final int counterId;
+        try
+        {
+            counterId = countersManager.allocate(
+                typeId, keyBuffer, keyOffset, keyLength, labelBuffer, labelOffset, labelLength);
+        }
+        catch (final IllegalStateException ex)
+        {
+            throw new ControlProtocolException(
+                ControlErrorCode.LIMIT_EXCEEDED, "counters file full: " + ex.getMessage());
+        }
+
+        countersManager.setCounterRegistrationId(counterId, correlationId);
+        countersManager.setCounterOwnerId(counterId, clientId);
+        counterLinks.add(new CounterLink(correlationId, client, counterId));
+        clientProxy.onCounterReady(correlationId, counterId);
+    }
+
+    void onRemoveCounter(final long clientId, final long correlationId, final long registrationId)
+    {
+        for (int i = 0, size = counterLinks.size(); i < size; i++)
+        {
+            final CounterLink link = counterLinks.get(i);
+            if (link.registrationId() == registrationId && link.client().clientId() == clientId)
+            {
+                counterLinks.remove(i);
+                countersManager.free(link.counterId());
+                clientProxy.onOperationSuccess(correlationId);
+                return;
+            }
+        }
+
+        throw new ControlProtocolException(ControlErrorCode.UNKNOWN_COUNTER,
+            "client " + clientId + " has no counter with registration id " + registrationId);
+    }
+
+    void onPublicationDrained(final IpcPublication publication)
+    {
+        final ArrayList<SubscriberPosition> subscribers = publication.subscribers();
+        for (int i = subscribers.size() - 1; i >= 0; i--)
+        {
+            final SubscriberPosition subscriber = subscribers.get(i);
+            final SubscriptionLink link = subscriber.subscription();
+            publication.removeSubscriber(link);
+            subscriber.position().close();
+            clientProxy.onImageUnavailable(
+                publication.imageId(), link.registrationId(), publication.sessionId(), publication.streamId());
+        }
+    }
+
+    private int trackStreamPositions()
+    {
+        int workCount = 0;
+        final ArrayList<IpcPublication> ipcPublications = this.ipcPublications;
+        for (int i = 0, size = ipcPublications.size(); i < size; i++)
+        {
+            workCount += ipcPublications.get(i).updatePublisherLimit();
+        }
+
+        return workCount;
+    }
+
+    private int onTimer(final long nowNs)
+    {
+        timerDeadlineNs = nowNs + timerIntervalNs;
+        final long nowMs = epochClock.time();
+        cachedEpochClock.update(nowMs);
+        toDriverCommands.consumerHeartbeatTime(nowMs);
+
+        checkForBlockedCommands(nowNs);
+        checkClientLiveness(nowMs);
+
+        for (int i = ipcPublications.size() - 1; i >= 0; i--)
+        {
+            final IpcPublication publication = ipcPublications.get(i);
+            if (publication.onTimeEvent(nowNs, this))
+            {
+                ipcPublications.remove(i);
+                bytesMapped.getAndAddRelease(-publication.logLength());
+                publication.close();
+            }
+        }
+
+        return 1;
+    }
+
+    private void checkClientLiveness(final long nowMs)
+    {
+        for (int i = clients.size() - 1; i >= 0; i--)
+        {
+            final ClientSession client = clients.get(i);
+            if (nowMs - client.timeOfLastKeepaliveMs() > clientLivenessTimeoutMs)
+            {
+                clientTimeouts.incrementRelease();
+                clientProxy.onClientTimeout(client.clientId());
+                removeClient(client);
+            }
+        }
+    }
+
+    private void checkForBlockedCommands(final long nowNs)
+    {
+        final long consumerPosition = toDriverCommands.consumerPosition();
+        if (consumerPosition == lastCommandConsumerPosition && toDriverCommands.producerPosition() > consumerPosition)
+        {
+            if (nowNs - timeOfLastCommandConsumerPositionChangeNs > commandUnblockTimeoutNs &&
+                toDriverCommands.unblock())
+            {
+                unblockedCommands.incrementRelease();
+                timeOfLastCommandConsumerPositionChangeNs = nowNs;
+            }
+        }
+        else
+        {
+            lastCommandConsumerPosition = consumerPosition;
+            timeOfLastCommandConsumerPositionChangeNs = nowNs;
+        }
+    }
+
+    private ClientSession findClient(final long clientId)
+    {
+        for (int i = 0, size = clients.size(); i < size; i++)
+        {
+            final ClientSession client = clients.get(i);
+            if (client.clientId() == clientId)
+            {
+                return client;
+            }
+        }
+
+        return null;
+    }
+
+    private ClientSession getOrAddClient(final long clientId)
+    {
+        final long nowMs = cachedEpochClock.time();
+        ClientSession client = findClient(clientId);
+        if (null == client)
+        {
+            final int counterId;
+            try
+            {
+                counterId = streamCounter.allocateClientHeartbeat(clientId, nowMs);
+            }
+            catch (final IllegalStateException ex)
+            {
+                throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                    "counters file full: cannot allocate the heartbeat of client " + clientId);
+            }
+
+            final AtomicCounter heartbeat = new AtomicCounter(countersValuesBuffer, counterId, countersManager);
+            client = new ClientSession(clientId, heartbeat, nowMs);
+            clients.add(client);
+            activeClients.setRelease(clients.size());
+        }
+
+        return client;
+    }
+
+    private void removeClient(final ClientSession client)
+    {
+        final long nowNs = nanoClock.nanoTime();
+        for (int i = publicationLinks.size() - 1; i >= 0; i--)
+        {
+            final PublicationLink link = publicationLinks.get(i);
+            if (link.client() == client)
+            {
+                publicationLinks.remove(i);
+                link.publication().decRef(nowNs);
+            }
+        }
+
+        for (int i = subscriptionLinks.size() - 1; i >= 0; i--)
+        {
+            final SubscriptionLink link = subscriptionLinks.get(i);
+            if (link.client() == client)
+            {
+                subscriptionLinks.remove(i);
+                unlinkSubscription(link);
+            }
+        }
+
+        for (int i = counterLinks.size() - 1; i >= 0; i--)
+        {
+            final CounterLink link = counterLinks.get(i);
+            if (link.client() == client)
+            {
+                counterLinks.remove(i);
+                countersManager.free(link.counterId());
+            }
+        }
+
+        clients.remove(client);
+        client.close();
+        activeClients.setRelease(clients.size());
+    }
+
+    private void unlinkSubscription(final SubscriptionLink link)
+    {
+        for (int i = 0, size = ipcPublications.size(); i < size; i++)
+        {
+            final SubscriberPosition subscriber = ipcPublications.get(i).removeSubscriber(link);
+            if (null != subscriber)
+            {
+                subscriber.position().close();
+            }
+        }
+    }
+
+    private void linkSubscriber(final IpcPublication publication, final SubscriptionLink subscription)
+    {
+        final long joinPosition = publication.joinPosition();
+        final int counterId;
+        try
+        {
+            counterId = streamCounter.allocate(
+                CounterTypeId.SUBSCRIBER_POSITION,
+                subscription.registrationId(),
+                publication.sessionId(),
+                publication.streamId(),
+                subscription.channel(),
+                " @" + joinPosition,
+                joinPosition);
+        }
+        catch (final IllegalStateException ex)
+        {
+            ctx.errorHandler().onError(new IllegalStateException("counters file full: subscription " +
+                subscription.registrationId() + " gets no image of session " + publication.sessionId(), ex));
+            return;
+        }
+
+        publication.addSubscriber(new SubscriberPosition(
+            subscription, new UnsafeBufferPosition(countersValuesBuffer, counterId, countersManager)));
+        clientProxy.onImageAvailable(
+            publication.imageId(),
+            subscription.registrationId(),
+            publication.sessionId(),
+            publication.streamId(),
+            counterId,
+            publication.logFileName(),
+            IPC_SOURCE_IDENTITY);
+    }
+
+    private IpcPublication findSharedIpcPublication(final int streamId)
+    {
+        for (int i = 0, size = ipcPublications.size(); i < size; i++)
+        {
+            final IpcPublication publication = ipcPublications.get(i);
+            if (!publication.isExclusive() && publication.streamId() == streamId &&
+                IpcPublication.State.ACTIVE == publication.state())
+            {
+                return publication;
+            }
+        }
+
+        return null;
+    }
+
+    private IpcPublication newIpcPublication(
+        final long registrationId,
+        final int streamId,
+        final String channel,
+        final PublicationParams params,
+        final boolean exclusive)
+    {
+        final int sessionCount = countSessions(streamId);
+        if (sessionCount >= ctx.streamSessionLimit())
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, "stream " + streamId + " already has " +
+                sessionCount + " publications: " + Configuration.STREAM_SESSION_LIMIT_PROP_NAME + " is " +
+                ctx.streamSessionLimit());
+        }
+
+        if (countersManager.available() < 2)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                "counters file full: cannot allocate the publisher counters of stream " + streamId);
+        }
+
+        final RawLog rawLog;
+        try
+        {
+            rawLog = logFactory.newPublication(registrationId, params.termLength, params.isSparse);
+        }
+        catch (final StorageSpaceException ex)
+        {
+            throw new ControlProtocolException(ControlErrorCode.STORAGE_SPACE, ex.getMessage());
+        }
+
+        final int sessionId = nextSessionId(streamId);
+        initialiseLogMetaData(rawLog, registrationId, sessionId, streamId, params);
+
+        final long startPosition = LogBufferDescriptor.producerPosition(
+            rawLog.metaDataBuffer(),
+            params.termLength,
+            LogBufferDescriptor.positionBitsToShift(params.termLength),
+            LogBufferDescriptor.initialTermId(rawLog.metaDataBuffer()));
+        int limitId = CountersManager.NULL_COUNTER_ID;
+        final int positionId;
+        try
+        {
+            limitId = streamCounter.allocate(
+                CounterTypeId.PUBLISHER_LIMIT, registrationId, sessionId, streamId, channel, "", startPosition);
+            positionId = streamCounter.allocate(
+                CounterTypeId.PUBLISHER_POSITION, registrationId, sessionId, streamId, channel, "", startPosition);
+        }
+        catch (final IllegalStateException ex)
+        {
+            if (CountersManager.NULL_COUNTER_ID != limitId)
+            {
+                countersManager.free(limitId);
+            }
+            rawLog.free();
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                "counters file full: cannot allocate the publisher counters of stream " + streamId);
+        }
+
+        final IpcPublication publication = new IpcPublication(
+            registrationId,
+            toDriverCommands.nextCorrelationId(),
+            streamId,
+            sessionId,
+            exclusive,
+            rawLog,
+            params,
+            ctx.publicationUnblockTimeoutNs(),
+            new UnsafeBufferPosition(countersValuesBuffer, limitId, countersManager),
+            new AtomicCounter(countersValuesBuffer, positionId, countersManager),
+            systemCounters.get(SystemCounterDescriptor.UNBLOCKED_PUBLICATIONS),
+            nanoClock.nanoTime());
+
+        ipcPublications.add(publication);
+        bytesMapped.getAndAddRelease(rawLog.logLength());
+
+        return publication;
+    }
+
+    private void initialiseLogMetaData(
+        final RawLog rawLog,
+        final long registrationId,
+        final int sessionId,
+        final int streamId,
+        final PublicationParams params)
+    {
+        final UnsafeBuffer metaData = rawLog.metaDataBuffer();
+        final int initialTermId = params.hasPosition ? params.initialTermId : ThreadLocalRandom.current().nextInt();
+        final int activeTermId = params.hasPosition ? params.termId : initialTermId;
+        final int termOffset = params.hasPosition ? params.termOffset : 0;
+        final int termCount = activeTermId - initialTermId;
+
+        HeaderWriter.writeDefaultHeader(defaultHeaderBuffer, sessionId, streamId);
+        LogBufferDescriptor.initialiseMetaData(
+            metaData,
+            registrationId,
+            initialTermId,
+            params.mtu,
+            params.termLength,
+            ctx.filePageSize(),
+            params.termWindowLength,
+            defaultHeaderBuffer);
+
+        final int activeIndex = LogBufferDescriptor.indexByTermCount(termCount);
+        LogBufferDescriptor.rawTailRelease(
+            metaData, activeIndex, LogBufferDescriptor.packTail(activeTermId, termOffset));
+        for (int i = 1; i < LogBufferDescriptor.PARTITION_COUNT; i++)
+        {
+            final int expectedTermId = activeTermId + i - LogBufferDescriptor.PARTITION_COUNT;
+            LogBufferDescriptor.initialiseTailWithTermId(
+                metaData, LogBufferDescriptor.indexByTermCount((long)termCount + i), expectedTermId);
+        }
+        LogBufferDescriptor.activeTermCountRelease(metaData, termCount);
+    }
+
+    private int countSessions(final int streamId)
+    {
+        int count = 0;
+        for (int i = 0, size = ipcPublications.size(); i < size; i++)
+        {
+            if (ipcPublications.get(i).streamId() == streamId)
+            {
+                count++;
+            }
+        }
+
+        return count;
+    }
+
+    private int nextSessionId(final int streamId)
+    {
+        while (true)
+        {
+            final int sessionId = nextSessionId++;
+            boolean inUse = false;
+            for (int i = 0, size = ipcPublications.size(); i < size; i++)
+            {
+                final IpcPublication publication = ipcPublications.get(i);
+                if (publication.streamId() == streamId && publication.sessionId() == sessionId)
+                {
+                    inUse = true;
+                    break;
+                }
+            }
+
+            if (!inUse)
+            {
+                return sessionId;
+            }
+        }
+    }
+
+    private static ChannelUri parseChannel(final String channel)
+    {
+        final ChannelUri uri;
+        try
+        {
+            uri = ChannelUri.parse(channel);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ControlProtocolException(ControlErrorCode.INVALID_CHANNEL, ex.getMessage());
+        }
+
+        if (ChannelUri.UDP_MEDIA.equals(uri.media()))
+        {
+            throw new ControlProtocolException(ControlErrorCode.NOT_SUPPORTED, "channel '" + channel +
+                "': metaroce:udp channels need the MetaRoCE network transport, which this driver does not include yet");
+        }
+
+        if (!uri.isIpc())
+        {
+            throw new ControlProtocolException(ControlErrorCode.INVALID_CHANNEL,
+                "unknown media '" + uri.media() + "' in channel '" + channel + "': expected ipc or udp");
+        }
+
+        return uri;
+    }
+
+    private static void checkStreamId(final int streamId)
+    {
+        if (0 == streamId)
+        {
+            throw new ControlProtocolException(ControlErrorCode.INVALID_STREAM_ID,
+                "stream id 0 is reserved: use any other 32-bit value");
+        }
+    }
+}

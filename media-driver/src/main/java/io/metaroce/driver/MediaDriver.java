@@ -1,0 +1,1441 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.cnc.CncFileDescriptor;
+import io.metaroce.client.exceptions.ActiveDriverException;
+import io.metaroce.client.exceptions.ConfigurationException;
+import io.metaroce.client.exceptions.StorageSpaceException;
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.driver.buffer.LogFactory;
+import io.metaroce.driver.buffer.StorageAllocator;
+import io.metaroce.driver.status.SystemCounterDescriptor;
+import io.metaroce.driver.status.SystemCounters;
+import org.agrona.BitUtil;
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.IoUtil;
+import org.agrona.SemanticVersion;
+import org.agrona.SystemUtil;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
+import org.agrona.concurrent.CountedErrorHandler;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.ShutdownSignalBarrier;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.broadcast.BroadcastBufferDescriptor;
+import org.agrona.concurrent.broadcast.BroadcastTransmitter;
+import org.agrona.concurrent.errors.DistinctErrorLog;
+import org.agrona.concurrent.errors.LoggingErrorHandler;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.io.File;
+import java.nio.MappedByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+
+/**
+ * The media driver: owns the driver directory, the CnC file, every log buffer and every counter, and runs the
+ * conductor, sender and receiver agents in the configured {@link ThreadingMode}. Clients talk to it only through
+ * the CnC file; IPC data never passes through it.
+ * <p>
+ * Run standalone with {@link #main(String[])} ({@code ./metaroce driver}), which stops on SIGINT, SIGTERM or an
+ * authorised TERMINATE_DRIVER command; or embed it with {@link #launch(Context)} and close it when done.
+ */
+public final class MediaDriver implements AutoCloseable
+{
+    private final Context ctx;
+    private final MappedByteBuffer cncMapping;
+    private final SystemCounters systemCounters;
+    private final LoggingErrorHandler loggingErrorHandler;
+    private final ArrayList<AgentRunner> runners = new ArrayList<>();
+    private final AgentInvoker sharedAgentInvoker;
+    private final DriverConductor conductor;
+    private boolean isClosed;
+
+    private MediaDriver(final Context ctx)
+    {
+        this.ctx = ctx;
+        final File directory = new File(ctx.directoryName());
+        final StorageAllocator storageAllocator = new StorageAllocator(ctx.usableSpaceFunction());
+        DriverDirectory.reclaimAndCreate(directory, ctx.driverTimeoutMs(), ctx.epochClock().time(), System.out);
+
+        final int toDriverLength = ctx.toDriverBufferLength() + RingBufferDescriptor.TRAILER_LENGTH;
+        final int toClientsLength = ctx.toClientsBufferLength() + BroadcastBufferDescriptor.TRAILER_LENGTH;
+        final int countersValuesLength = ctx.countersBufferLength();
+        final int countersMetaDataLength = countersValuesLength *
+            (CountersManager.METADATA_LENGTH / CountersManager.COUNTER_LENGTH);
+        final int errorLogLength = ctx.errorBufferLength();
+        final long cncLength = CncFileDescriptor.computeCncFileLength(
+            (long)toDriverLength + toClientsLength + countersMetaDataLength + countersValuesLength + errorLogLength,
+            ctx.filePageSize());
+
+        cncMapping = DriverDirectory.createCncFile(directory, cncLength, storageAllocator);
+        try
+        {
+            final UnsafeBuffer metaData = CncFileDescriptor.createMetaDataBuffer(cncMapping);
+            CncFileDescriptor.fillMetaData(
+                metaData,
+                toDriverLength,
+                toClientsLength,
+                countersMetaDataLength,
+                countersValuesLength,
+                errorLogLength,
+                ctx.clientLivenessTimeoutNs(),
+                ctx.epochClock().time(),
+                SystemUtil.getPid());
+
+            final CountersManager countersManager = new CountersManager(
+                CncFileDescriptor.createCountersMetaDataBuffer(cncMapping, metaData),
+                CncFileDescriptor.createCountersValuesBuffer(cncMapping, metaData),
+                StandardCharsets.UTF_8,
+                ctx.epochClock(),
+                TimeUnit.NANOSECONDS.toMillis(ctx.counterFreeToReuseTimeoutNs()));
+            systemCounters = new SystemCounters(countersManager);
+
+            final DistinctErrorLog errorLog = new DistinctErrorLog(
+                CncFileDescriptor.createErrorLogBuffer(cncMapping, metaData), ctx.epochClock(), StandardCharsets.UTF_8);
+            loggingErrorHandler = new LoggingErrorHandler(errorLog, System.err);
+            ctx.errorHandler(new CountedErrorHandler(
+                loggingErrorHandler, systemCounters.get(SystemCounterDescriptor.ERRORS)));
+
+            final ManyToOneRingBuffer toDriverCommands = new ManyToOneRingBuffer(
+                CncFileDescriptor.createToDriverBuffer(cncMapping, metaData));
+            toDriverCommands.consumerHeartbeatTime(ctx.epochClock().time());
+
+            final TransportCommandQueue senderCommands = new TransportCommandQueue();
+            final TransportCommandQueue receiverCommands = new TransportCommandQueue();
+            conductor = new DriverConductor(
+                ctx,
+                toDriverCommands,
+                new ClientProxy(new BroadcastTransmitter(
+                    CncFileDescriptor.createToClientsBuffer(cncMapping, metaData))),
+                countersManager,
+                systemCounters,
+                new LogFactory(directory, ctx.filePageSize(), storageAllocator),
+                senderCommands,
+                receiverCommands);
+            final SenderAgent sender = new SenderAgent(senderCommands, new DutyCycleTracker(
+                systemCounters.get(SystemCounterDescriptor.SENDER_MAX_CYCLE_TIME),
+                systemCounters.get(SystemCounterDescriptor.SENDER_CYCLE_TIME_THRESHOLD_EXCEEDED),
+                ctx.cycleThresholdNs()), ctx.nanoClock());
+            final ReceiverAgent receiver = new ReceiverAgent(receiverCommands, new DutyCycleTracker(
+                systemCounters.get(SystemCounterDescriptor.RECEIVER_MAX_CYCLE_TIME),
+                systemCounters.get(SystemCounterDescriptor.RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED),
+                ctx.cycleThresholdNs()), ctx.nanoClock());
+
+            CncFileDescriptor.signalCncReady(metaData, CncFileDescriptor.CNC_VERSION);
+            sharedAgentInvoker = startAgents(ctx, conductor, sender, receiver);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.closeAll(runners);
+            IoUtil.unmap(cncMapping);
+            throw ex;
+        }
+    }
+
+    /**
+     * Launch a driver with the settings of the system properties.
+     *
+     * @return the running driver.
+     */
+    public static MediaDriver launch()
+    {
+        return launch(new Context());
+    }
+
+    /**
+     * Launch a driver.
+     *
+     * @param ctx settings; concluded here.
+     * @return the running driver.
+     * @throws ActiveDriverException  if a live driver uses the directory.
+     * @throws StorageSpaceException  if the CnC file does not fit on the directory's file system.
+     * @throws ConfigurationException naming an invalid setting.
+     */
+    public static MediaDriver launch(final Context ctx)
+    {
+        ctx.conclude();
+        return new MediaDriver(ctx);
+    }
+
+    /**
+     * Launch a driver in a directory of its own, deleted when the driver closes: for tests and samples that must
+     * not collide with another driver. The directory is the default one with a unique suffix unless the context
+     * names one.
+     *
+     * @param ctx settings; concluded here.
+     * @return the running driver.
+     */
+    public static MediaDriver launchEmbedded(final Context ctx)
+    {
+        if (MetaRoce.Configuration.defaultDirectoryName().equals(ctx.directoryName()))
+        {
+            ctx.directoryName(ctx.directoryName() + "-" + UUID.randomUUID());
+        }
+        ctx.dirDeleteOnShutdown(true);
+
+        return launch(ctx);
+    }
+
+    /**
+     * Run a standalone driver until SIGINT, SIGTERM or an authorised TERMINATE_DRIVER command. Each argument names a
+     * properties file (or URL, or class-path resource) whose entries are loaded as system properties first.
+     *
+     * @param args properties files.
+     */
+    public static void main(final String[] args)
+    {
+        SystemUtil.loadPropertiesFiles(args);
+
+        final ShutdownSignalBarrier barrier = new ShutdownSignalBarrier();
+        final MediaDriver driver;
+        try
+        {
+            driver = launch(new Context().terminationHook(barrier::signalAll));
+        }
+        catch (final ActiveDriverException | StorageSpaceException | ConfigurationException ex)
+        {
+            System.err.println("metaroce: " + ex.getMessage());
+            barrier.close();
+            System.exit(1);
+            return;
+        }
+
+        final Context ctx = driver.context();
+        System.out.println("metaroce media driver " + SemanticVersion.toString(CncFileDescriptor.CNC_VERSION) +
+            " running in " + ctx.directoryName() + " (pid " + SystemUtil.getPid() + ", threading " +
+            ctx.threadingMode() + "); Ctrl-C to stop");
+        barrier.await();
+        driver.close();
+        System.out.println("metaroce media driver stopped");
+        barrier.close();
+    }
+
+    /**
+     * Settings of the driver.
+     *
+     * @return the concluded context.
+     */
+    public Context context()
+    {
+        return ctx;
+    }
+
+    /**
+     * Directory of the driver.
+     *
+     * @return the directory name.
+     */
+    public String directoryName()
+    {
+        return ctx.directoryName();
+    }
+
+    /**
+     * The invoker that drives all agents in {@link ThreadingMode#INVOKER} mode.
+     *
+     * @return the invoker, or null in the other modes.
+     */
+    public AgentInvoker sharedAgentInvoker()
+    {
+        return sharedAgentInvoker;
+    }
+
+    /**
+     * Stop the agents, free every publication, unmap the CnC file, and delete the directory if configured.
+     */
+    public synchronized void close()
+    {
+        if (isClosed)
+        {
+            return;
+        }
+        isClosed = true;
+
+        if (null != sharedAgentInvoker)
+        {
+            sharedAgentInvoker.close();
+        }
+        CloseHelper.closeAll(runners);
+        systemCounters.close();
+        loggingErrorHandler.close();
+        IoUtil.unmap(cncMapping);
+
+        if (ctx.dirDeleteOnShutdown())
+        {
+            IoUtil.delete(new File(ctx.directoryName()), true);
+        }
+    }
+
+    TransportCommandQueue senderCommands()
+    {
+        return conductor.senderCommands();
+    }
+
+    TransportCommandQueue receiverCommands()
+    {
+        return conductor.receiverCommands();
+    }
+
+    private AgentInvoker startAgents(
+        final Context ctx, final DriverConductor conductor, final SenderAgent sender, final ReceiverAgent receiver)
+    {
+        final ErrorHandler errorHandler = ctx.errorHandler();
+        switch (ctx.threadingMode())
+        {
+            case DEDICATED:
+                start(ctx.conductorIdleStrategy(), conductor, ctx.conductorCpu());
+                start(ctx.senderIdleStrategy(), sender, ctx.senderCpu());
+                start(ctx.receiverIdleStrategy(), receiver, ctx.receiverCpu());
+                return null;
+
+            case SHARED_NETWORK:
+                start(ctx.conductorIdleStrategy(), conductor, ctx.conductorCpu());
+                start(ctx.sharedNetworkIdleStrategy(), new CompositeAgent(sender, receiver), ctx.sharedNetworkCpu());
+                return null;
+
+            case SHARED:
+                start(ctx.sharedIdleStrategy(), new CompositeAgent(conductor, sender, receiver), ctx.sharedCpu());
+                return null;
+
+            default:
+                final AgentInvoker invoker = new AgentInvoker(
+                    errorHandler, null, new CompositeAgent(conductor, sender, receiver));
+                invoker.start();
+                return invoker;
+        }
+    }
+
+    private void start(final IdleStrategy idleStrategy, final Agent agent, final int cpuId)
+    {
+        final AgentRunner runner = new AgentRunner(idleStrategy, ctx.errorHandler(), null, agent);
+        runners.add(runner);
+        AgentRunner.startOnThread(runner, CpuAffinity.threadFactory(agent.roleName(), cpuId, System.err));
+    }
+
+    /**
+     * Settings of a driver: read from the system properties named in {@link Configuration} when created, changed
+     * through the fluent setters, validated by {@link #conclude()}.
+     */
+    public static final class Context
+    {
+        /**
+         * Longest driver directory name: log file names travel in events whose texts are limited to 4096 bytes, and
+         * the broadcast of the smallest configuration carries at most 8 KiB per event.
+         */
+        public static final int MAX_DIRECTORY_NAME_LENGTH = 1024;
+
+        private boolean isConcluded;
+        private String directoryName = MetaRoce.Configuration.directoryName();
+        private boolean dirDeleteOnShutdown = Boolean.getBoolean(Configuration.DIR_DELETE_ON_SHUTDOWN_PROP_NAME);
+        private ThreadingMode threadingMode = threadingModeProperty();
+        private long driverTimeoutNs = Configuration.durationProperty(
+            MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, MetaRoce.Configuration.DRIVER_TIMEOUT_DEFAULT_NS);
+        private long clientLivenessTimeoutNs = Configuration.durationProperty(
+            Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME, Configuration.CLIENT_LIVENESS_TIMEOUT_DEFAULT_NS);
+        private long timerIntervalNs = Configuration.durationProperty(
+            Configuration.TIMER_INTERVAL_PROP_NAME, Configuration.TIMER_INTERVAL_DEFAULT_NS);
+        private long publicationUnblockTimeoutNs = Configuration.durationProperty(
+            Configuration.PUBLICATION_UNBLOCK_TIMEOUT_PROP_NAME, Configuration.PUBLICATION_UNBLOCK_TIMEOUT_DEFAULT_NS);
+        private long publicationLingerTimeoutNs = Configuration.durationProperty(
+            Configuration.PUBLICATION_LINGER_TIMEOUT_PROP_NAME, Configuration.PUBLICATION_LINGER_TIMEOUT_DEFAULT_NS);
+        private long counterFreeToReuseTimeoutNs = Configuration.durationProperty(
+            Configuration.COUNTER_FREE_TO_REUSE_TIMEOUT_PROP_NAME,
+            Configuration.COUNTER_FREE_TO_REUSE_TIMEOUT_DEFAULT_NS);
+        private long cycleThresholdNs = Configuration.durationProperty(
+            Configuration.CYCLE_THRESHOLD_PROP_NAME, Configuration.CYCLE_THRESHOLD_DEFAULT_NS);
+        private int ipcTermLength = Configuration.sizeProperty(
+            Configuration.IPC_TERM_LENGTH_PROP_NAME, Configuration.IPC_TERM_LENGTH_DEFAULT);
+        private int ipcMtu = Configuration.sizeProperty(Configuration.IPC_MTU_PROP_NAME, Configuration.IPC_MTU_DEFAULT);
+        private int ipcTermWindowLength = Configuration.sizeProperty(Configuration.IPC_TERM_WINDOW_PROP_NAME, 0);
+        private boolean termSparseFile = Boolean.getBoolean(Configuration.TERM_SPARSE_FILE_PROP_NAME);
+        private int filePageSize = Configuration.sizeProperty(
+            Configuration.FILE_PAGE_SIZE_PROP_NAME, Configuration.FILE_PAGE_SIZE_DEFAULT);
+        private int toDriverBufferLength = Configuration.sizeProperty(
+            Configuration.TO_DRIVER_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
+        private int toClientsBufferLength = Configuration.sizeProperty(
+            Configuration.TO_CLIENTS_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
+        private int countersBufferLength = Configuration.sizeProperty(
+            Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
+        private int errorBufferLength = Configuration.sizeProperty(
+            Configuration.ERROR_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
+        private int streamSessionLimit = Configuration.intProperty(
+            Configuration.STREAM_SESSION_LIMIT_PROP_NAME, Integer.MAX_VALUE);
+        private int conductorCpu = Configuration.intProperty(
+            Configuration.CONDUCTOR_CPU_PROP_NAME, Configuration.NO_CPU);
+        private int senderCpu = Configuration.intProperty(Configuration.SENDER_CPU_PROP_NAME, Configuration.NO_CPU);
+        private int receiverCpu = Configuration.intProperty(Configuration.RECEIVER_CPU_PROP_NAME, Configuration.NO_CPU);
+        private int sharedNetworkCpu = Configuration.intProperty(
+            Configuration.SHARED_NETWORK_CPU_PROP_NAME, Configuration.NO_CPU);
+        private int sharedCpu = Configuration.intProperty(Configuration.SHARED_CPU_PROP_NAME, Configuration.NO_CPU);
+        private String terminationToken = System.getProperty(Configuration.TERMINATION_TOKEN_PROP_NAME);
+        private IdleStrategy conductorIdleStrategy;
+        private IdleStrategy senderIdleStrategy;
+        private IdleStrategy receiverIdleStrategy;
+        private IdleStrategy sharedNetworkIdleStrategy;
+        private IdleStrategy sharedIdleStrategy;
+        private TerminationValidator terminationValidator;
+        private Runnable terminationHook;
+        private EpochClock epochClock;
+        private NanoClock nanoClock;
+        private ErrorHandler errorHandler;
+        private ToLongFunction<File> usableSpaceFunction;
+
+        /**
+         * Validate every setting and fill in the defaults. Called by {@link MediaDriver#launch(Context)}.
+         *
+         * @return this for a fluent API.
+         * @throws ConfigurationException naming the first invalid setting.
+         */
+        public Context conclude()
+        {
+            if (isConcluded)
+            {
+                throw new ConfigurationException("driver context already concluded: use one Context per driver");
+            }
+            isConcluded = true;
+
+            concludeTimeouts();
+            concludeLogSettings();
+            concludeBuffers();
+            concludeAgents();
+
+            if (streamSessionLimit < 1)
+            {
+                fail(Configuration.STREAM_SESSION_LIMIT_PROP_NAME, "must be at least 1", streamSessionLimit);
+            }
+
+            if (null == terminationValidator)
+            {
+                terminationValidator = Configuration.tokenTerminationValidator(terminationToken);
+            }
+
+            if (null == terminationHook)
+            {
+                terminationHook = () -> {};
+            }
+
+            if (null == epochClock)
+            {
+                epochClock = SystemEpochClock.INSTANCE;
+            }
+
+            if (null == nanoClock)
+            {
+                nanoClock = SystemNanoClock.INSTANCE;
+            }
+
+            if (null == usableSpaceFunction)
+            {
+                usableSpaceFunction = StorageAllocator::usableSpace;
+            }
+
+            return this;
+        }
+
+        private void concludeTimeouts()
+        {
+            if (null == directoryName || directoryName.isEmpty())
+            {
+                fail(MetaRoce.Configuration.DIR_PROP_NAME, "must not be empty", directoryName);
+            }
+
+            if (directoryName.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_DIRECTORY_NAME_LENGTH)
+            {
+                fail(MetaRoce.Configuration.DIR_PROP_NAME, "must be at most " + MAX_DIRECTORY_NAME_LENGTH +
+                    " bytes long, so that log file names fit in events", directoryName);
+            }
+
+            if (timerIntervalNs < TimeUnit.MILLISECONDS.toNanos(1))
+            {
+                fail(Configuration.TIMER_INTERVAL_PROP_NAME, "must be at least 1 ms", timerIntervalNs + "ns");
+            }
+
+            if (driverTimeoutNs < 2 * timerIntervalNs)
+            {
+                fail(MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, "must be at least twice " +
+                    Configuration.TIMER_INTERVAL_PROP_NAME + " (" + timerIntervalNs + "ns)", driverTimeoutNs + "ns");
+            }
+
+            if (clientLivenessTimeoutNs < 2 * timerIntervalNs)
+            {
+                fail(Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME, "must be at least twice " +
+                    Configuration.TIMER_INTERVAL_PROP_NAME + " (" + timerIntervalNs + "ns)",
+                    clientLivenessTimeoutNs + "ns");
+            }
+
+            if (publicationUnblockTimeoutNs <= clientLivenessTimeoutNs)
+            {
+                fail(Configuration.PUBLICATION_UNBLOCK_TIMEOUT_PROP_NAME, "must be longer than " +
+                    Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME + " (" + clientLivenessTimeoutNs + "ns)",
+                    publicationUnblockTimeoutNs + "ns");
+            }
+
+            if (publicationLingerTimeoutNs < 0)
+            {
+                fail(Configuration.PUBLICATION_LINGER_TIMEOUT_PROP_NAME, "must not be negative",
+                    publicationLingerTimeoutNs + "ns");
+            }
+
+            if (counterFreeToReuseTimeoutNs < 0)
+            {
+                fail(Configuration.COUNTER_FREE_TO_REUSE_TIMEOUT_PROP_NAME, "must not be negative",
+                    counterFreeToReuseTimeoutNs + "ns");
+            }
+
+            if (cycleThresholdNs <= 0)
+            {
+                fail(Configuration.CYCLE_THRESHOLD_PROP_NAME, "must be positive", cycleThresholdNs + "ns");
+            }
+        }
+
+        private void concludeLogSettings()
+        {
+            try
+            {
+                LogBufferDescriptor.checkTermLength(ipcTermLength);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                fail(Configuration.IPC_TERM_LENGTH_PROP_NAME, ex.getMessage(), ipcTermLength);
+            }
+
+            try
+            {
+                LogBufferDescriptor.checkPageSize(filePageSize);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                fail(Configuration.FILE_PAGE_SIZE_PROP_NAME, ex.getMessage(), filePageSize);
+            }
+
+            if (ipcMtu < 64 || ipcMtu > Configuration.MAX_MTU || 0 != (ipcMtu % 32) || ipcMtu > ipcTermLength / 8)
+            {
+                fail(Configuration.IPC_MTU_PROP_NAME, "must be a multiple of 32 between 64 and " +
+                    Math.min(Configuration.MAX_MTU, ipcTermLength / 8) + " (an eighth of the term length)", ipcMtu);
+            }
+
+            if (ipcTermWindowLength < 0 || ipcTermWindowLength > ipcTermLength / 2)
+            {
+                fail(Configuration.IPC_TERM_WINDOW_PROP_NAME, "must be 0 (half the term) or at most half of " +
+                    Configuration.IPC_TERM_LENGTH_PROP_NAME + " (" + ipcTermLength + ")", ipcTermWindowLength);
+            }
+        }
+
+        private void concludeBuffers()
+        {
+            checkPowerOfTwo(Configuration.TO_DRIVER_BUFFER_LENGTH_PROP_NAME, toDriverBufferLength);
+            checkPowerOfTwo(Configuration.TO_CLIENTS_BUFFER_LENGTH_PROP_NAME, toClientsBufferLength);
+            checkPowerOfTwo(Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, countersBufferLength);
+            checkPowerOfTwo(Configuration.ERROR_BUFFER_LENGTH_PROP_NAME, errorBufferLength);
+            if (countersBufferLength > 256 * 1024 * 1024)
+            {
+                fail(Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, "must be at most 256m", countersBufferLength);
+            }
+        }
+
+        private void concludeAgents()
+        {
+            if (null == threadingMode)
+            {
+                fail(Configuration.THREADING_MODE_PROP_NAME, "must be set", null);
+            }
+
+            checkCpu(Configuration.CONDUCTOR_CPU_PROP_NAME, conductorCpu);
+            checkCpu(Configuration.SENDER_CPU_PROP_NAME, senderCpu);
+            checkCpu(Configuration.RECEIVER_CPU_PROP_NAME, receiverCpu);
+            checkCpu(Configuration.SHARED_NETWORK_CPU_PROP_NAME, sharedNetworkCpu);
+            checkCpu(Configuration.SHARED_CPU_PROP_NAME, sharedCpu);
+
+            if (null == conductorIdleStrategy)
+            {
+                conductorIdleStrategy = Configuration.idleStrategy(Configuration.CONDUCTOR_IDLE_STRATEGY_PROP_NAME);
+            }
+
+            if (null == senderIdleStrategy)
+            {
+                senderIdleStrategy = Configuration.idleStrategy(Configuration.SENDER_IDLE_STRATEGY_PROP_NAME);
+            }
+
+            if (null == receiverIdleStrategy)
+            {
+                receiverIdleStrategy = Configuration.idleStrategy(Configuration.RECEIVER_IDLE_STRATEGY_PROP_NAME);
+            }
+
+            if (null == sharedNetworkIdleStrategy)
+            {
+                sharedNetworkIdleStrategy = Configuration.idleStrategy(
+                    Configuration.SHARED_NETWORK_IDLE_STRATEGY_PROP_NAME);
+            }
+
+            if (null == sharedIdleStrategy)
+            {
+                sharedIdleStrategy = Configuration.idleStrategy(Configuration.SHARED_IDLE_STRATEGY_PROP_NAME);
+            }
+        }
+
+        private static void checkPowerOfTwo(final String name, final int length)
+        {
+            if (length < 64 * 1024 || !BitUtil.isPowerOfTwo(length))
+            {
+                fail(name, "must be a power of two of at least 64k", length);
+            }
+        }
+
+        private static void checkCpu(final String name, final int cpu)
+        {
+            if (cpu < Configuration.NO_CPU)
+            {
+                fail(name, "must be a CPU number or -1 for none", cpu);
+            }
+        }
+
+        private static void fail(final String name, final String problem, final Object value)
+        {
+            throw new ConfigurationException(name + " " + problem + ": " + value);
+        }
+
+        private static ThreadingMode threadingModeProperty()
+        {
+            final String value = System.getProperty(Configuration.THREADING_MODE_PROP_NAME, "DEDICATED");
+            try
+            {
+                return ThreadingMode.valueOf(value.trim().toUpperCase());
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException(Configuration.THREADING_MODE_PROP_NAME +
+                    " must be DEDICATED, SHARED_NETWORK, SHARED or INVOKER: " + value);
+            }
+        }
+
+        /**
+         * Set the driver directory.
+         *
+         * @param directoryName of the driver.
+         * @return this for a fluent API.
+         */
+        public Context directoryName(final String directoryName)
+        {
+            this.directoryName = directoryName;
+            return this;
+        }
+
+        /**
+         * Driver directory.
+         *
+         * @return the directory name.
+         */
+        public String directoryName()
+        {
+            return directoryName;
+        }
+
+        /**
+         * Delete the directory when the driver closes.
+         *
+         * @param dirDeleteOnShutdown true to delete.
+         * @return this for a fluent API.
+         */
+        public Context dirDeleteOnShutdown(final boolean dirDeleteOnShutdown)
+        {
+            this.dirDeleteOnShutdown = dirDeleteOnShutdown;
+            return this;
+        }
+
+        /**
+         * Is the directory deleted when the driver closes?
+         *
+         * @return true to delete.
+         */
+        public boolean dirDeleteOnShutdown()
+        {
+            return dirDeleteOnShutdown;
+        }
+
+        /**
+         * Set the threading mode.
+         *
+         * @param threadingMode of the agents.
+         * @return this for a fluent API.
+         */
+        public Context threadingMode(final ThreadingMode threadingMode)
+        {
+            this.threadingMode = threadingMode;
+            return this;
+        }
+
+        /**
+         * Threading mode.
+         *
+         * @return the threading mode.
+         */
+        public ThreadingMode threadingMode()
+        {
+            return threadingMode;
+        }
+
+        /**
+         * Set the driver timeout: a directory whose driver heartbeated more recently is live.
+         *
+         * @param timeoutNs the timeout.
+         * @return this for a fluent API.
+         */
+        public Context driverTimeoutNs(final long timeoutNs)
+        {
+            this.driverTimeoutNs = timeoutNs;
+            return this;
+        }
+
+        /**
+         * Driver timeout.
+         *
+         * @return milliseconds.
+         */
+        public long driverTimeoutMs()
+        {
+            return TimeUnit.NANOSECONDS.toMillis(driverTimeoutNs);
+        }
+
+        /**
+         * Set the client liveness timeout.
+         *
+         * @param timeoutNs after which a silent client is timed out.
+         * @return this for a fluent API.
+         */
+        public Context clientLivenessTimeoutNs(final long timeoutNs)
+        {
+            this.clientLivenessTimeoutNs = timeoutNs;
+            return this;
+        }
+
+        /**
+         * Client liveness timeout.
+         *
+         * @return nanoseconds.
+         */
+        public long clientLivenessTimeoutNs()
+        {
+            return clientLivenessTimeoutNs;
+        }
+
+        /**
+         * Set the interval of the conductor's timers.
+         *
+         * @param intervalNs of the timers.
+         * @return this for a fluent API.
+         */
+        public Context timerIntervalNs(final long intervalNs)
+        {
+            this.timerIntervalNs = intervalNs;
+            return this;
+        }
+
+        /**
+         * Interval of the conductor's timers.
+         *
+         * @return nanoseconds.
+         */
+        public long timerIntervalNs()
+        {
+            return timerIntervalNs;
+        }
+
+        /**
+         * Set the publication unblock timeout.
+         *
+         * @param timeoutNs after which an uncommitted frame that blocks consumers is padded out.
+         * @return this for a fluent API.
+         */
+        public Context publicationUnblockTimeoutNs(final long timeoutNs)
+        {
+            this.publicationUnblockTimeoutNs = timeoutNs;
+            return this;
+        }
+
+        /**
+         * Publication unblock timeout.
+         *
+         * @return nanoseconds.
+         */
+        public long publicationUnblockTimeoutNs()
+        {
+            return publicationUnblockTimeoutNs;
+        }
+
+        /**
+         * Set the default publication linger timeout.
+         *
+         * @param timeoutNs how long a released publication drains and then keeps its log.
+         * @return this for a fluent API.
+         */
+        public Context publicationLingerTimeoutNs(final long timeoutNs)
+        {
+            this.publicationLingerTimeoutNs = timeoutNs;
+            return this;
+        }
+
+        /**
+         * Default publication linger timeout.
+         *
+         * @return nanoseconds.
+         */
+        public long publicationLingerTimeoutNs()
+        {
+            return publicationLingerTimeoutNs;
+        }
+
+        /**
+         * Set how long a freed counter stays unused before reuse.
+         *
+         * @param timeoutNs the timeout.
+         * @return this for a fluent API.
+         */
+        public Context counterFreeToReuseTimeoutNs(final long timeoutNs)
+        {
+            this.counterFreeToReuseTimeoutNs = timeoutNs;
+            return this;
+        }
+
+        /**
+         * How long a freed counter stays unused before reuse.
+         *
+         * @return nanoseconds.
+         */
+        public long counterFreeToReuseTimeoutNs()
+        {
+            return counterFreeToReuseTimeoutNs;
+        }
+
+        /**
+         * Set the duty cycle threshold of the cycle-time counters.
+         *
+         * @param thresholdNs above which a cycle is counted.
+         * @return this for a fluent API.
+         */
+        public Context cycleThresholdNs(final long thresholdNs)
+        {
+            this.cycleThresholdNs = thresholdNs;
+            return this;
+        }
+
+        /**
+         * Duty cycle threshold.
+         *
+         * @return nanoseconds.
+         */
+        public long cycleThresholdNs()
+        {
+            return cycleThresholdNs;
+        }
+
+        /**
+         * Set the default term length of IPC publications.
+         *
+         * @param termLength a power of two from 64 KiB to 1 GiB.
+         * @return this for a fluent API.
+         */
+        public Context ipcTermLength(final int termLength)
+        {
+            this.ipcTermLength = termLength;
+            return this;
+        }
+
+        /**
+         * Default term length of IPC publications.
+         *
+         * @return bytes.
+         */
+        public int ipcTermLength()
+        {
+            return ipcTermLength;
+        }
+
+        /**
+         * Set the default MTU of IPC publications.
+         *
+         * @param mtu longest frame, a multiple of 32.
+         * @return this for a fluent API.
+         */
+        public Context ipcMtu(final int mtu)
+        {
+            this.ipcMtu = mtu;
+            return this;
+        }
+
+        /**
+         * Default MTU of IPC publications.
+         *
+         * @return bytes.
+         */
+        public int ipcMtu()
+        {
+            return ipcMtu;
+        }
+
+        /**
+         * Set the default term window of IPC publications.
+         *
+         * @param termWindowLength at most half the term length, or 0 for half the term length.
+         * @return this for a fluent API.
+         */
+        public Context ipcTermWindowLength(final int termWindowLength)
+        {
+            this.ipcTermWindowLength = termWindowLength;
+            return this;
+        }
+
+        /**
+         * Default term window of IPC publications.
+         *
+         * @return bytes, 0 for half the term length.
+         */
+        public int ipcTermWindowLength()
+        {
+            return ipcTermWindowLength;
+        }
+
+        /**
+         * Create log files sparse.
+         *
+         * @param termSparseFile true for sparse files.
+         * @return this for a fluent API.
+         */
+        public Context termSparseFile(final boolean termSparseFile)
+        {
+            this.termSparseFile = termSparseFile;
+            return this;
+        }
+
+        /**
+         * Are log files created sparse?
+         *
+         * @return true for sparse files.
+         */
+        public boolean termSparseFile()
+        {
+            return termSparseFile;
+        }
+
+        /**
+         * Set the file page size.
+         *
+         * @param filePageSize of the file system.
+         * @return this for a fluent API.
+         */
+        public Context filePageSize(final int filePageSize)
+        {
+            this.filePageSize = filePageSize;
+            return this;
+        }
+
+        /**
+         * File page size.
+         *
+         * @return bytes.
+         */
+        public int filePageSize()
+        {
+            return filePageSize;
+        }
+
+        /**
+         * Set the capacity of the to-driver ring.
+         *
+         * @param length a power of two; the trailer is added.
+         * @return this for a fluent API.
+         */
+        public Context toDriverBufferLength(final int length)
+        {
+            this.toDriverBufferLength = length;
+            return this;
+        }
+
+        /**
+         * Capacity of the to-driver ring.
+         *
+         * @return bytes, trailer excluded.
+         */
+        public int toDriverBufferLength()
+        {
+            return toDriverBufferLength;
+        }
+
+        /**
+         * Set the capacity of the to-clients broadcast.
+         *
+         * @param length a power of two; the trailer is added.
+         * @return this for a fluent API.
+         */
+        public Context toClientsBufferLength(final int length)
+        {
+            this.toClientsBufferLength = length;
+            return this;
+        }
+
+        /**
+         * Capacity of the to-clients broadcast.
+         *
+         * @return bytes, trailer excluded.
+         */
+        public int toClientsBufferLength()
+        {
+            return toClientsBufferLength;
+        }
+
+        /**
+         * Set the length of the counters values buffer.
+         *
+         * @param length a power of two; the metadata buffer is four times longer.
+         * @return this for a fluent API.
+         */
+        public Context countersBufferLength(final int length)
+        {
+            this.countersBufferLength = length;
+            return this;
+        }
+
+        /**
+         * Length of the counters values buffer.
+         *
+         * @return bytes.
+         */
+        public int countersBufferLength()
+        {
+            return countersBufferLength;
+        }
+
+        /**
+         * Set the length of the distinct error log.
+         *
+         * @param length a power of two.
+         * @return this for a fluent API.
+         */
+        public Context errorBufferLength(final int length)
+        {
+            this.errorBufferLength = length;
+            return this;
+        }
+
+        /**
+         * Length of the distinct error log.
+         *
+         * @return bytes.
+         */
+        public int errorBufferLength()
+        {
+            return errorBufferLength;
+        }
+
+        /**
+         * Set the most publications one stream id may have at once.
+         *
+         * @param limit at least 1.
+         * @return this for a fluent API.
+         */
+        public Context streamSessionLimit(final int limit)
+        {
+            this.streamSessionLimit = limit;
+            return this;
+        }
+
+        /**
+         * Most publications one stream id may have at once.
+         *
+         * @return the limit.
+         */
+        public int streamSessionLimit()
+        {
+            return streamSessionLimit;
+        }
+
+        /**
+         * Set the idle strategy of the conductor thread.
+         *
+         * @param idleStrategy to use.
+         * @return this for a fluent API.
+         */
+        public Context conductorIdleStrategy(final IdleStrategy idleStrategy)
+        {
+            this.conductorIdleStrategy = idleStrategy;
+            return this;
+        }
+
+        /**
+         * Idle strategy of the conductor thread.
+         *
+         * @return the idle strategy.
+         */
+        public IdleStrategy conductorIdleStrategy()
+        {
+            return conductorIdleStrategy;
+        }
+
+        /**
+         * Set the idle strategy of the sender thread.
+         *
+         * @param idleStrategy to use.
+         * @return this for a fluent API.
+         */
+        public Context senderIdleStrategy(final IdleStrategy idleStrategy)
+        {
+            this.senderIdleStrategy = idleStrategy;
+            return this;
+        }
+
+        /**
+         * Idle strategy of the sender thread.
+         *
+         * @return the idle strategy.
+         */
+        public IdleStrategy senderIdleStrategy()
+        {
+            return senderIdleStrategy;
+        }
+
+        /**
+         * Set the idle strategy of the receiver thread.
+         *
+         * @param idleStrategy to use.
+         * @return this for a fluent API.
+         */
+        public Context receiverIdleStrategy(final IdleStrategy idleStrategy)
+        {
+            this.receiverIdleStrategy = idleStrategy;
+            return this;
+        }
+
+        /**
+         * Idle strategy of the receiver thread.
+         *
+         * @return the idle strategy.
+         */
+        public IdleStrategy receiverIdleStrategy()
+        {
+            return receiverIdleStrategy;
+        }
+
+        /**
+         * Set the idle strategy of the sender-and-receiver thread.
+         *
+         * @param idleStrategy to use.
+         * @return this for a fluent API.
+         */
+        public Context sharedNetworkIdleStrategy(final IdleStrategy idleStrategy)
+        {
+            this.sharedNetworkIdleStrategy = idleStrategy;
+            return this;
+        }
+
+        /**
+         * Idle strategy of the sender-and-receiver thread.
+         *
+         * @return the idle strategy.
+         */
+        public IdleStrategy sharedNetworkIdleStrategy()
+        {
+            return sharedNetworkIdleStrategy;
+        }
+
+        /**
+         * Set the idle strategy of the single driver thread.
+         *
+         * @param idleStrategy to use.
+         * @return this for a fluent API.
+         */
+        public Context sharedIdleStrategy(final IdleStrategy idleStrategy)
+        {
+            this.sharedIdleStrategy = idleStrategy;
+            return this;
+        }
+
+        /**
+         * Idle strategy of the single driver thread.
+         *
+         * @return the idle strategy.
+         */
+        public IdleStrategy sharedIdleStrategy()
+        {
+            return sharedIdleStrategy;
+        }
+
+        /**
+         * Set the CPU of the conductor thread.
+         *
+         * @param cpu to pin to, or -1.
+         * @return this for a fluent API.
+         */
+        public Context conductorCpu(final int cpu)
+        {
+            this.conductorCpu = cpu;
+            return this;
+        }
+
+        /**
+         * CPU of the conductor thread.
+         *
+         * @return the CPU, or -1.
+         */
+        public int conductorCpu()
+        {
+            return conductorCpu;
+        }
+
+        /**
+         * Set the CPU of the sender thread.
+         *
+         * @param cpu to pin to, or -1.
+         * @return this for a fluent API.
+         */
+        public Context senderCpu(final int cpu)
+        {
+            this.senderCpu = cpu;
+            return this;
+        }
+
+        /**
+         * CPU of the sender thread.
+         *
+         * @return the CPU, or -1.
+         */
+        public int senderCpu()
+        {
+            return senderCpu;
+        }
+
+        /**
+         * Set the CPU of the receiver thread.
+         *
+         * @param cpu to pin to, or -1.
+         * @return this for a fluent API.
+         */
+        public Context receiverCpu(final int cpu)
+        {
+            this.receiverCpu = cpu;
+            return this;
+        }
+
+        /**
+         * CPU of the receiver thread.
+         *
+         * @return the CPU, or -1.
+         */
+        public int receiverCpu()
+        {
+            return receiverCpu;
+        }
+
+        /**
+         * Set the CPU of the sender-and-receiver thread.
+         *
+         * @param cpu to pin to, or -1.
+         * @return this for a fluent API.
+         */
+        public Context sharedNetworkCpu(final int cpu)
+        {
+            this.sharedNetworkCpu = cpu;
+            return this;
+        }
+
+        /**
+         * CPU of the sender-and-receiver thread.
+         *
+         * @return the CPU, or -1.
+         */
+        public int sharedNetworkCpu()
+        {
+            return sharedNetworkCpu;
+        }
+
+        /**
+         * Set the CPU of the single driver thread.
+         *
+         * @param cpu to pin to, or -1.
+         * @return this for a fluent API.
+         */
+        public Context sharedCpu(final int cpu)
+        {
+            this.sharedCpu = cpu;
+            return this;
+        }
+
+        /**
+         * CPU of the single driver thread.
+         *
+         * @return the CPU, or -1.
+         */
+        public int sharedCpu()
+        {
+            return sharedCpu;
+        }
+
+        /**
+         * Set the token a TERMINATE_DRIVER command must carry.
+         *
+         * @param token UTF-8 text, or null to refuse every termination command.
+         * @return this for a fluent API.
+         */
+        public Context terminationToken(final String token)
+        {
+            this.terminationToken = token;
+            return this;
+        }
+
+        /**
+         * Set the validator of TERMINATE_DRIVER commands, replacing the token check.
+         *
+         * @param validator to use.
+         * @return this for a fluent API.
+         */
+        public Context terminationValidator(final TerminationValidator validator)
+        {
+            this.terminationValidator = validator;
+            return this;
+        }
+
+        /**
+         * Validator of TERMINATE_DRIVER commands.
+         *
+         * @return the validator.
+         */
+        public TerminationValidator terminationValidator()
+        {
+            return terminationValidator;
+        }
+
+        /**
+         * Set what runs, on the conductor thread, after a TERMINATE_DRIVER command was accepted and answered. The
+         * standalone driver signals its shutdown; an embedding application typically closes the driver from another
+         * thread.
+         *
+         * @param hook to run.
+         * @return this for a fluent API.
+         */
+        public Context terminationHook(final Runnable hook)
+        {
+            this.terminationHook = hook;
+            return this;
+        }
+
+        /**
+         * What runs after a termination command was accepted.
+         *
+         * @return the hook.
+         */
+        public Runnable terminationHook()
+        {
+            return terminationHook;
+        }
+
+        /**
+         * Set the wall clock (heartbeats are epoch milliseconds shared with clients).
+         *
+         * @param epochClock to use.
+         * @return this for a fluent API.
+         */
+        public Context epochClock(final EpochClock epochClock)
+        {
+            this.epochClock = epochClock;
+            return this;
+        }
+
+        /**
+         * Wall clock.
+         *
+         * @return the epoch clock.
+         */
+        public EpochClock epochClock()
+        {
+            return epochClock;
+        }
+
+        /**
+         * Set the monotonic clock for timers.
+         *
+         * @param nanoClock to use.
+         * @return this for a fluent API.
+         */
+        public Context nanoClock(final NanoClock nanoClock)
+        {
+            this.nanoClock = nanoClock;
+            return this;
+        }
+
+        /**
+         * Monotonic clock.
+         *
+         * @return the nano clock.
+         */
+        public NanoClock nanoClock()
+        {
+            return nanoClock;
+        }
+
+        /**
+         * Set how the usable space of the directory's file system is read before a file is created; tests use it to
+         * simulate a full file system.
+         *
+         * @param function from a directory to its usable bytes.
+         * @return this for a fluent API.
+         */
+        public Context usableSpaceFunction(final ToLongFunction<File> function)
+        {
+            this.usableSpaceFunction = function;
+            return this;
+        }
+
+        /**
+         * How the usable space is read.
+         *
+         * @return the function.
+         */
+        public ToLongFunction<File> usableSpaceFunction()
+        {
+            return usableSpaceFunction;
+        }
+
+        /**
+         * The driver's error handler: records into the distinct error log of the CnC file and counts errors. Set
+         * when the driver launches.
+         *
+         * @return the error handler, or null before launch.
+         */
+        public ErrorHandler errorHandler()
+        {
+            return errorHandler;
+        }
+
+        Context errorHandler(final ErrorHandler errorHandler)
+        {
+            this.errorHandler = errorHandler;
+            return this;
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+/**
+ * A client's registration of a publication: one per add command, several of them may share one (concurrent)
+ * publication. Removing the last one releases the publication. Owned by the conductor.
+ */
+final class PublicationLink
+{
+    private final long registrationId;
+    private final ClientSession client;
+    private final IpcPublication publication;
+
+    PublicationLink(final long registrationId, final ClientSession client, final IpcPublication publication)
+    {
+        this.registrationId = registrationId;
+        this.client = client;
+        this.publication = publication;
+    }
+
+    long registrationId()
+    {
+        return registrationId;
+    }
+
+    ClientSession client()
+    {
+        return client;
+    }
+
+    IpcPublication publication()
+    {
+        return publication;
+    }
+}

@@ -1,0 +1,66 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
+
+/**
+ * The receiver agent: the home of the network transport's receiving side (images, the reorder receiver of the
+ * datapath). In this release it runs the commands the conductor queues for it and tracks its duty cycle;
+ * IPC traffic never involves it. With nothing to do it reports no work, so its idle strategy parks it.
+ */
+final class ReceiverAgent implements Agent
+{
+    private static final int COMMAND_LIMIT = 10;
+
+    private final TransportCommandQueue commandQueue;
+    private final DutyCycleTracker dutyCycleTracker;
+    private final NanoClock nanoClock;
+
+    ReceiverAgent(
+        final TransportCommandQueue commandQueue, final DutyCycleTracker dutyCycleTracker, final NanoClock nanoClock)
+    {
+        this.commandQueue = commandQueue;
+        this.dutyCycleTracker = dutyCycleTracker;
+        this.nanoClock = nanoClock;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onStart()
+    {
+        dutyCycleTracker.start(nanoClock.nanoTime());
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int doWork()
+    {
+        dutyCycleTracker.update(nanoClock.nanoTime());
+        return commandQueue.drain(COMMAND_LIMIT);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public String roleName()
+    {
+        return "metaroce-receiver";
+    }
+}

@@ -1,0 +1,114 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver.buffer;
+
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.client.logbuffer.LogBuffers;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * Creates the log buffer files of publications in {@code <driver dir>/publications/<registrationId>.logbuffer}:
+ * checks the space, creates the file owner-only (sparse or allocated up front), maps it and writes the term length
+ * and page size into its metadata so that the mapping can be validated. The caller initialises the rest.
+ * <p>
+ * Used by the conductor only.
+ */
+public final class LogFactory
+{
+    /**
+     * Name of the sub-directory holding publication logs.
+     */
+    public static final String PUBLICATIONS_DIR = "publications";
+
+    /**
+     * Suffix of log buffer files.
+     */
+    public static final String LOG_FILE_SUFFIX = ".logbuffer";
+
+    private final File publicationsDir;
+    private final int filePageSize;
+    private final StorageAllocator storageAllocator;
+
+    /**
+     * Create a factory for a driver directory.
+     *
+     * @param driverDirectory  holding the {@link #PUBLICATIONS_DIR} sub-directory.
+     * @param filePageSize     of the file system.
+     * @param storageAllocator to create files with.
+     */
+    public LogFactory(final File driverDirectory, final int filePageSize, final StorageAllocator storageAllocator)
+    {
+        this.publicationsDir = new File(driverDirectory, PUBLICATIONS_DIR);
+        this.filePageSize = filePageSize;
+        this.storageAllocator = storageAllocator;
+    }
+
+    /**
+     * Create, map and partly initialise the log of a publication.
+     *
+     * @param registrationId of the publication, naming the file.
+     * @param termLength     of the log.
+     * @param sparse         true to leave the file sparse.
+     * @return the raw log.
+     * @throws io.metaroce.client.exceptions.StorageSpaceException if the file does not fit.
+     */
+    public RawLog newPublication(final long registrationId, final int termLength, final boolean sparse)
+    {
+        final long logLength = LogBufferDescriptor.computeLogLength(termLength, filePageSize);
+        final File file = new File(publicationsDir, registrationId + LOG_FILE_SUFFIX);
+        storageAllocator.createFile(file, logLength, sparse, "publication log");
+
+        try
+        {
+            writeLayout(file, logLength, termLength, filePageSize);
+            return new RawLog(file, new LogBuffers(file.getAbsolutePath()));
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!file.delete())
+            {
+                ex.addSuppressed(new IllegalStateException("could not delete " + file));
+            }
+            throw ex;
+        }
+    }
+
+    private static void writeLayout(final File file, final long logLength, final int termLength, final int pageSize)
+    {
+        final ByteBuffer fields = ByteBuffer.allocate(2 * Integer.BYTES).order(ByteOrder.nativeOrder());
+        fields.putInt(0, termLength).putInt(Integer.BYTES, pageSize);
+        final long offset = LogBufferDescriptor.metaDataOffset(logLength) + LogBufferDescriptor.LOG_TERM_LENGTH_OFFSET;
+
+        try (FileChannel channel = FileChannel.open(file.toPath(), StandardOpenOption.WRITE))
+        {
+            while (fields.hasRemaining())
+            {
+                channel.write(fields, offset + fields.position());
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("failed to write the layout of " + file, ex);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver.buffer;
+
+import io.metaroce.client.exceptions.StorageSpaceException;
+import org.agrona.IoUtil;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.function.ToLongFunction;
+
+/**
+ * Creates the driver's files safely: owner-only permissions (0700 directories, 0600 files) and a free-space check
+ * before every file, so that an undersized file system (a small {@code /dev/shm} in a container, say) fails with a
+ * {@link StorageSpaceException} naming the numbers instead of a SIGBUS when a mapped page cannot be backed. Files
+ * that are not sparse are filled with zeros when created, which makes the file system back every page up front.
+ * <p>
+ * Thread safe; used on the conductor and at start.
+ */
+public final class StorageAllocator
+{
+    private static final boolean IS_POSIX =
+        java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+    private static final Set<PosixFilePermission> DIRECTORY_PERMISSIONS = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> FILE_PERMISSIONS = PosixFilePermissions.fromString("rw-------");
+
+    private final ToLongFunction<File> usableSpaceFunction;
+
+    /**
+     * Create an allocator.
+     *
+     * @param usableSpaceFunction gives the usable bytes of the file system holding a path.
+     */
+    public StorageAllocator(final ToLongFunction<File> usableSpaceFunction)
+    {
+        this.usableSpaceFunction = usableSpaceFunction;
+    }
+
+    /**
+     * Usable space of the file system holding a directory, as the JDK reports it.
+     *
+     * @param directory on the file system.
+     * @return usable bytes.
+     */
+    public static long usableSpace(final File directory)
+    {
+        try
+        {
+            return Files.getFileStore(directory.toPath()).getUsableSpace();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read the usable space of " + directory, ex);
+        }
+    }
+
+    /**
+     * Check that a file of a given length fits on the file system of a directory.
+     *
+     * @param directory that will hold the file.
+     * @param length    of the file.
+     * @param what      the file is, for the message.
+     * @throws StorageSpaceException if the usable space is smaller than the length.
+     */
+    public void checkSpace(final File directory, final long length, final String what)
+    {
+        final long usable = usableSpaceFunction.applyAsLong(directory);
+        if (usable < length)
+        {
+            throw new StorageSpaceException("insufficient usable storage for " + what + " of " + length +
+                " bytes in " + directory + ": " + usable + " bytes usable");
+        }
+    }
+
+    /**
+     * Create a directory, and its missing parents, with owner-only permissions.
+     *
+     * @param directory to create.
+     */
+    public static void createOwnerOnlyDirectory(final File directory)
+    {
+        try
+        {
+            final Path path = directory.toPath();
+            if (IS_POSIX)
+            {
+                Files.createDirectories(path, PosixFilePermissions.asFileAttribute(DIRECTORY_PERMISSIONS));
+                Files.setPosixFilePermissions(path, DIRECTORY_PERMISSIONS);
+            }
+            else
+            {
+                Files.createDirectories(path);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create directory " + directory, ex);
+        }
+    }
+
+    /**
+     * Create a new file with owner-only permissions after checking the space for it.
+     *
+     * @param file   to create; must not exist.
+     * @param length of the file.
+     * @param sparse true to leave it sparse, false to fill it with zeros.
+     * @param what   the file is, for messages.
+     * @throws StorageSpaceException if the file system has too little usable space.
+     */
+    public void createFile(final File file, final long length, final boolean sparse, final String what)
+    {
+        checkSpace(file.getParentFile(), length, what);
+
+        final Path path = file.toPath();
+        try
+        {
+            if (IS_POSIX)
+            {
+                final FileAttribute<Set<PosixFilePermission>> permissions =
+                    PosixFilePermissions.asFileAttribute(FILE_PERMISSIONS);
+                Files.createFile(path, permissions);
+                Files.setPosixFilePermissions(path, FILE_PERMISSIONS);
+            }
+            else
+            {
+                Files.createFile(path);
+            }
+
+            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                if (sparse)
+                {
+                    channel.truncate(length);
+                    channel.position(length - 1);
+                    channel.write(java.nio.ByteBuffer.wrap(new byte[1]));
+                }
+                else
+                {
+                    IoUtil.fill(channel, 0, length, (byte)0);
+                }
+            }
+        }
+        catch (final FileAlreadyExistsException ex)
+        {
+            throw new IllegalStateException("file already exists: " + file, ex);
+        }
+        catch (final IOException ex)
+        {
+            deleteQuietly(path);
+            throw new StorageSpaceException("failed to allocate " + what + " of " + length + " bytes at " + file +
+                ": " + ex.getMessage());
+        }
+    }
+
+    private static void deleteQuietly(final Path path)
+    {
+        try
+        {
+            Files.deleteIfExists(path);
+        }
+        catch (final IOException ignore)
+        {
+            // the original failure is the one to report
+        }
+    }
+}

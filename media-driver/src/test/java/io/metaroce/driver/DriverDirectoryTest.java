@@ -1,0 +1,160 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ExclusivePublication;
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.exceptions.ActiveDriverException;
+import io.metaroce.client.exceptions.RegistrationException;
+import io.metaroce.client.exceptions.StorageSpaceException;
+import io.metaroce.codec.control.ControlErrorCode;
+import org.agrona.IoUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DriverDirectoryTest
+{
+    private MediaDriver driver;
+    private MediaDriver secondDriver;
+    private String directoryName;
+
+    @AfterEach
+    void tearDown()
+    {
+        if (null != secondDriver)
+        {
+            secondDriver.close();
+        }
+        if (null != driver)
+        {
+            driver.close();
+        }
+        if (null != directoryName)
+        {
+            IoUtil.delete(new File(directoryName), true);
+        }
+    }
+
+    @Test
+    void shouldCreateDirectoryAndFilesForOwnerOnly() throws IOException
+    {
+        driver = MediaDriver.launch(TestContexts.driverContext());
+        try (MetaRoce client = MetaRoce.connect(TestContexts.clientContext(driver)))
+        {
+            final ExclusivePublication publication = client.addExclusivePublication("metaroce:ipc", 5);
+            final File directory = new File(driver.directoryName());
+            final File log = new File(directory, "publications/" + publication.originalRegistrationId() + ".logbuffer");
+
+            assertEquals("rwx------", permissions(directory));
+            assertEquals("rwx------", permissions(new File(directory, "publications")));
+            assertEquals("rw-------", permissions(new File(directory, "cnc.dat")));
+            assertEquals("rw-------", permissions(log));
+        }
+    }
+
+    @Test
+    void shouldRefuseToStartWhenLiveDriverUsesDirectory()
+    {
+        driver = MediaDriver.launch(TestContexts.driverContext());
+        final ActiveDriverException ex = assertThrows(ActiveDriverException.class,
+            () -> MediaDriver.launch(TestContexts.driverContext().directoryName(driver.directoryName())));
+
+        assertTrue(ex.getMessage().contains(driver.directoryName()), ex.getMessage());
+        try (MetaRoce client = MetaRoce.connect(TestContexts.clientContext(driver)))
+        {
+            assertTrue(client.addSubscription("metaroce:ipc", 5).registrationId() > 0, "first driver still serves");
+        }
+    }
+
+    @Test
+    void shouldReclaimDirectoryOfDriverThatStoppedHeartbeating()
+    {
+        directoryName = TestContexts.uniqueDirectoryName();
+        MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName).dirDeleteOnShutdown(false))
+            .close();
+        assertTrue(new File(directoryName, "cnc.dat").exists());
+
+        final long driverTimeoutNs = TimeUnit.MILLISECONDS.toNanos(100);
+        Await.until("stale heartbeat", () ->
+        {
+            try
+            {
+                secondDriver = MediaDriver.launch(TestContexts.driverContext()
+                    .directoryName(directoryName)
+                    .driverTimeoutNs(driverTimeoutNs));
+                return true;
+            }
+            catch (final ActiveDriverException ex)
+            {
+                return false;
+            }
+        });
+
+        try (MetaRoce client = MetaRoce.connect(TestContexts.clientContext(directoryName)))
+        {
+            assertTrue(client.addSubscription("metaroce:ipc", 5).registrationId() > 0);
+        }
+    }
+
+    @Test
+    void shouldFailToStartWithClearMessageWhenFileSystemTooSmallForCnc()
+    {
+        final MediaDriver.Context ctx = TestContexts.driverContext().usableSpaceFunction((directory) -> 4096);
+        directoryName = ctx.directoryName();
+
+        final StorageSpaceException ex = assertThrows(StorageSpaceException.class, () -> MediaDriver.launch(ctx));
+        assertTrue(ex.getMessage().contains(directoryName), ex.getMessage());
+        assertTrue(ex.getMessage().contains("CnC file"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("4096 bytes usable"), ex.getMessage());
+    }
+
+    @Test
+    void shouldRefuseLogThatDoesNotFitWithStorageSpaceError()
+    {
+        final AtomicLong usableSpace = new AtomicLong(Long.MAX_VALUE);
+        driver = MediaDriver.launch(TestContexts.driverContext().usableSpaceFunction((directory) -> usableSpace.get()));
+
+        try (MetaRoce client = MetaRoce.connect(TestContexts.clientContext(driver)))
+        {
+            usableSpace.set(100_000);
+            final RegistrationException ex = assertThrows(RegistrationException.class,
+                () -> client.addExclusivePublication("metaroce:ipc", 5));
+            assertEquals(ControlErrorCode.STORAGE_SPACE, ex.errorCode());
+            assertTrue(ex.getMessage().contains("100000 bytes usable"), ex.getMessage());
+            assertEquals(0, new File(driver.directoryName(), "publications").list().length, "no file left behind");
+
+            usableSpace.set(Long.MAX_VALUE);
+            assertFalse(client.addExclusivePublication("metaroce:ipc", 5).isClosed(), "works again once space frees");
+        }
+    }
+
+    private static String permissions(final File file) throws IOException
+    {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(file.toPath()));
+    }
+}
