@@ -66,6 +66,7 @@ public final class AeronSystem implements BenchSystem
             .threadingMode(ThreadingMode.SHARED)
             .sharedIdleStrategy(SystemSettings.idleStrategy(settings.driverIdle()))
             .ipcTermBufferLength(settings.termLength())
+            .ipcPublicationTermWindowLength(settings.termLength() / 2)
             .publicationTermBufferLength(settings.termLength())
             .termBufferSparseFile(false)
             .dirDeleteOnStart(true)

@@ -39,8 +39,9 @@ final class Scenarios
                     "ipc",
                     SystemSettings.ipcDefaults(),
                     List.of(
-                        new BenchRunner.SystemFactory("raw", (s) -> new RawIpcSystem(MAX_LENGTH)),
-                        new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(false, s))),
+                        new BenchRunner.SystemFactory("metaroce", MetaRoceSystem::new),
+                        new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(false, s)),
+                        new BenchRunner.SystemFactory("raw", (s) -> new RawIpcSystem(MAX_LENGTH))),
                     smoke ? new int[]{32} : new int[]{32, 288, 1344},
                     smoke ? new long[]{0, 10_000} : new long[]{0, 100_000, 500_000, 1_000_000, 2_000_000},
                     true);
@@ -50,8 +51,8 @@ final class Scenarios
                     "udp",
                     SystemSettings.udpDefaults(),
                     List.of(
-                        new BenchRunner.SystemFactory("raw", (s) -> new RawUdpSystem(MAX_LENGTH)),
-                        new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(true, s))),
+                        new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(true, s)),
+                        new BenchRunner.SystemFactory("raw", (s) -> new RawUdpSystem(MAX_LENGTH))),
                     smoke ? new int[]{32} : new int[]{32, 288, 1344},
                     smoke ? new long[]{0, 1_000} : new long[]{0, 10_000, 50_000, 100_000},
                     true);
