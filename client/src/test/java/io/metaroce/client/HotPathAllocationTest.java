@@ -23,7 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
-import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -36,6 +37,7 @@ class HotPathAllocationTest
 {
     private static final int TERM_LENGTH = 64 * 1024;
     private static final int ROUNDS = 20_000;
+    private static final int MAX_ROUNDS = 40;
 
     private TestLogFile log;
     private long messages;
@@ -64,19 +66,22 @@ class HotPathAllocationTest
         final com.sun.management.ThreadMXBean threads =
             (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
 
-        // The first rounds allocate while the JIT compiles and replaces code on the stack; later ones must not.
-        final long[] allocatedPerRound = new long[8];
-        for (int round = 0; round < allocatedPerRound.length; round++)
+        // Early rounds allocate while the JIT compiles and replaces code on the stack, and a late recompilation can
+        // allocate once more; an allocation per message would show in every round. Steady state is three rounds
+        // in a row that allocate nothing.
+        final List<Long> allocatedPerRound = new ArrayList<>();
+        int zeroRoundsInARow = 0;
+        while (zeroRoundsInARow < 3 && allocatedPerRound.size() < MAX_ROUNDS)
         {
             final long before = threads.getCurrentThreadAllocatedBytes();
             exercise(publication, image, buffer, claim, assembler);
-            allocatedPerRound[round] = threads.getCurrentThreadAllocatedBytes() - before;
+            final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            allocatedPerRound.add(allocated);
+            zeroRoundsInARow = 0 == allocated ? zeroRoundsInARow + 1 : 0;
         }
 
-        assertEquals(3L * ROUNDS * allocatedPerRound.length, messages, "every message delivered");
-        final long[] steadyState = Arrays.copyOfRange(allocatedPerRound, 5, allocatedPerRound.length);
-        assertEquals("[0, 0, 0]", Arrays.toString(steadyState),
-            "bytes allocated per round after warm-up, all rounds: " + Arrays.toString(allocatedPerRound));
+        assertEquals(3L * ROUNDS * allocatedPerRound.size(), messages, "every message delivered");
+        assertEquals(3, zeroRoundsInARow, "bytes allocated per round: " + allocatedPerRound);
     }
 
     private void exercise(
