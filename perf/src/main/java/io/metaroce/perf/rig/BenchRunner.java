@@ -36,7 +36,8 @@ import java.util.function.Function;
 /**
  * Runs benchmark scenarios against every system side by side and writes a dated results folder.
  * <p>
- * Usage: {@code BenchRunner [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--out dir]}. Scenarios:
+ * Usage: {@code BenchRunner [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--lengths a,b]
+ * [--rates r,s] [--out dir]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs). Scenarios:
  * {@code ipc} and {@code udp} (loopback, single path). Each run is repeated ({@code --reps}, default 3) and the median
  * run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as a
  * {@code .hgrm} file.
@@ -112,6 +113,8 @@ public final class BenchRunner
         double warmupS = 2;
         double measureS = 5;
         Path out = Path.of("perf", "results");
+        int[] lengths = null;
+        long[] rates = null;
         for (int i = 0; i < args.length; i++)
         {
             switch (args[i])
@@ -130,6 +133,14 @@ public final class BenchRunner
                     break;
                 case "--out":
                     out = Path.of(args[++i]);
+                    break;
+                case "--lengths":
+                    lengths = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
+                    break;
+                case "--rates":
+                    final String list = args[++i];
+                    rates = "none".equals(list) ? new long[0] :
+                        java.util.Arrays.stream(list.split(",")).mapToLong(Long::parseLong).toArray();
                     break;
                 default:
                     names.add(args[i]);
@@ -153,7 +164,10 @@ public final class BenchRunner
             dir, reps, (long)(warmupS * 1e9), (long)(measureS * 1e9));
         for (final String name : names)
         {
-            runner.run(Scenarios.byName(name, smoke));
+            final Scenario scenario = Scenarios.byName(name, smoke);
+            runner.run(new Scenario(scenario.name(), scenario.settings(), scenario.systems(),
+                null != lengths ? lengths : scenario.lengths(), null != rates ? rates : scenario.rates(),
+                scenario.throughput()));
         }
         runner.writeSummary();
         System.out.println("results: " + dir.toAbsolutePath());

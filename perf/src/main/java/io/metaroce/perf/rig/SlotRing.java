@@ -48,8 +48,12 @@ final class SlotRing
     private final UnsafeBuffer buffer;
     private final int slotLength;
     private final int mask;
-    private long tail;
-    private long head;
+    // Each cursor is the middle element of its own 16-long array, so that 64 bytes of the array lie on either side of
+    // it and the producer's and consumer's cursors never share a cache line: false sharing would put a coherence
+    // miss on every hand-off.
+    private static final int CURSOR = 8;
+    private final long[] tail = new long[16];
+    private final long[] head = new long[16];
 
     SlotRing(final int slotCount, final int maxMessageLength)
     {
@@ -70,7 +74,7 @@ final class SlotRing
      */
     boolean offer(final DirectBuffer src, final int srcOffset, final int length)
     {
-        final int slot = (int)(tail & mask) * slotLength;
+        final int slot = (int)(tail[CURSOR] & mask) * slotLength;
         if (0 != buffer.getLongVolatile(slot + SEQUENCE_OFFSET))
         {
             return false;
@@ -78,7 +82,7 @@ final class SlotRing
 
         buffer.putInt(slot + LENGTH_OFFSET, length);
         buffer.putBytes(slot + MESSAGE_OFFSET, src, srcOffset, length);
-        buffer.putLongRelease(slot + SEQUENCE_OFFSET, ++tail); // release: publishes the message
+        buffer.putLongRelease(slot + SEQUENCE_OFFSET, ++tail[CURSOR]); // release: publishes the message
         return true;
     }
 
@@ -89,7 +93,7 @@ final class SlotRing
      */
     boolean offerTimestamp(final long timestampNs, final int length)
     {
-        final int slot = (int)(tail & mask) * slotLength;
+        final int slot = (int)(tail[CURSOR] & mask) * slotLength;
         if (0 != buffer.getLongVolatile(slot + SEQUENCE_OFFSET))
         {
             return false;
@@ -97,7 +101,7 @@ final class SlotRing
 
         buffer.putInt(slot + LENGTH_OFFSET, length);
         buffer.putLong(slot + MESSAGE_OFFSET, timestampNs);
-        buffer.putLongRelease(slot + SEQUENCE_OFFSET, ++tail); // release: publishes the message
+        buffer.putLongRelease(slot + SEQUENCE_OFFSET, ++tail[CURSOR]); // release: publishes the message
         return true;
     }
 
@@ -108,18 +112,19 @@ final class SlotRing
      */
     int poll(final Handler handler, final int limit)
     {
+        final long[] head = this.head;
         int count = 0;
         while (count < limit)
         {
-            final int slot = (int)(head & mask) * slotLength;
-            if (head + 1 != buffer.getLongVolatile(slot + SEQUENCE_OFFSET))
+            final int slot = (int)(head[CURSOR] & mask) * slotLength;
+            if (head[CURSOR] + 1 != buffer.getLongVolatile(slot + SEQUENCE_OFFSET))
             {
                 break;
             }
 
             handler.onMessage(buffer, slot + MESSAGE_OFFSET, buffer.getInt(slot + LENGTH_OFFSET));
             buffer.putLongRelease(slot + SEQUENCE_OFFSET, 0L); // release: returns the slot to the producer
-            head++;
+            head[CURSOR]++;
             count++;
         }
         return count;
