@@ -15,11 +15,43 @@
  */
 
 /**
- * The MetaRoCE transport engine, the software "NIC": connection state machines, the multipath sender, the reorder
- * receiver, SACK and NACK handling, receiver credit, delay-based congestion control and path health, driven by
- * {@code doWork}-style calls on an injected clock, with packet I/O behind one interface.
+ * The MetaRoCE transport engine, the software "NIC" of the media driver: it implements the wire protocol of
+ * {@code docs/spec/metaroce-wire-protocol.md} (connection state machines with their timers, PSN assignment and
+ * serial arithmetic, per-packet path selection, the send gate of congestion window, receiver credit and tracking
+ * window, pacing, the loss-inference rules and retransmission, receiver tracking with cumulative and selective
+ * acknowledgement and NACKs, the receiver credit scheduler, delay-based congestion control, path health, keepalives,
+ * STATUS, CLOSE and ERROR) and knows nothing of log files, clients or the CnC.
  * <p>
- * This module holds no engine code yet: it lands with the issue that builds the transport engine. The wire format it
- * will implement is specified in {@code docs/spec/metaroce-wire-protocol.md} and encoded by {@code io.metaroce.codec}.
+ * <b>Boundaries.</b> A {@link io.metaroce.datapath.TransportEngine} reads the stream it sends through a
+ * {@link io.metaroce.datapath.PayloadSource} and writes the stream it receives through a
+ * {@link io.metaroce.datapath.FramePlacement}; it asks an {@link io.metaroce.datapath.ImageAdmission} whether a
+ * SETUP gets an image, reports acknowledged positions and connection ends to a
+ * {@link io.metaroce.datapath.ConnectionHandler}, and moves datagrams through a
+ * {@link io.metaroce.datapath.io.PacketTransport} (UDP, or the simulated fabric of
+ * {@code io.metaroce.datapath.sim}). Configuration is a {@link io.metaroce.datapath.TransportEngine.Context} whose
+ * defaults and property names are in {@link io.metaroce.datapath.Configuration}.
+ * <p>
+ * <b>Threading.</b> The engine owns no thread. The agent that owns it calls {@code doWork()} (or {@code poll()},
+ * {@code processTimers()} and {@code send()} separately); every connection's state is confined to that thread. A
+ * driver with separate sender and receiver agents runs one engine per agent, each with its own transport; in SHARED
+ * mode one engine serves both sides.
+ * <p>
+ * <b>Memory ordering.</b> The engine's own state needs no ordering. Three contracts cross threads, each documented
+ * on its type: frames become visible to subscribers when {@code FramePlacement.place} stores their frame length last
+ * with a release store, and the consumer position is read with acquire semantics; the payload source hands out only
+ * frames whose length it read with acquire semantics; counters (see {@link io.metaroce.datapath.DatapathCounters})
+ * have one writer, the engine, which publishes with release stores.
+ * <p>
+ * <b>Hot path.</b> After a connection is set up, receiving, sending, acknowledging and retransmitting allocate
+ * nothing: codecs are flyweights re-wrapped over the engine's buffers, tracking state lives in primitive arrays
+ * sized at setup (power-of-two rings indexed by PSN), connections are found through an Agrona
+ * {@code Int2ObjectHashMap}, and handlers are fields, never lambdas captured per call. Hot loops copy fields to final
+ * locals first so that the JIT keeps them in registers. Errors on the data path are return codes and counted drops,
+ * never exceptions: bad input is dropped and counted by {@link io.metaroce.datapath.DropReason} and disturbs no
+ * connection.
+ * <p>
+ * <b>Time and randomness</b> are injected: the clock is an Agrona {@code NanoClock} (a virtual clock in simulation)
+ * and every random choice (connection ids, epochs, ISNs, path permutations) comes from the context's
+ * {@code RandomGenerator}, so a simulation replays exactly from its seed.
  */
 package io.metaroce.datapath;

@@ -1,0 +1,73 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.WireDatagramReader;
+
+/**
+ * What the engine needs of every connection to demultiplex datagrams to it, drive its timers and retire it. The
+ * state is confined to the engine's thread.
+ */
+abstract class Connection
+{
+    final int localId;
+    final int planeCount;
+    int peerId;
+    int terminationCause = -1;
+
+    Connection(final int localId, final int planeCount)
+    {
+        this.localId = localId;
+        this.planeCount = planeCount;
+    }
+
+    /**
+     * Does a datagram with this srcConnId pass the epoch rule for this connection in its current state?
+     */
+    abstract boolean acceptsSource(int srcConnId, int templateId);
+
+    /**
+     * Is this message type one the connection's role accepts [MR-ID-8]?
+     */
+    abstract boolean acceptsTemplate(int templateId);
+
+    /**
+     * Handle a validated datagram addressed to this connection; the reader's decoders are wrapped around it.
+     */
+    abstract void onDatagram(int templateId, WireDatagramReader reader, int plane, long nowNs);
+
+    /**
+     * Run the timers that are due.
+     *
+     * @return work done.
+     */
+    abstract int onTimers(long nowNs);
+
+    /**
+     * Earliest time {@link #onTimers(long)} or the send path has work, for a caller that wants to sleep until then.
+     */
+    abstract long nextDeadlineNs(long nowNs);
+
+    /**
+     * Free resources (counters, destinations) once the engine has dropped the connection.
+     */
+    abstract void release();
+
+    final boolean isTerminated()
+    {
+        return terminationCause >= 0;
+    }
+}

@@ -1,0 +1,102 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.datapath.tracking.LossReason;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+
+/**
+ * Type ids and labels of the counters the engine allocates in the {@link CountersManager} it is given (the driver
+ * passes the CnC counters, tests a heap buffer). Every counter has exactly one writer, the engine's thread, which
+ * updates it with release stores ({@code incrementRelease}, {@code setRelease}); readers in any process read it with
+ * acquire loads.
+ * <p>
+ * Labels: {@code "<name>: engine"} for engine counters; {@code "<name>: conn=<localId hex> stream=<id>
+ * session=<id>"} for connection counters, with {@code " path=<index> plane=<plane>"} appended for path counters and
+ * {@code " reason=<name>"} for per-reason counters. Connection counters are freed when the connection ends.
+ * <p>
+ * Space per connection: {@link #SENDER_COUNTERS} + {@value #PATH_COUNTERS} per path for a sender,
+ * {@value #RECEIVER_COUNTERS} for a receiver; {@value #ENGINE_COUNTERS} for the engine.
+ */
+public final class DatapathCounters
+{
+    /**
+     * Type id of the engine-wide counters: datagrams, send results and drops by reason.
+     */
+    public static final int ENGINE_TYPE_ID = 4100;
+
+    /**
+     * Type id of a sender connection's counters.
+     */
+    public static final int SENDER_TYPE_ID = 4101;
+
+    /**
+     * Type id of a receiver connection's counters.
+     */
+    public static final int RECEIVER_TYPE_ID = 4102;
+
+    /**
+     * Type id of a sender's per-path counters.
+     */
+    public static final int PATH_TYPE_ID = 4103;
+
+    /**
+     * Counters an engine allocates for itself.
+     */
+    public static final int ENGINE_COUNTERS = 6 + DropReason.COUNT - 1;
+
+    /**
+     * Counters a sender connection allocates, its paths excluded.
+     */
+    public static final int SENDER_COUNTERS = 16 + LossReason.COUNT;
+
+    /**
+     * Counters a sender connection allocates per path.
+     */
+    public static final int PATH_COUNTERS = 7;
+
+    /**
+     * Counters a receiver connection allocates.
+     */
+    public static final int RECEIVER_COUNTERS = 13;
+
+    private DatapathCounters()
+    {
+    }
+
+    /**
+     * Counters a sender connection with a given number of paths allocates.
+     *
+     * @param pathCount paths of the connection.
+     * @return the number of counters.
+     */
+    public static int senderCounters(final int pathCount)
+    {
+        return SENDER_COUNTERS + PATH_COUNTERS * pathCount;
+    }
+
+    static AtomicCounter allocate(
+        final CountersManager countersManager, final int typeId, final String name, final String context)
+    {
+        return countersManager.newCounter(name + ": " + context, typeId);
+    }
+
+    static String connectionContext(final int localId, final int streamId, final int sessionId)
+    {
+        return "conn=" + Integer.toHexString(localId) + " stream=" + streamId + " session=" + sessionId;
+    }
+}

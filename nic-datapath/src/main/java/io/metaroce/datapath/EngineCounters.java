@@ -1,0 +1,83 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.datapath.io.PacketTransport;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+
+/**
+ * The engine-wide counters: datagrams and bytes in and out, send results, and drops by {@link DropReason}.
+ */
+final class EngineCounters implements AutoCloseable
+{
+    final AtomicCounter datagramsReceived;
+    final AtomicCounter bytesReceived;
+    final AtomicCounter datagramsSent;
+    final AtomicCounter sendBackPressured;
+    final AtomicCounter sendErrors;
+    final AtomicCounter sendNoRoute;
+    final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];
+
+    EngineCounters(final CountersManager countersManager)
+    {
+        final int type = DatapathCounters.ENGINE_TYPE_ID;
+        datagramsReceived = DatapathCounters.allocate(countersManager, type, "rcv-datagrams", "engine");
+        bytesReceived = DatapathCounters.allocate(countersManager, type, "rcv-bytes", "engine");
+        datagramsSent = DatapathCounters.allocate(countersManager, type, "snd-datagrams", "engine");
+        sendBackPressured = DatapathCounters.allocate(countersManager, type, "snd-back-pressured", "engine");
+        sendErrors = DatapathCounters.allocate(countersManager, type, "snd-errors", "engine");
+        sendNoRoute = DatapathCounters.allocate(countersManager, type, "snd-no-route", "engine");
+        for (int reason = 1; reason < DropReason.COUNT; reason++)
+        {
+            drops[reason] = DatapathCounters.allocate(
+                countersManager, type, "rcv-drops", "engine reason=" + DropReason.name(reason));
+        }
+    }
+
+    void drop(final int reason)
+    {
+        drops[reason].incrementRelease();
+    }
+
+    void onSendResult(final int result)
+    {
+        if (result > 0)
+        {
+            datagramsSent.incrementRelease();
+        }
+        else if (0 == result)
+        {
+            sendBackPressured.incrementRelease();
+        }
+        else if (PacketTransport.SEND_ERROR == result)
+        {
+            sendErrors.incrementRelease();
+        }
+        else
+        {
+            sendNoRoute.incrementRelease();
+        }
+    }
+
+    public void close()
+    {
+        CloseHelper.closeAll(datagramsReceived, bytesReceived, datagramsSent, sendBackPressured, sendErrors,
+            sendNoRoute);
+        CloseHelper.closeAll(drops);
+    }
+}

@@ -1,0 +1,1668 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.WireDatagramReader;
+import io.metaroce.codec.WireProtocol;
+import io.metaroce.codec.wire.AckDecoder;
+import io.metaroce.codec.wire.CloseAckDecoder;
+import io.metaroce.codec.wire.CloseEncoder;
+import io.metaroce.codec.wire.CloseReason;
+import io.metaroce.codec.wire.CongestionModesDecoder;
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.CreditDecoder;
+import io.metaroce.codec.wire.CreditRequestEncoder;
+import io.metaroce.codec.wire.DataEncoder;
+import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.ErrorEncoder;
+import io.metaroce.codec.wire.NackDecoder;
+import io.metaroce.codec.wire.NackReason;
+import io.metaroce.codec.wire.PathState;
+import io.metaroce.codec.wire.ProbeAckDecoder;
+import io.metaroce.codec.wire.ProbeEncoder;
+import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.codec.wire.SetupEncoder;
+import io.metaroce.codec.wire.StatusDecoder;
+import io.metaroce.codec.wire.StatusEncoder;
+import io.metaroce.codec.wire.TrafficClass;
+import io.metaroce.codec.wire.TransportHeaderDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
+import io.metaroce.datapath.congestion.DelayCongestionControl;
+import io.metaroce.datapath.congestion.Pacer;
+import io.metaroce.datapath.congestion.RttEstimator;
+import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.path.PathHealthHandler;
+import io.metaroce.datapath.path.PathHealthPolicy;
+import io.metaroce.datapath.path.PathSelector;
+import io.metaroce.datapath.path.PathTable;
+import io.metaroce.datapath.tracking.LossReason;
+import io.metaroce.datapath.tracking.SendTracker;
+import io.metaroce.datapath.tracking.SendTrackerHandler;
+import io.metaroce.datapath.tracking.Serial;
+import org.agrona.BitUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The sending side of one connection: it carries one publication's stream to one receiver over every ACTIVE path of
+ * its planes.
+ * <pre>
+ *   SETUP_SENT  --SETUP_ACK echoing epoch and ISN--&gt;  ESTABLISHED
+ *   ESTABLISHED --close requested, data acknowledged (or linger)--&gt;  CLOSING  --CLOSE_ACK or retries--&gt;  CLOSED
+ *   ESTABLISHED, CLOSING --give-up, ERROR, NACK(NO_CONNECTION | EPOCH_MISMATCH | FATAL), timeout--&gt;  FAILED
+ * </pre>
+ * While SETUP_SENT it repeats SETUP on every plane with a doubling backoff, for as long as it exists, accepting only
+ * a SETUP_ACK and (without leaving SETUP_SENT) an ERROR that answers its SETUP. While
+ * ESTABLISHED it assigns a PSN to every DATA, sends retransmissions first and new data through the send gate (tracking
+ * window, congestion window, receiver credit, pacing), infers losses with the rules in force, keeps the path table
+ * healthy, and reports the acknowledged position. CLOSED and FAILED are terminal: the engine frees the connection and
+ * reports {@link ConnectionHandler#onSenderTerminated}; after a failure the publication starts a new incarnation with
+ * {@link TransportEngine#connect}.
+ * <p>
+ * Owned by the engine's thread; the accessors are for that thread too (tests, the driver's conductor when it runs on
+ * the same thread). Other threads observe a connection through its counters.
+ */
+public final class SenderConnection extends Connection
+{
+    private static final long NEVER = Long.MIN_VALUE;
+    private static final int FRAME_ALIGNMENT = FrameDescriptor.FRAME_ALIGNMENT;
+    private static final int RECENT_PROBES = 16;
+    private static final int STATUS_ENTRY_LENGTH = StatusEncoder.PathsEncoder.sbeBlockLength();
+    private static final UnsafeBuffer RETRANSMIT_LIMIT_TEXT =
+        new UnsafeBuffer("retransmit limit".getBytes(StandardCharsets.UTF_8));
+
+    private final TransportEngine engine;
+    private final TransportEngine.Context ctx;
+    private final DatagramProxy proxy;
+    private final ConnectionHandler handler;
+    private final PayloadSource source;
+    private final Callbacks callbacks = new Callbacks();
+    private final int streamId;
+    private final int sessionId;
+    private final int initialTermId;
+    private final int activeTermId;
+    private final int termOffset;
+    private final int termLength;
+    private final int positionBitsToShift;
+    private final int destination;
+    private final int pathsPerPlane;
+    private final int pathCount;
+    private final TrafficClass trafficClass;
+    private final long connEpoch;
+    private final int isn;
+    private final int askedWindow;
+    private final int lossRules;
+    private final long startPosition;
+    private final SendTracker tracker;
+    private final PathTable paths;
+    private final PathSelector selector;
+    private final RttEstimator rtt;
+    private final Pacer pacer = new Pacer();
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    private final long[] sackWords = new long[WireProtocol.MAX_SACK_WORDS];
+    private final SenderCounters counters;
+
+    private DelayCongestionControl congestion;
+    private ConnectionState state = ConnectionState.SETUP;
+    private int window;
+    private int mtu;
+    private int maxPayload;
+    private boolean windowMode;
+    private boolean creditMode;
+    private long grantLimit;
+    private long grantRateBytesPerSecond;
+    private long senderPosition;
+    private long sentBytes;
+    private long ackedPosition;
+    private long nowNs;
+    private long frameAdvance;
+
+    private long setupDeadlineNs;
+    private long setupBackoffNs;
+    private long lastHeardNs;
+    private long lastSendNs;
+    private long statusDeadlineNs;
+    private long lastProgressNs;
+    private long rtoBaseNs;
+    private int rtoBackoff;
+    private boolean tlpArmed;
+    private int tlpProbeSeq;
+    private long tlpProbeSendNs = NEVER;
+    private long creditBlockedSinceNs = NEVER;
+    private long lastCreditRequestNs = NEVER;
+    private long closeRequestedNs = NEVER;
+    private int closeTransmissions;
+    private long closeDeadlineNs;
+    private long closeBackoffNs;
+    private long outlierCheckNs;
+    private long lastBaseRttProbeNs;
+    private int probeSeq;
+    private int statusPathCursor;
+    private int controlAttempts;
+    private int setupErrorCode;
+
+    SenderConnection(
+        final TransportEngine engine,
+        final int localId,
+        final SenderSettings settings,
+        final PayloadSource source,
+        final int pathsPerPlane,
+        final CountersManager countersManager,
+        final long nowNs)
+    {
+        super(localId, settings.planeCount());
+        this.engine = engine;
+        this.ctx = engine.context();
+        this.proxy = engine.proxy();
+        this.handler = ctx.connectionHandler();
+        this.source = source;
+        this.streamId = settings.streamId();
+        this.sessionId = settings.sessionId();
+        this.initialTermId = settings.initialTermId();
+        this.activeTermId = settings.activeTermId();
+        this.termOffset = settings.termOffset();
+        this.termLength = settings.termLength();
+        this.positionBitsToShift = Integer.numberOfTrailingZeros(termLength);
+        this.destination = settings.destination();
+        this.trafficClass = settings.trafficClass();
+        this.pathsPerPlane = pathsPerPlane;
+        this.pathCount = planeCount * pathsPerPlane;
+        this.connEpoch = ctx.random().nextLong();
+        this.isn = ctx.random().nextInt();
+        this.askedWindow = ctx.mprPsns();
+        this.lossRules = LossDetection.parse(ctx.lossDetection());
+        this.startPosition = settings.startPosition();
+        this.senderPosition = startPosition;
+        this.ackedPosition = startPosition;
+
+        this.counters = new SenderCounters(countersManager,
+            DatapathCounters.connectionContext(localId, streamId, sessionId), pathCount, pathsPerPlane);
+        this.tracker = new SendTracker(askedWindow, pathCount, callbacks);
+        this.tracker.reset(isn);
+        this.paths = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(
+            ctx.pathEviction(),
+            ctx.maxEvictFraction(),
+            ctx.lossWindowSrtts(),
+            ctx.probesBeforeEviction(),
+            ctx.probeIntervalMinNs(),
+            ctx.reprobeMinNs(),
+            ctx.reprobeMaxNs(),
+            ctx.readmissionProbeAcks(),
+            ctx.rttOutlierFactor(),
+            ctx.planeDownFraction()), callbacks);
+        this.selector = new PathSelector(paths, ctx.repsRingCapacity(), ctx.random());
+        this.rtt = new RttEstimator(
+            ctx.baseRttHintNs() > 0 ? ctx.baseRttHintNs() : ctx.initialRttNs(), ctx.baseRttWindowNs());
+
+        for (int p = 0; p < pathCount; p++)
+        {
+            counters.pathState[p].setRelease(PathTable.ACTIVE);
+        }
+        counters.pathsActive.setRelease(pathCount);
+        counters.state.setRelease(ConnectionState.SETUP.value());
+
+        this.nowNs = nowNs;
+        this.setupBackoffNs = ctx.setupRetryMinNs();
+        this.setupDeadlineNs = nowNs;
+    }
+
+    /**
+     * Id this end chose for the connection (the srcConnId of what it sends).
+     *
+     * @return the local connection id.
+     */
+    public int localConnectionId()
+    {
+        return localId;
+    }
+
+    /**
+     * Id the receiver chose (0 until established).
+     *
+     * @return the peer connection id.
+     */
+    public int peerConnectionId()
+    {
+        return peerId;
+    }
+
+    /**
+     * Connection state.
+     *
+     * @return SETUP (SETUP_SENT), ESTABLISHED, CLOSING, CLOSED or FAILED.
+     */
+    public ConnectionState state()
+    {
+        return state;
+    }
+
+    /**
+     * Code of the last ERROR that answered this incarnation's SETUP (the connection keeps retrying SETUP).
+     *
+     * @return a {@code WireErrorCode} value, or 0 when none arrived.
+     */
+    public int setupErrorCode()
+    {
+        return setupErrorCode;
+    }
+
+    /**
+     * Why the connection ended, once CLOSED or FAILED.
+     *
+     * @return a {@link TerminationCause}, or -1 while it lives.
+     */
+    public int terminationCause()
+    {
+        return terminationCause;
+    }
+
+    /**
+     * Stream id of the publication.
+     *
+     * @return the id.
+     */
+    public int streamId()
+    {
+        return streamId;
+    }
+
+    /**
+     * Session id of the publication.
+     *
+     * @return the id.
+     */
+    public int sessionId()
+    {
+        return sessionId;
+    }
+
+    /**
+     * Random nonce of this incarnation.
+     *
+     * @return the connEpoch sent in SETUP.
+     */
+    public long connectionEpoch()
+    {
+        return connEpoch;
+    }
+
+    /**
+     * Stream position the receiver acknowledged: every byte before it was received and placed.
+     *
+     * @return the position.
+     */
+    public long acknowledgedPosition()
+    {
+        return ackedPosition;
+    }
+
+    /**
+     * Stream position of the next new byte to send.
+     *
+     * @return the position.
+     */
+    public long senderPosition()
+    {
+        return senderPosition;
+    }
+
+    /**
+     * Number of planes.
+     *
+     * @return the plane count.
+     */
+    public int planeCount()
+    {
+        return planeCount;
+    }
+
+    /**
+     * Number of paths (planes x entropy values).
+     *
+     * @return the path count.
+     */
+    public int pathCount()
+    {
+        return pathCount;
+    }
+
+    /**
+     * Health state of a path.
+     *
+     * @param path a path index.
+     * @return {@link PathTable#ACTIVE}, {@link PathTable#SUSPECT} or {@link PathTable#EVICTED}.
+     */
+    public int pathState(final int path)
+    {
+        return paths.state(path);
+    }
+
+    /**
+     * Number of ACTIVE paths.
+     *
+     * @return the count.
+     */
+    public int activePaths()
+    {
+        return paths.activeCount();
+    }
+
+    /**
+     * Is a plane reported DOWN?
+     *
+     * @param plane a plane index.
+     * @return true when at least the plane-down fraction of its paths is EVICTED or its socket fails.
+     */
+    public boolean isPlaneDown(final int plane)
+    {
+        return paths.isPlaneDown(plane);
+    }
+
+    /**
+     * Retransmissions sent for a reason.
+     *
+     * @param reason a {@link LossReason} code.
+     * @return the count.
+     */
+    public long retransmits(final int reason)
+    {
+        return counters.retransmits[reason].get();
+    }
+
+    /**
+     * Retransmissions sent for any reason.
+     *
+     * @return the count.
+     */
+    public long retransmits()
+    {
+        return counters.retransmitsTotal.get();
+    }
+
+    /**
+     * Losses charged to a path.
+     *
+     * @param path a path index.
+     * @return the count.
+     */
+    public long lossesCharged(final int path)
+    {
+        return counters.pathLosses[path].get();
+    }
+
+    /**
+     * DATA packets sent, retransmissions included.
+     *
+     * @return the count.
+     */
+    public long dataPacketsSent()
+    {
+        return counters.dataPackets.get();
+    }
+
+    /**
+     * Smoothed RTT.
+     *
+     * @return nanoseconds.
+     */
+    public long srttNs()
+    {
+        return rtt.srttNs();
+    }
+
+    /**
+     * Base RTT.
+     *
+     * @return nanoseconds.
+     */
+    public long baseRttNs()
+    {
+        return rtt.baseRttNs();
+    }
+
+    /**
+     * Congestion window.
+     *
+     * @return bytes, or 0 before establishment.
+     */
+    public long congestionWindow()
+    {
+        return null == congestion ? 0 : congestion.window();
+    }
+
+    /**
+     * Receiver grant limit in force.
+     *
+     * @return cumulative payload bytes the sender may send.
+     */
+    public long grantLimit()
+    {
+        return grantLimit;
+    }
+
+    /**
+     * Payload bytes of first transmissions sent so far (what credit limits).
+     *
+     * @return the byte count.
+     */
+    public long sentBytes()
+    {
+        return sentBytes;
+    }
+
+    /**
+     * Bytes in flight.
+     *
+     * @return sent, not acknowledged, not declared lost.
+     */
+    public long inflightBytes()
+    {
+        return tracker.inflightBytes();
+    }
+
+    /**
+     * Negotiated tracking window.
+     *
+     * @return PSNs, 0 before establishment.
+     */
+    public int trackingWindow()
+    {
+        return window;
+    }
+
+    /**
+     * Negotiated largest datagram.
+     *
+     * @return bytes, 0 before establishment.
+     */
+    public int mtu()
+    {
+        return mtu;
+    }
+
+    /**
+     * Are receiver credits in force?
+     *
+     * @return true when both ends asked for them.
+     */
+    public boolean isCreditMode()
+    {
+        return creditMode;
+    }
+
+    /**
+     * Ask for a graceful close: once everything sent is acknowledged and the source has nothing more (or after the
+     * linger timeout), the connection sends CLOSE with its final PSN and position. A connection still in SETUP_SENT
+     * closes at once.
+     */
+    public void requestClose()
+    {
+        if (ConnectionState.SETUP == state)
+        {
+            terminate(ConnectionState.CLOSED, TerminationCause.NORMAL);
+        }
+        else if (NEVER == closeRequestedNs && ConnectionState.ESTABLISHED == state)
+        {
+            closeRequestedNs = engine.nanoTime();
+        }
+    }
+
+    boolean acceptsSource(final int srcConnId, final int templateId)
+    {
+        return ConnectionState.SETUP == state || srcConnId == peerId;
+    }
+
+    boolean acceptsTemplate(final int templateId)
+    {
+        switch (templateId)
+        {
+            case AckDecoder.TEMPLATE_ID:
+            case NackDecoder.TEMPLATE_ID:
+            case CreditDecoder.TEMPLATE_ID:
+            case ProbeAckDecoder.TEMPLATE_ID:
+            case SetupAckDecoder.TEMPLATE_ID:
+            case CloseAckDecoder.TEMPLATE_ID:
+            case StatusDecoder.TEMPLATE_ID:
+            case ErrorDecoder.TEMPLATE_ID:
+                return true;
+
+            default:
+                return false;
+        }
+    }
+
+    void onDatagram(final int templateId, final WireDatagramReader reader, final int plane, final long nowNs)
+    {
+        this.nowNs = nowNs;
+        if (ConnectionState.SETUP == state)
+        {
+            if (SetupAckDecoder.TEMPLATE_ID == templateId)
+            {
+                onSetupAck(reader.setupAck(), reader.transportHeader());
+            }
+            else if (ErrorDecoder.TEMPLATE_ID == templateId && Serial.psn(reader.transportHeader().psn()) == isn)
+            {
+                setupErrorCode = reader.error().codeRaw();
+            }
+            else
+            {
+                engine.drop(DropReason.STATE);
+            }
+            return;
+        }
+
+        onHeard();
+        switch (templateId)
+        {
+            case AckDecoder.TEMPLATE_ID:
+                onAck(reader.ack(), reader.transportHeader());
+                break;
+
+            case NackDecoder.TEMPLATE_ID:
+                onNack(reader.nack(), reader.transportHeader());
+                break;
+
+            case ProbeAckDecoder.TEMPLATE_ID:
+                onProbeAck(reader.probeAck(), reader.transportHeader());
+                break;
+
+            case CreditDecoder.TEMPLATE_ID:
+                onCredit(reader.credit());
+                break;
+
+            case SetupAckDecoder.TEMPLATE_ID:
+                onSetupAck(reader.setupAck(), reader.transportHeader());
+                break;
+
+            case CloseAckDecoder.TEMPLATE_ID:
+                onCloseAck();
+                break;
+
+            case ErrorDecoder.TEMPLATE_ID:
+                onError(reader.error());
+                break;
+
+            default:
+                break;
+        }
+    }
+
+    int onTimers(final long nowNs)
+    {
+        this.nowNs = nowNs;
+        if (ConnectionState.SETUP == state)
+        {
+            if (nowNs >= setupDeadlineNs)
+            {
+                sendSetup();
+                setupDeadlineNs = nowNs + setupBackoffNs;
+                setupBackoffNs = Math.min(setupBackoffNs << 1, ctx.setupRetryMaxNs());
+                return 1;
+            }
+            return 0;
+        }
+
+        if (isTerminated())
+        {
+            return 0;
+        }
+
+        if (nowNs - lastHeardNs >= ctx.connectionTimeoutNs())
+        {
+            fail(TerminationCause.TIMEOUT);
+            return 1;
+        }
+
+        int work = onLossTimers();
+        if (isTerminated())
+        {
+            return work;
+        }
+        work += paths.processTimers(nowNs, rtt.srttNs());
+        work += onPeriodicTimers();
+        work += onCloseTimers();
+
+        return work;
+    }
+
+    long nextDeadlineNs(final long nowNs)
+    {
+        if (ConnectionState.SETUP == state)
+        {
+            return setupDeadlineNs;
+        }
+        if (isTerminated())
+        {
+            return Long.MAX_VALUE;
+        }
+
+        long deadline = Math.min(lastHeardNs + ctx.connectionTimeoutNs(), statusDeadlineNs);
+        deadline = Math.min(deadline, lastSendNs + ctx.keepaliveIntervalNs());
+        deadline = Math.min(deadline, paths.nextDeadlineNs());
+        deadline = Math.min(deadline, rtoDeadlineNs());
+        deadline = Math.min(deadline, tlpDeadlineNs());
+        deadline = Math.min(deadline, tracker.nextDeferredNs());
+        if (isOutlierCheckEnabled())
+        {
+            deadline = Math.min(deadline, outlierCheckNs);
+        }
+        if (NEVER != creditBlockedSinceNs)
+        {
+            deadline = Math.min(deadline, creditRequestDeadlineNs());
+        }
+        if (ConnectionState.CLOSING == state)
+        {
+            deadline = Math.min(deadline, closeDeadlineNs);
+        }
+        else if (NEVER != closeRequestedNs)
+        {
+            deadline = Math.min(deadline, closeRequestedNs + ctx.lingerTimeoutNs());
+        }
+        if (!pacer.isReady(nowNs) && source.availablePosition() > senderPosition)
+        {
+            deadline = Math.min(deadline, pacer.nextSendNs());
+        }
+
+        return deadline;
+    }
+
+    /**
+     * Send retransmissions, then new DATA, within the gates, at most {@code sendBurst} packets.
+     */
+    int sendData(final long nowNs)
+    {
+        if (ConnectionState.ESTABLISHED != state && ConnectionState.CLOSING != state)
+        {
+            return 0;
+        }
+
+        this.nowNs = nowNs;
+        int sent = 0;
+        final int burst = ctx.sendBurst();
+        while (sent < burst && !isTerminated())
+        {
+            if (tracker.hasRetransmit(nowNs))
+            {
+                if (!congestionAllows(tracker.length(tracker.nextRetransmitPsn())) || !retransmitOne())
+                {
+                    break;
+                }
+            }
+            else if (ConnectionState.CLOSING == state || !sendNewOne())
+            {
+                break;
+            }
+            sent++;
+        }
+
+        if (sent > 0)
+        {
+            counters.inflight.setRelease(tracker.inflightBytes());
+        }
+
+        return sent;
+    }
+
+    void release()
+    {
+        counters.close();
+    }
+
+    private boolean congestionAllows(final int length)
+    {
+        final long inflight = tracker.inflightBytes();
+        return !windowMode || 0 == inflight || inflight + length <= congestion.window();
+    }
+
+    private boolean sendNewOne()
+    {
+        if (tracker.outstanding() >= window || !pacer.isReady(nowNs) || source.availablePosition() <= senderPosition)
+        {
+            return false;
+        }
+
+        int maxLength = maxPayload;
+        if (creditMode)
+        {
+            final long room = grantLimit - sentBytes;
+            if (room < Math.min(maxPayload, source.availablePosition() - senderPosition))
+            {
+                if (NEVER == creditBlockedSinceNs)
+                {
+                    creditBlockedSinceNs = nowNs;
+                }
+                if (room < FRAME_ALIGNMENT)
+                {
+                    return false;
+                }
+            }
+            maxLength = (int)Math.min(maxLength, room);
+        }
+
+        final long position = senderPosition;
+        final int length = source.frames(position, maxLength, view);
+        if (0 == length || !congestionAllows(length))
+        {
+            return false;
+        }
+        creditBlockedSinceNs = NEVER;
+
+        final int path = selector.selectNew(nowNs);
+        if (PathSelector.NO_PATH == path)
+        {
+            return false;
+        }
+
+        final int dataFlags = scanFrames(length);
+        final long advance = frameAdvance;
+        final int pathSeq = paths.takePathSeq(path);
+        final boolean wasIdle = 0 == tracker.inflightPackets();
+        final long backlog = Math.max(0, source.availablePosition() - (position + advance));
+        final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, nowNs);
+        senderPosition = position + advance;
+        sentBytes += length;
+
+        final int flags = 0 == backlog || isAckStarved(backlog) ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
+        transmit(psn, position, flags, path, pathSeq, length, backlog);
+        pacer.onSend(length, nowNs);
+        if (wasIdle)
+        {
+            lastProgressNs = nowNs;
+            tlpArmed = true;
+        }
+
+        return true;
+    }
+
+    /**
+     * True when the send just made leaves data waiting that the window, the PSN window or the credit will not let out
+     * before an acknowledgement, and fewer packets are in flight than the receiver's ACK count (ackEveryPackets,
+     * section 8.2): no further arrival would make the receiver answer, so it would wait for its delayed-ACK timer and
+     * the connection would idle for delayedAck per round trip. It would also make a lone packet's answer later than
+     * RTO_low. The DATA then carries ackRequest so that the receiver answers at once.
+     */
+    private boolean isAckStarved(final long backlog)
+    {
+        if (tracker.inflightPackets() >= ctx.ackEveryPackets())
+        {
+            return false;
+        }
+
+        final long next = Math.min(maxPayload, backlog);
+        return tracker.outstanding() >= window ||
+            (windowMode && tracker.inflightBytes() + next > congestion.window()) ||
+            (creditMode && grantLimit - sentBytes < next);
+    }
+
+    private boolean retransmitOne()
+    {
+        final SendTracker tracker = this.tracker;
+        final int psn = tracker.nextRetransmitPsn();
+        if (tracker.transmissions(psn) >= ctx.maxRetransmits() &&
+            nowNs - tracker.firstSendTimeNs(psn) >= ctx.giveUpMinNs())
+        {
+            giveUp(psn);
+            return false;
+        }
+
+        final int length = tracker.length(psn);
+        final long position = tracker.position(psn);
+        final int termId = initialTermId + (int)(position >>> positionBitsToShift);
+        final int offset = (int)(position & (termLength - 1));
+        if (!source.retransmitFrames(termId, offset, length, view))
+        {
+            fail(TerminationCause.SOURCE_UNAVAILABLE);
+            return false;
+        }
+
+        final int previousPath = tracker.path(psn);
+        final int path = selector.selectRetransmit(previousPath, nowNs - 4 * rtt.srttNs(), nowNs);
+        if (PathSelector.NO_PATH == path)
+        {
+            return false;
+        }
+
+        final int reason = tracker.lossReason(psn);
+        final int pathSeq = paths.takePathSeq(path);
+        tracker.recordRetransmit(psn, path, pathSeq, nowNs);
+        transmit(psn, position, tracker.dataFlags(psn) | TransportFlag.RETX, path, pathSeq, length,
+            tracker.backlogBytes(psn));
+
+        counters.retransmitsTotal.incrementRelease();
+        counters.retransmits[reason].incrementRelease();
+        counters.pathRetransmits[path].incrementRelease();
+
+        return true;
+    }
+
+    private void transmit(
+        final int psn,
+        final long position,
+        final int flags,
+        final int path,
+        final int pathSeq,
+        final int length,
+        final long backlog)
+    {
+        final int plane = path / pathsPerPlane;
+        final DataEncoder data = proxy.data();
+        DatagramProxy.header(data.header(), flags, plane, trafficClass, path, pathSeq, peerId, localId, psn,
+            (int)nowNs);
+        data.streamId(streamId)
+            .sessionId(sessionId)
+            .termId(initialTermId + (int)(position >>> positionBitsToShift))
+            .termOffset((int)(position & (termLength - 1)))
+            .backlogBytes(backlog)
+            .ackEveryHint((short)0)
+            .reserved1((short)0)
+            .reserved2(0);
+
+        final int result = proxy.sendData(destination, plane, path % pathsPerPlane, view, length);
+        paths.onLocalSendResult(plane, PacketTransport.SEND_ERROR == result);
+        lastSendNs = nowNs;
+        counters.dataPackets.incrementRelease();
+        counters.dataBytes.getAndAddRelease(length);
+        counters.pathPackets[path].incrementRelease();
+    }
+
+    /**
+     * Walk the frames of the run in {@link #view}: compute the stream advance (a PAD frame advances by its full
+     * length) into {@link #frameAdvance} and return the DATA flags the frames imply.
+     */
+    private int scanFrames(final int length)
+    {
+        final UnsafeBuffer view = this.view;
+        int flags = 0;
+        long advance = 0;
+        int offset = 0;
+        while (offset < length)
+        {
+            final int frameLength = view.getInt(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, ByteOrder.LITTLE_ENDIAN);
+            final int type = view.getShort(offset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+            if (FrameDescriptor.TYPE_PAD == type)
+            {
+                advance += frameLength;
+                break;
+            }
+
+            final int frameFlags = view.getByte(offset + FrameDescriptor.FLAGS_OFFSET) & 0xFF;
+            if (0 != (frameFlags & FrameDescriptor.BEGIN_FLAG))
+            {
+                flags |= TransportFlag.FIRST_OF_MESSAGE;
+            }
+            if (0 != (frameFlags & FrameDescriptor.END_FLAG))
+            {
+                flags |= TransportFlag.LAST_OF_MESSAGE;
+            }
+            if (0 != (frameFlags & FrameDescriptor.EOS_FLAG))
+            {
+                flags |= TransportFlag.FIN;
+            }
+            final int aligned = FrameDescriptor.alignedLength(frameLength);
+            advance += aligned;
+            offset += aligned;
+        }
+        frameAdvance = advance;
+
+        return flags;
+    }
+
+    private void onAck(final AckDecoder ack, final TransportHeaderDecoder header)
+    {
+        final int cumAck = Serial.psn(header.psn());
+        final int sackBase = Serial.psn(ack.sackBasePsn());
+        final int echoPath = header.pathId();
+        if (Serial.isBefore(tracker.nextPsn(), cumAck) || echoPath >= pathCount)
+        {
+            engine.drop(DropReason.PROTOCOL_VIOLATION);
+            return;
+        }
+
+        final AckDecoder.SackWordsDecoder group = ack.sackWords();
+        final int wordCount = group.count();
+        for (int i = 0; i < wordCount; i++)
+        {
+            sackWords[i] = group.next().bits();
+        }
+        if (0 != (sackBase & 63) || tracker.hasSackBeyondNext(sackBase, sackWords, wordCount))
+        {
+            engine.drop(DropReason.BAD_SACK);
+            return;
+        }
+
+        counters.acks.incrementRelease();
+        updateGrant(ack.grantLimit());
+
+        final int oldCum = tracker.cumulativeAckPsn();
+        final long minRtt = rtt.baseRttNs();
+        long newlyAcked = 0;
+        if (Serial.isBefore(oldCum, cumAck))
+        {
+            newlyAcked += tracker.onCumulativeAck(cumAck, nowNs, minRtt);
+        }
+        newlyAcked += tracker.onSack(sackBase, sackWords, wordCount, nowNs, minRtt);
+
+        // An ACK older than the cumulative acknowledgement that acknowledges nothing new is a late or replayed
+        // copy: its echo describes an old transmission, so it yields neither an RTT sample nor path feedback.
+        final boolean stale = 0 == newlyAcked && Serial.isBefore(cumAck, oldCum);
+        final int flags = header.flags().getRaw();
+        final long sample = stale ? -1 : rttSample(header.tsNs(), ack.serviceTimeNs());
+        if (sample >= 0)
+        {
+            rtt.onSample(sample, nowNs);
+            paths.onRttSample(echoPath, sample);
+            counters.pathSrttNs[echoPath].setRelease(paths.srttNs(echoPath));
+            counters.srttNs.setRelease(rtt.srttNs());
+        }
+
+        if (0 != (lossRules & LossDetection.PATH_SEQ) && wordCount > 0)
+        {
+            tracker.detectPathSeqGap(echoPath, header.pathSeq(), ctx.pathSeqTolerance(), sackBase, wordCount);
+        }
+        if (0 != (lossRules & LossDetection.OUT_OF_ORDER))
+        {
+            tracker.detectOutOfOrder(dupThresh());
+        }
+        if (0 != (lossRules & LossDetection.RACK))
+        {
+            tracker.detectRack(reorderWindowNs());
+        }
+
+        if (!stale)
+        {
+            onEchoFeedback(echoPath, header.pathSeq(), sample, flags);
+        }
+        onAcknowledged(newlyAcked, sample, ack.rcvCwndPenalty(), 0 != (flags & TransportFlag.OVERFLOW));
+    }
+
+    private void onEchoFeedback(final int echoPath, final int echoPathSeq, final long sample, final int flags)
+    {
+        final boolean congested = 0 != (flags & TransportFlag.OVERFLOW) ||
+            (sample >= 0 && sample >= congestion.targetNs(rtt.baseRttNs()));
+
+        final boolean good = 0 == (flags & TransportFlag.RETX) && !congested;
+        paths.onEcho(echoPath, echoPathSeq, good, nowNs);
+        if (congested)
+        {
+            paths.markCongested(echoPath, nowNs + rtt.srttNs());
+        }
+        else if (good && paths.isActive(echoPath))
+        {
+            selector.recycle(echoPath);
+        }
+    }
+
+    private void onAcknowledged(final long newlyAcked, final long sample, final int penalty, final boolean overflow)
+    {
+        final long srtt = rtt.srttNs();
+        congestion.onAck(newlyAcked, sample, rtt.baseRttNs(), srtt, nowNs);
+        congestion.onPenalty(newlyAcked, penalty);
+        if (overflow)
+        {
+            congestion.onOverflow(srtt, nowNs);
+        }
+        updatePacing();
+        counters.cwnd.setRelease(congestion.window());
+        counters.inflight.setRelease(tracker.inflightBytes());
+
+        if (newlyAcked > 0)
+        {
+            lastProgressNs = nowNs;
+            rtoBackoff = 0;
+            tlpArmed = true;
+        }
+
+        final int cum = tracker.cumulativeAckPsn();
+        final long position = cum == tracker.nextPsn() ? senderPosition : tracker.position(cum);
+        if (position > ackedPosition)
+        {
+            ackedPosition = position;
+            counters.ackedPosition.setRelease(position);
+            handler.onSenderAcknowledged(this, position);
+        }
+
+        if (NEVER != closeRequestedNs && ConnectionState.ESTABLISHED == state && isDrained())
+        {
+            beginClosing();
+        }
+    }
+
+    private void onNack(final NackDecoder nack, final TransportHeaderDecoder header)
+    {
+        counters.nacks.incrementRelease();
+        final int reason = nack.reasonRaw();
+        if (NackReason.NO_CONNECTION.value() == reason)
+        {
+            fail(TerminationCause.NO_CONNECTION);
+            return;
+        }
+        if (NackReason.EPOCH_MISMATCH.value() == reason)
+        {
+            fail(TerminationCause.EPOCH_MISMATCH);
+            return;
+        }
+        if (NackReason.FATAL.value() == reason)
+        {
+            fail(TerminationCause.FATAL);
+            return;
+        }
+
+        updateGrant(nack.grantLimit());
+        final int cumAck = Serial.psn(nack.cumulativeAckPsn());
+        long newlyAcked = 0;
+        if (Serial.isBefore(tracker.cumulativeAckPsn(), cumAck) && !Serial.isBefore(tracker.nextPsn(), cumAck))
+        {
+            newlyAcked = tracker.onCumulativeAck(cumAck, nowNs, rtt.baseRttNs());
+        }
+
+        final int echoPath = header.pathId();
+        if (echoPath < pathCount)
+        {
+            paths.onEcho(echoPath, header.pathSeq(), false, nowNs);
+        }
+
+        final int psn = Serial.psn(header.psn());
+        final long retryAfterNs = nack.retryAfterUs() * 1000L;
+        if (NackReason.INFERRED_LOSS.value() == reason)
+        {
+            if (0 != (lossRules & LossDetection.NACK) && tracker.isTracked(psn) &&
+                (1 == tracker.transmissions(psn) || nowNs - tracker.lastSendTimeNs(psn) >= rtt.srttNs()))
+            {
+                tracker.onNack(psn, LossReason.NACK, nowNs, false, nowNs);
+            }
+        }
+        else if (NackReason.RX_OVERFLOW.value() == reason)
+        {
+            tracker.onNack(psn, LossReason.REFUSED, nowNs + retryAfterNs, true, nowNs);
+            congestion.onOverflow(rtt.srttNs(), nowNs);
+            if (echoPath < pathCount)
+            {
+                paths.markCongested(echoPath, nowNs + rtt.srttNs());
+            }
+        }
+        else if (NackReason.NOT_READY.value() == reason)
+        {
+            tracker.onNack(psn, LossReason.REFUSED, nowNs + retryAfterNs, true, nowNs);
+        }
+        else
+        {
+            tracker.onNack(psn, LossReason.REFUSED, nowNs, false, nowNs);
+        }
+
+        onAcknowledged(newlyAcked, -1, 0, false);
+    }
+
+    private void onProbeAck(final ProbeAckDecoder probeAck, final TransportHeaderDecoder header)
+    {
+        final int echoPath = header.pathId();
+        final int cumAck = Serial.psn(header.psn());
+        if (echoPath >= pathCount || Serial.isBefore(tracker.nextPsn(), cumAck))
+        {
+            engine.drop(DropReason.PROTOCOL_VIOLATION);
+            return;
+        }
+
+        updateGrant(probeAck.grantLimit());
+        long newlyAcked = 0;
+        if (Serial.isBefore(tracker.cumulativeAckPsn(), cumAck))
+        {
+            newlyAcked = tracker.onCumulativeAck(cumAck, nowNs, rtt.baseRttNs());
+        }
+
+        final int kind = probeAck.kindRaw();
+        final int seq = (int)probeAck.probeSeq();
+        final int age = probeSeq - seq;
+        final long sample = age >= 0 && age < RECENT_PROBES ? rttSample(header.tsNs(), probeAck.serviceTimeNs()) : -1;
+        if (sample >= 0)
+        {
+            rtt.onSample(sample, nowNs);
+            paths.onRttSample(echoPath, sample);
+            counters.srttNs.setRelease(rtt.srttNs());
+        }
+
+        if (ProbeKind.PATH.value() == kind)
+        {
+            paths.onProbeAck(echoPath, seq, nowNs);
+        }
+        else
+        {
+            paths.onEcho(echoPath, header.pathSeq(), false, nowNs);
+            if (ProbeKind.TAIL_LOSS.value() == kind && seq == tlpProbeSeq && NEVER != tlpProbeSendNs &&
+                0 != (lossRules & LossDetection.TAIL_LOSS_PROBE))
+            {
+                tracker.detectTailLoss(tlpProbeSendNs, reorderWindowNs());
+                tlpProbeSendNs = NEVER;
+            }
+        }
+
+        onAcknowledged(newlyAcked, -1, 0, false);
+    }
+
+    private void onCredit(final CreditDecoder credit)
+    {
+        updateGrant(credit.grantLimit());
+        grantRateBytesPerSecond = credit.grantRateMbps() * 125_000L;
+        updatePacing();
+    }
+
+    private void onSetupAck(final SetupAckDecoder setupAck, final TransportHeaderDecoder header)
+    {
+        if (ConnectionState.SETUP != state)
+        {
+            return;
+        }
+
+        final long granted = setupAck.mprPsns();
+        final int peerMtu = setupAck.mtu();
+        final CongestionModesDecoder modes = setupAck.congestionModes();
+        if (setupAck.connEpoch() != connEpoch || Serial.psn(header.psn()) != isn || 0 == header.srcConnId() ||
+            setupAck.streamId() != streamId || setupAck.sessionId() != sessionId ||
+            granted < 64 || granted > askedWindow || !BitUtil.isPowerOfTwo((int)granted) ||
+            peerMtu < 128 || peerMtu > ctx.mtu() || modes.ecn() || modes.senderWindow() != ctx.senderWindow() ||
+            (modes.receiverCredit() && !ctx.receiverCredit()))
+        {
+            engine.drop(DropReason.PROTOCOL_VIOLATION);
+            return;
+        }
+
+        peerId = (int)header.srcConnId();
+        window = (int)granted;
+        mtu = peerMtu;
+        maxPayload = (mtu - DatagramProxy.DATA_HEADER_LENGTH) & ~(FRAME_ALIGNMENT - 1);
+        windowMode = modes.senderWindow();
+        creditMode = modes.receiverCredit();
+        grantLimit = setupAck.initialGrantLimit();
+        congestion = new DelayCongestionControl(
+            mtu,
+            initialWindow(setupAck.linkRateMbps()),
+            (long)window * mtu,
+            ctx.ccAdditiveIncrease(),
+            ctx.ccBeta(),
+            ctx.ccMaxMdf(),
+            ctx.ccSlackNs());
+
+        state = ConnectionState.ESTABLISHED;
+        counters.state.setRelease(state.value());
+        counters.cwnd.setRelease(congestion.window());
+        counters.grantLimit.setRelease(grantLimit);
+        lastHeardNs = nowNs;
+        lastSendNs = nowNs;
+        lastProgressNs = nowNs;
+        lastBaseRttProbeNs = nowNs;
+        statusDeadlineNs = nowNs + ctx.statusIntervalNs();
+        outlierCheckNs = nowNs + outlierIntervalNs();
+        updatePacing();
+        handler.onSenderEstablished(this);
+    }
+
+    private long initialWindow(final long receiverLinkRateMbps)
+    {
+        final long senderRate = ctx.linkRateMbps();
+        final long linkRateMbps = 0 == senderRate ? receiverLinkRateMbps :
+            0 == receiverLinkRateMbps ? senderRate : Math.min(senderRate, receiverLinkRateMbps);
+        final long hint = ctx.baseRttHintNs();
+        if (0 == hint || 0 == linkRateMbps)
+        {
+            return 10L * mtu;
+        }
+
+        final long bdp = hint * linkRateMbps / 8_000;
+        return Math.max(mtu, Math.min(bdp, ctx.initialCreditBytes() > 0 ? ctx.initialCreditBytes() : bdp));
+    }
+
+    private void onCloseAck()
+    {
+        if (ConnectionState.CLOSING == state)
+        {
+            terminate(ConnectionState.CLOSED, TerminationCause.NORMAL);
+        }
+        else
+        {
+            engine.drop(DropReason.STATE);
+        }
+    }
+
+    private void onError(final ErrorDecoder error)
+    {
+        terminate(ConnectionState.FAILED, TerminationCause.ERROR_RECEIVED);
+    }
+
+    private void onHeard()
+    {
+        lastHeardNs = nowNs;
+    }
+
+    private void updateGrant(final long limit)
+    {
+        if (creditMode && limit > grantLimit)
+        {
+            grantLimit = limit;
+            counters.grantLimit.setRelease(limit);
+        }
+    }
+
+    private void updatePacing()
+    {
+        final long window = congestion.window();
+        final long windowRate = (long)(ctx.pacingGain() * window * 1e9 / Math.max(1, rtt.srttNs()));
+        long rate = windowMode && window < 4L * mtu ? windowRate : 0;
+        if (creditMode && grantRateBytesPerSecond > 0)
+        {
+            rate = windowMode ? Math.min(grantRateBytesPerSecond, windowRate) : grantRateBytesPerSecond;
+        }
+        pacer.rate(rate);
+    }
+
+    private long rttSample(final long tsEcho, final long serviceTimeNs)
+    {
+        final long elapsed = ((int)nowNs - (int)tsEcho) & 0xFFFF_FFFFL;
+        final long sample = elapsed - serviceTimeNs;
+        return sample > 0 ? sample : -1;
+    }
+
+    private int dupThresh()
+    {
+        return Math.max(ctx.dupThreshMin(), 3 * paths.activeCount());
+    }
+
+    private long reorderWindowNs()
+    {
+        return Math.max(ctx.reorderWindowMinNs(), rtt.srttNs() >> 2);
+    }
+
+    private long rtoNs()
+    {
+        // RTO_low of section 12.1 is max(4 x baseRtt, 100 us). baseRtt is the fastest path's minimum, so a lone
+        // packet on a slower or skewed path (planes differ by up to tens of microseconds) can legitimately take
+        // longer than 4 x baseRtt; and a packet without ackRequest may be answered only when the receiver's
+        // delayed-ACK timer expires, which the RTT samples exclude (they subtract the service time). Either would
+        // be retransmitted spuriously. The low RTO is therefore also bounded below by srtt + 4 x rttvar +
+        // delayedAck (the local delayedAck standing for the peer's, which the wire does not carry), as RFC 9002's
+        // probe timeout adds max_ack_delay. MR-LOSS-2 permits it: the RTO must not be below RTO_low, nor above 1 s.
+        final long base = rtt.baseRttNs();
+        final long variance = rtt.srttNs() + 4 * rtt.rttVarNs();
+        final long rto = tracker.inflightPackets() <= 3 ?
+            Math.max(Math.max(4 * base, variance + ctx.delayedAckNs()), ctx.rtoLowMinNs()) :
+            Math.max(Math.max(variance, 8 * base), ctx.rtoHighMinNs());
+
+        return Math.min(rto << Math.min(rtoBackoff, 20), ctx.rtoMaxNs());
+    }
+
+    private long rtoDeadlineNs()
+    {
+        if (0 == tracker.inflightPackets())
+        {
+            return Long.MAX_VALUE;
+        }
+
+        return Math.max(Math.max(tracker.oldestSendTimeNs(), lastProgressNs), rtoBaseNs) + rtoNs();
+    }
+
+    private long tlpDeadlineNs()
+    {
+        if (!tlpArmed || 0 == tracker.inflightPackets() || 0 == (lossRules & LossDetection.TAIL_LOSS_PROBE))
+        {
+            return Long.MAX_VALUE;
+        }
+
+        return lastProgressNs + Math.max(2 * rtt.srttNs(), ctx.tailLossProbeMinNs());
+    }
+
+    private long creditRequestDeadlineNs()
+    {
+        final long interval = Math.max(2 * rtt.srttNs(), ctx.creditRequestMinNs());
+        return Math.max(creditBlockedSinceNs, lastCreditRequestNs) + interval;
+    }
+
+    private long outlierIntervalNs()
+    {
+        return 10 * Math.max(rtt.srttNs(), ctx.probeIntervalMinNs());
+    }
+
+    private boolean isOutlierCheckEnabled()
+    {
+        return ctx.pathEviction() && pathCount >= 3;
+    }
+
+    private boolean isDrained()
+    {
+        return 0 == tracker.outstanding() && source.availablePosition() <= senderPosition;
+    }
+
+    private int onLossTimers()
+    {
+        int work = 0;
+        if (nowNs >= tlpDeadlineNs())
+        {
+            tlpArmed = false;
+            final int path = selector.selectForControl();
+            if (PathSelector.NO_PATH != path)
+            {
+                tlpProbeSendNs = nowNs;
+                tlpProbeSeq = sendProbe(path, ProbeKind.TAIL_LOSS, TransportFlag.ACK_REQUEST);
+                rtoBaseNs = nowNs;
+                work++;
+            }
+        }
+
+        if (nowNs >= rtoDeadlineNs())
+        {
+            tracker.detectTimeout(nowNs, rtoNs());
+            rtoBackoff++;
+            rtoBaseNs = nowNs;
+            work++;
+        }
+
+        return work;
+    }
+
+    private int onPeriodicTimers()
+    {
+        int work = 0;
+        if (isOutlierCheckEnabled() && nowNs >= outlierCheckNs)
+        {
+            work += paths.checkRttOutliers(nowNs);
+            outlierCheckNs = nowNs + outlierIntervalNs();
+        }
+
+        if (nowNs - lastSendNs >= ctx.keepaliveIntervalNs())
+        {
+            final int path = selector.selectForControl();
+            if (PathSelector.NO_PATH != path)
+            {
+                final boolean baseRtt = nowNs - lastBaseRttProbeNs >= ctx.baseRttWindowNs() >> 1;
+                sendProbe(path, baseRtt ? ProbeKind.BASE_RTT : ProbeKind.KEEPALIVE, 0);
+                if (baseRtt)
+                {
+                    lastBaseRttProbeNs = nowNs;
+                }
+                work++;
+            }
+        }
+
+        if (nowNs >= statusDeadlineNs)
+        {
+            sendStatus();
+            statusDeadlineNs = nowNs + ctx.statusIntervalNs();
+            work++;
+        }
+
+        if (NEVER != creditBlockedSinceNs && nowNs >= creditRequestDeadlineNs())
+        {
+            if (creditMode && source.availablePosition() > senderPosition)
+            {
+                sendCreditRequest();
+                work++;
+            }
+            else
+            {
+                creditBlockedSinceNs = NEVER;
+            }
+        }
+
+        return work;
+    }
+
+    private int onCloseTimers()
+    {
+        if (ConnectionState.ESTABLISHED == state && NEVER != closeRequestedNs &&
+            (isDrained() || nowNs - closeRequestedNs >= ctx.lingerTimeoutNs()))
+        {
+            beginClosing();
+            return 1;
+        }
+
+        if (ConnectionState.CLOSING == state && nowNs >= closeDeadlineNs)
+        {
+            if (closeTransmissions > ctx.closeRetries())
+            {
+                terminate(ConnectionState.CLOSED, TerminationCause.CLOSE_UNANSWERED);
+                return 1;
+            }
+            sendClose();
+            closeBackoffNs = Math.min(closeBackoffNs << 1, ctx.rtoMaxNs());
+            closeDeadlineNs = nowNs + closeBackoffNs;
+            return 1;
+        }
+
+        return 0;
+    }
+
+    private void beginClosing()
+    {
+        state = ConnectionState.CLOSING;
+        counters.state.setRelease(state.value());
+        closeTransmissions = 0;
+        closeBackoffNs = Math.max(rtoNs(), ctx.closeRetryMinNs());
+        sendClose();
+        closeDeadlineNs = nowNs + closeBackoffNs;
+    }
+
+    private void sendSetup()
+    {
+        final int replyPort = engine.localPort();
+        final int entropy = controlAttempts++ % pathsPerPlane;
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            final SetupEncoder setup = proxy.setup();
+            DatagramProxy.header(setup.header(), 0, plane, TrafficClass.CONTROL, 0, 0, 0, localId, isn, (int)nowNs);
+            setup.streamId(streamId)
+                .sessionId(sessionId)
+                .initialTermId(initialTermId)
+                .activeTermId(activeTermId)
+                .termOffset(termOffset)
+                .termLength(termLength)
+                .connEpoch(connEpoch)
+                .mtu(ctx.mtu())
+                .pathCount(pathCount)
+                .planeCount((short)planeCount);
+            setup.congestionModes().clear().senderWindow(ctx.senderWindow()).receiverCredit(ctx.receiverCredit());
+            setup.replyPort(replyPort)
+                .mprPsns(askedWindow)
+                .initialCreditBytes(ctx.initialCreditBytes())
+                .baseRttHintNs(ctx.baseRttHintNs())
+                .linkRateMbps(ctx.linkRateMbps());
+            proxy.send(destination, plane, entropy, DatagramProxy.length(setup));
+        }
+    }
+
+    private void sendClose()
+    {
+        closeTransmissions++;
+        final int entropy = controlAttempts++ % pathsPerPlane;
+        final boolean anyUp = anyPlaneUp();
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            if (anyUp && paths.isPlaneDown(plane))
+            {
+                continue;
+            }
+            final CloseEncoder close = proxy.close();
+            DatagramProxy.header(close.header(), TransportFlag.FIN, plane, TrafficClass.CONTROL, 0, 0, peerId,
+                localId, tracker.nextPsn(), (int)nowNs);
+            close.finalPosition(senderPosition).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+            proxy.send(destination, plane, entropy, DatagramProxy.length(close));
+        }
+        lastSendNs = nowNs;
+    }
+
+    private int sendProbe(final int path, final ProbeKind kind, final int flags)
+    {
+        final int seq = ++probeSeq;
+        final int plane = path / pathsPerPlane;
+        final int pathSeq = paths.takePathSeq(path);
+        final ProbeEncoder probe = proxy.probe();
+        DatagramProxy.header(probe.header(), flags, plane, TrafficClass.CONTROL, path, pathSeq, peerId, localId,
+            tracker.nextPsn(), (int)nowNs);
+        probe.probeSeq(seq & 0xFFFF_FFFFL).kind(kind).reserved1((short)0).reserved2(0);
+        paths.onLocalSendResult(plane, PacketTransport.SEND_ERROR ==
+            proxy.send(destination, plane, path % pathsPerPlane, DatagramProxy.length(probe)));
+        lastSendNs = nowNs;
+        counters.probes.incrementRelease();
+        counters.pathProbes[path].incrementRelease();
+
+        return seq;
+    }
+
+    private void sendCreditRequest()
+    {
+        final int path = Math.max(0, selector.selectForControl());
+        final int plane = path / pathsPerPlane;
+        final CreditRequestEncoder request = proxy.creditRequest();
+        DatagramProxy.header(request.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
+            tracker.nextPsn(), (int)nowNs);
+        final long backlog = source.availablePosition() - senderPosition;
+        final long target = Math.min(0xFFFF_FFFFL, Math.max(
+            (long)maxPayload, null == congestion ? maxPayload : congestion.window()));
+        request.backlogBytes(Math.max(0, backlog)).creditTargetBytes(target).reserved1(0);
+        proxy.send(destination, plane, path % pathsPerPlane, DatagramProxy.length(request));
+        lastCreditRequestNs = nowNs;
+        counters.creditRequests.incrementRelease();
+    }
+
+    private void sendStatus()
+    {
+        final int first = statusPathCursor;
+        final int perMessage = Math.min(WireProtocol.MAX_STATUS_PATHS, (mtu - 64) / STATUS_ENTRY_LENGTH);
+        final int count = Math.min(perMessage, pathCount - first);
+        final int path = Math.max(0, selector.selectForControl());
+        final int plane = path / pathsPerPlane;
+        final StatusEncoder status = proxy.status();
+        DatagramProxy.header(status.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
+            tracker.nextPsn(), (int)nowNs);
+        status.highestReceivedPsn(0)
+            .duplicatePackets(0)
+            .receivedBytes(0)
+            .maxReorderDistance(0)
+            .firstPathIndex(first)
+            .state(state)
+            .reserved1((short)0)
+            .reserved2(0);
+        final StatusEncoder.PathsEncoder entries = status.pathsCount(count);
+        for (int i = 0; i < count; i++)
+        {
+            final int entry = first + i;
+            final long packets = Math.max(1, counters.pathPackets[entry].get());
+            final long lossPpm = Math.min(1_000_000L, counters.pathLosses[entry].get() * 1_000_000L / packets);
+            entries.next()
+                .pathId(entry)
+                .planeId((short)(entry / pathsPerPlane))
+                .state(PathState.get((short)paths.state(entry)))
+                .srttUs(Math.min(0xFFFF_FFFFL, paths.srttNs(entry) / 1000))
+                .lossPpm(lossPpm)
+                .reserved1(0);
+        }
+        statusPathCursor = first + count >= pathCount ? 0 : first + count;
+        proxy.send(destination, plane, path % pathsPerPlane, DatagramProxy.length(status));
+    }
+
+    private void fail(final int cause)
+    {
+        terminate(ConnectionState.FAILED, cause);
+    }
+
+    private void giveUp(final int psn)
+    {
+        final boolean anyUp = anyPlaneUp();
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            if (anyUp && paths.isPlaneDown(plane))
+            {
+                continue;
+            }
+            final ErrorEncoder error = proxy.error();
+            DatagramProxy.header(error.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId, psn,
+                (int)nowNs);
+            error.code(WireErrorCode.RETRANSMIT_LIMIT).reserved1(0).detail(Serial.wire(psn))
+                .putMessage(RETRANSMIT_LIMIT_TEXT, 0, RETRANSMIT_LIMIT_TEXT.capacity());
+            proxy.send(destination, plane, controlAttempts++ % pathsPerPlane, DatagramProxy.length(error));
+        }
+        terminate(ConnectionState.FAILED, TerminationCause.RETRANSMIT_LIMIT);
+    }
+
+    private boolean anyPlaneUp()
+    {
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            if (!paths.isPlaneDown(plane))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void terminate(final ConnectionState finalState, final int cause)
+    {
+        if (isTerminated())
+        {
+            return;
+        }
+
+        state = finalState;
+        terminationCause = cause;
+        counters.state.setRelease(finalState.value());
+        engine.onTerminated(this);
+    }
+
+    private final class Callbacks implements SendTrackerHandler, PathHealthHandler
+    {
+        public void onPacketLost(final int psn, final int path, final int reason, final long sendTimeNs)
+        {
+            if (!LossReason.isChargedToPath(reason))
+            {
+                return;
+            }
+
+            counters.pathLosses[path].incrementRelease();
+            final int result = paths.onLoss(path, sendTimeNs, LossReason.TIMEOUT == reason, rtt.srttNs(), nowNs);
+            if (PathTable.LOSS_CONGESTION == result)
+            {
+                counters.congestionLosses.incrementRelease();
+                if (null != congestion)
+                {
+                    congestion.onCongestionLoss(rtt.srttNs(), nowNs);
+                }
+            }
+        }
+
+        public int sendPathProbe(final int path)
+        {
+            return sendProbe(path, ProbeKind.PATH, TransportFlag.ACK_REQUEST);
+        }
+
+        public void onPathStateChange(final int path, final int oldState, final int newState)
+        {
+            counters.pathState[path].setRelease(newState);
+            counters.pathStateChanges[path].incrementRelease();
+            counters.pathsActive.setRelease(paths.activeCount());
+            int down = 0;
+            for (int plane = 0; plane < planeCount; plane++)
+            {
+                if (paths.isPlaneDown(plane))
+                {
+                    down++;
+                }
+            }
+            counters.planesDown.setRelease(down);
+        }
+    }
+}

@@ -1,0 +1,299 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.WireProtocol;
+import io.metaroce.codec.wire.TrafficClass;
+import org.agrona.BitUtil;
+
+/**
+ * What a sender connection carries and where: the publication's stream identity and log geometry, the position it
+ * starts from, the transport destination of the receiver, and the traffic class of its DATA. Validated by
+ * {@link TransportEngine#connect(SenderSettings, PayloadSource)}; the engine copies what it needs, so an instance can
+ * be reused.
+ */
+public final class SenderSettings
+{
+    private int streamId;
+    private int sessionId;
+    private int initialTermId;
+    private int activeTermId;
+    private int termOffset;
+    private int termLength = WireProtocol.MIN_TERM_LENGTH;
+    private int destination = -1;
+    private int planeCount = 1;
+    private int pathsPerPlane;
+    private TrafficClass trafficClass = TrafficClass.BULK;
+
+    /**
+     * Stream id of the publication.
+     *
+     * @param streamId the id.
+     * @return this for a fluent API.
+     */
+    public SenderSettings streamId(final int streamId)
+    {
+        this.streamId = streamId;
+        return this;
+    }
+
+    /**
+     * Stream id of the publication.
+     *
+     * @return the id.
+     */
+    public int streamId()
+    {
+        return streamId;
+    }
+
+    /**
+     * Session id of the publication.
+     *
+     * @param sessionId the id.
+     * @return this for a fluent API.
+     */
+    public SenderSettings sessionId(final int sessionId)
+    {
+        this.sessionId = sessionId;
+        return this;
+    }
+
+    /**
+     * Session id of the publication.
+     *
+     * @return the id.
+     */
+    public int sessionId()
+    {
+        return sessionId;
+    }
+
+    /**
+     * Initial term id of the publication's log.
+     *
+     * @param initialTermId the id.
+     * @return this for a fluent API.
+     */
+    public SenderSettings initialTermId(final int initialTermId)
+    {
+        this.initialTermId = initialTermId;
+        return this;
+    }
+
+    /**
+     * Initial term id of the publication's log.
+     *
+     * @return the id.
+     */
+    public int initialTermId()
+    {
+        return initialTermId;
+    }
+
+    /**
+     * Term of the first byte the connection sends.
+     *
+     * @param activeTermId the term id.
+     * @return this for a fluent API.
+     */
+    public SenderSettings activeTermId(final int activeTermId)
+    {
+        this.activeTermId = activeTermId;
+        return this;
+    }
+
+    /**
+     * Term of the first byte the connection sends.
+     *
+     * @return the term id.
+     */
+    public int activeTermId()
+    {
+        return activeTermId;
+    }
+
+    /**
+     * Offset in the active term of the first byte the connection sends, a multiple of 32.
+     *
+     * @param termOffset the offset.
+     * @return this for a fluent API.
+     */
+    public SenderSettings termOffset(final int termOffset)
+    {
+        this.termOffset = termOffset;
+        return this;
+    }
+
+    /**
+     * Offset in the active term of the first byte the connection sends.
+     *
+     * @return the offset.
+     */
+    public int termOffset()
+    {
+        return termOffset;
+    }
+
+    /**
+     * Term length of the publication's log, a power of two in [64 KiB, 1 GiB].
+     *
+     * @param termLength the length.
+     * @return this for a fluent API.
+     */
+    public SenderSettings termLength(final int termLength)
+    {
+        this.termLength = termLength;
+        return this;
+    }
+
+    /**
+     * Term length of the publication's log.
+     *
+     * @return the length.
+     */
+    public int termLength()
+    {
+        return termLength;
+    }
+
+    /**
+     * Transport destination id of the receiver (registered with the transport beforehand).
+     *
+     * @param destination the id.
+     * @return this for a fluent API.
+     */
+    public SenderSettings destination(final int destination)
+    {
+        this.destination = destination;
+        return this;
+    }
+
+    /**
+     * Transport destination id of the receiver.
+     *
+     * @return the id.
+     */
+    public int destination()
+    {
+        return destination;
+    }
+
+    /**
+     * Planes the connection uses: planes 0 to planeCount - 1 of the transport.
+     *
+     * @param planeCount 1 to the transport's plane count.
+     * @return this for a fluent API.
+     */
+    public SenderSettings planeCount(final int planeCount)
+    {
+        this.planeCount = planeCount;
+        return this;
+    }
+
+    /**
+     * Planes the connection uses.
+     *
+     * @return the count.
+     */
+    public int planeCount()
+    {
+        return planeCount;
+    }
+
+    /**
+     * Entropy values per plane, 0 for the engine's default (capped by the transport's entropy count).
+     *
+     * @param pathsPerPlane the count.
+     * @return this for a fluent API.
+     */
+    public SenderSettings pathsPerPlane(final int pathsPerPlane)
+    {
+        this.pathsPerPlane = pathsPerPlane;
+        return this;
+    }
+
+    /**
+     * Entropy values per plane, 0 for the engine's default.
+     *
+     * @return the count.
+     */
+    public int pathsPerPlane()
+    {
+        return pathsPerPlane;
+    }
+
+    /**
+     * Traffic class of the connection's DATA: BULK or LOW_LATENCY.
+     *
+     * @param trafficClass the class.
+     * @return this for a fluent API.
+     */
+    public SenderSettings trafficClass(final TrafficClass trafficClass)
+    {
+        this.trafficClass = trafficClass;
+        return this;
+    }
+
+    /**
+     * Traffic class of the connection's DATA.
+     *
+     * @return the class.
+     */
+    public TrafficClass trafficClass()
+    {
+        return trafficClass;
+    }
+
+    /**
+     * Stream position of the first byte the connection sends.
+     *
+     * @return {@code (activeTermId - initialTermId) x termLength + termOffset}.
+     */
+    public long startPosition()
+    {
+        return ((long)(activeTermId - initialTermId) * termLength) + termOffset;
+    }
+
+    void validate(final int transportPlanes)
+    {
+        if (termLength < WireProtocol.MIN_TERM_LENGTH || termLength > WireProtocol.MAX_TERM_LENGTH ||
+            !BitUtil.isPowerOfTwo(termLength))
+        {
+            throw new IllegalArgumentException("termLength must be a power of two in [64 KiB, 1 GiB]: " + termLength);
+        }
+        if (termOffset < 0 || termOffset >= termLength || 0 != (termOffset & 31))
+        {
+            throw new IllegalArgumentException("termOffset must be a multiple of 32 below termLength: " + termOffset);
+        }
+        if (activeTermId - initialTermId < 0)
+        {
+            throw new IllegalArgumentException("activeTermId must not be before initialTermId");
+        }
+        if (planeCount < 1 || planeCount > transportPlanes)
+        {
+            throw new IllegalArgumentException("planeCount must be in [1, " + transportPlanes + "]: " + planeCount);
+        }
+        if (pathsPerPlane < 0 || destination < 0)
+        {
+            throw new IllegalArgumentException("pathsPerPlane must be >= 0 and destination set");
+        }
+        if (TrafficClass.BULK != trafficClass && TrafficClass.LOW_LATENCY != trafficClass)
+        {
+            throw new IllegalArgumentException("trafficClass of DATA must be BULK or LOW_LATENCY: " + trafficClass);
+        }
+    }
+}

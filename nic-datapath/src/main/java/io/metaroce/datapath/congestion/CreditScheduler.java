@@ -1,0 +1,312 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.congestion;
+
+import java.util.Arrays;
+
+/**
+ * Receiver-driven credit for all senders of one receiver (the engine's receiving side): each sender may send new
+ * payload bytes up to its cumulative grant limit, and the scheduler extends the limits so that the senders share the
+ * receiver's budget fairly and the last hop is not overrun (the RCCC / Homa / EQDS idea).
+ * <ul>
+ *     <li><b>Budget</b>: a byte rate R (0 = no rate limit); grants are issued at R x (1 + overcommit), paced by a
+ *     token bucket that holds at most two quanta.</li>
+ *     <li><b>Fairness</b>: quanta (64 KiB by default) go round robin to the senders with backlog, whole quanta only,
+ *     so that credit freed by one sender's arrivals goes to the next sender in turn.</li>
+ *     <li><b>Bounded outstanding credit</b>: granted-but-unreceived bytes stay within {@code windowBytes} in total and
+ *     within {@code max(2 x quantum, windowBytes / activeSenders)} per sender, so the bytes in flight towards the
+ *     receiver, and therefore its queue, are bounded whatever the fan-in. Two quanta per sender let a sender whose
+ *     unused remainder is smaller than its next frame (it may not split a frame) receive the next quantum.</li>
+ *     <li><b>Buffer</b>: a grant never exceeds what the sender's image can hold (received bytes plus headroom), and a
+ *     client above the high watermark is frozen: it gets no grant until it drains.</li>
+ * </ul>
+ * Grants are monotonic. Client ids are small integers reused after {@link #remove(int)}. Single-threaded; allocates
+ * only when {@link #add(long)} grows the tables.
+ */
+public final class CreditScheduler
+{
+    private static final double NANOS_PER_SECOND = 1e9;
+
+    private final long rateBytesPerSecond;
+    private final double grantRate;
+    private final int quantum;
+    private final long windowBytes;
+
+    private long[] grantLimit = new long[8];
+    private long[] receivedBytes = new long[8];
+    private long[] backlogBytes = new long[8];
+    private long[] headroomBytes = new long[8];
+    private boolean[] frozen = new boolean[8];
+    private boolean[] inUse = new boolean[8];
+    private int clientLimit;
+    private int cursor;
+    private double tokens;
+    private long lastRefillNs = Long.MIN_VALUE;
+    private int activeSenders;
+
+    /**
+     * Build a scheduler.
+     *
+     * @param rateBytesPerSecond budget R, 0 for no rate limit.
+     * @param overcommit         grants are issued at R x (1 + overcommit) (0.25 by default).
+     * @param quantum            bytes per grant (64 KiB by default).
+     * @param windowBytes        most granted-but-unreceived bytes over all senders.
+     */
+    public CreditScheduler(
+        final long rateBytesPerSecond, final double overcommit, final int quantum, final long windowBytes)
+    {
+        if (rateBytesPerSecond < 0 || overcommit < 0 || quantum <= 0 || windowBytes < quantum)
+        {
+            throw new IllegalArgumentException("invalid credit parameters: need rate >= 0, overcommit >= 0, " +
+                "quantum > 0, window >= quantum");
+        }
+        this.rateBytesPerSecond = rateBytesPerSecond;
+        this.grantRate = rateBytesPerSecond * (1.0 + overcommit);
+        this.quantum = quantum;
+        this.windowBytes = windowBytes;
+    }
+
+    /**
+     * Admit a sender and give it its initial grant: what it asked for, at most a quantum, within the credit not yet
+     * outstanding. The
+     * request also stands for the sender's demand until its first DATA reports its backlog, so a sender admitted
+     * while others hold the credit takes part in the next round of grants instead of waiting for a CREDIT_REQUEST.
+     *
+     * @param requestedBytes the SETUP's initialCreditBytes.
+     * @return the client id.
+     */
+    public int add(final long requestedBytes)
+    {
+        int id = 0;
+        while (id < clientLimit && inUse[id])
+        {
+            id++;
+        }
+        if (id == grantLimit.length)
+        {
+            final int length = id << 1;
+            grantLimit = Arrays.copyOf(grantLimit, length);
+            receivedBytes = Arrays.copyOf(receivedBytes, length);
+            backlogBytes = Arrays.copyOf(backlogBytes, length);
+            headroomBytes = Arrays.copyOf(headroomBytes, length);
+            frozen = Arrays.copyOf(frozen, length);
+            inUse = Arrays.copyOf(inUse, length);
+        }
+        clientLimit = Math.max(clientLimit, id + 1);
+
+        inUse[id] = true;
+        receivedBytes[id] = 0;
+        backlogBytes[id] = Math.max(0, requestedBytes);
+        headroomBytes[id] = Long.MAX_VALUE;
+        frozen[id] = false;
+        grantLimit[id] = Math.max(0, Math.min(Math.min(requestedBytes, quantum), windowBytes - outstandingTotal()));
+
+        return id;
+    }
+
+    /**
+     * Forget a sender.
+     *
+     * @param client its id.
+     */
+    public void remove(final int client)
+    {
+        inUse[client] = false;
+        backlogBytes[client] = 0;
+    }
+
+    /**
+     * A sender told its backlog (DATA backlogBytes or CREDIT_REQUEST).
+     *
+     * @param client       its id.
+     * @param backlogBytes bytes waiting at the sender.
+     */
+    public void onDemand(final int client, final long backlogBytes)
+    {
+        this.backlogBytes[client] = Math.max(0, backlogBytes);
+    }
+
+    /**
+     * The receiving side's view of a sender's progress and buffer.
+     *
+     * @param client        its id.
+     * @param receivedBytes unique payload bytes received from it.
+     * @param headroomBytes how much more its image can hold.
+     * @param aboveWatermark true while its image is above the high watermark (grants freeze).
+     */
+    public void onProgress(
+        final int client, final long receivedBytes, final long headroomBytes, final boolean aboveWatermark)
+    {
+        this.receivedBytes[client] = receivedBytes;
+        this.headroomBytes[client] = Math.max(0, headroomBytes);
+        this.frozen[client] = aboveWatermark;
+    }
+
+    /**
+     * A sender's cumulative grant limit.
+     *
+     * @param client its id.
+     * @return payload bytes it may have sent in total.
+     */
+    public long grantLimit(final int client)
+    {
+        return grantLimit[client];
+    }
+
+    /**
+     * Senders with backlog at the last {@link #doWork(long, CreditGrantHandler)}.
+     *
+     * @return the fan-in.
+     */
+    public int activeSenders()
+    {
+        return activeSenders;
+    }
+
+    /**
+     * Pacing hint for one sender: the grant rate shared by the senders that can hold credit at once (the active
+     * senders, but no more than {@code windowBytes / quantum} of them, since the window admits that many quanta).
+     *
+     * @return bytes per second, 0 when there is no rate limit.
+     */
+    public long fairShareBytesPerSecond()
+    {
+        final long holders = Math.max(1, Math.min(activeSenders, windowBytes / quantum));
+        return 0 == rateBytesPerSecond ? 0 : (long)(grantRate / holders);
+    }
+
+    /**
+     * Issue the grants the budget allows: one pass over the senders in round-robin order from the sender after the
+     * last one served, each getting at most one grant of {@code min(quantum, backlog, its image's room)} bytes, and
+     * only a whole one: a sender whose grant does not fit the shared credit waits, so that freed credit goes to the
+     * next sender in turn instead of trickling to whoever comes first.
+     *
+     * @param nowNs   current time.
+     * @param handler told of every grant.
+     * @return grants issued.
+     */
+    public int doWork(final long nowNs, final CreditGrantHandler handler)
+    {
+        refill(nowNs);
+
+        int active = 0;
+        long outstanding = 0;
+        for (int c = 0; c < clientLimit; c++)
+        {
+            if (inUse[c] && backlogBytes[c] > 0)
+            {
+                active++;
+                outstanding += Math.max(0, grantLimit[c] - receivedBytes[c]);
+            }
+        }
+        activeSenders = active;
+        if (0 == active)
+        {
+            return 0;
+        }
+
+        final long perClientCap = Math.max(2L * quantum, windowBytes / active);
+        final int start = cursor;
+        int grants = 0;
+        for (int i = 0; i < clientLimit && hasTokens(); i++)
+        {
+            final int c = start + i < clientLimit ? start + i : start + i - clientLimit;
+            if (!inUse[c] || backlogBytes[c] <= 0 || frozen[c])
+            {
+                continue;
+            }
+
+            final long granted = grantLimit[c];
+            final long clientOutstanding = Math.max(0, granted - receivedBytes[c]);
+            final long amount = Math.min(Math.min(quantum, backlogBytes[c]),
+                saturatedAdd(receivedBytes[c], headroomBytes[c]) - granted);
+            if (amount <= 0 || amount > perClientCap - clientOutstanding || amount > windowBytes - outstanding)
+            {
+                continue;
+            }
+
+            grantLimit[c] = granted + amount;
+            outstanding += amount;
+            if (0 != rateBytesPerSecond)
+            {
+                tokens -= amount;
+            }
+            cursor = c + 1 < clientLimit ? c + 1 : 0;
+            handler.onGrant(c, grantLimit[c]);
+            grants++;
+        }
+
+        return grants;
+    }
+
+    /**
+     * When the token bucket next holds a quantum, while senders wait for one. Grants blocked by the outstanding or
+     * buffer limits wait for received data or consumption instead, which are not timed events.
+     *
+     * @return the time, or {@link Long#MAX_VALUE} when nothing waits for tokens.
+     */
+    public long nextDeadlineNs()
+    {
+        if (0 == activeSenders || 0 == rateBytesPerSecond || tokens >= quantum)
+        {
+            return Long.MAX_VALUE;
+        }
+
+        return lastRefillNs + (long)Math.ceil((quantum - tokens) * NANOS_PER_SECOND / grantRate);
+    }
+
+    private boolean hasTokens()
+    {
+        return 0 == rateBytesPerSecond || tokens >= quantum;
+    }
+
+    private void refill(final long nowNs)
+    {
+        if (0 == rateBytesPerSecond)
+        {
+            lastRefillNs = nowNs;
+            return;
+        }
+        if (Long.MIN_VALUE == lastRefillNs)
+        {
+            tokens = quantum;
+        }
+        else if (nowNs > lastRefillNs)
+        {
+            tokens = Math.min(2.0 * quantum, tokens + (nowNs - lastRefillNs) * grantRate / NANOS_PER_SECOND);
+        }
+        lastRefillNs = nowNs;
+    }
+
+    private long outstandingTotal()
+    {
+        long total = 0;
+        for (int c = 0; c < clientLimit; c++)
+        {
+            if (inUse[c])
+            {
+                total += Math.max(0, grantLimit[c] - receivedBytes[c]);
+            }
+        }
+        return total;
+    }
+
+    private static long saturatedAdd(final long a, final long b)
+    {
+        final long sum = a + b;
+        return sum < a ? Long.MAX_VALUE : sum;
+    }
+}

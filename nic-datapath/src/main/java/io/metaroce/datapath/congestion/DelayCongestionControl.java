@@ -1,0 +1,203 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.congestion;
+
+/**
+ * Delay-based congestion window of one connection, shared by all of its paths (the software counterpart of UET's
+ * NSCC without ECN, which Java cannot read on receive).
+ * <ul>
+ *     <li>target = baseRtt + max(slack, baseRtt / 2);</li>
+ *     <li>per acknowledgement with an RTT sample d: below target, additive increase
+ *     {@code cwnd += ai x mtu x bytesAcked / cwnd}; at or above target, at most once per srtt, multiplicative decrease
+ *     {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)};</li>
+ *     <li>receiver overflow (NACK RX_OVERFLOW or the ACK overflow flag): quick adapt, at most once per srtt, to the
+ *     bytes acknowledged during the last srtt;</li>
+ *     <li>the receiver's rcvCwndPenalty p cuts {@code newlyAcked x p / 128};</li>
+ *     <li>a loss treated as congestion (the eviction cap was reached) decreases by maxMdf, at most once per srtt.</li>
+ * </ul>
+ * The window stays within [mtu, maxWindow]. Single-threaded; no allocation.
+ */
+public final class DelayCongestionControl
+{
+    private final int mtu;
+    private final long minWindow;
+    private final long maxWindow;
+    private final double additiveIncrease;
+    private final double beta;
+    private final double maxMdf;
+    private final long slackNs;
+
+    private long window;
+    private long lastDecreaseNs = Long.MIN_VALUE;
+    private long ackedInWindow;
+    private long ackedInPreviousWindow;
+    private long ackWindowStartNs;
+
+    /**
+     * Build a controller.
+     *
+     * @param mtu              largest datagram of the connection.
+     * @param initialWindow    starting window in bytes.
+     * @param maxWindow        largest window in bytes (tracking window x mtu).
+     * @param additiveIncrease ai, in mtu per window of acknowledged bytes (1 by default).
+     * @param beta             decrease gain (0.8 by default).
+     * @param maxMdf           largest multiplicative decrease (0.5 by default).
+     * @param slackNs          fixed part of the target above base RTT (25 us by default).
+     */
+    public DelayCongestionControl(
+        final int mtu,
+        final long initialWindow,
+        final long maxWindow,
+        final double additiveIncrease,
+        final double beta,
+        final double maxMdf,
+        final long slackNs)
+    {
+        if (mtu <= 0 || maxWindow < mtu || beta <= 0 || maxMdf <= 0 || maxMdf >= 1 || additiveIncrease <= 0)
+        {
+            throw new IllegalArgumentException("invalid congestion control parameters");
+        }
+        this.mtu = mtu;
+        this.minWindow = mtu;
+        this.maxWindow = maxWindow;
+        this.additiveIncrease = additiveIncrease;
+        this.beta = beta;
+        this.maxMdf = maxMdf;
+        this.slackNs = slackNs;
+        this.window = clamp(initialWindow);
+    }
+
+    /**
+     * The congestion window.
+     *
+     * @return bytes that may be in flight.
+     */
+    public long window()
+    {
+        return window;
+    }
+
+    /**
+     * Delay target for a base RTT.
+     *
+     * @param baseRttNs the connection's base RTT.
+     * @return baseRtt + max(slack, baseRtt / 2).
+     */
+    public long targetNs(final long baseRttNs)
+    {
+        return baseRttNs + Math.max(slackNs, baseRttNs >> 1);
+    }
+
+    /**
+     * React to an acknowledgement.
+     *
+     * @param bytesAcked payload bytes it newly acknowledged.
+     * @param rttNs      its RTT sample, or a negative value when it had none.
+     * @param baseRttNs  the connection's base RTT.
+     * @param srttNs     the connection's smoothed RTT.
+     * @param nowNs      current time.
+     * @return true when the sample was at or above target (a congestion signal).
+     */
+    public boolean onAck(
+        final long bytesAcked, final long rttNs, final long baseRttNs, final long srttNs, final long nowNs)
+    {
+        if (nowNs - ackWindowStartNs >= srttNs)
+        {
+            ackedInPreviousWindow = ackedInWindow;
+            ackedInWindow = 0;
+            ackWindowStartNs = nowNs;
+        }
+        ackedInWindow += bytesAcked;
+
+        if (rttNs < 0)
+        {
+            return false;
+        }
+
+        final long target = targetNs(baseRttNs);
+        if (rttNs < target)
+        {
+            if (bytesAcked > 0)
+            {
+                window = clamp(window + (long)(additiveIncrease * mtu * bytesAcked / window));
+            }
+            return false;
+        }
+
+        if (canDecrease(nowNs, srttNs))
+        {
+            final double factor = Math.max(1.0 - beta * (rttNs - target) / rttNs, 1.0 - maxMdf);
+            window = clamp((long)(window * factor));
+            lastDecreaseNs = nowNs;
+        }
+
+        return true;
+    }
+
+    /**
+     * Receiver overflow: quick adapt to the bytes acknowledged during the last srtt, at most once per srtt.
+     *
+     * @param srttNs the connection's smoothed RTT.
+     * @param nowNs  current time.
+     */
+    public void onOverflow(final long srttNs, final long nowNs)
+    {
+        if (canDecrease(nowNs, srttNs))
+        {
+            window = clamp(Math.min(window, Math.max(ackedInWindow, ackedInPreviousWindow)));
+            lastDecreaseNs = nowNs;
+        }
+    }
+
+    /**
+     * The receiver's rcvCwndPenalty.
+     *
+     * @param newlyAcked payload bytes the carrying ACK newly acknowledged.
+     * @param penalty    0 to 127.
+     */
+    public void onPenalty(final long newlyAcked, final int penalty)
+    {
+        if (penalty > 0 && newlyAcked > 0)
+        {
+            window = clamp(window - newlyAcked * penalty / 128);
+        }
+    }
+
+    /**
+     * A loss handled as congestion: multiplicative decrease by maxMdf, at most once per srtt.
+     *
+     * @param srttNs the connection's smoothed RTT.
+     * @param nowNs  current time.
+     */
+    public void onCongestionLoss(final long srttNs, final long nowNs)
+    {
+        if (canDecrease(nowNs, srttNs))
+        {
+            window = clamp((long)(window * (1.0 - maxMdf)));
+            lastDecreaseNs = nowNs;
+        }
+    }
+
+    private boolean canDecrease(final long nowNs, final long srttNs)
+    {
+        return Long.MIN_VALUE == lastDecreaseNs || nowNs - lastDecreaseNs >= srttNs;
+    }
+
+    private long clamp(final long value)
+    {
+        return Math.max(minWindow, Math.min(maxWindow, value));
+    }
+}

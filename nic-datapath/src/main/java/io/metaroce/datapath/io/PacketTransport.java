@@ -1,0 +1,177 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.io;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * Datagram I/O of one engine over P planes: one receive socket per plane (all bound to the same
+ * {@link #localPort()}, the port peers reply to) and, per destination, one send socket per (plane, entropy value),
+ * each with its own source port, so that ECMP fabrics hash the entropy values of a plane onto different routes.
+ * <p>
+ * <b>Destinations</b> are small integer ids. A sender's destination (the receiver's address on every plane) is
+ * registered by the owner of the transport, with the implementation's own method, before a connection uses it. A
+ * receiver learns its reply destinations from received datagrams: {@link #newReplyDestination()} creates an empty
+ * one and {@link #learnReplyAddress(int, int, int)}, called while a datagram is being handled, records that datagram's
+ * source host on its plane with the peer's reply port.
+ * <p>
+ * <b>Sending never blocks and never throws</b>: a socket that accepts nothing (a plane whose peer link is down
+ * makes a non-blocking send return 0) yields {@link #BACK_PRESSURED}, a socket error yields {@link #SEND_ERROR}; the
+ * caller counts both and treats the datagram as lost. DATA is sent with a gathering write of header and payload, so
+ * payload bytes are not copied on the way out when the payload buffer wraps a {@link java.nio.ByteBuffer} or a
+ * byte array.
+ * <p>
+ * Not thread safe: one transport per agent thread. Methods other than {@code close} allocate nothing in steady state.
+ */
+public interface PacketTransport extends AutoCloseable
+{
+    /**
+     * The datagram was handed to the network.
+     */
+    int SENT = 1;
+
+    /**
+     * The socket accepted nothing (would block): the datagram is dropped.
+     */
+    int BACK_PRESSURED = 0;
+
+    /**
+     * The socket reported an error: the datagram is dropped.
+     */
+    int SEND_ERROR = -1;
+
+    /**
+     * The destination has no address on that plane (or does not exist): nothing was sent.
+     */
+    int NO_ROUTE = -2;
+
+    /**
+     * Number of planes.
+     *
+     * @return P.
+     */
+    int planeCount();
+
+    /**
+     * Number of send sockets (entropy values) per plane and destination.
+     *
+     * @return E.
+     */
+    int entropyCount();
+
+    /**
+     * Port of the receive sockets, the same on every plane: the replyPort a sender announces in SETUP.
+     *
+     * @return the local port.
+     */
+    int localPort();
+
+    /**
+     * Receive up to {@code limit} datagrams, handing each to the handler.
+     *
+     * @param handler told of each datagram.
+     * @param limit   most datagrams to receive.
+     * @return datagrams received, dropped ones included.
+     */
+    int poll(PacketHandler handler, int limit);
+
+    /**
+     * Send a datagram made of a header and an optional payload.
+     *
+     * @param destination   id of the destination.
+     * @param plane         plane to send on.
+     * @param entropy       entropy value (send socket) within the plane; receivers answering pass 0.
+     * @param header        buffer holding the header.
+     * @param headerOffset  of the header.
+     * @param headerLength  of the header.
+     * @param payload       buffer holding the payload, or null.
+     * @param payloadOffset of the payload.
+     * @param payloadLength of the payload, 0 for none.
+     * @return {@link #SENT}, {@link #BACK_PRESSURED}, {@link #SEND_ERROR} or {@link #NO_ROUTE}.
+     */
+    int send(
+        int destination,
+        int plane,
+        int entropy,
+        DirectBuffer header,
+        int headerOffset,
+        int headerLength,
+        DirectBuffer payload,
+        int payloadOffset,
+        int payloadLength);
+
+    /**
+     * Answer the datagram being handled, from the receive socket of its plane, to its source host: at {@code port},
+     * or at its own source port when {@code port} is 0. Valid only inside {@link PacketHandler#onDatagram}.
+     *
+     * @param port   destination port, or 0 for the datagram's source port.
+     * @param buffer holding the answer.
+     * @param offset of the answer.
+     * @param length of the answer.
+     * @return as {@link #send}.
+     */
+    int sendToSource(int port, DirectBuffer buffer, int offset, int length);
+
+    /**
+     * Create an empty reply destination, to be filled by {@link #learnReplyAddress(int, int, int)}.
+     *
+     * @return its id.
+     */
+    int newReplyDestination();
+
+    /**
+     * Record the source host of the datagram being handled as the address of a reply destination on the plane the
+     * datagram arrived on, at the given port. Valid only inside {@link PacketHandler#onDatagram}.
+     *
+     * @param destination a reply destination.
+     * @param plane       the plane the datagram arrived on.
+     * @param port        the peer's reply port.
+     * @return true when recorded.
+     */
+    boolean learnReplyAddress(int destination, int plane, int port);
+
+    /**
+     * Does the datagram being handled come from the host a destination has on that plane (or is the destination's
+     * address on that plane still unknown)? Valid only inside {@link PacketHandler#onDatagram}.
+     *
+     * @param destination a destination.
+     * @param plane       the plane the datagram arrived on.
+     * @return true when it may come from that destination.
+     */
+    boolean isFromDestination(int destination, int plane);
+
+    /**
+     * Does a destination have an address on a plane?
+     *
+     * @param destination a destination.
+     * @param plane       a plane.
+     * @return true when {@link #send} can reach it there.
+     */
+    boolean hasRoute(int destination, int plane);
+
+    /**
+     * Free a destination and its sockets.
+     *
+     * @param destination the id.
+     */
+    void releaseDestination(int destination);
+
+    /**
+     * Close every socket.
+     */
+    @Override
+    void close();
+}

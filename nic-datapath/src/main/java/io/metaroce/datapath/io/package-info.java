@@ -1,0 +1,25 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+/**
+ * Packet I/O of the engine: the {@link io.metaroce.datapath.io.PacketTransport} contract (receive sockets per plane,
+ * send sockets per plane and entropy value, destinations as small integer ids, sends that never block or throw) and
+ * its implementation over non-blocking UDP channels with gathering writes. The deterministic simulated fabric
+ * implements the same contract in {@code io.metaroce.datapath.sim}.
+ * <p>
+ * Contracts: a transport is used by one thread; the buffer handed to a {@link io.metaroce.datapath.io.PacketHandler}
+ * is valid only during the call; send results are return codes.
+ */
+package io.metaroce.datapath.io;

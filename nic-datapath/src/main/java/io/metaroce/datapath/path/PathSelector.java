@@ -1,0 +1,280 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.path;
+
+import java.util.random.RandomGenerator;
+
+/**
+ * Chooses the path of each DATA packet over the ACTIVE paths of a {@link PathTable}.
+ * <ol>
+ *     <li><b>Recycle good paths</b> (REPS): paths echoed by acknowledgements of first transmissions without a
+ *     congestion signal are pushed into a small ring; a new packet first takes the oldest entry still ACTIVE and not
+ *     skipped.</li>
+ *     <li><b>Spray</b>: otherwise the next ACTIVE, not skipped path of a cycle that visits every path once. Each
+ *     cycle is a fresh random permutation stratified by plane: round r visits every plane (in a random plane order)
+ *     at its r-th entropy value (in a random per-plane order), so planes are used in proportion to their ACTIVE
+ *     paths.</li>
+ *     <li><b>Skip congested paths</b> (STrack): a path marked congested by {@link PathTable#markCongested} is skipped
+ *     until its deadline, unless every ACTIVE path is skipped.</li>
+ * </ol>
+ * A retransmission avoids the path of the previous transmission whenever another ACTIVE path exists, and prefers the
+ * path with the most recent good echo, so repair traffic goes where delivery was last seen to work.
+ * <p>
+ * Single-threaded; no allocation after construction. Randomness comes from the injected generator so that a
+ * simulation replays by seed.
+ */
+public final class PathSelector
+{
+    /**
+     * No ACTIVE path exists.
+     */
+    public static final int NO_PATH = -1;
+
+    private final PathTable paths;
+    private final RandomGenerator random;
+    private final int pathCount;
+    private final int planeCount;
+    private final int pathsPerPlane;
+    private final int[] order;
+    private final int[] planeOrder;
+    private final int[] entropyOrder;
+    private final int[] ring;
+    private final int ringMask;
+    private int ringHead;
+    private int ringCount;
+    private int cursor;
+
+    /**
+     * Build a selector.
+     *
+     * @param paths        the table whose states and skip marks it reads.
+     * @param ringCapacity size of the REPS ring of recycled paths, a power of two (16 by default).
+     * @param random       source of the spraying permutations.
+     */
+    public PathSelector(final PathTable paths, final int ringCapacity, final RandomGenerator random)
+    {
+        if (ringCapacity < 1 || Integer.bitCount(ringCapacity) != 1)
+        {
+            throw new IllegalArgumentException("ringCapacity must be a power of two: " + ringCapacity);
+        }
+
+        this.paths = paths;
+        this.random = random;
+        this.pathCount = paths.pathCount();
+        this.planeCount = paths.planeCount();
+        this.pathsPerPlane = paths.pathsPerPlane();
+        this.order = new int[pathCount];
+        this.planeOrder = new int[planeCount];
+        this.entropyOrder = new int[pathCount];
+        this.ring = new int[ringCapacity];
+        this.ringMask = ringCapacity - 1;
+        for (int i = 0; i < planeCount; i++)
+        {
+            planeOrder[i] = i;
+        }
+        for (int i = 0; i < pathCount; i++)
+        {
+            entropyOrder[i] = i % pathsPerPlane;
+        }
+        reshuffle();
+    }
+
+    /**
+     * Offer a path with good feedback for reuse: the oldest entry is overwritten when the ring is full.
+     *
+     * @param path echoed by an acknowledgement of a first transmission without congestion signal.
+     */
+    public void recycle(final int path)
+    {
+        if (ringCount == ring.length)
+        {
+            ringHead = (ringHead + 1) & ringMask;
+            ringCount--;
+        }
+        ring[(ringHead + ringCount) & ringMask] = path;
+        ringCount++;
+    }
+
+    /**
+     * Entries waiting in the REPS ring.
+     *
+     * @return the count.
+     */
+    public int recycledCount()
+    {
+        return ringCount;
+    }
+
+    /**
+     * Choose the path of a new DATA packet.
+     *
+     * @param nowNs current time, for the congestion skip.
+     * @return a path index, or {@link #NO_PATH} when no path is ACTIVE.
+     */
+    public int selectNew(final long nowNs)
+    {
+        final PathTable paths = this.paths;
+        while (ringCount > 0)
+        {
+            final int path = ring[ringHead];
+            ringHead = (ringHead + 1) & ringMask;
+            ringCount--;
+            if (paths.isActive(path) && !paths.isSkipped(path, nowNs))
+            {
+                return path;
+            }
+        }
+
+        int fallback = NO_PATH;
+        for (int i = 0; i < pathCount; i++)
+        {
+            final int path = order[cursor];
+            if (++cursor == pathCount)
+            {
+                reshuffle();
+            }
+            if (paths.isActive(path))
+            {
+                if (!paths.isSkipped(path, nowNs))
+                {
+                    return path;
+                }
+                if (NO_PATH == fallback)
+                {
+                    fallback = path;
+                }
+            }
+        }
+
+        return fallback;
+    }
+
+    /**
+     * Choose the path of a retransmission, never the previous transmission's path while another ACTIVE path exists:
+     * a recycled path, else the next path in spray order whose last good echo is fresh (not skipped), else the
+     * ACTIVE path with the most recent good echo, else the previous path if it alone is ACTIVE.
+     *
+     * @param previousPath path of the previous transmission.
+     * @param freshSinceNs a good echo at or after this time counts as fresh.
+     * @param nowNs        current time.
+     * @return a path index, or {@link #NO_PATH} when no path is ACTIVE.
+     */
+    public int selectRetransmit(final int previousPath, final long freshSinceNs, final long nowNs)
+    {
+        final PathTable paths = this.paths;
+        while (ringCount > 0)
+        {
+            final int path = ring[ringHead];
+            ringHead = (ringHead + 1) & ringMask;
+            ringCount--;
+            if (path != previousPath && paths.isActive(path) && !paths.isSkipped(path, nowNs))
+            {
+                return path;
+            }
+        }
+
+        int best = NO_PATH;
+        long bestEcho = Long.MIN_VALUE;
+        for (int i = 0; i < pathCount; i++)
+        {
+            final int path = order[cursor];
+            if (++cursor == pathCount)
+            {
+                reshuffle();
+            }
+            if (path != previousPath && paths.isActive(path))
+            {
+                final long echo = paths.lastGoodEchoNs(path);
+                if (echo >= freshSinceNs && !paths.isSkipped(path, nowNs))
+                {
+                    return path;
+                }
+                if (NO_PATH == best || echo > bestEcho)
+                {
+                    best = path;
+                    bestEcho = echo;
+                }
+            }
+        }
+
+        if (NO_PATH == best && paths.isActive(previousPath))
+        {
+            return previousPath;
+        }
+
+        return best;
+    }
+
+    /**
+     * Choose an ACTIVE path for a control PROBE (keepalive, tail-loss, base RTT): the next one in spray order.
+     *
+     * @return a path index, or {@link #NO_PATH} when no path is ACTIVE.
+     */
+    public int selectForControl()
+    {
+        for (int i = 0; i < pathCount; i++)
+        {
+            final int path = order[cursor];
+            if (++cursor == pathCount)
+            {
+                reshuffle();
+            }
+            if (paths.isActive(path))
+            {
+                return path;
+            }
+        }
+
+        return NO_PATH;
+    }
+
+    private void reshuffle()
+    {
+        cursor = 0;
+        final RandomGenerator random = this.random;
+        final int[] planeOrder = this.planeOrder;
+        final int[] entropyOrder = this.entropyOrder;
+        final int planeCount = this.planeCount;
+        final int pathsPerPlane = this.pathsPerPlane;
+
+        shuffle(random, planeOrder, 0, planeCount);
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            shuffle(random, entropyOrder, plane * pathsPerPlane, pathsPerPlane);
+        }
+
+        int i = 0;
+        for (int round = 0; round < pathsPerPlane; round++)
+        {
+            for (int j = 0; j < planeCount; j++)
+            {
+                final int plane = planeOrder[j];
+                order[i++] = plane * pathsPerPlane + entropyOrder[plane * pathsPerPlane + round];
+            }
+        }
+    }
+
+    private static void shuffle(final RandomGenerator random, final int[] values, final int from, final int length)
+    {
+        for (int i = length - 1; i > 0; i--)
+        {
+            final int j = random.nextInt(i + 1);
+            final int t = values[from + i];
+            values[from + i] = values[from + j];
+            values[from + j] = t;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+/**
+ * Paths of a connection: the path table with the path-health state machine (ACTIVE, SUSPECT, EVICTED, probes,
+ * re-admission, the eviction cap and the switch that disables eviction), and the per-packet path selector (recycled
+ * good paths, plane-stratified random spraying, congestion skip, retransmission on a different path).
+ * <p>
+ * Contracts: single-threaded; no allocation after construction; the only randomness is the generator handed to the
+ * selector, so a simulation replays by seed. At most {@code floor(maxEvictFraction x paths)} paths are ever out of
+ * service, so a connection always has an ACTIVE path.
+ */
+package io.metaroce.datapath.path;

@@ -1,0 +1,629 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.wire.AckDecoder;
+import io.metaroce.codec.wire.CloseAckDecoder;
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.CreditDecoder;
+import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.NackDecoder;
+import io.metaroce.codec.wire.NackReason;
+import io.metaroce.codec.wire.ProbeAckDecoder;
+import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.StatusDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
+import io.metaroce.datapath.tracking.Serial;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The receiving side at the wire level: the test plays the sender with hand-built datagrams and checks every answer
+ * against the specification's requirements.
+ */
+class ReceiverProtocolTest
+{
+    private static final long US = 1000;
+    private final WireFixture f = new WireFixture(2, (ctx) -> {});
+
+    private int establish()
+    {
+        f.inject(f.setup((s) -> {}), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sentOfType(f.sent(), SetupAckDecoder.TEMPLATE_ID);
+        assertEquals(1, sent.size());
+        f.read(sent.get(0));
+        return (int)f.reader.transportHeader().srcConnId();
+    }
+
+    private long data(final int id, final int psn, final int flags, final long position)
+    {
+        f.inject(f.data(id, psn, flags, 0, 1, psn - WireFixture.ISN, position, 64), 0);
+        f.work();
+        return position + 96;
+    }
+
+    @Test
+    void shouldAnswerSetupWithNegotiatedSetupAckEchoingTheSetup()
+    {
+        f.inject(f.setup((s) -> s.mprPsns(1 << 20).mtu(9000)), 1);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        assertEquals(1, sent.size());
+        assertEquals(SetupAckDecoder.TEMPLATE_ID, f.read(sent.get(0)));
+        final SetupAckDecoder ack = f.reader.setupAck();
+        // [MR-ID-3] ids, [MR-HDR-8] echo, [MR-SETUP-8/9/10] negotiation.
+        assertEquals(WireFixture.PEER_ID, (int)ack.header().dstConnId());
+        assertNotEquals(0, ack.header().srcConnId());
+        assertEquals(WireFixture.ISN, (int)ack.header().psn());
+        assertEquals(1, ack.header().planeId());
+        assertEquals(0x1000, ack.header().tsNs());
+        assertEquals(WireFixture.EPOCH, ack.connEpoch());
+        assertEquals(1 << 20, ack.mprPsns());
+        assertEquals(1408, ack.mtu());
+        assertTrue(ack.congestionModes().senderWindow());
+        assertTrue(ack.congestionModes().receiverCredit());
+        assertFalse(ack.congestionModes().ecn());
+        // initialGrantLimit: the SETUP's initialCreditBytes, within what the image window can hold.
+        assertEquals(Math.min(131_072, f.imageWindow), ack.initialGrantLimit());
+        assertEquals(40_999, sent.get(0).port());
+        assertEquals(1, f.engine.receiverCount());
+    }
+
+    @Test
+    void shouldAcceptSetupOfNewerVersionAndAnswerAtItsOwnVersion()
+    {
+        final int length = f.setup((s) -> {});
+        // version 2 with a 16-byte longer block and unknown trailing bytes
+        final io.metaroce.codec.wire.MessageHeaderEncoder header = new io.metaroce.codec.wire.MessageHeaderEncoder();
+        header.wrap(f.buffer, 0).version(2).blockLength(io.metaroce.codec.wire.SetupEncoder.BLOCK_LENGTH + 16);
+        f.buffer.setMemory(length, 16, (byte)0x5A);
+        f.inject(length + 16, 0);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        assertEquals(1, sent.size());
+        // [MR-VER-2]
+        assertEquals(SetupAckDecoder.TEMPLATE_ID, f.read(sent.get(0)));
+        assertEquals(1, f.reader.version());
+        assertEquals(1, f.engine.receiverCount());
+    }
+
+    @Test
+    void shouldCopySenderWindowBitAndRefuseCreditWhenNotAsked()
+    {
+        f.inject(f.setup((s) -> s.congestionModes().clear().senderWindow(false).receiverCredit(false)), 0);
+        f.work();
+        f.read(f.sent().get(0));
+        final SetupAckDecoder ack = f.reader.setupAck();
+        assertFalse(ack.congestionModes().senderWindow());
+        assertFalse(ack.congestionModes().receiverCredit());
+        assertEquals(0, ack.initialGrantLimit());
+    }
+
+    @Test
+    void shouldRejectInvalidSetupParametersWithTheFieldIdOfTheFirstFailingCheck()
+    {
+        // [MR-SETUP-4] detail names the first failing check in table order; no state is kept.
+        final Object[][] cases =
+        {
+            { 7, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.termLength(1000) },
+            { 7, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.termLength(1 << 15) },
+            { 6, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.termOffset(33) },
+            { 5, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.activeTermId(4) },
+            { 9, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.mtu(100) },
+            { 11, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.planeCount((short)0) },
+            { 10, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.pathCount(1) },
+            { 10, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.pathCount(2000) },
+            { 14, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.mprPsns(100) },
+            { 7, (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)(s) -> s.termLength(3).mtu(1) },
+        };
+        for (final Object[] c : cases)
+        {
+            @SuppressWarnings("unchecked")
+            final java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder> customize =
+                (java.util.function.Consumer<io.metaroce.codec.wire.SetupEncoder>)c[1];
+            f.advance(TimeUnit.MILLISECONDS.toNanos(2));
+            f.inject(f.setup(customize), 0);
+            f.work();
+            final List<ScriptedTransport.Sent> sent = f.sent();
+            assertEquals(1, sent.size());
+            assertEquals(ErrorDecoder.TEMPLATE_ID, f.read(sent.get(0)));
+            final ErrorDecoder error = f.reader.error();
+            assertEquals(WireErrorCode.INVALID_PARAMETER, error.code());
+            assertEquals((int)c[0], (int)error.detail());
+            // [MR-ERR-1] ids and echo; goes to the SETUP's replyPort; [MR-ERR-7] not longer than the SETUP.
+            assertEquals(WireFixture.PEER_ID, (int)error.header().dstConnId());
+            assertEquals(0, error.header().srcConnId());
+            assertEquals(WireFixture.ISN, (int)error.header().psn());
+            assertEquals(40_999, sent.get(0).port());
+            assertTrue(sent.get(0).length() <= SetupDecoder.BLOCK_LENGTH + 8);
+            assertEquals(0, f.engine.receiverCount());
+        }
+        assertEquals(cases.length, f.engine.drops(DropReason.INVALID_SETUP));
+    }
+
+    @Test
+    void shouldAnswerUnknownStreamWithRateLimitedErrorAndKeepNoState()
+    {
+        f.admit = false;
+        f.inject(f.setup((s) -> {}), 0);
+        f.inject(f.setup((s) -> {}), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        // [MR-SETUP-5] no state, ERROR(UNKNOWN_STREAM); [MR-ERR-5] at most one per nackInterval.
+        assertEquals(1, sent.size());
+        f.read(sent.get(0));
+        assertEquals(WireErrorCode.UNKNOWN_STREAM, f.reader.error().code());
+        assertEquals(2, f.engine.drops(DropReason.UNKNOWN_STREAM));
+        assertEquals(0, f.engine.receiverCount());
+    }
+
+    @Test
+    void shouldDropSetupWithZeroSourceIdAsProtocolViolation()
+    {
+        f.inject(f.setup((s) -> s.header().srcConnId(0)), 0);
+        f.work();
+        // [MR-ID-15]
+        assertTrue(f.sent().isEmpty());
+        assertEquals(1, f.engine.drops(DropReason.PROTOCOL_VIOLATION));
+    }
+
+    @Test
+    void shouldDropSetupArrivingOnPlaneBeyondItsPlaneCount()
+    {
+        f.inject(f.setup((s) -> s.planeCount((short)1)), 1);
+        f.work();
+        // [MR-SETUP-7]
+        assertTrue(f.sent().isEmpty());
+        assertEquals(1, f.engine.drops(DropReason.PLANE_OUT_OF_RANGE));
+    }
+
+    @Test
+    void shouldAnswerDuplicateSetupWithSameSetupAckAndDropSameEpochWithOtherSourceId()
+    {
+        final int id = establish();
+        f.inject(f.setup((s) -> {}), 1);
+        f.work();
+        final List<ScriptedTransport.Sent> again = f.sent();
+        assertEquals(1, again.size());
+        f.read(again.get(0));
+        // [MR-ID-12] same connection, same fields.
+        assertEquals(id, (int)f.reader.setupAck().header().srcConnId());
+        assertEquals(1, f.engine.receiverCount());
+
+        f.inject(f.setup((s) -> s.header().srcConnId(0x7777)), 0);
+        f.work();
+        // [MR-ID-14]
+        assertTrue(f.sent().isEmpty());
+        assertEquals(1, f.engine.drops(DropReason.EPOCH_MISMATCH));
+    }
+
+    @Test
+    void shouldReplaceConnectionWhenSetupHasNewEpoch()
+    {
+        final int oldId = establish();
+        f.inject(f.setup((s) -> s.connEpoch(42).header().srcConnId(0x0505)), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        // [MR-ID-13] the old connection closes (ERROR(STALE_EPOCH) to it), the new one is set up.
+        final List<ScriptedTransport.Sent> errors = f.sentOfType(sent, ErrorDecoder.TEMPLATE_ID);
+        assertEquals(1, errors.size());
+        f.read(errors.get(0));
+        assertEquals(WireErrorCode.STALE_EPOCH, f.reader.error().code());
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(sent, SetupAckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertNotEquals(oldId, (int)f.reader.setupAck().header().srcConnId());
+        assertEquals(TerminationCause.RESTARTED, f.receiverTermination);
+        assertEquals(1, f.engine.receiverCount());
+    }
+
+    @Test
+    void shouldAcknowledgeAfterAckEveryPacketsOrDelayedAckTimer()
+    {
+        final int id = establish();
+        long position = 0;
+        for (int i = 0; i < 7; i++)
+        {
+            position = data(id, WireFixture.ISN + i, 0, position);
+        }
+        assertTrue(f.sent().isEmpty(), "7 in-order packets wait for the 8th or the timer");
+        position = data(id, WireFixture.ISN + 7, 0, position);
+        // [MR-ACK-13] ackEveryPackets = 8.
+        List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertEquals(WireFixture.ISN + 8, (int)f.reader.transportHeader().psn());
+
+        data(id, WireFixture.ISN + 8, 0, position);
+        assertTrue(f.sent().isEmpty());
+        f.advance(49 * US);
+        assertTrue(f.sent().isEmpty());
+        f.advance(1 * US);
+        // [MR-ACK-12] delayedAck = 50 us after the first unacknowledged arrival.
+        acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        final AckDecoder ack = f.reader.ack();
+        assertEquals(WireFixture.ISN + 9, (int)ack.header().psn());
+        // [MR-ACK-4] service time from the trigger's arrival; [MR-ACK-5] unique payload bytes.
+        assertEquals(50 * US, ack.serviceTimeNs());
+        assertEquals(9 * 96, ack.receivedBytes());
+    }
+
+    @Test
+    void shouldAcknowledgeImmediatelyOnAckRequestRetxLastOfMessageAndFin()
+    {
+        final int id = establish();
+        final int[] flags = { TransportFlag.ACK_REQUEST, TransportFlag.RETX, TransportFlag.LAST_OF_MESSAGE,
+            TransportFlag.FIN };
+        long position = 0;
+        for (int i = 0; i < flags.length; i++)
+        {
+            position = data(id, WireFixture.ISN + i, flags[i], position);
+            // [MR-ACK-11]
+            final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+            assertEquals(1, acks.size(), "flag " + flags[i]);
+            f.read(acks.get(0));
+            // [MR-HDR-7] the retx flag is echoed.
+            assertEquals(TransportFlag.RETX == flags[i], f.reader.transportHeader().flags().retx());
+        }
+    }
+
+    @Test
+    void shouldAcknowledgeOutOfOrderArrivalsImmediatelyWithSackWords()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, 0, 0);
+        data(id, WireFixture.ISN + 2, 0, 192);
+        List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        // [MR-ACK-11] an arrival that opens a hole.
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        final AckDecoder ack = f.reader.ack();
+        assertEquals(WireFixture.ISN + 1, (int)ack.header().psn());
+        // [MR-ACK-1], [MR-ACK-14] base floor64(cumAck); [MR-ACK-3] only received PSNs set.
+        final int base = (WireFixture.ISN + 1) & ~63;
+        assertEquals(base, (int)ack.sackBasePsn());
+        final AckDecoder.SackWordsDecoder words = ack.sackWords();
+        assertEquals(2, words.count());
+        final long word = words.next().bits();
+        final int offset = WireFixture.ISN - base;
+        assertEquals(1L, (word >>> offset) & 1);
+        assertEquals(0L, (word >>> (offset + 1)) & 1);
+        assertEquals(1L, (word >>> (offset + 2)) & 1);
+        // echo names the trigger
+        assertEquals(1, ack.header().pathId());
+        assertEquals(2, ack.header().pathSeq());
+
+        data(id, WireFixture.ISN + 1, 0, 96);
+        acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        // [MR-ACK-11] an arrival that fills a hole.
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertEquals(WireFixture.ISN + 3, (int)f.reader.transportHeader().psn());
+    }
+
+    @Test
+    void shouldAnswerDuplicateWithImmediateDuplicateAckAndNotPlaceItAgain()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0);
+        f.sent();
+        final long placements = f.image.placements();
+        data(id, WireFixture.ISN, 0, 0);
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        // [MR-WIN-2]
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertTrue(f.reader.transportHeader().flags().duplicate());
+        assertEquals(placements, f.image.placements());
+        assertEquals(1, f.engine.drops(DropReason.DUPLICATE));
+        assertEquals(1, f.engine.receiver(0).duplicates());
+    }
+
+    @Test
+    void shouldDropOutOfWindowDataWithRateLimitedNack()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN + 4096, 0, 0);
+        data(id, WireFixture.ISN + 4096, 0, 0);
+        final List<ScriptedTransport.Sent> nacks = f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID);
+        // [MR-WIN-1], [MR-NACK-4], [MR-NACK-2] one per PSN per nackInterval.
+        assertEquals(1, nacks.size());
+        f.read(nacks.get(0));
+        assertEquals(NackReason.OUT_OF_WINDOW, f.reader.nack().reason());
+        assertEquals(WireFixture.ISN + 4096, (int)f.reader.transportHeader().psn());
+        assertEquals(0, f.reader.nack().retryAfterUs());
+        assertEquals(2, f.engine.drops(DropReason.OUT_OF_WINDOW));
+    }
+
+    @Test
+    void shouldDropDataOutsideTermAndOutsideImageWindowWithOverflowSignals()
+    {
+        final int id = establish();
+        f.inject(f.data(id, WireFixture.ISN, 0, 0, 0, 0, WireFixture.TERM_LENGTH - 32, 64), 0);
+        f.work();
+        // [MR-FRM-12]
+        assertEquals(1, f.engine.drops(DropReason.DATA_OUTSIDE_TERM));
+
+        f.inject(f.data(id, WireFixture.ISN, 0, 0, 0, 0, WireFixture.TERM_LENGTH / 2, 64), 0);
+        f.work();
+        // [MR-FRM-13] beyond consumer + window (termLength / 2): dropped, NACK(RX_OVERFLOW) [MR-NACK-3].
+        assertEquals(1, f.engine.drops(DropReason.DATA_OUTSIDE_WINDOW));
+        final List<ScriptedTransport.Sent> nacks = f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID);
+        assertEquals(1, nacks.size());
+        f.read(nacks.get(0));
+        assertEquals(NackReason.RX_OVERFLOW, f.reader.nack().reason());
+        assertTrue(f.reader.nack().retryAfterUs() > 0);
+
+        data(id, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0);
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        f.read(acks.get(0));
+        // [MR-NACK-3] the next ACK carries the overflow flag.
+        assertTrue(f.reader.transportHeader().flags().overflow());
+    }
+
+    @Test
+    void shouldDropDataOfAnotherStream()
+    {
+        final int id = establish();
+        final int length = f.data(id, WireFixture.ISN, 0, 0, 0, 0, 0, 64);
+        f.buffer.putInt(8 + 24, 999, java.nio.ByteOrder.LITTLE_ENDIAN);
+        f.buffer.putInt(64 + io.metaroce.codec.FrameDescriptor.STREAM_ID_OFFSET, 999, java.nio.ByteOrder.LITTLE_ENDIAN);
+        f.inject(length, 0);
+        f.work();
+        // [MR-FRM-14]
+        assertEquals(1, f.engine.drops(DropReason.STREAM_MISMATCH));
+        assertTrue(f.sent().isEmpty());
+    }
+
+    @Test
+    void shouldDropUnknownConnectionAndForeignEpochAnsweringNackWithSwappedIds()
+    {
+        final int id = establish();
+        f.inject(f.data(0x4242, WireFixture.ISN, 0, 1, 5, 17, 0, 64), 1);
+        f.work();
+        List<ScriptedTransport.Sent> sent = f.sent();
+        // [MR-ID-5], [MR-ID-9]
+        assertEquals(1, f.engine.drops(DropReason.NO_CONNECTION));
+        assertEquals(1, sent.size());
+        assertEquals(ScriptedTransport.SOURCE, sent.get(0).destination());
+        f.read(sent.get(0));
+        final NackDecoder nack = f.reader.nack();
+        assertEquals(NackReason.NO_CONNECTION, nack.reason());
+        assertEquals(WireFixture.PEER_ID, (int)nack.header().dstConnId());
+        assertEquals(0x4242, (int)nack.header().srcConnId());
+        assertEquals(WireFixture.ISN, (int)nack.header().psn());
+        assertEquals(5, nack.header().pathId());
+        assertEquals(17, nack.header().pathSeq());
+        assertEquals(0, nack.cumulativeAckPsn());
+        assertEquals(0, nack.grantLimit());
+
+        f.advance(TimeUnit.MILLISECONDS.toNanos(2));
+        final int length = f.data(id, WireFixture.ISN, 0, 0, 0, 0, 0, 64);
+        f.buffer.putInt(8 + 12, 0x3333, java.nio.ByteOrder.LITTLE_ENDIAN);
+        f.inject(length, 0);
+        f.work();
+        sent = f.sent();
+        // [MR-ID-6], [MR-ID-9]
+        assertEquals(1, f.engine.drops(DropReason.EPOCH_MISMATCH));
+        assertEquals(1, sent.size());
+        f.read(sent.get(0));
+        assertEquals(NackReason.EPOCH_MISMATCH, f.reader.nack().reason());
+        assertEquals(0x3333, (int)f.reader.nack().header().dstConnId());
+        assertEquals(id, (int)f.reader.nack().header().srcConnId());
+    }
+
+    @Test
+    void shouldNotAnswerUnknownConnectionForShortDatagramsOrWithinRateLimit()
+    {
+        establish();
+        f.inject(f.probe(0x4242, ProbeKind.KEEPALIVE, 0, 1, 0), 0);
+        f.inject(f.data(0x4242, WireFixture.ISN, 0, 0, 0, 0, 0, 64), 0);
+        f.inject(f.data(0x4242, WireFixture.ISN, 0, 0, 0, 0, 0, 64), 0);
+        f.work();
+        // [MR-ID-11] a PROBE (40 bytes) is shorter than the NACK; [MR-ID-10] one per nackInterval.
+        assertEquals(3, f.engine.drops(DropReason.NO_CONNECTION));
+        assertEquals(1, f.sent().size());
+    }
+
+    @Test
+    void shouldDropMessagesOfTheSenderRoleAsWrongRole()
+    {
+        final int id = establish();
+        f.inject(f.ack(id, WireFixture.PEER_ID, WireFixture.ISN, 0, 0, 0, 0, 0), 0);
+        f.work();
+        // [MR-ID-8]
+        assertEquals(1, f.engine.drops(DropReason.WRONG_ROLE));
+        assertTrue(f.sent().isEmpty());
+    }
+
+    @Test
+    void shouldNackHoleAfterNackIntervalEchoingNewestData()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN + 1, 0, 96);
+        f.sent();
+        f.advance(TimeUnit.MILLISECONDS.toNanos(1));
+        final List<ScriptedTransport.Sent> nacks = f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID);
+        assertEquals(1, nacks.size());
+        f.read(nacks.get(0));
+        final NackDecoder nack = f.reader.nack();
+        assertEquals(NackReason.INFERRED_LOSS, nack.reason());
+        assertEquals(WireFixture.ISN, (int)nack.header().psn());
+        // [MR-HDR-7] the trigger of a hole-timer NACK is the newest DATA.
+        assertEquals(1, nack.header().pathId());
+        assertEquals(1, nack.header().pathSeq());
+    }
+
+    @Test
+    void shouldAnswerProbeWithProbeAckAndAckWhenAckRequested()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0);
+        f.sent();
+        f.inject(f.probe(id, ProbeKind.PATH, TransportFlag.ACK_REQUEST, 77, WireFixture.ISN + 1), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        // [MR-PRB-4], [MR-PRB-5], [MR-PRB-6], [MR-PRB-7]
+        final List<ScriptedTransport.Sent> probeAcks = f.sentOfType(sent, ProbeAckDecoder.TEMPLATE_ID);
+        assertEquals(1, probeAcks.size());
+        f.read(probeAcks.get(0));
+        final ProbeAckDecoder probeAck = f.reader.probeAck();
+        assertEquals(77, probeAck.probeSeq());
+        assertEquals(ProbeKind.PATH, probeAck.kind());
+        assertEquals(3, probeAck.header().pathId());
+        assertEquals(9, probeAck.header().pathSeq());
+        assertEquals(0x4000_0001L, probeAck.header().tsNs());
+        assertEquals(0, probeAcks.get(0).plane());
+        assertEquals(1, f.sentOfType(sent, AckDecoder.TEMPLATE_ID).size());
+    }
+
+    @Test
+    void shouldNackFirstMissingPsnOnTailLossProbe()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0);
+        f.sent();
+        f.inject(f.probe(id, ProbeKind.TAIL_LOSS, TransportFlag.ACK_REQUEST, 1, WireFixture.ISN + 3), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> nacks = f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID);
+        assertEquals(1, nacks.size());
+        f.read(nacks.get(0));
+        assertEquals(NackReason.INFERRED_LOSS, f.reader.nack().reason());
+        assertEquals(WireFixture.ISN + 1, (int)f.reader.transportHeader().psn());
+    }
+
+    @Test
+    void shouldCloseOnceEveryPsnArrivedAndLingerAnsweringDuplicateCloses()
+    {
+        final int id = establish();
+        final long position = data(id, WireFixture.ISN, 0, 0);
+        f.inject(f.close(id, WireFixture.ISN + 2, 192), 0);
+        f.work();
+        List<ScriptedTransport.Sent> sent = f.sent();
+        // [MR-CONN-7] incomplete: CLOSING, immediate ACK, no CLOSE_ACK [MR-CLOSE-4].
+        assertTrue(f.sentOfType(sent, CloseAckDecoder.TEMPLATE_ID).isEmpty());
+        assertEquals(1, f.sentOfType(sent, AckDecoder.TEMPLATE_ID).size());
+        assertEquals(ConnectionState.CLOSING, f.engine.receiver(0).state());
+
+        data(id, WireFixture.ISN + 1, 0, position);
+        sent = f.sent();
+        final List<ScriptedTransport.Sent> closeAcks = f.sentOfType(sent, CloseAckDecoder.TEMPLATE_ID);
+        // [MR-CONN-6], [MR-CLOSE-5]
+        assertEquals(1, closeAcks.size());
+        f.read(closeAcks.get(0));
+        assertEquals(192, f.reader.closeAck().finalPosition());
+        assertEquals(WireFixture.ISN + 2, (int)f.reader.transportHeader().psn());
+        assertEquals(192, f.endOfStreamPosition);
+        assertEquals(ConnectionState.CLOSED, f.engine.receiver(0).state());
+
+        // [MR-CONN-8] lingering: a duplicate CLOSE gets the same CLOSE_ACK, anything else is dropped (STATE).
+        f.inject(f.close(id, WireFixture.ISN + 2, 192), 0);
+        data(id, WireFixture.ISN + 5, 0, 0);
+        assertEquals(1, f.sentOfType(f.sent(), CloseAckDecoder.TEMPLATE_ID).size());
+        assertEquals(1, f.engine.drops(DropReason.STATE));
+        f.advance(TimeUnit.SECONDS.toNanos(5));
+        assertEquals(0, f.engine.receiverCount());
+        assertEquals(TerminationCause.NORMAL, f.receiverTermination);
+    }
+
+    @Test
+    void shouldDropCloseBeforeReceivedPsn()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, 0, 0);
+        data(id, WireFixture.ISN + 1, 0, 96);
+        f.inject(f.close(id, WireFixture.ISN + 1, 96), 0);
+        f.work();
+        // [MR-CLOSE-3]
+        assertEquals(1, f.engine.drops(DropReason.PROTOCOL_VIOLATION));
+        assertEquals(ConnectionState.ESTABLISHED, f.engine.receiver(0).state());
+    }
+
+    @Test
+    void shouldCloseAfterConnectionTimeoutAndOnError()
+    {
+        establish();
+        f.advance(TimeUnit.SECONDS.toNanos(5));
+        // [MR-CONN-9]
+        assertEquals(0, f.engine.receiverCount());
+        assertEquals(TerminationCause.TIMEOUT, f.receiverTermination);
+
+        final int id = establish();
+        f.inject(f.error(id, WireFixture.PEER_ID, 0, WireErrorCode.RETRANSMIT_LIMIT), 0);
+        f.work();
+        // [MR-ERR-8]
+        assertEquals(0, f.engine.receiverCount());
+        assertEquals(TerminationCause.ERROR_RECEIVED, f.receiverTermination);
+    }
+
+    @Test
+    void shouldSendStatusPeriodicallyAndKeepStateOnStatus()
+    {
+        final int id = establish();
+        f.inject(f.status(id, WireFixture.PEER_ID), 0);
+        f.work();
+        assertTrue(f.sent().isEmpty(), "[MR-STAT-2] STATUS changes nothing but liveness");
+        f.advance(TimeUnit.MILLISECONDS.toNanos(100));
+        // [MR-STAT-1]
+        final List<ScriptedTransport.Sent> statuses = f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID);
+        assertEquals(1, statuses.size());
+        f.read(statuses.get(0));
+        assertEquals(ConnectionState.ESTABLISHED, f.reader.status().state());
+    }
+
+    @Test
+    void shouldAnswerEveryCreditRequestWithCredit()
+    {
+        final int id = establish();
+        f.inject(f.creditRequest(id, 1 << 20), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> credits = f.sentOfType(f.sent(), CreditDecoder.TEMPLATE_ID);
+        // [MR-CRD-3], [MR-CRD-6] the grant never shrinks.
+        assertEquals(1, credits.size());
+        f.read(credits.get(0));
+        assertTrue(f.reader.credit().grantLimit() >= Math.min(131_072, f.imageWindow));
+    }
+
+    @Test
+    void shouldCountMalformedDatagramsByReasonAndNeverAnswerThem()
+    {
+        final int id = establish();
+        final int length = f.data(id, WireFixture.ISN, 0, 0, 0, 0, 0, 64);
+        f.transport.inject(f.buffer, 0, 4, 0);
+        f.transport.inject(f.buffer, 0, length - 1, 0);
+        f.buffer.putShort(4, (short)77, java.nio.ByteOrder.LITTLE_ENDIAN);
+        f.transport.inject(f.buffer, 0, length, 0);
+        f.work();
+        // [MR-VAL-1], [MR-VAL-4]
+        assertEquals(1, f.engine.drops(io.metaroce.codec.RejectReason.TOO_SHORT_FOR_HEADER));
+        assertEquals(1, f.engine.drops(io.metaroce.codec.RejectReason.TRUNCATED_VAR_DATA));
+        assertEquals(1, f.engine.drops(io.metaroce.codec.RejectReason.WRONG_SCHEMA_ID));
+        assertTrue(f.sent().isEmpty());
+        assertEquals(Serial.psn(WireFixture.ISN), f.engine.receiver(0).cumulativeAckPsn());
+    }
+}

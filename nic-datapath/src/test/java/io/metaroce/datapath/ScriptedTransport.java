@@ -1,0 +1,218 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.datapath.io.PacketHandler;
+import io.metaroce.datapath.io.PacketTransport;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A transport a test drives by hand: it injects datagrams as if they arrived on a plane from a peer host, and reads
+ * back every datagram the engine sent, with where it went. Lets a test play the other end of a connection at the
+ * wire level.
+ */
+final class ScriptedTransport implements PacketTransport
+{
+    static final int SOURCE = -100;
+
+    record Sent(int destination, int plane, int entropy, int port, UnsafeBuffer datagram)
+    {
+        int length()
+        {
+            return datagram.capacity();
+        }
+    }
+
+    private record Inbound(byte[] bytes, int plane, String host)
+    {
+    }
+
+    private final int planeCount;
+    private final int entropyCount;
+    private final ArrayDeque<Inbound> inbound = new ArrayDeque<>();
+    private final ArrayList<Sent> sent = new ArrayList<>();
+    private final ArrayList<String[]> destinations = new ArrayList<>();
+    private final ArrayList<int[]> ports = new ArrayList<>();
+    private String currentHost;
+    private int currentPlane = -1;
+    private int sendResult = SENT;
+
+    ScriptedTransport(final int planeCount, final int entropyCount)
+    {
+        this.planeCount = planeCount;
+        this.entropyCount = entropyCount;
+    }
+
+    int addDestination(final String host)
+    {
+        final String[] hosts = new String[planeCount];
+        Arrays.fill(hosts, host);
+        destinations.add(hosts);
+        ports.add(new int[planeCount]);
+        return destinations.size() - 1;
+    }
+
+    void inject(final DirectBuffer buffer, final int offset, final int length, final int plane)
+    {
+        inject(buffer, offset, length, plane, "peer");
+    }
+
+    void inject(final DirectBuffer buffer, final int offset, final int length, final int plane, final String host)
+    {
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(offset, bytes);
+        inbound.add(new Inbound(bytes, plane, host));
+    }
+
+    void sendResult(final int result)
+    {
+        this.sendResult = result;
+    }
+
+    List<Sent> sent()
+    {
+        return sent;
+    }
+
+    List<Sent> drain()
+    {
+        final ArrayList<Sent> copy = new ArrayList<>(sent);
+        sent.clear();
+        return copy;
+    }
+
+    public int planeCount()
+    {
+        return planeCount;
+    }
+
+    public int entropyCount()
+    {
+        return entropyCount;
+    }
+
+    public int localPort()
+    {
+        return 40_123;
+    }
+
+    public int poll(final PacketHandler handler, final int limit)
+    {
+        int count = 0;
+        while (count < limit && !inbound.isEmpty())
+        {
+            final Inbound datagram = inbound.poll();
+            count++;
+            currentHost = datagram.host();
+            currentPlane = datagram.plane();
+            final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(datagram.bytes().length + 64));
+            buffer.putBytes(0, datagram.bytes());
+            try
+            {
+                handler.onDatagram(buffer, 0, datagram.bytes().length, datagram.plane());
+            }
+            finally
+            {
+                currentHost = null;
+                currentPlane = -1;
+            }
+        }
+        return count;
+    }
+
+    public int send(
+        final int destination,
+        final int plane,
+        final int entropy,
+        final DirectBuffer header,
+        final int headerOffset,
+        final int headerLength,
+        final DirectBuffer payload,
+        final int payloadOffset,
+        final int payloadLength)
+    {
+        if (destination < 0 || destination >= destinations.size() || null == destinations.get(destination) ||
+            null == destinations.get(destination)[plane])
+        {
+            return NO_ROUTE;
+        }
+        final UnsafeBuffer copy = new UnsafeBuffer(ByteBuffer.allocateDirect(headerLength + payloadLength));
+        copy.putBytes(0, header, headerOffset, headerLength);
+        if (payloadLength > 0)
+        {
+            copy.putBytes(headerLength, payload, payloadOffset, payloadLength);
+        }
+        sent.add(new Sent(destination, plane, entropy, ports.get(destination)[plane], copy));
+        return sendResult;
+    }
+
+    public int sendToSource(final int port, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (null == currentHost)
+        {
+            return NO_ROUTE;
+        }
+        final UnsafeBuffer copy = new UnsafeBuffer(ByteBuffer.allocateDirect(length));
+        copy.putBytes(0, buffer, offset, length);
+        sent.add(new Sent(SOURCE, currentPlane, 0, port, copy));
+        return sendResult;
+    }
+
+    public int newReplyDestination()
+    {
+        destinations.add(new String[planeCount]);
+        ports.add(new int[planeCount]);
+        return destinations.size() - 1;
+    }
+
+    public boolean learnReplyAddress(final int destination, final int plane, final int port)
+    {
+        if (null == currentHost)
+        {
+            return false;
+        }
+        destinations.get(destination)[plane] = currentHost;
+        ports.get(destination)[plane] = port;
+        return true;
+    }
+
+    public boolean isFromDestination(final int destination, final int plane)
+    {
+        final String known = destinations.get(destination)[plane];
+        return null == known || known.equals(currentHost);
+    }
+
+    public boolean hasRoute(final int destination, final int plane)
+    {
+        return null != destinations.get(destination) && null != destinations.get(destination)[plane];
+    }
+
+    public void releaseDestination(final int destination)
+    {
+        destinations.set(destination, null);
+    }
+
+    public void close()
+    {
+    }
+}

@@ -1,0 +1,540 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.wire.CloseDecoder;
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.CreditRequestDecoder;
+import io.metaroce.codec.wire.DataDecoder;
+import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.NackReason;
+import io.metaroce.codec.wire.ProbeDecoder;
+import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.SetupAckEncoder;
+import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
+import io.metaroce.datapath.sim.SimulatedPublication;
+import io.metaroce.datapath.tracking.LossReason;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sending side at the wire level: the test plays the receiver with hand-built datagrams and checks what the
+ * sender sends against the specification's requirements.
+ */
+class SenderProtocolTest
+{
+    private static final int RECEIVER_ID = 0x0A0B_0C0D;
+    private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final WireFixture f = new WireFixture(2, (ctx) -> ctx.pathsPerPlane(2));
+    private final int destination = f.transport.addDestination("receiver");
+    private SimulatedPublication publication;
+    private SenderConnection connection;
+    private int isn;
+    private long epoch;
+
+    private void connect(final int planes)
+    {
+        publication = f.publication(1408);
+        connection = f.engine.connect(f.senderSettings(destination, planes, 2), publication);
+        f.work();
+        final List<ScriptedTransport.Sent> setups = f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID);
+        assertEquals(planes, setups.size());
+        f.read(setups.get(0));
+        isn = (int)f.reader.transportHeader().psn();
+        epoch = f.reader.setup().connEpoch();
+    }
+
+    private void establish(final Consumer<SetupAckEncoder> customize)
+    {
+        connect(2);
+        f.inject(f.setupAck(connection.localConnectionId(), RECEIVER_ID, isn, epoch, customize), 0);
+        f.work();
+        assertEquals(ConnectionState.ESTABLISHED, connection.state());
+    }
+
+    private void offer(final int messages, final int length)
+    {
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[Math.max(1, length)]);
+        for (int i = 0; i < messages; i++)
+        {
+            message.setMemory(0, length, (byte)i);
+            assertTrue(publication.offer(message, 0, length));
+        }
+    }
+
+    private void ack(final int cumAck, final int sackBase, final long... words)
+    {
+        f.inject(f.ack(connection.localConnectionId(), RECEIVER_ID, cumAck, 0, 0, 0, f.clock.nanoTime() - 10_000,
+            sackBase, words), 0);
+        f.work();
+    }
+
+    private List<ScriptedTransport.Sent> dataSent()
+    {
+        return f.sentOfType(f.sent(), DataDecoder.TEMPLATE_ID);
+    }
+
+    private static byte[] body(final ScriptedTransport.Sent sent)
+    {
+        final byte[] bytes = new byte[sent.length() - 32];
+        sent.datagram().getBytes(32, bytes);
+        return bytes;
+    }
+
+    private void sack(final int psn)
+    {
+        final int base = psn & ~63;
+        ack(isn, base, 1L << (psn - base));
+    }
+
+    @Test
+    void shouldSendSetupOnEveryPlaneAndRetryIdenticallyWithDoublingBackoff()
+    {
+        publication = f.publication(1408);
+        connection = f.engine.connect(f.senderSettings(destination, 2, 2), publication);
+        f.work();
+        final List<ScriptedTransport.Sent> first = f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID);
+        // [MR-CONN-1] every plane; [MR-ID-2] dstConnId 0, srcConnId the sender's id; [MR-HDR-10] plane sent on.
+        assertEquals(2, first.size());
+        for (int plane = 0; plane < 2; plane++)
+        {
+            f.read(first.get(plane));
+            assertEquals(plane, first.get(plane).plane());
+            assertEquals(plane, f.reader.transportHeader().planeId());
+            assertEquals(0, f.reader.transportHeader().dstConnId());
+            assertEquals(connection.localConnectionId(), (int)f.reader.transportHeader().srcConnId());
+            assertEquals(0, f.reader.transportHeader().pathId());
+            assertEquals(f.engine.context().transport().localPort(), f.reader.setup().replyPort());
+        }
+
+        final long[] retries = { 10, 20, 40, 80 };
+        for (final long delay : retries)
+        {
+            f.advance(delay * MS - 1);
+            assertTrue(f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID).isEmpty());
+            f.advance(1);
+            final List<ScriptedTransport.Sent> again = f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID);
+            assertEquals(2, again.size(), "retry after " + delay + " ms");
+            // [MR-SETUP-2] identical except planeId and tsNs: the body after the transport header is the same.
+            assertArrayEquals(body(first.get(0)), body(again.get(0)));
+        }
+        assertEquals(ConnectionState.SETUP, connection.state());
+    }
+
+    @Test
+    void shouldDropSetupAckThatBreaksNegotiationAndKeepRetrying()
+    {
+        connect(2);
+        final int id = connection.localConnectionId();
+        final List<Consumer<SetupAckEncoder>> bad = List.of(
+            (a) -> a.connEpoch(epoch + 1),
+            (a) -> a.mprPsns(8192),
+            (a) -> a.mprPsns(100),
+            (a) -> a.mtu(9000),
+            (a) -> a.mtu(100),
+            (a) -> a.congestionModes().clear().senderWindow(true).receiverCredit(true).ecn(true),
+            (a) -> a.congestionModes().clear().senderWindow(false).receiverCredit(true),
+            (a) -> a.streamId(5));
+        for (final Consumer<SetupAckEncoder> customize : bad)
+        {
+            f.inject(f.setupAck(id, RECEIVER_ID, isn, epoch, customize), 0);
+        }
+        f.inject(f.setupAck(id, 0, isn, epoch, (a) -> {}), 0);
+        f.inject(f.setupAck(id, RECEIVER_ID, isn + 1, epoch, (a) -> {}), 0);
+        f.work();
+        // [MR-SETUP-11]
+        assertEquals(bad.size() + 2, f.engine.drops(DropReason.PROTOCOL_VIOLATION));
+        assertEquals(ConnectionState.SETUP, connection.state());
+
+        f.inject(f.setupAck(id, RECEIVER_ID, isn, epoch, (a) -> a.mprPsns(64).mtu(1200)), 0);
+        f.work();
+        assertEquals(ConnectionState.ESTABLISHED, connection.state());
+        assertEquals(64, connection.trackingWindow());
+        assertEquals(1200, connection.mtu());
+        assertEquals(RECEIVER_ID, connection.peerConnectionId());
+        assertTrue(f.events.contains("established"));
+    }
+
+    @Test
+    void shouldKeepRetryingSetupAfterErrorAndDropOtherMessagesInSetupSent()
+    {
+        connect(2);
+        final int id = connection.localConnectionId();
+        f.inject(f.error(id, 0, isn, WireErrorCode.UNKNOWN_STREAM), 0);
+        f.inject(f.ack(id, RECEIVER_ID, isn, 0, 0, 0, 0, 0), 0);
+        f.work();
+        // Section 15.1: an ERROR that answers SETUP does not end SETUP_SENT; [MR-CONN-2] other messages are STATE.
+        assertEquals(ConnectionState.SETUP, connection.state());
+        assertEquals(WireErrorCode.UNKNOWN_STREAM.value(), connection.setupErrorCode());
+        assertEquals(1, f.engine.drops(DropReason.STATE));
+        f.advance(10 * MS);
+        assertEquals(2, f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID).size());
+    }
+
+    @Test
+    void shouldSendDataFromIsnInStreamOrderOnlyAfterSetupAck()
+    {
+        connect(2);
+        publication.onAcknowledged(0);
+        offer(1, 100);
+        f.work();
+        // [MR-DATA-1]
+        assertTrue(dataSent().isEmpty());
+
+        f.inject(f.setupAck(connection.localConnectionId(), RECEIVER_ID, isn, epoch, (a) -> {}), 0);
+        f.work();
+        offer(14, 2000);
+        f.work();
+        final List<ScriptedTransport.Sent> data = dataSent();
+        assertFalse(data.isEmpty());
+        long position = 0;
+        final int[] pathSeq = new int[4];
+        java.util.Arrays.fill(pathSeq, -1);
+        for (int i = 0; i < data.size(); i++)
+        {
+            f.read(data.get(i));
+            final DataDecoder decoder = f.reader.data();
+            // [MR-DATA-4] consecutive PSNs from the ISN; [MR-FRM-9] no gaps or overlaps in the stream.
+            assertEquals(isn + i, (int)decoder.header().psn());
+            assertEquals(position, (long)(decoder.termId() - WireFixture.INITIAL_TERM_ID) * WireFixture.TERM_LENGTH +
+                decoder.termOffset());
+            position += f.reader.payloadLength();
+            // [MR-HDR-9], [MR-SER-2] pathSeq counts per path; [MR-DATA-3] no retx on first transmissions.
+            final int path = decoder.header().pathId();
+            assertEquals(path / 2, decoder.header().planeId());
+            assertEquals(path / 2, data.get(i).plane());
+            assertEquals(pathSeq[path] + 1, decoder.header().pathSeq());
+            pathSeq[path] = decoder.header().pathSeq();
+            assertFalse(decoder.header().flags().retx());
+            // [MR-DATA-2] the first DATA starts a message, [MR-HDR-5] BULK.
+            if (0 == i)
+            {
+                assertTrue(decoder.header().flags().firstOfMessage());
+            }
+            assertEquals(io.metaroce.codec.wire.TrafficClass.BULK, decoder.header().trafficClass());
+        }
+    }
+
+    @Test
+    void shouldRetransmitIdenticalBodyWithRetxOnAnotherPath()
+    {
+        establish((a) -> {});
+        offer(4, 1000);
+        f.work();
+        final List<ScriptedTransport.Sent> data = dataSent();
+        f.read(data.get(0));
+        final int firstPath = f.reader.transportHeader().pathId();
+        f.inject(f.nack(connection.localConnectionId(), RECEIVER_ID, isn, NackReason.INFERRED_LOSS, 0, isn), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> retransmissions = dataSent();
+        assertEquals(1, retransmissions.size());
+        f.read(retransmissions.get(0));
+        // [MR-FRM-10] same bytes from offset 32; [MR-DATA-3] retx; [MR-PATH-2] another path.
+        assertEquals(isn, (int)f.reader.transportHeader().psn());
+        assertTrue(f.reader.transportHeader().flags().retx());
+        assertNotEquals(firstPath, f.reader.transportHeader().pathId());
+        assertArrayEquals(body(data.get(0)), body(retransmissions.get(0)));
+        assertEquals(1, connection.retransmits(LossReason.NACK));
+    }
+
+    @Test
+    void shouldStayWithinGrantLimitAndRequestCreditWhenBlocked()
+    {
+        establish((a) -> a.initialGrantLimit(2500));
+        offer(5, 1000);
+        f.work();
+        final List<ScriptedTransport.Sent> data = dataSent();
+        long payload = 0;
+        for (final ScriptedTransport.Sent sent : data)
+        {
+            f.read(sent);
+            payload += f.reader.payloadLength();
+        }
+        // [MR-CRD-4]
+        assertTrue(payload <= 2500, "sent " + payload);
+        assertEquals(2, data.size());
+        f.advance(200_000);
+        // [MR-CRD-7] blocked by credit alone for creditRequestInterval: max(2 x srtt, 100 us), srtt 100 us at start.
+        final List<ScriptedTransport.Sent> requests = f.sentOfType(f.sent(), CreditRequestDecoder.TEMPLATE_ID);
+        assertEquals(1, requests.size());
+        f.read(requests.get(0));
+        assertTrue(f.reader.creditRequest().backlogBytes() > 0);
+        ack(isn + 2, isn & ~63);
+        assertTrue(dataSent().size() >= 1, "a grant in an ACK lets data flow again");
+    }
+
+    @Test
+    void shouldRequestAnImmediateAckWhenBlockedWithFewerPacketsInFlightThanTheReceiverAckCount()
+    {
+        establish((a) -> a.initialGrantLimit(2500));
+        offer(5, 1000);
+        f.work();
+        final List<ScriptedTransport.Sent> data = dataSent();
+        assertEquals(2, data.size());
+        // Room remains after the first DATA: the receiver's count or the next DATA will produce the answer.
+        f.read(data.get(0));
+        assertFalse(f.reader.transportHeader().flags().ackRequest());
+        // The second leaves data waiting for credit with 2 packets in flight, fewer than ackEveryPackets (8): without
+        // ackRequest the receiver would answer only at its delayed-ACK timer (section 8.2).
+        f.read(data.get(1));
+        assertTrue(f.reader.transportHeader().flags().ackRequest());
+        assertTrue(f.reader.data().backlogBytes() > 0);
+    }
+
+    @Test
+    void shouldNotTimeOutALonePacketBeforeTheSmoothedRoundTripWhenBaseRttIsMuchSmaller()
+    {
+        // RTO_low's formula alone, max(4 x baseRtt, 100 us) = 100 us, would retransmit within 250 us; the RTO also
+        // covers srtt + 4 x rttvar, so a packet on the slow path is not declared lost before its answer can come.
+        sampleRtts(20_000, 300_000);
+        assertTrue(connection.srttNs() > 250_000, "srtt " + connection.srttNs());
+        assertNoRetransmissionOfALonePacketWithin(250_000);
+    }
+
+    @Test
+    void shouldAllowTheReceiverDelayedAckBeforeTimingOutALonePacket()
+    {
+        // srtt + 4 x rttvar is about 70 us and 4 x baseRtt 80 us, so max(4 x baseRtt, 100 us) would fire at 100 us;
+        // a packet without ackRequest may be answered only at the receiver's delayedAck (50 us) timer, so the RTO
+        // also covers srtt + 4 x rttvar + delayedAck.
+        sampleRtts(20_000, 60_000);
+        assertTrue(connection.srttNs() + 4 * 10_000 + 50_000 > 110_000, "srtt " + connection.srttNs());
+        assertNoRetransmissionOfALonePacketWithin(110_000);
+    }
+
+    /**
+     * One DATA answered after {@code firstNs} (a fast path: it sets baseRtt), then a run answered after
+     * {@code laterNs} (a slower or skewed path).
+     */
+    private void sampleRtts(final long firstNs, final long laterNs)
+    {
+        establish((a) -> {});
+        int psn = isn;
+        for (int i = 0; i < 24; i++)
+        {
+            offer(1, 100);
+            f.work();
+            assertEquals(1, dataSent().size());
+            final long rttNs = 0 == i ? firstNs : laterNs;
+            f.advance(rttNs);
+            psn++;
+            f.inject(f.ack(connection.localConnectionId(), RECEIVER_ID, psn, 0, 0, 0, f.clock.nanoTime() - rttNs,
+                psn & ~63), 0);
+            f.work();
+        }
+        assertEquals(firstNs, connection.baseRttNs());
+    }
+
+    private void assertNoRetransmissionOfALonePacketWithin(final long nanos)
+    {
+        offer(1, 100);
+        f.work();
+        assertEquals(1, dataSent().size());
+        for (long elapsed = 0; elapsed < nanos; elapsed += 5_000)
+        {
+            f.advance(5_000);
+        }
+        assertTrue(dataSent().isEmpty());
+        assertEquals(0, connection.retransmits());
+        for (int i = 0; i < 200; i++)
+        {
+            f.advance(5_000);
+        }
+        assertTrue(connection.retransmits(LossReason.TIMEOUT) > 0, "the RTO still fires");
+    }
+
+    @Test
+    void shouldNeverHaveMoreThanTheTrackingWindowOutstanding()
+    {
+        final WireFixture g = new WireFixture(1, (ctx) -> ctx.senderWindow(false));
+        final int dest = g.transport.addDestination("receiver");
+        final int termLength = 1 << 20;
+        final SimulatedPublication pub = new SimulatedPublication(
+            WireFixture.STREAM_ID, WireFixture.SESSION_ID, WireFixture.INITIAL_TERM_ID, termLength, 0, 1408,
+            termLength / 2);
+        final SenderConnection c = g.engine.connect(g.senderSettings(dest, 1, 4).termLength(termLength), pub);
+        g.work();
+        g.read(g.sent().get(0));
+        final int isn = (int)g.reader.transportHeader().psn();
+        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, isn, g.reader.setup().connEpoch(),
+            (a) -> a.mprPsns(64).initialGrantLimit(1L << 40).congestionModes().clear().receiverCredit(true)), 0);
+        g.work();
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[pub.maxFramePayload()]);
+        for (int i = 0; i < 100; i++)
+        {
+            assertTrue(pub.offer(message, 0, message.capacity()));
+        }
+        for (int i = 0; i < 10; i++)
+        {
+            g.work();
+        }
+        // [MR-CC-7] psn - cumAck < mprPsns
+        assertEquals(64, g.sentOfType(g.sent(), DataDecoder.TEMPLATE_ID).size());
+        assertEquals(64, c.trackingWindow());
+    }
+
+    @Test
+    void shouldDropBadSackAndAcknowledgementBeyondNextPsn()
+    {
+        establish((a) -> {});
+        offer(2, 100);
+        f.work();
+        f.sent();
+        ack(isn + 5, isn & ~63);
+        // [MR-ACK-9]
+        assertEquals(1, f.engine.drops(DropReason.PROTOCOL_VIOLATION));
+        ack(isn, (isn & ~63) + 1);
+        final int beyond = isn + 5;
+        final int base = beyond & ~63;
+        ack(isn, base, 1L << (beyond - base));
+        // [MR-ACK-7] misaligned base, a bit at or after the next PSN
+        assertEquals(2, f.engine.drops(DropReason.BAD_SACK));
+        assertEquals(0, connection.acknowledgedPosition());
+    }
+
+    @Test
+    void shouldFailOnNackNoConnectionWithMatchingIds()
+    {
+        establish((a) -> {});
+        f.inject(f.nack(connection.localConnectionId(), RECEIVER_ID, isn, NackReason.NO_CONNECTION, 0, 0), 0);
+        f.work();
+        // [MR-NACK-6], [MR-CONN-4]
+        assertEquals(TerminationCause.NO_CONNECTION, f.senderTermination);
+        assertEquals(0, f.engine.senderCount());
+    }
+
+    @Test
+    void shouldRetransmitRefusedDataOnlyAfterRetryAfterWithoutChargingThePath()
+    {
+        establish((a) -> {});
+        offer(3, 500);
+        f.work();
+        f.read(dataSent().get(0));
+        final int path = f.reader.transportHeader().pathId();
+        f.inject(f.nack(connection.localConnectionId(), RECEIVER_ID, isn, NackReason.RX_OVERFLOW, 300, isn), 0);
+        f.work();
+        sack(isn + 1);
+        f.sent();
+        // [MR-NACK-7]
+        f.advance(299_000);
+        assertTrue(dataSent().isEmpty());
+        f.advance(1_000);
+        final List<ScriptedTransport.Sent> retransmissions = dataSent();
+        assertEquals(1, retransmissions.size());
+        // [MR-NACK-8] no charge; [MR-LOSS-6] the refused transmission does not count.
+        assertEquals(0, connection.lossesCharged(path));
+        assertEquals(1, connection.retransmits(LossReason.REFUSED));
+    }
+
+    @Test
+    void shouldSendKeepaliveWhenIdleAndFailAfterConnectionTimeout()
+    {
+        establish((a) -> {});
+        f.sent();
+        f.advance(100 * MS);
+        final List<ScriptedTransport.Sent> probes = f.sentOfType(f.sent(), ProbeDecoder.TEMPLATE_ID);
+        // [MR-CONN-10]
+        assertEquals(1, probes.size());
+        f.read(probes.get(0));
+        final int firstSeq = (int)f.reader.probe().probeSeq();
+        assertTrue(ProbeKind.KEEPALIVE == f.reader.probe().kind() || ProbeKind.BASE_RTT == f.reader.probe().kind());
+        f.advance(100 * MS);
+        f.read(f.sentOfType(f.sent(), ProbeDecoder.TEMPLATE_ID).get(0));
+        // [MR-PRB-1]
+        assertEquals(firstSeq + 1, (int)f.reader.probe().probeSeq());
+
+        for (int i = 0; i < 50; i++)
+        {
+            f.advance(100 * MS);
+        }
+        // [MR-CONN-4] nothing heard for connectionTimeout
+        assertEquals(TerminationCause.TIMEOUT, f.senderTermination);
+    }
+
+    @Test
+    void shouldGiveUpAfterMaxRetransmitsAndMinimumTimeSendingErrorWithThePsn()
+    {
+        final WireFixture g = new WireFixture(1, (ctx) -> ctx.maxRetransmits(3).giveUpMinNs(5 * MS));
+        final int dest = g.transport.addDestination("receiver");
+        final SimulatedPublication pub = g.publication(1408);
+        final SenderConnection c = g.engine.connect(g.senderSettings(dest, 1, 4), pub);
+        g.work();
+        g.read(g.sent().get(0));
+        final int isn = (int)g.reader.transportHeader().psn();
+        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, isn, g.reader.setup().connEpoch(), (a) -> {}), 0);
+        g.work();
+        pub.offer(new UnsafeBuffer(new byte[100]), 0, 100);
+        for (int i = 0; i < 200 && -1 == g.senderTermination; i++)
+        {
+            g.advance(MS);
+            if (i % 50 == 0)
+            {
+                g.inject(g.status(c.localConnectionId(), RECEIVER_ID), 0);
+            }
+        }
+        // [MR-LOSS-5]
+        assertEquals(TerminationCause.RETRANSMIT_LIMIT, g.senderTermination);
+        final List<ScriptedTransport.Sent> errors = g.sentOfType(g.sent(), ErrorDecoder.TEMPLATE_ID);
+        assertEquals(1, errors.size());
+        g.read(errors.get(0));
+        assertEquals(WireErrorCode.RETRANSMIT_LIMIT, g.reader.error().code());
+        assertEquals(isn, (int)g.reader.error().detail());
+    }
+
+    @Test
+    void shouldCloseWithFinalPsnAndPositionRetryingEightTimes()
+    {
+        establish((a) -> {});
+        offer(2, 100);
+        f.work();
+        final int packets = dataSent().size();
+        ack(isn + packets, isn & ~63);
+        connection.requestClose();
+        f.work();
+        List<ScriptedTransport.Sent> closes = f.sentOfType(f.sent(), CloseDecoder.TEMPLATE_ID);
+        // [MR-CLOSE-1] on every plane, fin, final PSN, final position.
+        assertEquals(2, closes.size());
+        f.read(closes.get(0));
+        assertTrue(f.reader.transportHeader().flags().fin());
+        assertEquals(isn + packets, (int)f.reader.transportHeader().psn());
+        assertEquals(connection.senderPosition(), f.reader.close().finalPosition());
+        assertEquals(ConnectionState.CLOSING, connection.state());
+
+        int transmissions = 1;
+        for (int i = 0; i < 1000 && ConnectionState.CLOSING == connection.state(); i++)
+        {
+            f.advance(10 * MS);
+            closes = f.sentOfType(f.sent(), CloseDecoder.TEMPLATE_ID);
+            transmissions += closes.size() / 2;
+            f.inject(f.status(connection.localConnectionId(), RECEIVER_ID), 0);
+        }
+        // [MR-CONN-3] the first CLOSE and 8 retries, then CLOSED.
+        assertEquals(9, transmissions);
+        assertEquals(TerminationCause.CLOSE_UNANSWERED, f.senderTermination);
+    }
+}

@@ -1,0 +1,110 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.congestion;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CreditSchedulerTest
+{
+    private static final int QUANTUM = 16 * 1024;
+
+    @Test
+    void shouldGiveInitialGrantWithinRequestQuantumAndFreeCredit()
+    {
+        final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 40 * 1024);
+        assertEquals(QUANTUM, scheduler.grantLimit(scheduler.add(128 * 1024)));
+        assertEquals(1000, scheduler.grantLimit(scheduler.add(1000)));
+        assertEquals(QUANTUM, scheduler.grantLimit(scheduler.add(128 * 1024)));
+        assertEquals(40 * 1024 - 2 * QUANTUM - 1000, scheduler.grantLimit(scheduler.add(128 * 1024)));
+        assertEquals(0, scheduler.grantLimit(scheduler.add(128 * 1024)), "nothing left of the window");
+    }
+
+    @Test
+    void shouldShareQuantaRoundRobinAndKeepOutstandingWithinTheWindow()
+    {
+        final int senders = 8;
+        final CreditScheduler scheduler = new CreditScheduler(1_250_000_000L, 0.25, QUANTUM, 4L * QUANTUM);
+        final long[] received = new long[senders];
+        for (int i = 0; i < senders; i++)
+        {
+            scheduler.add(0);
+            scheduler.onDemand(i, 1L << 30);
+            scheduler.onProgress(i, 0, 1L << 30, false);
+        }
+        for (int step = 0; step < 4000; step++)
+        {
+            final long now = step * 2_000L;
+            scheduler.doWork(now, (client, limit) -> {});
+            long outstanding = 0;
+            for (int i = 0; i < senders; i++)
+            {
+                outstanding += scheduler.grantLimit(i) - received[i];
+                received[i] = Math.min(scheduler.grantLimit(i), received[i] + 600);
+                scheduler.onProgress(i, received[i], 1L << 30, false);
+            }
+            assertTrue(outstanding <= 4L * QUANTUM, "outstanding " + outstanding);
+        }
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (int i = 0; i < senders; i++)
+        {
+            min = Math.min(min, scheduler.grantLimit(i));
+            max = Math.max(max, scheduler.grantLimit(i));
+        }
+        assertTrue(max - min <= 2L * QUANTUM, "fair within two quanta: " + min + ".." + max);
+        assertEquals(8, scheduler.activeSenders());
+    }
+
+    @Test
+    void shouldPaceGrantsAtTheBudgetWithOvercommit()
+    {
+        final CreditScheduler scheduler = new CreditScheduler(1_000_000_000L, 0.25, QUANTUM, 1L << 40);
+        scheduler.add(0);
+        scheduler.onDemand(0, 1L << 40);
+        scheduler.onProgress(0, 0, 1L << 40, false);
+        long granted = 0;
+        for (long now = 0; now <= 1_000_000; now += 1_000)
+        {
+            scheduler.doWork(now, (client, limit) -> {});
+            scheduler.onProgress(0, scheduler.grantLimit(0), 1L << 40, false);
+            granted = scheduler.grantLimit(0);
+        }
+        // 1 ms at 1 GB/s x 1.25, plus the two-quantum burst of the bucket
+        assertTrue(granted <= 1_250_000 + 2 * QUANTUM, "granted " + granted);
+        assertTrue(granted >= 1_250_000 - QUANTUM, "granted " + granted);
+        assertTrue(scheduler.nextDeadlineNs() > 1_000_000);
+    }
+
+    @Test
+    void shouldFreezeGrantsAboveWatermarkAndNeverShrinkThem()
+    {
+        final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 1L << 20);
+        final int client = scheduler.add(QUANTUM);
+        scheduler.onDemand(client, 1L << 20);
+        scheduler.onProgress(client, QUANTUM, 1L << 20, true);
+        assertEquals(0, scheduler.doWork(0, (c, limit) -> {}));
+        scheduler.onProgress(client, QUANTUM, 1L << 20, false);
+        assertEquals(1, scheduler.doWork(1, (c, limit) -> {}));
+        final long grant = scheduler.grantLimit(client);
+        scheduler.onProgress(client, 0, 0, false);
+        scheduler.doWork(2, (c, limit) -> {});
+        // [MR-CRD-6] grants are monotonic; the image's headroom caps growth
+        assertEquals(grant, scheduler.grantLimit(client));
+    }
+}

@@ -1,0 +1,88 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.congestion;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DelayCongestionControlTest
+{
+    private static final int MTU = 1000;
+    private static final long BASE = 20_000;
+    private static final long SRTT = 25_000;
+
+    private final DelayCongestionControl cc =
+        new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000);
+
+    @Test
+    void shouldIncreaseAdditivelyBelowTarget()
+    {
+        assertEquals(BASE + 25_000, cc.targetNs(BASE));
+        assertEquals(100_000 + 50_000, cc.targetNs(100_000));
+        cc.onAck(10_000, BASE, BASE, SRTT, 0);
+        // cwnd += ai x mtu x bytesAcked / cwnd = 1000 x 10000 / 10000
+        assertEquals(11_000, cc.window());
+    }
+
+    @Test
+    void shouldDecreaseMultiplicativelyAtMostOncePerSrttAndByAtMostMaxMdf()
+    {
+        final long target = cc.targetNs(BASE);
+        cc.onAck(1000, 2 * target, BASE, SRTT, 1_000);
+        // factor max(1 - 0.8 x (d - t) / d, 0.5) with d = 2t: 0.6
+        assertEquals(6_000, cc.window());
+        cc.onAck(1000, 2 * target, BASE, SRTT, 1_000 + SRTT - 1);
+        // [MR-CC-3] not twice within srtt
+        assertEquals(6_000, cc.window());
+        cc.onAck(1000, 100 * target, BASE, SRTT, 1_000 + SRTT);
+        // [MR-CC-3] never more than maxMdf
+        assertEquals(3_000, cc.window());
+    }
+
+    @Test
+    void shouldQuickAdaptToBytesAcknowledgedDuringLastSrttOnOverflow()
+    {
+        cc.onAck(3_000, -1, BASE, SRTT, 0);
+        cc.onAck(4_000, -1, BASE, SRTT, 10);
+        cc.onOverflow(SRTT, 20);
+        // [MR-CC-5]
+        assertEquals(7_000, cc.window());
+        cc.onOverflow(SRTT, 30);
+        assertEquals(7_000, cc.window(), "at most once per srtt");
+    }
+
+    @Test
+    void shouldApplyReceiverPenaltyAndCongestionLossWithinBounds()
+    {
+        cc.onPenalty(5_000, 64);
+        // [MR-CC-6] 5000 x 64 / 128
+        assertEquals(7_500, cc.window());
+        cc.onCongestionLoss(SRTT, 0);
+        // [MR-CC-4]
+        assertEquals(3_750, cc.window());
+        for (int i = 0; i < 20; i++)
+        {
+            cc.onCongestionLoss(SRTT, (i + 1) * SRTT);
+        }
+        // [MR-CC-2] never below 1 x mtu
+        assertEquals(MTU, cc.window());
+        final DelayCongestionControl big = new DelayCongestionControl(MTU, 1L << 40, 64L * MTU, 1.0, 0.8, 0.5, 0);
+        assertEquals(64L * MTU, big.window(), "[MR-CC-2] never above mpr x mtu");
+        assertTrue(big.targetNs(0) >= 0);
+    }
+}

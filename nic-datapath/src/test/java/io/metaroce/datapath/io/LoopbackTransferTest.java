@@ -1,0 +1,243 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.io;
+
+import io.metaroce.codec.wire.DataDecoder;
+import io.metaroce.codec.wire.MessageHeaderDecoder;
+import io.metaroce.datapath.ConnectionHandler;
+import io.metaroce.datapath.FramePlacement;
+import io.metaroce.datapath.ImageAdmission;
+import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.sim.MessageStream;
+import io.metaroce.datapath.sim.SimulatedImage;
+import io.metaroce.datapath.sim.SimulatedPublication;
+import io.metaroce.datapath.tracking.LossReason;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The engine over real UDP sockets on loopback planes 127.0.0.1 to 127.0.0.3 with an injected drop stage: a stream
+ * goes through exactly once and in order, and the connection closes normally. Both engines run on the test thread
+ * with a backoff idle strategy; every wait is bounded. {@code -Dmetaroce.loopback.seed=S} replays a drop pattern.
+ */
+class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
+{
+    private static final long SEED = Long.getLong("metaroce.loopback.seed", System.nanoTime());
+    private static final int PLANES = 3;
+    private static final int TERM_LENGTH = 256 * 1024;
+    private static final int STREAM_ID = 77;
+    private static final int TEMPLATE = MessageHeaderDecoder.templateIdEncodingOffset();
+
+    private final List<UdpTransport> transports = new ArrayList<>();
+    private final List<TransportEngine> engines = new ArrayList<>();
+    private SimulatedPublication publication;
+    private SimulatedImage image;
+    private int senderTermination = -1;
+
+    @AfterEach
+    void close()
+    {
+        engines.forEach(TransportEngine::close);
+        transports.forEach(UdpTransport::close);
+    }
+
+    private UdpTransport transport(final LossGenerator lossGenerator) throws Exception
+    {
+        final InetAddress[] planes = new InetAddress[PLANES];
+        for (int i = 0; i < PLANES; i++)
+        {
+            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
+        }
+        final UdpTransport transport = new UdpTransport(new UdpTransport.Context()
+            .planeAddresses(planes).entropyCount(4).socketReceiveBufferLength(2 * 1024 * 1024)
+            .lossGenerator(lossGenerator));
+        transports.add(transport);
+        return transport;
+    }
+
+    private TransportEngine engine(final UdpTransport transport, final long seed)
+    {
+        final TransportEngine engine = new TransportEngine(new TransportEngine.Context()
+            .transport(transport)
+            .random(new SplittableRandom(seed))
+            .countersManager(new CountersManager(
+                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 512)),
+                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 128))))
+            .connectionHandler(this)
+            .imageAdmission(this));
+        engines.add(engine);
+        return engine;
+    }
+
+    private static InetSocketAddress[] addresses(final UdpTransport transport)
+    {
+        final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
+        for (int i = 0; i < PLANES; i++)
+        {
+            addresses[i] = new InetSocketAddress(transport.planeAddress(i), transport.localPort());
+        }
+        return addresses;
+    }
+
+    private SenderConnection connect(final TransportEngine engine, final int destination)
+    {
+        publication = new SimulatedPublication(STREAM_ID, 5, 0, TERM_LENGTH, 0, 1408, TERM_LENGTH / 2);
+        return engine.connect(new SenderSettings().streamId(STREAM_ID).sessionId(5).initialTermId(0).activeTermId(0)
+            .termOffset(0).termLength(TERM_LENGTH).destination(destination).planeCount(PLANES).pathsPerPlane(4),
+            publication);
+    }
+
+    private void transfer(final SenderConnection connection, final MessageStream stream, final TransportEngine... all)
+    {
+        final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, TimeUnit.MICROSECONDS.toNanos(200));
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[4096]);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long next = 0;
+        boolean closeRequested = false;
+        while (-1 == senderTermination && System.nanoTime() < deadline)
+        {
+            int work = 0;
+            for (final TransportEngine engine : all)
+            {
+                work += engine.doWork();
+            }
+            while (next < stream.messageCount() && publication.offer(message, 0, stream.write(next, message)))
+            {
+                next++;
+                work++;
+            }
+            if (next == stream.messageCount() && publication.appendEndOfStream() && !closeRequested &&
+                io.metaroce.codec.wire.ConnectionState.ESTABLISHED == connection.state())
+            {
+                closeRequested = true;
+                connection.requestClose();
+            }
+            if (null != image)
+            {
+                work += image.poll(stream, 64);
+            }
+            idle.idle(work);
+        }
+    }
+
+    @Test
+    void shouldTransferExactlyOnceBetweenTwoEnginesWithInjectedDrops() throws Exception
+    {
+        System.out.println("loopback drop seed " + SEED + " (replay with -Dmetaroce.loopback.seed=" + SEED + ")");
+        final SplittableRandom drops = new SplittableRandom(SEED);
+        final int[] dropped = new int[1];
+        final LossGenerator dropStage = (DirectBuffer buffer, int offset, int length, int plane) ->
+        {
+            final boolean isData = DataDecoder.TEMPLATE_ID ==
+                (buffer.getShort(offset + TEMPLATE, ByteOrder.LITTLE_ENDIAN) & 0xFFFF);
+            final boolean drop = isData && drops.nextInt(50) == 0;
+            dropped[0] += drop ? 1 : 0;
+            return drop;
+        };
+        final UdpTransport senderTransport = transport(null);
+        final UdpTransport receiverTransport = transport(dropStage);
+        final TransportEngine sender = engine(senderTransport, SEED + 1);
+        final TransportEngine receiver = engine(receiverTransport, SEED + 2);
+        final int destination = senderTransport.addDestination(addresses(receiverTransport));
+        final SenderConnection connection = connect(sender, destination);
+        final MessageStream stream = new MessageStream(SEED, 4000, 1500);
+
+        transfer(connection, stream, sender, receiver);
+
+        assertNull(stream.violation());
+        assertTrue(stream.isComplete(), () -> "checked " + stream.messagesChecked() + " of 1500");
+        assertEquals(TerminationCause.NORMAL, senderTermination);
+        assertTrue(dropped[0] > 0);
+        long retransmits = 0;
+        for (int reason = 0; reason < LossReason.COUNT; reason++)
+        {
+            retransmits += connection.retransmits(reason);
+        }
+        assertTrue(retransmits >= dropped[0], "every drop was repaired");
+    }
+
+    @Test
+    void shouldTransferExactlyOnceWithBothSidesInOneEngine() throws Exception
+    {
+        final UdpTransport transport = transport(null);
+        final TransportEngine engine = engine(transport, SEED + 3);
+        final SenderConnection connection = connect(engine, transport.addDestination(addresses(transport)));
+        final MessageStream stream = new MessageStream(SEED + 1, 1000, 2000);
+
+        transfer(connection, stream, engine);
+
+        assertNull(stream.violation());
+        assertTrue(stream.isComplete(), () -> "checked " + stream.messagesChecked() + " of 2000");
+        assertEquals(TerminationCause.NORMAL, senderTermination);
+    }
+
+    public FramePlacement onImageRequest(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength,
+        final int mtu)
+    {
+        image = new SimulatedImage(initialTermId, termLength, 0, termLength / 2);
+        return image;
+    }
+
+    public void onSenderEstablished(final SenderConnection connection)
+    {
+    }
+
+    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    {
+        publication.onAcknowledged(position);
+    }
+
+    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    {
+        senderTermination = cause;
+    }
+
+    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    {
+    }
+
+    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    {
+    }
+}

@@ -1,0 +1,211 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.io;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The UDP transport on loopback planes 127.0.0.1 to 127.0.0.3, each transport on an ephemeral port shared by its
+ * planes, so parallel runs never collide.
+ */
+class UdpTransportTest
+{
+    private static final int PLANES = 3;
+    private final List<UdpTransport> transports = new ArrayList<>();
+
+    private UdpTransport open(final LossGenerator lossGenerator) throws Exception
+    {
+        final InetAddress[] planes = new InetAddress[PLANES];
+        for (int i = 0; i < PLANES; i++)
+        {
+            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
+        }
+        final UdpTransport transport = new UdpTransport(new UdpTransport.Context()
+            .planeAddresses(planes).entropyCount(4).lossGenerator(lossGenerator));
+        transports.add(transport);
+        return transport;
+    }
+
+    private static InetSocketAddress[] addresses(final UdpTransport transport)
+    {
+        final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
+        for (int i = 0; i < PLANES; i++)
+        {
+            addresses[i] = new InetSocketAddress(transport.planeAddress(i), transport.localPort());
+        }
+        return addresses;
+    }
+
+    @AfterEach
+    void close()
+    {
+        transports.forEach(UdpTransport::close);
+    }
+
+    private static List<byte[]> receive(final UdpTransport transport, final int expected, final int[] planes)
+        throws InterruptedException
+    {
+        final List<byte[]> received = new ArrayList<>();
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (received.size() < expected && System.nanoTime() < deadline)
+        {
+            transport.poll((buffer, offset, length, plane) ->
+            {
+                final byte[] bytes = new byte[length];
+                buffer.getBytes(offset, bytes);
+                if (null != planes)
+                {
+                    planes[received.size()] = plane;
+                }
+                received.add(bytes);
+            }, 16);
+            Thread.sleep(1);
+        }
+        return received;
+    }
+
+    @Test
+    void shouldSendGatheredHeaderAndPayloadOnEveryPlaneAndEntropy() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(16));
+        final UnsafeBuffer heapPayload = new UnsafeBuffer(new byte[64]);
+        final UnsafeBuffer directPayload = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+        int sent = 0;
+        for (int plane = 0; plane < PLANES; plane++)
+        {
+            for (int entropy = 0; entropy < 4; entropy++)
+            {
+                header.putInt(0, plane * 10 + entropy);
+                final UnsafeBuffer payload = 0 == entropy % 2 ? heapPayload : directPayload;
+                payload.setMemory(0, 64, (byte)(plane * 10 + entropy));
+                view.wrap(payload, 16, 32);
+                assertEquals(PacketTransport.SENT, a.send(destination, plane, entropy, header, 0, 4, view, 0, 32));
+                sent++;
+            }
+        }
+        final int[] planes = new int[sent];
+        final List<byte[]> received = receive(b, sent, planes);
+        assertEquals(sent, received.size());
+        for (int i = 0; i < sent; i++)
+        {
+            final byte[] datagram = received.get(i);
+            assertEquals(36, datagram.length);
+            final int tag = new UnsafeBuffer(datagram).getInt(0);
+            assertEquals(tag / 10, planes[i], "arrives on the plane it was sent on");
+            for (int j = 4; j < 36; j++)
+            {
+                assertEquals((byte)tag, datagram[j]);
+            }
+        }
+        assertEquals(PacketTransport.NO_ROUTE, a.send(destination + 7, 0, 0, header, 0, 4, null, 0, 0));
+    }
+
+    @Test
+    void shouldLearnReplyAddressesAndAnswerTheSource() throws Exception
+    {
+        final UdpTransport sender = open(null);
+        final UdpTransport receiver = open(null);
+        final int destination = sender.addDestination(addresses(receiver));
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
+        message.putLong(0, 42);
+        sender.send(destination, 1, 2, message, 0, 8, null, 0, 0);
+
+        final int reply = receiver.newReplyDestination();
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        final boolean[] learned = new boolean[1];
+        while (!learned[0] && System.nanoTime() < deadline)
+        {
+            receiver.poll((buffer, offset, length, plane) ->
+            {
+                assertEquals(1, plane);
+                assertTrue(receiver.isFromDestination(reply, plane), "unknown address matches");
+                learned[0] = receiver.learnReplyAddress(reply, plane, sender.localPort());
+                assertTrue(receiver.isFromDestination(reply, plane));
+                assertEquals(PacketTransport.SENT, receiver.sendToSource(0, buffer, offset, length));
+            }, 1);
+            Thread.sleep(1);
+        }
+        assertTrue(receiver.hasRoute(reply, 1));
+        assertEquals(PacketTransport.SENT, receiver.send(reply, 1, 0, message, 0, 8, null, 0, 0));
+        assertEquals(PacketTransport.NO_ROUTE, receiver.send(reply, 0, 0, message, 0, 8, null, 0, 0));
+        // the reply to the plane's receive socket arrives; the answer to the source lands on the entropy socket,
+        // which the sender reads every SEND_CHANNEL_POLL_INTERVAL polls.
+        final List<byte[]> received = new ArrayList<>();
+        final long end = System.nanoTime() + 10_000_000_000L;
+        while (received.size() < 2 && System.nanoTime() < end)
+        {
+            sender.poll((buffer, offset, length, plane) -> received.add(new byte[length]), 16);
+            Thread.sleep(1);
+        }
+        assertEquals(2, received.size());
+    }
+
+    @Test
+    void shouldDropWhatTheLossGeneratorSelects() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open((DirectBuffer buffer, int offset, int length, int plane) -> 2 == plane);
+        final int destination = a.addDestination(addresses(b));
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(4));
+        for (int plane = 0; plane < PLANES; plane++)
+        {
+            message.putInt(0, plane);
+            a.send(destination, plane, 0, message, 0, 4, null, 0, 0);
+        }
+        final int[] planes = new int[3];
+        final List<byte[]> received = receive(b, 2, planes);
+        assertEquals(2, received.size());
+        assertArrayEquals(new int[]{ 0, 1 }, new int[]{ Math.min(planes[0], planes[1]), Math.max(planes[0],
+            planes[1]) });
+    }
+
+    private static void received()
+    {
+    }
+
+    @Test
+    void shouldNeverThrowWhenThePeerIsGone() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        b.close();
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(4));
+        for (int i = 0; i < 100; i++)
+        {
+            final int result = a.send(destination, i % PLANES, i % 4, message, 0, 4, null, 0, 0);
+            assertTrue(PacketTransport.SENT == result || PacketTransport.SEND_ERROR == result, "result " + result);
+            a.poll((buffer, offset, length, plane) -> received(), 16);
+        }
+    }
+}

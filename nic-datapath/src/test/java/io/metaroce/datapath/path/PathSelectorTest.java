@@ -1,0 +1,146 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.path;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PathSelectorTest
+{
+    private static final long MS = 1_000_000;
+
+    private static PathTable table(final int planes, final int paths)
+    {
+        return new PathTable(planes, paths, new PathHealthPolicy(true, 0.75, 4, 3, MS, MS, 1_000 * MS, 3, 8, 0.75),
+            new PathHealthHandler()
+            {
+                public int sendPathProbe(final int path)
+                {
+                    return 0;
+                }
+
+                public void onPathStateChange(final int path, final int oldState, final int newState)
+                {
+                }
+            });
+    }
+
+    @Test
+    void shouldVisitEveryActivePathOncePerCycleAndSkipInactiveOnes()
+    {
+        final PathTable paths = table(2, 4);
+        paths.onLoss(3, 0, true, 1, 0);
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(1));
+        final int[] counts = new int[8];
+        for (int i = 0; i < 7 * 100; i++)
+        {
+            counts[selector.selectNew(0)]++;
+        }
+        // [MR-PATH-1] only ACTIVE paths; spraying visits each once per cycle
+        assertEquals(0, counts[3]);
+        for (int p = 0; p < 8; p++)
+        {
+            if (p != 3)
+            {
+                assertEquals(100, counts[p]);
+            }
+        }
+    }
+
+    @Test
+    void shouldSpreadAcrossPlanesInProportionToTheirActivePaths()
+    {
+        final PathTable paths = table(2, 4);
+        paths.onLoss(0, 0, true, 1, 0);
+        paths.onLoss(1, 0, true, 1, 0);
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(2));
+        int plane0 = 0;
+        int plane1 = 0;
+        for (int i = 0; i < 6000; i++)
+        {
+            if (0 == paths.plane(selector.selectNew(0)))
+            {
+                plane0++;
+            }
+            else
+            {
+                plane1++;
+            }
+        }
+        assertEquals(2000, plane0);
+        assertEquals(4000, plane1);
+    }
+
+    @Test
+    void shouldPreferRecycledGoodPathsAndSkipCongestedOnes()
+    {
+        final PathTable paths = table(1, 8);
+        final PathSelector selector = new PathSelector(paths, 4, new SplittableRandom(3));
+        selector.recycle(5);
+        selector.recycle(6);
+        assertEquals(5, selector.selectNew(0));
+        assertEquals(6, selector.selectNew(0));
+        for (int p = 0; p < 8; p++)
+        {
+            if (p != 2)
+            {
+                paths.markCongested(p, 1_000);
+            }
+        }
+        assertEquals(2, selector.selectNew(500), "congested paths are skipped");
+        paths.markCongested(2, 1_000);
+        assertTrue(paths.isActive(selector.selectNew(500)), "when every path is skipped one is still chosen");
+        selector.recycle(1);
+        selector.recycle(2);
+        selector.recycle(3);
+        selector.recycle(4);
+        selector.recycle(7);
+        assertEquals(4, selector.recycledCount(), "the ring keeps the newest entries");
+    }
+
+    @Test
+    void shouldRetransmitOnAnotherPathPreferringFreshGoodEchoes()
+    {
+        final PathTable paths = table(1, 4);
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(4));
+        paths.onEcho(2, 0, true, 10_000);
+        // [MR-PATH-2]
+        assertEquals(2, selector.selectRetransmit(0, 5_000, 20_000));
+        assertNotEquals(2, selector.selectRetransmit(2, 5_000, 20_000));
+        selector.recycle(1);
+        selector.recycle(3);
+        // a recycled path is preferred, but never the previous transmission's path
+        assertEquals(3, selector.selectRetransmit(1, 5_000, 20_000));
+        final PathTable single = table(1, 1);
+        assertEquals(0, new PathSelector(single, 16, new SplittableRandom(5)).selectRetransmit(0, 0, 0));
+    }
+
+    @Test
+    void shouldReplayTheSameChoicesForTheSameSeed()
+    {
+        final PathSelector a = new PathSelector(table(3, 5), 16, new SplittableRandom(42));
+        final PathSelector b = new PathSelector(table(3, 5), 16, new SplittableRandom(42));
+        for (int i = 0; i < 1000; i++)
+        {
+            assertEquals(a.selectNew(0), b.selectNew(0));
+        }
+    }
+}

@@ -1,0 +1,254 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.path;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PathTableTest
+{
+    private static final long MS = 1_000_000;
+    private static final long SRTT = 20_000;
+
+    private final List<Integer> probes = new ArrayList<>();
+    private final List<String> changes = new ArrayList<>();
+    private int probeSeq;
+
+    private PathTable table(final int planes, final int paths, final boolean eviction)
+    {
+        return new PathTable(planes, paths, new PathHealthPolicy(eviction, 0.5, 4, 3, MS, MS, 1_000 * MS, 3, 8, 0.75),
+            new PathHealthHandler()
+            {
+                public int sendPathProbe(final int path)
+                {
+                    probes.add(path);
+                    return ++probeSeq;
+                }
+
+                public void onPathStateChange(final int path, final int oldState, final int newState)
+                {
+                    changes.add(path + ":" + oldState + "->" + newState);
+                }
+            });
+    }
+
+    @Test
+    void shouldSuspectPathOnTwoChargedLossesWithinFourSrttButNotOnOne()
+    {
+        final PathTable paths = table(1, 4, true);
+        assertEquals(PathTable.LOSS_CHARGED, paths.onLoss(1, 0, false, SRTT, 100));
+        assertEquals(PathTable.ACTIVE, paths.state(1));
+        paths.onEcho(1, 0, true, 200);
+        paths.onLoss(1, 0, false, SRTT, 100 + 5 * SRTT);
+        assertEquals(PathTable.ACTIVE, paths.state(1), "the echo in between and the window apart keep it ACTIVE");
+        // [MR-PATH-3] (a)
+        paths.onLoss(1, 0, false, SRTT, 100 + 5 * SRTT + 4 * SRTT);
+        assertEquals(PathTable.SUSPECT, paths.state(1));
+        assertEquals(3, paths.activeCount());
+    }
+
+    @Test
+    void shouldSuspectPathOnTimeoutAndOnTwoLossesWithoutAnEchoInBetween()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onLoss(0, 0, true, SRTT, 100);
+        // [MR-PATH-3] (b)
+        assertEquals(PathTable.SUSPECT, paths.state(0));
+        paths.onLoss(2, 0, false, SRTT, 100);
+        paths.onLoss(2, 0, false, SRTT, 100 + 100 * SRTT);
+        assertEquals(PathTable.SUSPECT, paths.state(2), "consecutive losses with no delivery in between");
+    }
+
+    @Test
+    void shouldNotLetMoreThanHalfThePathsLeaveActive()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onLoss(0, 0, true, SRTT, 100);
+        paths.onLoss(1, 0, true, SRTT, 100);
+        // [MR-PATH-10] floor(0.5 x 4) = 2 already out: the third is congestion
+        assertEquals(PathTable.LOSS_CONGESTION, paths.onLoss(2, 0, true, SRTT, 100));
+        assertEquals(PathTable.ACTIVE, paths.state(2));
+        assertEquals(2, paths.activeCount());
+        final PathTable single = table(1, 1, true);
+        assertEquals(PathTable.LOSS_CONGESTION, single.onLoss(0, 0, true, SRTT, 100), "one path never leaves");
+    }
+
+    @Test
+    void shouldReturnSuspectPathToActiveOnlyOnEchoOfTransmissionSentAfterSuspicion()
+    {
+        final PathTable paths = table(1, 4, true);
+        for (int i = 0; i < 5; i++)
+        {
+            paths.takePathSeq(3);
+        }
+        paths.onLoss(3, 0, true, SRTT, 100);
+        paths.onEcho(3, 4, true, 200);
+        // [MR-PATH-5] pathSeq 4 was sent before SUSPECT (next was 5)
+        assertEquals(PathTable.SUSPECT, paths.state(3));
+        paths.onEcho(3, 5, false, 300);
+        assertEquals(PathTable.ACTIVE, paths.state(3));
+    }
+
+    @Test
+    void shouldProbeSuspectPathThreeTimesThenEvict()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onLoss(1, 0, true, SRTT, 0);
+        long now = 0;
+        for (int i = 0; i < 3; i++)
+        {
+            paths.processTimers(now, SRTT);
+            now += MS;
+        }
+        // [MR-PATH-4] three probes, probeInterval = max(srtt, 1 ms) apart
+        assertEquals(List.of(1, 1, 1), probes);
+        paths.processTimers(now - 1, SRTT);
+        assertEquals(PathTable.SUSPECT, paths.state(1));
+        paths.processTimers(now, SRTT);
+        // [MR-PATH-6]
+        assertEquals(PathTable.EVICTED, paths.state(1));
+        assertFalse(paths.isActive(1));
+    }
+
+    @Test
+    void shouldEvictSuspectPathOnAnotherChargedLossOfALaterTransmission()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onLoss(1, 0, true, SRTT, 1_000);
+        paths.onLoss(1, 500, false, SRTT, 1_100);
+        assertEquals(PathTable.SUSPECT, paths.state(1), "a transmission sent before SUSPECT does not count");
+        paths.onLoss(1, 1_050, false, SRTT, 1_200);
+        assertEquals(PathTable.EVICTED, paths.state(1));
+    }
+
+    @Test
+    void shouldReprobeEvictedPathWithDoublingBackoffAndReadmitAfterThreeAnswers()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onLoss(2, 0, true, SRTT, 0);
+        paths.onLoss(2, 10, false, SRTT, 10);
+        assertEquals(PathTable.EVICTED, paths.state(2));
+        paths.processTimers(10, SRTT);
+        probes.clear();
+
+        // [MR-PATH-8] first probe 1 ms after eviction, then 2, 4, 8 ms while unanswered
+        final long[] expected = { MS, 2 * MS, 4 * MS, 8 * MS };
+        long now = 10;
+        for (final long gap : expected)
+        {
+            assertEquals(now + gap, paths.nextDeadlineNs());
+            now += gap;
+            paths.processTimers(now, SRTT);
+        }
+        assertEquals(4, probes.size());
+
+        // [MR-PATH-9] three consecutive answers re-admit; [MR-PRB-8] an answer to an unknown probe is ignored
+        paths.onProbeAck(2, probeSeq + 100, now);
+        paths.onProbeAck(2, probeSeq, now);
+        for (int i = 0; i < 2; i++)
+        {
+            assertEquals(PathTable.EVICTED, paths.state(2));
+            assertEquals(now + MS, paths.nextDeadlineNs(), "back to 1 ms after an answer");
+            now += MS;
+            paths.processTimers(now, SRTT);
+            paths.onProbeAck(2, probeSeq, now);
+        }
+        assertEquals(PathTable.ACTIVE, paths.state(2));
+        assertTrue(changes.contains("2:3->1"));
+    }
+
+    @Test
+    void shouldRestartReadmissionCountWhenAProbeGoesUnanswered()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onLoss(0, 0, true, SRTT, 0);
+        paths.onLoss(0, 1, false, SRTT, 1);
+        paths.processTimers(1, SRTT);
+        long now = paths.nextDeadlineNs();
+        paths.processTimers(now, SRTT);
+        paths.onProbeAck(0, probeSeq, now);
+        paths.onProbeAck(0, probeSeq, now);
+        now = paths.nextDeadlineNs();
+        paths.processTimers(now, SRTT);
+        // this probe goes unanswered: the next one restarts the count
+        now = paths.nextDeadlineNs();
+        paths.processTimers(now, SRTT);
+        paths.onProbeAck(0, probeSeq, now);
+        now = paths.nextDeadlineNs();
+        paths.processTimers(now, SRTT);
+        paths.onProbeAck(0, probeSeq, now);
+        assertEquals(PathTable.EVICTED, paths.state(0), "two answers since the unanswered probe");
+        now = paths.nextDeadlineNs();
+        paths.processTimers(now, SRTT);
+        paths.onProbeAck(0, probeSeq, now);
+        assertEquals(PathTable.ACTIVE, paths.state(0));
+    }
+
+    @Test
+    void shouldKeepEveryPathActiveAndSendNoProbesWhenEvictionIsOff()
+    {
+        final PathTable paths = table(1, 4, false);
+        assertEquals(PathTable.LOSS_IGNORED, paths.onLoss(0, 0, true, SRTT, 100));
+        paths.onLoss(0, 0, false, SRTT, 101);
+        paths.processTimers(10 * MS, SRTT);
+        // [MR-PATH-11]
+        assertEquals(PathTable.ACTIVE, paths.state(0));
+        assertTrue(probes.isEmpty());
+        assertEquals(0, paths.checkRttOutliers(0));
+    }
+
+    @Test
+    void shouldSuspectPathWhoseRttIsAnOutlier()
+    {
+        final PathTable paths = table(1, 8, true);
+        for (int p = 0; p < 8; p++)
+        {
+            paths.onRttSample(p, 10_000);
+        }
+        paths.onRttSample(5, 100_000);
+        assertEquals(0, paths.checkRttOutliers(0));
+        for (int i = 0; i < 40; i++)
+        {
+            paths.onRttSample(5, 1_000_000);
+        }
+        // [MR-PATH-3] (c): srtt above 8 x the median
+        assertEquals(1, paths.checkRttOutliers(0));
+        assertEquals(PathTable.SUSPECT, paths.state(5));
+    }
+
+    @Test
+    void shouldReportPlaneDownWhenMostOfItsPathsAreEvictedOrItsSocketFails()
+    {
+        final PathTable paths = table(2, 4, true);
+        paths.onLoss(4, 0, true, SRTT, 0);
+        paths.onLoss(4, 1, false, SRTT, 1);
+        paths.onLoss(5, 0, true, SRTT, 0);
+        paths.onLoss(5, 1, false, SRTT, 1);
+        assertFalse(paths.isPlaneDown(1));
+        paths.onLocalSendResult(0, true);
+        assertTrue(paths.isPlaneDown(0));
+        paths.onLocalSendResult(0, false);
+        assertFalse(paths.isPlaneDown(0));
+        assertEquals(1, paths.plane(5));
+        assertEquals(1, paths.entropy(5));
+    }
+}

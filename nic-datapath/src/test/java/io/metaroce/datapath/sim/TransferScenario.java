@@ -1,0 +1,365 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.sim;
+
+import io.metaroce.datapath.ConnectionHandler;
+import io.metaroce.datapath.FramePlacement;
+import io.metaroce.datapath.ImageAdmission;
+import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.TransportEngine;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * One or more senders, each on its own node and engine, publishing a deterministic {@link MessageStream} to one
+ * receiver engine over a {@link SimulatedFabric}; the receiver's subscriber checks every stream exactly once and in
+ * order. Everything derives from the seed.
+ */
+final class TransferScenario implements ConnectionHandler, ImageAdmission
+{
+    static final int STREAM_ID = 1001;
+    static final int INITIAL_TERM_ID = 7;
+    static final long STEP_LIMIT = Long.getLong("metaroce.sim.stepLimit", 5_000_000);
+
+    long seed;
+    int planes = 1;
+    int entropy = 4;
+    int senderCount = 1;
+    int messageCount = 200;
+    int maxMessageLength = 3000;
+    int termLength = 64 * 1024;
+    long startPosition = 0;
+    boolean closeWhenDone = true;
+    long publishIntervalNs;
+    Consumer<SimulatedFabric.Context> fabricConfig = (ctx) -> {};
+    Consumer<TransportEngine.Context> senderConfig = (ctx) -> {};
+    Consumer<TransportEngine.Context> receiverConfig = (ctx) -> {};
+    Consumer<SenderSettings> settingsConfig = (settings) -> {};
+
+    VirtualClock clock;
+    SimulatedFabric fabric;
+    Simulation simulation;
+    SimulatedTransport receiverTransport;
+    SimulatedTransport[] senderTransports;
+    TransportEngine receiverEngine;
+    TransportEngine[] senderEngines;
+    SimulatedPublication[] publications;
+    SenderConnection[] connections;
+    MessageStream[] streams;
+    final Int2ObjectHashMap<SimulatedImage> images = new Int2ObjectHashMap<>();
+    final Int2ObjectHashMap<ReceiverConnection> receivers = new Int2ObjectHashMap<>();
+    final ArrayList<String> events = new ArrayList<>();
+    int[] senderTermination;
+    int receiverTerminations;
+    int endOfStreams;
+    long[] completionTimeNs;
+
+    TransferScenario seed(final long seed)
+    {
+        this.seed = seed;
+        return this;
+    }
+
+    TransferScenario build()
+    {
+        clock = new VirtualClock(1_000_000_000L + Math.floorMod(seed, 1_000_000L));
+        final SimulatedFabric.Context fabricCtx = new SimulatedFabric.Context().seed(seed).planeCount(planes);
+        fabricConfig.accept(fabricCtx);
+        fabric = new SimulatedFabric(fabricCtx, clock);
+        simulation = new Simulation(clock, fabric).stepLimit(STEP_LIMIT);
+
+        receiverTransport = fabric.attach(entropy);
+        final TransportEngine.Context receiverCtx = engineContext(receiverTransport, seed * 31 + 1, 4096)
+            .imageAdmission(this);
+        receiverConfig.accept(receiverCtx);
+        receiverEngine = new TransportEngine(receiverCtx);
+
+        senderTransports = new SimulatedTransport[senderCount];
+        senderEngines = new TransportEngine[senderCount];
+        publications = new SimulatedPublication[senderCount];
+        connections = new SenderConnection[senderCount];
+        streams = new MessageStream[senderCount];
+        senderTermination = new int[senderCount];
+        completionTimeNs = new long[senderCount];
+        final ArrayList<SimulationAgent> senderAgents = new ArrayList<>();
+        for (int i = 0; i < senderCount; i++)
+        {
+            senderTermination[i] = -1;
+            senderTransports[i] = fabric.attach(entropy);
+            final TransportEngine.Context ctx = engineContext(senderTransports[i], seed * 31 + 2 + i, 16_384);
+            senderConfig.accept(ctx);
+            senderEngines[i] = new TransportEngine(ctx);
+            final int sessionId = i + 1;
+            publications[i] = new SimulatedPublication(STREAM_ID, sessionId, INITIAL_TERM_ID, termLength,
+                startPosition, ctx.mtu(), termLength / 2);
+            streams[i] = new MessageStream(seed + i, maxMessageLength, messageCount);
+
+            final SenderSettings settings = new SenderSettings()
+                .streamId(STREAM_ID)
+                .sessionId(sessionId)
+                .initialTermId(INITIAL_TERM_ID)
+                .activeTermId(publications[i].startTermId())
+                .termOffset(publications[i].startTermOffset())
+                .termLength(termLength)
+                .destination(senderTransports[i].addDestination(receiverTransport.node()))
+                .planeCount(planes)
+                .pathsPerPlane(entropy);
+            settingsConfig.accept(settings);
+            connections[i] = senderEngines[i].connect(settings, publications[i]);
+            senderAgents.add(new EngineAgent(senderEngines[i]));
+        }
+
+        for (final SimulationAgent agent : senderAgents)
+        {
+            simulation.add(agent);
+        }
+        simulation.add(new EngineAgent(receiverEngine));
+        for (int i = 0; i < senderCount; i++)
+        {
+            simulation.add(new Publisher(i));
+        }
+        simulation.add(new Subscriber());
+
+        return this;
+    }
+
+    boolean run(final long maxDurationNs)
+    {
+        final long deadline = clock.nanoTime() + maxDurationNs;
+        return simulation.runUntil(this::isComplete, deadline);
+    }
+
+    boolean isComplete()
+    {
+        for (int i = 0; i < senderCount; i++)
+        {
+            if (!streams[i].isComplete() || (closeWhenDone && -1 == senderTermination[i]))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    boolean isDelivered()
+    {
+        for (int i = 0; i < senderCount; i++)
+        {
+            if (!streams[i].isComplete())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    String violation()
+    {
+        for (int i = 0; i < senderCount; i++)
+        {
+            if (null != streams[i].violation())
+            {
+                return "stream " + i + ": " + streams[i].violation();
+            }
+        }
+        return null;
+    }
+
+    String describe()
+    {
+        final StringBuilder sb = new StringBuilder();
+        sb.append("seed=").append(seed).append(" planes=").append(planes).append(" entropy=").append(entropy)
+            .append(" messages=").append(messageCount).append(" maxLength=").append(maxMessageLength)
+            .append(" t=").append(clock.nanoTime()).append(" steps=").append(simulation.steps())
+            .append(" stalled=").append(simulation.isStalled());
+        for (int i = 0; i < senderCount; i++)
+        {
+            final SenderConnection c = connections[i];
+            sb.append("\n  sender ").append(i).append(": state=").append(c.state())
+                .append(" term=").append(TerminationCause.name(senderTermination[i]))
+                .append(" acked=").append(c.acknowledgedPosition()).append(" pos=").append(c.senderPosition())
+                .append(" tail=").append(publications[i].availablePosition())
+                .append(" retx=").append(c.retransmits()).append(" active=").append(c.activePaths())
+                .append(" cwnd=").append(c.congestionWindow()).append(" grant=").append(c.grantLimit())
+                .append(" sent=").append(c.sentBytes()).append(" srtt=").append(c.srttNs())
+                .append(" checked=").append(streams[i].messagesChecked()).append('/').append(messageCount)
+                .append(" violation=").append(streams[i].violation());
+        }
+        sb.append("\n  fabric: sent=").append(fabric.sent()).append(" drops=").append(fabric.drops())
+            .append(" delivered=").append(fabric.delivered()).append(" slotsHigh=")
+            .append(fabric.slotsInUseHighWater());
+        for (final String event : events)
+        {
+            sb.append("\n  event: ").append(event);
+        }
+        return sb.toString();
+    }
+
+    TransportEngine.Context engineContext(final SimulatedTransport transport, final long randomSeed, final int counters)
+    {
+        final CountersManager countersManager = new CountersManager(
+            new UnsafeBuffer(ByteBuffer.allocateDirect(counters * 512)),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(counters * 128)));
+        return new TransportEngine.Context()
+            .clock(clock)
+            .random(new SplittableRandom(randomSeed))
+            .transport(transport)
+            .countersManager(countersManager)
+            .connectionHandler(this);
+    }
+
+    public FramePlacement onImageRequest(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength,
+        final int mtu)
+    {
+        if (STREAM_ID != streamId)
+        {
+            return null;
+        }
+        SimulatedImage image = images.get(sessionId);
+        if (null == image)
+        {
+            final long start = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
+            image = new SimulatedImage(initialTermId, termLength, start, termLength / 2);
+            images.put(sessionId, image);
+        }
+        return image;
+    }
+
+    public void onSenderEstablished(final SenderConnection connection)
+    {
+        events.add("t=" + clock.nanoTime() + " sender " + (connection.sessionId() - 1) + " established");
+    }
+
+    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    {
+        publications[connection.sessionId() - 1].onAcknowledged(position);
+    }
+
+    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    {
+        final int index = connection.sessionId() - 1;
+        senderTermination[index] = cause;
+        completionTimeNs[index] = clock.nanoTime();
+        events.add("t=" + clock.nanoTime() + " sender " + index + " terminated " + TerminationCause.name(cause));
+    }
+
+    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    {
+        endOfStreams++;
+        receivers.put(connection.sessionId(), connection);
+        events.add("t=" + clock.nanoTime() + " receiver " + connection.sessionId() + " EOS at " + finalPosition);
+    }
+
+    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    {
+        receiverTerminations++;
+        events.add("t=" + clock.nanoTime() + " receiver " + connection.sessionId() + " terminated " +
+            TerminationCause.name(cause));
+    }
+
+    private final class Publisher implements SimulationAgent
+    {
+        private final int index;
+        private final UnsafeBuffer message = new UnsafeBuffer(new byte[Math.max(1, maxMessageLength)]);
+        private long next;
+        private boolean closeRequested;
+        private long nextOfferNs;
+        private long lastNowNs;
+
+        Publisher(final int index)
+        {
+            this.index = index;
+        }
+
+        public int doWork(final long nowNs)
+        {
+            final SimulatedPublication publication = publications[index];
+            final MessageStream stream = streams[index];
+            lastNowNs = nowNs;
+            int work = 0;
+            while (next < stream.messageCount() && nowNs >= nextOfferNs)
+            {
+                final int length = stream.write(next, message);
+                if (!publication.offer(message, 0, length))
+                {
+                    break;
+                }
+                next++;
+                work++;
+                if (publishIntervalNs > 0)
+                {
+                    nextOfferNs = nowNs + publishIntervalNs;
+                }
+            }
+            if (next == stream.messageCount() && !publication.isEndOfStream() && publication.appendEndOfStream())
+            {
+                work++;
+            }
+            if (closeWhenDone && publication.isEndOfStream() && !closeRequested &&
+                connections[index].state() == io.metaroce.codec.wire.ConnectionState.ESTABLISHED)
+            {
+                closeRequested = true;
+                connections[index].requestClose();
+                work++;
+            }
+            return work;
+        }
+
+        public long nextDeadlineNs()
+        {
+            // Only a pacing interval is a timed event; a publication blocked by its window waits for acknowledgements.
+            return next < streams[index].messageCount() && publishIntervalNs > 0 && nextOfferNs > lastNowNs ?
+                nextOfferNs : Long.MAX_VALUE;
+        }
+    }
+
+    private final class Subscriber implements SimulationAgent
+    {
+        public int doWork(final long nowNs)
+        {
+            int work = 0;
+            for (int i = 0; i < senderCount; i++)
+            {
+                final SimulatedImage image = images.get(i + 1);
+                if (null != image)
+                {
+                    work += image.poll(streams[i], 64);
+                }
+            }
+            return work;
+        }
+
+        public long nextDeadlineNs()
+        {
+            return Long.MAX_VALUE;
+        }
+    }
+}

@@ -1,0 +1,239 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.perf.datapath;
+
+import io.metaroce.datapath.ConnectionHandler;
+import io.metaroce.datapath.FramePlacement;
+import io.metaroce.datapath.ImageAdmission;
+import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.sim.FragmentHandler;
+import io.metaroce.datapath.sim.SimulatedFabric;
+import io.metaroce.datapath.sim.SimulatedImage;
+import io.metaroce.datapath.sim.SimulatedPublication;
+import io.metaroce.datapath.sim.SimulatedTransport;
+import io.metaroce.datapath.sim.VirtualClock;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.nio.ByteBuffer;
+import java.util.SplittableRandom;
+
+/**
+ * One sender engine and one receiver engine on a {@link SimulatedFabric}, a publication kept full of fixed-size
+ * messages and a subscriber that drains the image: the workload of the datapath benchmarks. Driven by
+ * {@link #step()} on one thread; allocation happens only in the constructor.
+ */
+public final class SimulatedLink implements ConnectionHandler, ImageAdmission, FragmentHandler
+{
+    private static final int TERM_LENGTH = 1 << 20;
+    private static final int STREAM_ID = 10;
+    private static final int SESSION_ID = 20;
+
+    private final VirtualClock clock = new VirtualClock(0);
+    private final SimulatedFabric fabric;
+    private final TransportEngine sender;
+    private final TransportEngine receiver;
+    private final SimulatedPublication publication;
+    private final SenderConnection connection;
+    private final UnsafeBuffer message;
+    private SimulatedImage image;
+    private long fragments;
+    private long messagesOffered;
+    private long bytesDelivered;
+
+    /**
+     * Build the link and establish the connection.
+     *
+     * @param fabricCtx     settings of the fabric (its plane count is used for the connection).
+     * @param pathsPerPlane entropy values per plane.
+     * @param messageLength bytes per message: 1312 fills one 1408-byte DATA with one frame.
+     * @param seed          seed of the engines' randomness.
+     * @param linkRateMbps  link rate both engines announce, 0 when unknown.
+     * @param baseRttHintNs expected base RTT the sender announces, 0 when unknown.
+     */
+    public SimulatedLink(
+        final SimulatedFabric.Context fabricCtx,
+        final int pathsPerPlane,
+        final int messageLength,
+        final long seed,
+        final long linkRateMbps,
+        final long baseRttHintNs)
+    {
+        fabric = new SimulatedFabric(fabricCtx, clock);
+        final SimulatedTransport senderTransport = fabric.attach(pathsPerPlane);
+        final SimulatedTransport receiverTransport = fabric.attach(pathsPerPlane);
+        sender = new TransportEngine(context(senderTransport, seed)
+            .linkRateMbps(linkRateMbps).baseRttHintNs(baseRttHintNs));
+        receiver = new TransportEngine(context(receiverTransport, seed + 1).imageAdmission(this)
+            .linkRateMbps(linkRateMbps));
+        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, TERM_LENGTH, 0, 1408, TERM_LENGTH / 2);
+        message = new UnsafeBuffer(new byte[messageLength]);
+        connection = sender.connect(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
+            .activeTermId(0).termOffset(0).termLength(TERM_LENGTH)
+            .destination(senderTransport.addDestination(receiverTransport.node()))
+            .planeCount(fabric.planeCount()).pathsPerPlane(pathsPerPlane), publication);
+        while (io.metaroce.codec.wire.ConnectionState.ESTABLISHED != connection.state())
+        {
+            step();
+        }
+    }
+
+    private TransportEngine.Context context(final SimulatedTransport transport, final long seed)
+    {
+        return new TransportEngine.Context()
+            .clock(clock)
+            .random(new SplittableRandom(seed))
+            .transport(transport)
+            .countersManager(new CountersManager(
+                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 512)),
+                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 128))))
+            .connectionHandler(this);
+    }
+
+    /**
+     * One pass at the current virtual instant, or a clock advance to the next event when nothing worked.
+     *
+     * @return work done.
+     */
+    public int step()
+    {
+        while (publication.offer(message, 0, message.capacity()))
+        {
+            messagesOffered++;
+        }
+
+        int work = fabric.deliverDue();
+        work += sender.doWork();
+        work += receiver.doWork();
+        if (null != image)
+        {
+            work += image.poll(this, 256);
+        }
+        if (0 == work)
+        {
+            final long next = Math.min(fabric.nextEventNs(), Math.min(sender.nextDeadlineNs(),
+                receiver.nextDeadlineNs()));
+            clock.advanceTo(Long.MAX_VALUE == next ? clock.nanoTime() + 1_000 : Math.max(next, clock.nanoTime() + 1));
+        }
+        return work;
+    }
+
+    /**
+     * The sender connection.
+     *
+     * @return the connection.
+     */
+    public SenderConnection connection()
+    {
+        return connection;
+    }
+
+    /**
+     * Virtual time.
+     *
+     * @return nanoseconds since the start.
+     */
+    public long nowNs()
+    {
+        return clock.nanoTime();
+    }
+
+    /**
+     * Message payload bytes the subscriber has consumed.
+     *
+     * @return the byte count.
+     */
+    public long bytesDelivered()
+    {
+        return bytesDelivered;
+    }
+
+    /**
+     * Fragments the subscriber has consumed.
+     *
+     * @return the count.
+     */
+    public long fragments()
+    {
+        return fragments;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onFragment(
+        final DirectBuffer buffer, final int offset, final int length, final int flags, final long position)
+    {
+        fragments++;
+        bytesDelivered += length;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public FramePlacement onImageRequest(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength,
+        final int mtu)
+    {
+        image = new SimulatedImage(initialTermId, termLength, 0, termLength / 2);
+        return image;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onSenderEstablished(final SenderConnection connection)
+    {
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    {
+        publication.onAcknowledged(position);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    {
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    {
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    {
+    }
+}
