@@ -263,6 +263,61 @@ class SenderProtocolTest
     }
 
     @Test
+    void shouldNotSendNewDataOnAPathWhoseEchoShowedDelayAboveTargetForOneSmoothedRoundTrip()
+    {
+        // Neither window nor credit, so no pacing: nothing but the path choice decides where the next packets go.
+        final WireFixture g = new WireFixture(2, (ctx) -> ctx.pathsPerPlane(2).senderWindow(false)
+            .receiverCredit(false));
+        final SimulatedPublication pub = g.publication(1408);
+        final SenderConnection c = g.engine.connect(
+            g.senderSettings(g.transport.addDestination("receiver"), 2, 2), pub);
+        g.work();
+        g.read(g.sent().get(0));
+        int psn = (int)g.reader.transportHeader().psn();
+        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, psn, g.reader.setup().connEpoch(),
+            (a) -> a.congestionModes().clear()), 0);
+        g.work();
+        assertEquals(ConnectionState.ESTABLISHED, c.state());
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[100]);
+
+        // Twelve lone packets answered after 20 us, then one answered after 60 us: above the target of 45 us
+        // (section 13.1), far below the outlier factor, so its path stays ACTIVE but new DATA skips it for one srtt
+        // (section 11.2).
+        int congestedPath = -1;
+        for (int i = 0; i < 13; i++)
+        {
+            pub.offer(message, 0, message.capacity());
+            g.work();
+            final List<ScriptedTransport.Sent> data = g.sentOfType(g.sent(), DataDecoder.TEMPLATE_ID);
+            assertEquals(1, data.size());
+            g.read(data.get(0));
+            final int plane = g.reader.transportHeader().planeId();
+            congestedPath = g.reader.transportHeader().pathId();
+            final int pathSeq = g.reader.transportHeader().pathSeq();
+            final long ts = g.reader.transportHeader().tsNs();
+            g.advance(12 == i ? 60_000 : 20_000);
+            psn++;
+            g.inject(g.ack(c.localConnectionId(), RECEIVER_ID, psn, plane, congestedPath, pathSeq, ts, psn & ~63), 0);
+            g.work();
+        }
+        assertEquals(20_000, c.baseRttNs());
+
+        final UnsafeBuffer large = new UnsafeBuffer(new byte[1300]);
+        for (int i = 0; i < 6; i++)
+        {
+            pub.offer(large, 0, large.capacity());
+        }
+        g.work();
+        final List<ScriptedTransport.Sent> next = g.sentOfType(g.sent(), DataDecoder.TEMPLATE_ID);
+        assertEquals(6, next.size());
+        for (final ScriptedTransport.Sent sent : next)
+        {
+            g.read(sent);
+            assertNotEquals(congestedPath, g.reader.transportHeader().pathId());
+        }
+    }
+
+    @Test
     void shouldStayWithinGrantLimitAndRequestCreditWhenBlocked()
     {
         establish((a) -> a.initialGrantLimit(2500));
@@ -474,6 +529,54 @@ class SenderProtocolTest
         }
         // [MR-CONN-4] nothing heard for connectionTimeout
         assertEquals(TerminationCause.TIMEOUT, f.senderTermination);
+    }
+
+    @Test
+    void shouldDoubleTheRetransmissionTimeoutOnEachConsecutiveExpiryUpToTheMaximum()
+    {
+        // Only the timeout finds losses here, RTO_low is 1 ms and the maximum 8 ms: a lone packet that is never
+        // answered is retransmitted 1, 2, 4, 8 and then every 8 ms after its previous transmission
+        // [MR-LOSS-1, MR-LOSS-2].
+        final WireFixture g = new WireFixture(1, (ctx) -> ctx.lossDetection("")
+            .rtoLowMinNs(MS).rtoHighMinNs(MS).rtoMaxNs(8 * MS).giveUpMinNs(1000 * MS));
+        final int dest = g.transport.addDestination("receiver");
+        final SimulatedPublication pub = g.publication(1408);
+        final SenderConnection c = g.engine.connect(g.senderSettings(dest, 1, 4), pub);
+        g.work();
+        g.read(g.sent().get(0));
+        final int isn = (int)g.reader.transportHeader().psn();
+        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, isn, g.reader.setup().connEpoch(), (a) -> {}), 0);
+        g.work();
+        pub.offer(new UnsafeBuffer(new byte[100]), 0, 100);
+        g.work();
+        assertEquals(1, g.sentOfType(g.sent(), DataDecoder.TEMPLATE_ID).size());
+
+        final long stepNs = 50_000;
+        final long[] intervals = new long[6];
+        long lastSendNs = g.clock.nanoTime();
+        int found = 0;
+        for (int i = 0; i < 2_000 && found < intervals.length; i++)
+        {
+            g.advance(stepNs);
+            if (!g.sentOfType(g.sent(), DataDecoder.TEMPLATE_ID).isEmpty())
+            {
+                intervals[found++] = g.clock.nanoTime() - lastSendNs;
+                lastSendNs = g.clock.nanoTime();
+            }
+            if (i % 100 == 0)
+            {
+                g.inject(g.status(c.localConnectionId(), RECEIVER_ID), 0);
+            }
+        }
+
+        assertEquals(intervals.length, found);
+        final long[] expectedMs = { 1, 2, 4, 8, 8, 8 };
+        for (int i = 0; i < intervals.length; i++)
+        {
+            final long expected = expectedMs[i] * MS;
+            assertTrue(intervals[i] >= expected && intervals[i] <= expected + stepNs,
+                "interval " + i + " was " + intervals[i] + " ns, expected " + expected);
+        }
     }
 
     @Test
