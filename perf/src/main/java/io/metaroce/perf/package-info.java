@@ -21,7 +21,8 @@
  * with bounds checks off. Run them with {@code java -jar perf/target/benchmarks.jar -foe true}; JMH exits 0 even when
  * every benchmark throws unless {@code -foe true} is given.
  * <p>
- * The latency/throughput rig and the side-by-side comparison with Aeron land with the performance issue; this
- * module holds the codec benchmarks until then.
+ * This package holds the wire codec benchmark; {@code io.metaroce.perf.datapath} the transport engine's,
+ * {@code io.metaroce.perf.jmh} the driver, client and log benchmarks side by side with Aeron 1.51, and
+ * {@code io.metaroce.perf.rig} the open-loop latency/throughput rig behind {@code ./metaroce bench}.
  */
 package io.metaroce.perf;
