@@ -318,6 +318,54 @@ class SenderProtocolTest
     }
 
     @Test
+    void shouldShrinkTheWindowToWhatTheReceiverAbsorbedWhenAnAckCarriesTheOverflowFlag()
+    {
+        final long before = sendWindowfulAndAnswerFirstTwo(true);
+        // Quick adapt (section 13.1): the window drops to the bytes acknowledged in the last srtt, two packets here.
+        assertTrue(connection.congestionWindow() <= 2 * 1408, before + " -> " + connection.congestionWindow());
+    }
+
+    @Test
+    void shouldKeepTheWindowWhenTheSameAckHasNoOverflowFlag()
+    {
+        final long before = sendWindowfulAndAnswerFirstTwo(false);
+        assertTrue(connection.congestionWindow() >= before, before + " -> " + connection.congestionWindow());
+    }
+
+    @Test
+    void shouldShrinkTheWindowOnNackRxOverflow()
+    {
+        establish((a) -> {});
+        offer(20, 1300);
+        f.work();
+        assertTrue(dataSent().size() > 4);
+        final long before = connection.congestionWindow();
+        f.inject(f.nack(connection.localConnectionId(), RECEIVER_ID, isn, NackReason.RX_OVERFLOW, 500, isn), 0);
+        f.work();
+        assertTrue(connection.congestionWindow() < before / 2, before + " -> " + connection.congestionWindow());
+    }
+
+    private long sendWindowfulAndAnswerFirstTwo(final boolean overflow)
+    {
+        establish((a) -> {});
+        offer(20, 1300);
+        f.work();
+        final List<ScriptedTransport.Sent> data = dataSent();
+        assertTrue(data.size() > 4, "sent " + data.size());
+        final long before = connection.congestionWindow();
+        f.read(data.get(1));
+        final int plane = f.reader.transportHeader().planeId();
+        final int path = f.reader.transportHeader().pathId();
+        final int pathSeq = f.reader.transportHeader().pathSeq();
+        final long ts = f.reader.transportHeader().tsNs();
+        f.advance(10_000);
+        f.inject(f.ackWithFlags(overflow ? TransportFlag.OVERFLOW : 0, connection.localConnectionId(), RECEIVER_ID,
+            isn + 2, plane, path, pathSeq, ts, (isn + 2) & ~63), 0);
+        f.work();
+        return before;
+    }
+
+    @Test
     void shouldStayWithinGrantLimitAndRequestCreditWhenBlocked()
     {
         establish((a) -> a.initialGrantLimit(2500));

@@ -269,8 +269,23 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         final int sackBase,
         final long... words)
     {
+        return ackWithFlags(0, dstConnId, srcConnId, cumAck, echoPlane, echoPath, echoPathSeq, echoTs, sackBase, words);
+    }
+
+    int ackWithFlags(
+        final int flags,
+        final int dstConnId,
+        final int srcConnId,
+        final int cumAck,
+        final int echoPlane,
+        final int echoPath,
+        final int echoPathSeq,
+        final long echoTs,
+        final int sackBase,
+        final long... words)
+    {
         final AckEncoder ack = new AckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
-        DatagramProxy.header(ack.header(), 0, echoPlane, TrafficClass.CONTROL, echoPath, echoPathSeq, dstConnId,
+        DatagramProxy.header(ack.header(), flags, echoPlane, TrafficClass.CONTROL, echoPath, echoPathSeq, dstConnId,
             srcConnId, cumAck, (int)echoTs);
         ack.sackBasePsn(sackBase & 0xFFFF_FFFFL).serviceTimeNs(0).receivedBytes(0).grantLimit(1 << 20)
             .ecnCeCount((short)0).rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0);
