@@ -15,7 +15,9 @@
  */
 package io.metaroce.datapath;
 
+import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CloseDecoder;
+import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditRequestDecoder;
 import io.metaroce.codec.wire.DataDecoder;
@@ -25,6 +27,7 @@ import io.metaroce.codec.wire.ProbeDecoder;
 import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.SetupAckEncoder;
 import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.sim.SimulatedPublication;
 import io.metaroce.datapath.tracking.LossReason;
@@ -320,7 +323,7 @@ class SenderProtocolTest
     @Test
     void shouldShrinkTheWindowToWhatTheReceiverAbsorbedWhenAnAckCarriesTheOverflowFlag()
     {
-        final long before = sendWindowfulAndAnswerFirstTwo(true);
+        final long before = sendWindowfulAndAnswerFirstTwo(TransportFlag.OVERFLOW, 0);
         // Quick adapt (section 13.1): the window drops to the bytes acknowledged in the last srtt, two packets here.
         assertTrue(connection.congestionWindow() <= 2 * 1408, before + " -> " + connection.congestionWindow());
     }
@@ -328,8 +331,40 @@ class SenderProtocolTest
     @Test
     void shouldKeepTheWindowWhenTheSameAckHasNoOverflowFlag()
     {
-        final long before = sendWindowfulAndAnswerFirstTwo(false);
+        final long before = sendWindowfulAndAnswerFirstTwo(0, 0);
         assertTrue(connection.congestionWindow() >= before, before + " -> " + connection.congestionWindow());
+    }
+
+    @Test
+    void shouldCutTheWindowByTheReceiverPenaltyShareOfTheNewlyAcknowledgedBytes()
+    {
+        // [MR-CC-6] penalty 64: half of the two acknowledged packets' bytes comes off the window (the additive
+        // increase of the same ACK adds back less than one mtu x 2 packets / window).
+        final long before = sendWindowfulAndAnswerFirstTwo(0, 64);
+        final long acknowledged = connection.acknowledgedPosition();
+        assertTrue(acknowledged > 2 * 1300, "acknowledged " + acknowledged);
+        assertTrue(connection.congestionWindow() < before - acknowledged / 4,
+            before + " -> " + connection.congestionWindow() + " after " + acknowledged + " bytes");
+    }
+
+    @Test
+    void shouldSendStatusEveryStatusInterval()
+    {
+        final WireFixture g = new WireFixture(1, (ctx) -> ctx.statusIntervalNs(10 * MS));
+        final SenderConnection c = g.engine.connect(
+            g.senderSettings(g.transport.addDestination("receiver"), 1, 4), g.publication(1408));
+        g.work();
+        g.read(g.sent().get(0));
+        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, (int)g.reader.transportHeader().psn(),
+            g.reader.setup().connEpoch(), (a) -> {}), 0);
+        g.work();
+        int statuses = 0;
+        for (int i = 0; i < 35; i++)
+        {
+            g.advance(MS);
+            statuses += g.sentOfType(g.sent(), StatusDecoder.TEMPLATE_ID).size();
+        }
+        assertTrue(statuses >= 3 && statuses <= 4, "statuses " + statuses);
     }
 
     @Test
@@ -345,7 +380,7 @@ class SenderProtocolTest
         assertTrue(connection.congestionWindow() < before / 2, before + " -> " + connection.congestionWindow());
     }
 
-    private long sendWindowfulAndAnswerFirstTwo(final boolean overflow)
+    private long sendWindowfulAndAnswerFirstTwo(final int flags, final int penalty)
     {
         establish((a) -> {});
         offer(20, 1300);
@@ -359,8 +394,10 @@ class SenderProtocolTest
         final int pathSeq = f.reader.transportHeader().pathSeq();
         final long ts = f.reader.transportHeader().tsNs();
         f.advance(10_000);
-        f.inject(f.ackWithFlags(overflow ? TransportFlag.OVERFLOW : 0, connection.localConnectionId(), RECEIVER_ID,
-            isn + 2, plane, path, pathSeq, ts, (isn + 2) & ~63), 0);
+        final int length = f.ackWithFlags(flags, connection.localConnectionId(), RECEIVER_ID, isn + 2, plane, path,
+            pathSeq, ts, (isn + 2) & ~63);
+        new AckEncoder().wrap(f.buffer, MessageHeaderEncoder.ENCODED_LENGTH).rcvCwndPenalty((short)penalty);
+        f.inject(length, 0);
         f.work();
         return before;
     }
