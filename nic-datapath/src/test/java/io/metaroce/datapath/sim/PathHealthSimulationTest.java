@@ -123,6 +123,33 @@ class PathHealthSimulationTest
     }
 
     @Test
+    void shouldCutTheWindowForLossesBeyondTheEvictionCap()
+    {
+        // [MR-CC-4] a loss charged to a path leaves cwnd alone, unless the eviction cap keeps the path ACTIVE: then
+        // the loss is congestion and cwnd is cut by maxMdf (0.5).
+        final TransferScenario scenario = scenario(1, 4, true);
+        final SenderConnection connection = scenario.connections[0];
+        final long start = scenario.clock.nanoTime();
+        for (int entropy = 1; entropy < 4; entropy++)
+        {
+            scenario.fabric.scheduleRouteFailure(
+                sender(scenario), receiver(scenario), 0, entropy, start + US200, Long.MAX_VALUE);
+        }
+        final long[] highest = { 0 };
+        final boolean delivered = scenario.simulation.runUntil(
+            () ->
+            {
+                highest[0] = Math.max(highest[0], connection.congestionWindow());
+                return scenario.isDelivered();
+            },
+            start + TimeUnit.SECONDS.toNanos(30));
+        assertTrue(delivered, scenario::describe);
+        // Three of the four routes lose everything to the end, so the cuts keep the window far below its peak.
+        final long last = connection.congestionWindow();
+        assertTrue(last <= highest[0] / 2, "cwnd " + last + " at the end, peak " + highest[0]);
+    }
+
+    @Test
     void shouldKeepEveryPathActiveAndCompleteWhenEvictionIsOff()
     {
         final TransferScenario scenario = scenario(1, 4, false);
