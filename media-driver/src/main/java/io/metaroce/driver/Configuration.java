@@ -40,6 +40,35 @@ import java.util.concurrent.TimeUnit;
 public final class Configuration
 {
     /**
+     * Property: random drop rate of DATA datagrams per plane, a comma-separated list of rates in [0, 1] for planes
+     * 0, 1, ... (missing planes drop nothing), applied on receive by every socket of the driver.
+     */
+    public static final String LOSS_DATA_RATE_PROP_NAME = "metaroce.loss.data.rate";
+
+    /**
+     * Property: random drop rate of control datagrams (all but DATA) per plane, as for
+     * {@link #LOSS_DATA_RATE_PROP_NAME}.
+     */
+    public static final String LOSS_CONTROL_RATE_PROP_NAME = "metaroce.loss.control.rate";
+
+    /**
+     * Property: fixed loss pattern of DATA datagrams per plane, a comma-separated list of n (drop every n-th, 0 for
+     * none).
+     */
+    public static final String LOSS_DATA_EVERY_PROP_NAME = "metaroce.loss.data.every";
+
+    /**
+     * Property: fixed loss pattern of control datagrams per plane, as for {@link #LOSS_DATA_EVERY_PROP_NAME}.
+     */
+    public static final String LOSS_CONTROL_EVERY_PROP_NAME = "metaroce.loss.control.every";
+
+    /**
+     * Property: seed of the random loss; default the current nano time; set it to
+     * replay a random loss run.
+     */
+    public static final String LOSS_SEED_PROP_NAME = "metaroce.loss.seed";
+
+    /**
      * Property: threading mode, one of {@link ThreadingMode}.
      */
     public static final String THREADING_MODE_PROP_NAME = "metaroce.threading.mode";
@@ -351,6 +380,16 @@ public final class Configuration
         {
             throw new ConfigurationException(name + " must be an integer: " + value);
         }
+    }
+
+    /**
+     * Seed of the random loss of {@link NetworkLossGenerator}.
+     *
+     * @return the value of {@link #LOSS_SEED_PROP_NAME}, or the current nano time.
+     */
+    public static long lossSeed()
+    {
+        return Long.getLong(LOSS_SEED_PROP_NAME, System.nanoTime());
     }
 
     static int sizeProperty(final String name, final int defaultValue)

@@ -22,15 +22,21 @@ import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.io.LossGenerator;
+import io.metaroce.datapath.io.UdpTransport;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.RawLog;
+import io.metaroce.driver.status.LossReport;
 import io.metaroce.driver.status.StreamCounter;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import io.metaroce.driver.status.SystemCounters;
+import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -39,7 +45,12 @@ import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.UnsafeBufferPosition;
 
 import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -56,7 +67,14 @@ import java.util.concurrent.TimeUnit;
  * Refusals are raised as {@link ControlProtocolException}s, which the {@link ClientCommandAdapter} turns into typed
  * ERRORs.
  * <p>
- * Single threaded: everything here runs on the conductor's duty cycle.
+ * Network streams ({@code metaroce:udp}): the conductor creates the logs of {@link NetworkPublication}s, the
+ * {@link SendEndpoint}s and {@link ReceiveEndpoint}s (binding their sockets, so that a bad channel is refused to the
+ * client), and hands them to the sender and receiver agents through their {@link TransportCommandQueue}s. The agents
+ * report back (an image created at connection setup, a connection ended) through the conductor's agent event queue,
+ * a many-to-one lock-free queue drained at the start of every duty cycle; positions cross through counters and
+ * volatile fields, never through commands. Endpoints stay bound until the driver closes.
+ * <p>
+ * Single threaded: everything here runs on the conductor's duty cycle, except {@link #offerAgentEvent(Runnable)}.
  */
 final class DriverConductor implements Agent
 {
@@ -90,12 +108,21 @@ final class DriverConductor implements Agent
     private final ArrayList<PublicationLink> publicationLinks = new ArrayList<>();
     private final ArrayList<SubscriptionLink> subscriptionLinks = new ArrayList<>();
     private final ArrayList<CounterLink> counterLinks = new ArrayList<>();
+    private final ArrayList<NetworkPublication> networkPublications = new ArrayList<>();
+    private final ArrayList<NetworkImage> networkImages = new ArrayList<>();
+    private final HashMap<String, SendEndpoint> sendEndpoints = new HashMap<>();
+    private final HashMap<String, ReceiveEndpoint> receiveEndpoints = new HashMap<>();
+    private final ManyToOneConcurrentLinkedQueue<Runnable> agentEvents = new ManyToOneConcurrentLinkedQueue<>();
+    private final SenderAgent senderAgent;
+    private final ReceiverAgent receiverAgent;
+    private final LossReport lossReport;
     private final UnsafeBuffer defaultHeaderBuffer = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
 
     private long timerDeadlineNs;
     private long lastCommandConsumerPosition;
     private long timeOfLastCommandConsumerPositionChangeNs;
     private int nextSessionId = ThreadLocalRandom.current().nextInt();
+    private long nextLossStageId;
 
     DriverConductor(
         final MediaDriver.Context ctx,
@@ -105,8 +132,14 @@ final class DriverConductor implements Agent
         final SystemCounters systemCounters,
         final LogFactory logFactory,
         final TransportCommandQueue senderCommands,
-        final TransportCommandQueue receiverCommands)
+        final TransportCommandQueue receiverCommands,
+        final SenderAgent senderAgent,
+        final ReceiverAgent receiverAgent,
+        final LossReport lossReport)
     {
+        this.lossReport = lossReport;
+        this.senderAgent = senderAgent;
+        this.receiverAgent = receiverAgent;
         this.ctx = ctx;
         this.toDriverCommands = toDriverCommands;
         this.clientProxy = clientProxy;
@@ -165,6 +198,7 @@ final class DriverConductor implements Agent
         dutyCycleTracker.update(nowNs);
 
         int workCount = clientCommandAdapter.receive();
+        workCount += drainAgentEvents();
         workCount += trackStreamPositions();
 
         if (nowNs - timerDeadlineNs >= 0)
@@ -187,6 +221,48 @@ final class DriverConductor implements Agent
         ipcPublications.clear();
     }
 
+    /**
+     * Free every network resource once the agents have stopped: close the endpoints (sockets and engines) and free
+     * the logs of network publications and images. Called by the driver after its agent threads ended, so that no
+     * agent reads a log being unmapped.
+     */
+    void closeNetworkResources()
+    {
+        drainAgentEvents();
+        for (final SendEndpoint endpoint : sendEndpoints.values())
+        {
+            CloseHelper.quietClose(endpoint);
+        }
+        sendEndpoints.clear();
+        for (final ReceiveEndpoint endpoint : receiveEndpoints.values())
+        {
+            CloseHelper.quietClose(endpoint);
+        }
+        receiveEndpoints.clear();
+        drainAgentEvents();
+        for (final NetworkPublication publication : networkPublications)
+        {
+            publication.close();
+        }
+        networkPublications.clear();
+        for (final NetworkImage image : networkImages)
+        {
+            image.close();
+        }
+        networkImages.clear();
+    }
+
+    /**
+     * Queue an event from the sender or receiver agent, to run on the conductor's next duty cycle. Thread safe; the
+     * queue is unbounded (events happen at connection setup and end only, never per message).
+     *
+     * @param event to run on the conductor.
+     */
+    void offerAgentEvent(final Runnable event)
+    {
+        agentEvents.offer(event);
+    }
+
     TransportCommandQueue senderCommands()
     {
         return senderCommands;
@@ -206,6 +282,12 @@ final class DriverConductor implements Agent
     {
         final ChannelUri uri = parseChannel(channel);
         checkStreamId(streamId);
+        if (!uri.isIpc())
+        {
+            onAddNetworkPublication(clientId, correlationId, streamId, UdpChannel.forPublication(uri, ctx), exclusive);
+            return;
+        }
+
         final PublicationParams params = PublicationParams.of(uri, ctx, exclusive);
         final ClientSession client = getOrAddClient(clientId);
 
@@ -264,7 +346,7 @@ final class DriverConductor implements Agent
                 "client " + clientId + " has no publication with registration id " + registrationId);
         }
 
-        link.publication().decRef(nanoClock.nanoTime());
+        link.release(nanoClock.nanoTime());
         clientProxy.onOperationSuccess(correlationId);
     }
 
@@ -272,10 +354,17 @@ final class DriverConductor implements Agent
     {
         final ChannelUri uri = parseChannel(channel);
         checkStreamId(streamId);
+        if (!uri.isIpc())
+        {
+            onAddNetworkSubscription(clientId, correlationId, streamId, UdpChannel.forSubscription(uri, ctx));
+            return;
+        }
+
         PublicationParams.checkSubscriptionParams(uri);
         final ClientSession client = getOrAddClient(clientId);
 
-        final SubscriptionLink subscription = new SubscriptionLink(correlationId, client, streamId, uri.toString());
+        final SubscriptionLink subscription = new SubscriptionLink(
+            correlationId, client, streamId, uri.toString(), null);
         final ArrayList<IpcPublication> matches = new ArrayList<>();
         for (int i = 0, size = ipcPublications.size(); i < size; i++)
         {
@@ -446,6 +535,18 @@ final class DriverConductor implements Agent
             workCount += ipcPublications.get(i).updatePublisherLimit();
         }
 
+        final ArrayList<NetworkPublication> networkPublications = this.networkPublications;
+        for (int i = 0, size = networkPublications.size(); i < size; i++)
+        {
+            workCount += networkPublications.get(i).updatePublisherLimit();
+        }
+
+        final ArrayList<NetworkImage> networkImages = this.networkImages;
+        for (int i = 0, size = networkImages.size(); i < size; i++)
+        {
+            workCount += networkImages.get(i).trackConsumerPosition();
+        }
+
         return workCount;
     }
 
@@ -469,6 +570,8 @@ final class DriverConductor implements Agent
                 publication.close();
             }
         }
+
+        onNetworkTimer(nowNs);
 
         return 1;
     }
@@ -555,7 +658,7 @@ final class DriverConductor implements Agent
             if (link.client() == client)
             {
                 publicationLinks.remove(i);
-                link.publication().decRef(nowNs);
+                link.release(nowNs);
             }
         }
 
@@ -593,6 +696,23 @@ final class DriverConductor implements Agent
             {
                 subscriber.position().close();
             }
+        }
+
+        final ReceiveEndpoint endpoint = link.endpoint();
+        if (null != endpoint)
+        {
+            for (int i = 0, size = networkImages.size(); i < size; i++)
+            {
+                final SubscriberPosition subscriber = networkImages.get(i).removeSubscriber(link);
+                if (null != subscriber)
+                {
+                    subscriber.position().close();
+                }
+            }
+
+            endpoint.decRef();
+            final int streamId = link.streamId();
+            offerCommand(receiverCommands, () -> endpoint.onSubscriptionRemoved(streamId));
         }
     }
 
@@ -731,10 +851,31 @@ final class DriverConductor implements Agent
         final int streamId,
         final PublicationParams params)
     {
-        final UnsafeBuffer metaData = rawLog.metaDataBuffer();
         final int initialTermId = params.hasPosition ? params.initialTermId : ThreadLocalRandom.current().nextInt();
-        final int activeTermId = params.hasPosition ? params.termId : initialTermId;
-        final int termOffset = params.hasPosition ? params.termOffset : 0;
+        initialiseLogMetaData(
+            rawLog,
+            registrationId,
+            sessionId,
+            streamId,
+            params.mtu,
+            params.termWindowLength,
+            initialTermId,
+            params.hasPosition ? params.termId : initialTermId,
+            params.hasPosition ? params.termOffset : 0);
+    }
+
+    private void initialiseLogMetaData(
+        final RawLog rawLog,
+        final long registrationId,
+        final int sessionId,
+        final int streamId,
+        final int mtu,
+        final int termWindowLength,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset)
+    {
+        final UnsafeBuffer metaData = rawLog.metaDataBuffer();
         final int termCount = activeTermId - initialTermId;
 
         HeaderWriter.writeDefaultHeader(defaultHeaderBuffer, sessionId, streamId);
@@ -742,10 +883,10 @@ final class DriverConductor implements Agent
             metaData,
             registrationId,
             initialTermId,
-            params.mtu,
-            params.termLength,
+            mtu,
+            rawLog.termLength(),
             ctx.filePageSize(),
-            params.termWindowLength,
+            termWindowLength,
             defaultHeaderBuffer);
 
         final int activeIndex = LogBufferDescriptor.indexByTermCount(termCount);
@@ -763,6 +904,14 @@ final class DriverConductor implements Agent
     private int countSessions(final int streamId)
     {
         int count = 0;
+        for (int i = 0, size = networkPublications.size(); i < size; i++)
+        {
+            if (networkPublications.get(i).streamId() == streamId)
+            {
+                count++;
+            }
+        }
+
         for (int i = 0, size = ipcPublications.size(); i < size; i++)
         {
             if (ipcPublications.get(i).streamId() == streamId)
@@ -780,7 +929,16 @@ final class DriverConductor implements Agent
         {
             final int sessionId = nextSessionId++;
             boolean inUse = false;
-            for (int i = 0, size = ipcPublications.size(); i < size; i++)
+            for (int i = 0, size = networkPublications.size(); i < size; i++)
+            {
+                final NetworkPublication publication = networkPublications.get(i);
+                if (publication.streamId() == streamId && publication.sessionId() == sessionId)
+                {
+                    inUse = true;
+                    break;
+                }
+            }
+            for (int i = 0, size = ipcPublications.size(); i < size && !inUse; i++)
             {
                 final IpcPublication publication = ipcPublications.get(i);
                 if (publication.streamId() == streamId && publication.sessionId() == sessionId)
@@ -797,6 +955,368 @@ final class DriverConductor implements Agent
         }
     }
 
+    void onNetworkPublicationDrained(final NetworkPublication publication)
+    {
+        publication.endpoint().decRef();
+    }
+
+    void onNetworkImageCreated(final NetworkImage image)
+    {
+        networkImages.add(image);
+        bytesMapped.getAndAddRelease(image.logLength());
+        for (int i = 0, size = subscriptionLinks.size(); i < size; i++)
+        {
+            final SubscriptionLink subscription = subscriptionLinks.get(i);
+            if (subscription.matches(image))
+            {
+                linkNetworkSubscriber(image, subscription);
+            }
+        }
+    }
+
+    void onNetworkImageEnded(final NetworkImage image)
+    {
+        image.onConnectionEnded(nanoClock.nanoTime());
+    }
+
+    private void onAddNetworkPublication(
+        final long clientId,
+        final long correlationId,
+        final int streamId,
+        final UdpChannel channel,
+        final boolean exclusive)
+    {
+        final ClientSession client = getOrAddClient(clientId);
+        NetworkPublication publication = exclusive ? null : findSharedNetworkPublication(streamId, channel);
+        if (null == publication)
+        {
+            publication = newNetworkPublication(correlationId, streamId, channel, exclusive);
+        }
+
+        publication.incRef();
+        publicationLinks.add(new PublicationLink(correlationId, client, publication));
+        clientProxy.onPublicationReady(
+            correlationId,
+            publication.registrationId(),
+            publication.sessionId(),
+            streamId,
+            publication.publisherLimitId(),
+            exclusive,
+            publication.logFileName());
+    }
+
+    private NetworkPublication findSharedNetworkPublication(final int streamId, final UdpChannel channel)
+    {
+        for (int i = 0, size = networkPublications.size(); i < size; i++)
+        {
+            final NetworkPublication publication = networkPublications.get(i);
+            if (!publication.isExclusive() && publication.streamId() == streamId &&
+                NetworkPublication.State.ACTIVE == publication.state() &&
+                publication.channel().canonicalForm().equals(channel.canonicalForm()))
+            {
+                return publication;
+            }
+        }
+
+        return null;
+    }
+
+    private NetworkPublication newNetworkPublication(
+        final long registrationId, final int streamId, final UdpChannel channel, final boolean exclusive)
+    {
+        final int sessionCount = countSessions(streamId);
+        if (sessionCount >= ctx.streamSessionLimit())
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, "stream " + streamId + " already has " +
+                sessionCount + " publications: " + Configuration.STREAM_SESSION_LIMIT_PROP_NAME + " is " +
+                ctx.streamSessionLimit());
+        }
+        checkCommandSpace(senderCommands, "sender");
+        final SendEndpoint endpoint = sendEndpoint(channel);
+        if (countersManager.available() < 3)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                "counters file full: cannot allocate the publisher counters of stream " + streamId);
+        }
+
+        final RawLog rawLog;
+        try
+        {
+            rawLog = logFactory.newPublication(registrationId, channel.termLength, channel.isSparse);
+        }
+        catch (final StorageSpaceException ex)
+        {
+            throw new ControlProtocolException(ControlErrorCode.STORAGE_SPACE, ex.getMessage());
+        }
+
+        final int sessionId = nextSessionId(streamId);
+        final int initialTermId = ThreadLocalRandom.current().nextInt();
+        initialiseLogMetaData(rawLog, registrationId, sessionId, streamId, channel.frameMtu(),
+            channel.termWindowLength, initialTermId, initialTermId, 0);
+
+        final String label = channel.canonicalForm();
+        final long startPosition = 0;
+        final int limitId = streamCounter.allocate(
+            CounterTypeId.PUBLISHER_LIMIT, registrationId, sessionId, streamId, label, "", startPosition);
+        final int positionId = streamCounter.allocate(
+            CounterTypeId.PUBLISHER_POSITION, registrationId, sessionId, streamId, label, "", startPosition);
+        final int senderPositionId = streamCounter.allocate(
+            CounterTypeId.SENDER_POSITION, registrationId, sessionId, streamId, label, "", startPosition);
+
+        final NetworkPublication publication = new NetworkPublication(
+            registrationId,
+            exclusive,
+            channel,
+            rawLog,
+            new UnsafeBufferPosition(countersValuesBuffer, limitId, countersManager),
+            new AtomicCounter(countersValuesBuffer, positionId, countersManager),
+            new UnsafeBufferPosition(countersValuesBuffer, senderPositionId, countersManager),
+            endpoint,
+            nanoClock.nanoTime());
+
+        networkPublications.add(publication);
+        bytesMapped.getAndAddRelease(rawLog.logLength());
+        endpoint.incRef();
+        offerCommand(senderCommands, () -> senderAgent.onAddPublication(endpoint, publication));
+
+        return publication;
+    }
+
+    private SendEndpoint sendEndpoint(final UdpChannel channel)
+    {
+        final String key = channel.sendEndpointKey();
+        SendEndpoint endpoint = sendEndpoints.get(key);
+        if (null == endpoint)
+        {
+            final InetAddress[] interfaces = channel.resolveInterfaces();
+            final UdpTransport transport;
+            try
+            {
+                transport = new UdpTransport(channel.transportContext(interfaces, 0, newLossStage()));
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                throw UdpChannel.invalid("parameter 'interface': cannot bind the send sockets on " +
+                    Arrays.toString(interfaces) + ": " + ex.getMessage());
+            }
+
+            try
+            {
+                final TransportEngine.Context engineCtx = newEngineContext(channel)
+                    .counterLabel("src=" + String.join(",", Arrays.stream(interfaces)
+                    .map(InetAddress::getHostAddress).toArray(String[]::new)));
+                endpoint = new SendEndpoint(key, transport, engineCtx, lossReport, epochClock, ctx.errorHandler());
+            }
+            catch (final RuntimeException ex)
+            {
+                CloseHelper.quietClose(transport);
+                throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                    "cannot create the send endpoint of " + channel.canonicalForm() + ": " + ex.getMessage());
+            }
+
+            final SendEndpoint newEndpoint = endpoint;
+            sendEndpoints.put(key, newEndpoint);
+            offerCommand(senderCommands, () -> senderAgent.onAddEndpoint(newEndpoint));
+        }
+
+        return endpoint;
+    }
+
+    private void onAddNetworkSubscription(
+        final long clientId, final long correlationId, final int streamId, final UdpChannel channel)
+    {
+        final ClientSession client = getOrAddClient(clientId);
+        checkCommandSpace(receiverCommands, "receiver");
+        final ReceiveEndpoint endpoint = receiveEndpoint(channel);
+
+        final SubscriptionLink subscription = new SubscriptionLink(
+            correlationId, client, streamId, channel.canonicalForm(), endpoint);
+        subscriptionLinks.add(subscription);
+        endpoint.incRef();
+        offerCommand(receiverCommands, () -> endpoint.onSubscriptionAdded(streamId));
+        clientProxy.onSubscriptionReady(correlationId);
+
+        for (int i = 0, size = networkImages.size(); i < size; i++)
+        {
+            final NetworkImage image = networkImages.get(i);
+            if (NetworkImage.State.ACTIVE == image.state() && subscription.matches(image))
+            {
+                linkNetworkSubscriber(image, subscription);
+            }
+        }
+    }
+
+    private ReceiveEndpoint receiveEndpoint(final UdpChannel channel)
+    {
+        final String key = channel.receiveEndpointKey();
+        ReceiveEndpoint endpoint = receiveEndpoints.get(key);
+        if (null != endpoint)
+        {
+            channel.checkSameEndpointSettings(endpoint.channel());
+            return endpoint;
+        }
+
+        final InetAddress[] addresses = new InetAddress[channel.planeCount()];
+        for (int i = 0; i < addresses.length; i++)
+        {
+            addresses[i] = channel.endpoints[i].getAddress();
+        }
+
+        final UdpTransport transport;
+        try
+        {
+            transport = new UdpTransport(channel.transportContext(addresses, channel.port, newLossStage()));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            throw UdpChannel.invalid("parameter 'endpoint': cannot bind the receive sockets on " +
+                channel.endpointList() + ": " + ex.getMessage());
+        }
+
+        try
+        {
+            endpoint = new ReceiveEndpoint(
+                channel,
+                transport,
+                newEngineContext(channel)
+                    .mtu(channel.hasMtu ? channel.mtu : Configuration.MAX_MTU)
+                    .counterLabel("rcv=" + channel.endpointList()),
+                this,
+                logFactory,
+                toDriverCommands,
+                ctx.filePageSize(),
+                ctx.errorHandler());
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(transport);
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                "cannot create the receive endpoint of " + channel.canonicalForm() + ": " + ex.getMessage());
+        }
+
+        final ReceiveEndpoint newEndpoint = endpoint;
+        receiveEndpoints.put(key, newEndpoint);
+        offerCommand(receiverCommands, () -> receiverAgent.onAddEndpoint(newEndpoint));
+
+        return endpoint;
+    }
+
+    private TransportEngine.Context newEngineContext(final UdpChannel channel)
+    {
+        return channel.applyTo(new TransportEngine.Context()
+            .clock(nanoClock)
+            .random(new SplittableRandom(ThreadLocalRandom.current().nextLong()))
+            .countersManager(countersManager));
+    }
+
+    private LossGenerator newLossStage()
+    {
+        final NetworkLossGenerator generator = ctx.lossGenerator();
+        return null == generator ? null : generator.newStage(nextLossStageId++);
+    }
+
+    private void linkNetworkSubscriber(final NetworkImage image, final SubscriptionLink subscription)
+    {
+        final long joinPosition = image.subscriberJoinPosition();
+        final int counterId;
+        try
+        {
+            counterId = streamCounter.allocate(
+                CounterTypeId.SUBSCRIBER_POSITION,
+                subscription.registrationId(),
+                image.sessionId(),
+                image.streamId(),
+                subscription.channel(),
+                " @" + joinPosition,
+                joinPosition);
+        }
+        catch (final IllegalStateException ex)
+        {
+            ctx.errorHandler().onError(new IllegalStateException("counters file full: subscription " +
+                subscription.registrationId() + " gets no image of session " + image.sessionId(), ex));
+            return;
+        }
+
+        image.addSubscriber(new SubscriberPosition(
+            subscription, new UnsafeBufferPosition(countersValuesBuffer, counterId, countersManager)));
+        clientProxy.onImageAvailable(
+            image.correlationId(),
+            subscription.registrationId(),
+            image.sessionId(),
+            image.streamId(),
+            counterId,
+            image.logFileName(),
+            image.sourceIdentity());
+    }
+
+    private void onNetworkTimer(final long nowNs)
+    {
+        for (int i = networkPublications.size() - 1; i >= 0; i--)
+        {
+            final NetworkPublication publication = networkPublications.get(i);
+            if (publication.onTimeEvent(nowNs, this))
+            {
+                networkPublications.remove(i);
+                bytesMapped.getAndAddRelease(-publication.logLength());
+                publication.close();
+            }
+        }
+
+        final long lingerTimeoutNs = ctx.publicationLingerTimeoutNs();
+        for (int i = networkImages.size() - 1; i >= 0; i--)
+        {
+            final NetworkImage image = networkImages.get(i);
+            if (image.isReadyToWithdraw(nowNs, lingerTimeoutNs))
+            {
+                final ArrayList<SubscriberPosition> subscribers = image.subscribers();
+                for (int j = subscribers.size() - 1; j >= 0; j--)
+                {
+                    final SubscriberPosition subscriber = subscribers.get(j);
+                    subscriber.position().close();
+                    clientProxy.onImageUnavailable(image.correlationId(),
+                        subscriber.subscription().registrationId(), image.sessionId(), image.streamId());
+                }
+                image.onWithdrawn(nowNs);
+            }
+            else if (image.onTimeEvent(nowNs, lingerTimeoutNs))
+            {
+                networkImages.remove(i);
+                bytesMapped.getAndAddRelease(-image.logLength());
+                image.close();
+            }
+        }
+    }
+
+    private int drainAgentEvents()
+    {
+        int workCount = 0;
+        Runnable event;
+        while (null != (event = agentEvents.poll()))
+        {
+            event.run();
+            workCount++;
+        }
+
+        return workCount;
+    }
+
+    private static void checkCommandSpace(final TransportCommandQueue queue, final String agent)
+    {
+        if (queue.size() > TransportCommandQueue.CAPACITY - 4)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                "the " + agent + " agent's command queue is full: retry");
+        }
+    }
+
+    private void offerCommand(final TransportCommandQueue queue, final Runnable command)
+    {
+        if (!queue.offer(command))
+        {
+            ctx.errorHandler().onError(new IllegalStateException("transport command queue full: command lost"));
+        }
+    }
+
     private static ChannelUri parseChannel(final String channel)
     {
         final ChannelUri uri;
@@ -809,13 +1329,7 @@ final class DriverConductor implements Agent
             throw new ControlProtocolException(ControlErrorCode.INVALID_CHANNEL, ex.getMessage());
         }
 
-        if (ChannelUri.UDP_MEDIA.equals(uri.media()))
-        {
-            throw new ControlProtocolException(ControlErrorCode.NOT_SUPPORTED, "channel '" + channel +
-                "': metaroce:udp channels need the MetaRoCE network transport, which this driver does not include yet");
-        }
-
-        if (!uri.isIpc())
+        if (!uri.isIpc() && !ChannelUri.UDP_MEDIA.equals(uri.media()))
         {
             throw new ControlProtocolException(ControlErrorCode.INVALID_CHANNEL,
                 "unknown media '" + uri.media() + "' in channel '" + channel + "': expected ipc or udp");

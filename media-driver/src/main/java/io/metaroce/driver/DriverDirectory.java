@@ -93,6 +93,7 @@ final class DriverDirectory
 
         StorageAllocator.createOwnerOnlyDirectory(directory);
         StorageAllocator.createOwnerOnlyDirectory(new File(directory, LogFactory.PUBLICATIONS_DIR));
+        StorageAllocator.createOwnerOnlyDirectory(new File(directory, LogFactory.IMAGES_DIR));
     }
 
     /**

@@ -23,6 +23,8 @@ import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
+import io.metaroce.driver.status.LossReport;
+import io.metaroce.driver.status.LossReportDescriptor;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import io.metaroce.driver.status.SystemCounters;
 import org.agrona.BitUtil;
@@ -49,6 +51,7 @@ import org.agrona.concurrent.errors.DistinctErrorLog;
 import org.agrona.concurrent.errors.LoggingErrorHandler;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.agrona.concurrent.status.ConcurrentCountersManager;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.io.File;
@@ -71,6 +74,7 @@ public final class MediaDriver implements AutoCloseable
 {
     private final Context ctx;
     private final MappedByteBuffer cncMapping;
+    private final MappedByteBuffer lossReportMapping;
     private final SystemCounters systemCounters;
     private final LoggingErrorHandler loggingErrorHandler;
     private final ArrayList<AgentRunner> runners = new ArrayList<>();
@@ -96,6 +100,8 @@ public final class MediaDriver implements AutoCloseable
             ctx.filePageSize());
 
         cncMapping = DriverDirectory.createCncFile(directory, cncLength, storageAllocator);
+        lossReportMapping = IoUtil.mapNewFile(
+            new File(directory, LossReportDescriptor.FILE_NAME), LossReportDescriptor.FILE_LENGTH);
         try
         {
             final UnsafeBuffer metaData = CncFileDescriptor.createMetaDataBuffer(cncMapping);
@@ -110,7 +116,7 @@ public final class MediaDriver implements AutoCloseable
                 ctx.epochClock().time(),
                 SystemUtil.getPid());
 
-            final CountersManager countersManager = new CountersManager(
+            final CountersManager countersManager = new ConcurrentCountersManager(
                 CncFileDescriptor.createCountersMetaDataBuffer(cncMapping, metaData),
                 CncFileDescriptor.createCountersValuesBuffer(cncMapping, metaData),
                 StandardCharsets.UTF_8,
@@ -130,6 +136,14 @@ public final class MediaDriver implements AutoCloseable
 
             final TransportCommandQueue senderCommands = new TransportCommandQueue();
             final TransportCommandQueue receiverCommands = new TransportCommandQueue();
+            final SenderAgent sender = new SenderAgent(senderCommands, new DutyCycleTracker(
+                systemCounters.get(SystemCounterDescriptor.SENDER_MAX_CYCLE_TIME),
+                systemCounters.get(SystemCounterDescriptor.SENDER_CYCLE_TIME_THRESHOLD_EXCEEDED),
+                ctx.cycleThresholdNs()), ctx.nanoClock());
+            final ReceiverAgent receiver = new ReceiverAgent(receiverCommands, new DutyCycleTracker(
+                systemCounters.get(SystemCounterDescriptor.RECEIVER_MAX_CYCLE_TIME),
+                systemCounters.get(SystemCounterDescriptor.RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED),
+                ctx.cycleThresholdNs()), ctx.nanoClock());
             conductor = new DriverConductor(
                 ctx,
                 toDriverCommands,
@@ -139,15 +153,10 @@ public final class MediaDriver implements AutoCloseable
                 systemCounters,
                 new LogFactory(directory, ctx.filePageSize(), storageAllocator),
                 senderCommands,
-                receiverCommands);
-            final SenderAgent sender = new SenderAgent(senderCommands, new DutyCycleTracker(
-                systemCounters.get(SystemCounterDescriptor.SENDER_MAX_CYCLE_TIME),
-                systemCounters.get(SystemCounterDescriptor.SENDER_CYCLE_TIME_THRESHOLD_EXCEEDED),
-                ctx.cycleThresholdNs()), ctx.nanoClock());
-            final ReceiverAgent receiver = new ReceiverAgent(receiverCommands, new DutyCycleTracker(
-                systemCounters.get(SystemCounterDescriptor.RECEIVER_MAX_CYCLE_TIME),
-                systemCounters.get(SystemCounterDescriptor.RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED),
-                ctx.cycleThresholdNs()), ctx.nanoClock());
+                receiverCommands,
+                sender,
+                receiver,
+                new LossReport(new UnsafeBuffer(lossReportMapping)));
 
             CncFileDescriptor.signalCncReady(metaData, CncFileDescriptor.CNC_VERSION);
             sharedAgentInvoker = startAgents(ctx, conductor, sender, receiver);
@@ -156,6 +165,7 @@ public final class MediaDriver implements AutoCloseable
         {
             CloseHelper.closeAll(runners);
             IoUtil.unmap(cncMapping);
+            IoUtil.unmap(lossReportMapping);
             throw ex;
         }
     }
@@ -284,9 +294,11 @@ public final class MediaDriver implements AutoCloseable
             sharedAgentInvoker.close();
         }
         CloseHelper.closeAll(runners);
+        conductor.closeNetworkResources();
         systemCounters.close();
         loggingErrorHandler.close();
         IoUtil.unmap(cncMapping);
+        IoUtil.unmap(lossReportMapping);
 
         if (ctx.dirDeleteOnShutdown())
         {
@@ -407,6 +419,7 @@ public final class MediaDriver implements AutoCloseable
         private NanoClock nanoClock;
         private ErrorHandler errorHandler;
         private ToLongFunction<File> usableSpaceFunction;
+        private NetworkLossGenerator lossGenerator;
 
         /**
          * Validate every setting and fill in the defaults. Called by {@link MediaDriver#launch(Context)}.
@@ -450,6 +463,18 @@ public final class MediaDriver implements AutoCloseable
             if (null == nanoClock)
             {
                 nanoClock = SystemNanoClock.INSTANCE;
+            }
+
+            if (null == lossGenerator)
+            {
+                try
+                {
+                    lossGenerator = NetworkLossGenerator.fromSystemProperties();
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new ConfigurationException(ex.getMessage());
+                }
             }
 
             if (null == usableSpaceFunction)
@@ -788,6 +813,29 @@ public final class MediaDriver implements AutoCloseable
         public long publicationUnblockTimeoutNs()
         {
             return publicationUnblockTimeoutNs;
+        }
+
+        /**
+         * Set the injected packet loss of the network transport (tests, demos, fault drills); by default the
+         * {@code metaroce.loss.*} properties of {@link Configuration} describe it, and with none set there is none.
+         *
+         * @param lossGenerator the loss; its setters may be called while the driver runs.
+         * @return this for a fluent API.
+         */
+        public Context lossGenerator(final NetworkLossGenerator lossGenerator)
+        {
+            this.lossGenerator = lossGenerator;
+            return this;
+        }
+
+        /**
+         * Injected packet loss of the network transport.
+         *
+         * @return the loss generator, or null for none.
+         */
+        public NetworkLossGenerator lossGenerator()
+        {
+            return lossGenerator;
         }
 
         /**

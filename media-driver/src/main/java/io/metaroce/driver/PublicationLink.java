@@ -24,12 +24,37 @@ final class PublicationLink
     private final long registrationId;
     private final ClientSession client;
     private final IpcPublication publication;
+    private final NetworkPublication networkPublication;
 
     PublicationLink(final long registrationId, final ClientSession client, final IpcPublication publication)
     {
         this.registrationId = registrationId;
         this.client = client;
         this.publication = publication;
+        this.networkPublication = null;
+    }
+
+    PublicationLink(final long registrationId, final ClientSession client, final NetworkPublication publication)
+    {
+        this.registrationId = registrationId;
+        this.client = client;
+        this.publication = null;
+        this.networkPublication = publication;
+    }
+
+    /**
+     * Release this registration's hold on its publication, IPC or network.
+     */
+    void release(final long nowNs)
+    {
+        if (null != publication)
+        {
+            publication.decRef(nowNs);
+        }
+        else
+        {
+            networkPublication.decRef(nowNs);
+        }
     }
 
     long registrationId()
@@ -42,6 +67,9 @@ final class PublicationLink
         return client;
     }
 
+    /**
+     * The IPC publication, or null for a network one.
+     */
     IpcPublication publication()
     {
         return publication;

@@ -18,10 +18,14 @@ package io.metaroce.driver;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.ArrayList;
+
 /**
- * The receiver agent: the home of the network transport's receiving side (images, the reorder receiver of the
- * datapath). In this release it runs the commands the conductor queues for it and tracks its duty cycle;
- * IPC traffic never involves it. With nothing to do it reports no work, so its idle strategy parks it.
+ * The receiver agent: the home of the network transport's receiving side. It runs the commands the conductor queues
+ * for it (new receive endpoints, subscription interest), then every {@link ReceiveEndpoint}'s transport engine: DATA
+ * placed into image logs, ACKs and credits out, image creation at connection setup. Every endpoint it runs is
+ * confined to its thread. IPC traffic never involves it. With nothing to do it reports no work, so its idle strategy
+ * parks it.
  */
 final class ReceiverAgent implements Agent
 {
@@ -30,6 +34,7 @@ final class ReceiverAgent implements Agent
     private final TransportCommandQueue commandQueue;
     private final DutyCycleTracker dutyCycleTracker;
     private final NanoClock nanoClock;
+    private final ArrayList<ReceiveEndpoint> endpoints = new ArrayList<>();
 
     ReceiverAgent(
         final TransportCommandQueue commandQueue, final DutyCycleTracker dutyCycleTracker, final NanoClock nanoClock)
@@ -53,7 +58,22 @@ final class ReceiverAgent implements Agent
     public int doWork()
     {
         dutyCycleTracker.update(nanoClock.nanoTime());
-        return commandQueue.drain(COMMAND_LIMIT);
+        int workCount = commandQueue.drain(COMMAND_LIMIT);
+        final ArrayList<ReceiveEndpoint> endpoints = this.endpoints;
+        for (int i = 0, size = endpoints.size(); i < size; i++)
+        {
+            workCount += endpoints.get(i).doWork();
+        }
+
+        return workCount;
+    }
+
+    /**
+     * Command: start running a receive endpoint.
+     */
+    void onAddEndpoint(final ReceiveEndpoint endpoint)
+    {
+        endpoints.add(endpoint);
     }
 
     /**

@@ -18,10 +18,14 @@ package io.metaroce.driver;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.ArrayList;
+
 /**
- * The sender agent: the home of the network transport's sending side (network publications, the multipath sender
- * of the datapath). In this release it runs the commands the conductor queues for it and tracks its duty cycle;
- * IPC traffic never involves it. With nothing to do it reports no work, so its idle strategy parks it.
+ * The sender agent: the home of the network transport's sending side. It runs the commands the conductor queues for
+ * it (new send endpoints, new network publications), then every {@link SendEndpoint}'s duty cycle: its transport
+ * engine (ACKs in, retransmissions and new DATA out, timers) and its publications' connection housekeeping. Every
+ * endpoint it runs is confined to its thread. IPC traffic never involves it. With nothing to do it reports no work, so
+ * its idle strategy parks it.
  */
 final class SenderAgent implements Agent
 {
@@ -30,6 +34,7 @@ final class SenderAgent implements Agent
     private final TransportCommandQueue commandQueue;
     private final DutyCycleTracker dutyCycleTracker;
     private final NanoClock nanoClock;
+    private final ArrayList<SendEndpoint> endpoints = new ArrayList<>();
 
     SenderAgent(
         final TransportCommandQueue commandQueue, final DutyCycleTracker dutyCycleTracker, final NanoClock nanoClock)
@@ -52,8 +57,32 @@ final class SenderAgent implements Agent
      */
     public int doWork()
     {
-        dutyCycleTracker.update(nanoClock.nanoTime());
-        return commandQueue.drain(COMMAND_LIMIT);
+        final long nowNs = nanoClock.nanoTime();
+        dutyCycleTracker.update(nowNs);
+        int workCount = commandQueue.drain(COMMAND_LIMIT);
+        final ArrayList<SendEndpoint> endpoints = this.endpoints;
+        for (int i = 0, size = endpoints.size(); i < size; i++)
+        {
+            workCount += endpoints.get(i).doWork(nowNs);
+        }
+
+        return workCount;
+    }
+
+    /**
+     * Command: start running a send endpoint.
+     */
+    void onAddEndpoint(final SendEndpoint endpoint)
+    {
+        endpoints.add(endpoint);
+    }
+
+    /**
+     * Command: add a publication to one of this agent's endpoints.
+     */
+    void onAddPublication(final SendEndpoint endpoint, final NetworkPublication publication)
+    {
+        endpoint.addPublication(publication);
     }
 
     /**

@@ -16,8 +16,9 @@
 package io.metaroce.driver;
 
 /**
- * A client's subscription: the stream it wants; every matching active publication gives it an image with a
- * subscriber-position counter of its own. Owned by the conductor.
+ * A client's subscription: the stream it wants; every matching active IPC publication (for an IPC subscription) or
+ * network image on its receive endpoint (for a network one) gives it an image with a subscriber-position counter of
+ * its own. Owned by the conductor.
  */
 final class SubscriptionLink
 {
@@ -25,13 +26,28 @@ final class SubscriptionLink
     private final ClientSession client;
     private final int streamId;
     private final String channel;
+    private final ReceiveEndpoint endpoint;
 
-    SubscriptionLink(final long registrationId, final ClientSession client, final int streamId, final String channel)
+    SubscriptionLink(
+        final long registrationId,
+        final ClientSession client,
+        final int streamId,
+        final String channel,
+        final ReceiveEndpoint endpoint)
     {
         this.registrationId = registrationId;
         this.client = client;
         this.streamId = streamId;
         this.channel = channel;
+        this.endpoint = endpoint;
+    }
+
+    /**
+     * The receive endpoint of a network subscription, or null for an IPC one.
+     */
+    ReceiveEndpoint endpoint()
+    {
+        return endpoint;
     }
 
     long registrationId()
@@ -56,6 +72,11 @@ final class SubscriptionLink
 
     boolean matches(final IpcPublication publication)
     {
-        return streamId == publication.streamId();
+        return null == endpoint && streamId == publication.streamId();
+    }
+
+    boolean matches(final NetworkImage image)
+    {
+        return endpoint == image.endpoint() && streamId == image.streamId();
     }
 }

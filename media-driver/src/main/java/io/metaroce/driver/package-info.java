@@ -26,5 +26,14 @@
  * an idle strategy and optional CPU pinning per thread. Settings are named in {@link io.metaroce.driver.Configuration}
  * and validated by {@link io.metaroce.driver.MediaDriver.Context#conclude()}. Operator documentation:
  * {@code docs/driver.md}.
+ * <p>
+ * Network streams ({@code metaroce:udp}, validated by {@code UdpChannel}): the conductor creates each
+ * {@code NetworkPublication}'s log and the send and receive endpoints (one UDP transport and one transport engine of
+ * {@code io.metaroce.datapath} each), then hands them to the sender and receiver agents, which own them from then on.
+ * The sender engine reads committed frames from publication logs; the receiver engine places frames into
+ * {@code NetworkImage} logs, which the receiver creates when a connection is admitted. Positions cross threads through
+ * counters (the sender position, subscriber positions) and volatile fields, with the ordering documented on
+ * {@code NetworkPublication} and {@code NetworkImage}; commands through the lock-free queues. Injected loss for tests
+ * and drills: {@link io.metaroce.driver.NetworkLossGenerator}.
  */
 package io.metaroce.driver;

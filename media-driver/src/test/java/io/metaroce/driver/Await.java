@@ -47,4 +47,27 @@ final class Await
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
+
+    /**
+     * A deadline for hand-written polling loops.
+     */
+    static final class Deadline
+    {
+        private final long deadlineNs;
+        private final long timeoutMs;
+
+        Deadline(final long timeoutMs)
+        {
+            this.timeoutMs = timeoutMs;
+            this.deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        }
+
+        void check(final String what)
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                fail("timed out after " + timeoutMs + " ms waiting for " + what);
+            }
+        }
+    }
 }

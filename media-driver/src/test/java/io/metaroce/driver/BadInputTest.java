@@ -297,7 +297,7 @@ class BadInputTest
     }
 
     @Test
-    void shouldRefuseSubscriptionParametersAndUdpAndReservedStream()
+    void shouldRefuseSubscriptionParametersAndBadUdpChannelAndReservedStream()
     {
         RegistrationException ex = assertThrows(RegistrationException.class,
             () -> goodClient.addSubscription("metaroce:ipc?mtu=1408", STREAM_ID));
@@ -305,9 +305,9 @@ class BadInputTest
         assertTrue(ex.getMessage().contains("'mtu'"), ex.getMessage());
 
         ex = assertThrows(RegistrationException.class,
-            () -> goodClient.addPublication("metaroce:udp?endpoint=10.0.1.2:40456", STREAM_ID));
-        assertEquals(ControlErrorCode.NOT_SUPPORTED, ex.errorCode());
-        assertTrue(ex.getMessage().contains("network transport"), ex.getMessage());
+            () -> goodClient.addPublication("metaroce:udp?endpoint=10.0.1.2:40456,10.0.2.2:40457", STREAM_ID));
+        assertEquals(ControlErrorCode.INVALID_CHANNEL, ex.errorCode());
+        assertTrue(ex.getMessage().contains("'endpoint'"), ex.getMessage());
 
         ex = assertThrows(RegistrationException.class, () -> goodClient.addSubscription("metaroce:ipc", 0));
         assertEquals(ControlErrorCode.INVALID_STREAM_ID, ex.errorCode());

@@ -27,7 +27,9 @@ import org.agrona.concurrent.status.CountersManager;
  * <p>
  * Labels: {@code "<name>: engine"} for engine counters; {@code "<name>: conn=<localId hex> stream=<id>
  * session=<id>"} for connection counters, with {@code " path=<index> plane=<plane>"} appended for path counters and
- * {@code " reason=<name>"} for per-reason counters. Connection counters are freed when the connection ends.
+ * {@code " reason=<name>"} for per-reason counters. The engine's {@code counterLabel} (and for a sender connection
+ * its settings' {@code counterLabel}) follows the context when set, before the path and reason suffixes. Connection
+ * counters are freed when the connection ends.
  * <p>
  * Space per connection: {@link #SENDER_COUNTERS} + {@value #PATH_COUNTERS} per path for a sender,
  * {@value #RECEIVER_COUNTERS} for a receiver; {@value #ENGINE_COUNTERS} for the engine.
@@ -93,6 +95,11 @@ public final class DatapathCounters
         final CountersManager countersManager, final int typeId, final String name, final String context)
     {
         return countersManager.newCounter(name + ": " + context, typeId);
+    }
+
+    static String withLabel(final String context, final String label)
+    {
+        return label.isEmpty() ? context : context + " " + label;
     }
 
     static String connectionContext(final int localId, final int streamId, final int sessionId)

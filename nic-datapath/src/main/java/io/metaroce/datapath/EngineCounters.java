@@ -33,19 +33,20 @@ final class EngineCounters implements AutoCloseable
     final AtomicCounter sendNoRoute;
     final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];
 
-    EngineCounters(final CountersManager countersManager)
+    EngineCounters(final CountersManager countersManager, final String label)
     {
         final int type = DatapathCounters.ENGINE_TYPE_ID;
-        datagramsReceived = DatapathCounters.allocate(countersManager, type, "rcv-datagrams", "engine");
-        bytesReceived = DatapathCounters.allocate(countersManager, type, "rcv-bytes", "engine");
-        datagramsSent = DatapathCounters.allocate(countersManager, type, "snd-datagrams", "engine");
-        sendBackPressured = DatapathCounters.allocate(countersManager, type, "snd-back-pressured", "engine");
-        sendErrors = DatapathCounters.allocate(countersManager, type, "snd-errors", "engine");
-        sendNoRoute = DatapathCounters.allocate(countersManager, type, "snd-no-route", "engine");
+        final String context = DatapathCounters.withLabel("engine", label);
+        datagramsReceived = DatapathCounters.allocate(countersManager, type, "rcv-datagrams", context);
+        bytesReceived = DatapathCounters.allocate(countersManager, type, "rcv-bytes", context);
+        datagramsSent = DatapathCounters.allocate(countersManager, type, "snd-datagrams", context);
+        sendBackPressured = DatapathCounters.allocate(countersManager, type, "snd-back-pressured", context);
+        sendErrors = DatapathCounters.allocate(countersManager, type, "snd-errors", context);
+        sendNoRoute = DatapathCounters.allocate(countersManager, type, "snd-no-route", context);
         for (int reason = 1; reason < DropReason.COUNT; reason++)
         {
             drops[reason] = DatapathCounters.allocate(
-                countersManager, type, "rcv-drops", "engine reason=" + DropReason.name(reason));
+                countersManager, type, "rcv-drops", context + " reason=" + DropReason.name(reason));
         }
     }
 

@@ -176,8 +176,8 @@ public final class ReceiverConnection extends Connection
         this.windowMode = setup.congestionModes().senderWindow();
         this.creditMode = ctx.receiverCredit() && setup.congestionModes().receiverCredit();
         this.replyKnown = new boolean[planeCount];
-        this.counters = new ReceiverCounters(
-            countersManager, DatapathCounters.connectionContext(localId, streamId, sessionId));
+        this.counters = new ReceiverCounters(countersManager, DatapathCounters.withLabel(
+            DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()));
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
         this.ackEveryPackets = ctx.ackEveryPackets();

@@ -193,8 +193,9 @@ public final class SenderConnection extends Connection
         this.senderPosition = startPosition;
         this.ackedPosition = startPosition;
 
-        this.counters = new SenderCounters(countersManager,
-            DatapathCounters.connectionContext(localId, streamId, sessionId), pathCount, pathsPerPlane);
+        this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(DatapathCounters.withLabel(
+            DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()),
+            settings.counterLabel()), pathCount, pathsPerPlane);
         this.tracker = new SendTracker(askedWindow, pathCount, callbacks);
         this.tracker.reset(isn);
         this.paths = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(

@@ -37,6 +37,7 @@ public final class SenderSettings
     private int planeCount = 1;
     private int pathsPerPlane;
     private TrafficClass trafficClass = TrafficClass.BULK;
+    private String counterLabel = "";
 
     /**
      * Stream id of the publication.
@@ -256,6 +257,29 @@ public final class SenderSettings
     public TrafficClass trafficClass()
     {
         return trafficClass;
+    }
+
+    /**
+     * Text appended to the labels of the connection's counters (after the engine's own), for example the channel or
+     * destination the connection serves.
+     *
+     * @param counterLabel the text, empty for none.
+     * @return this for a fluent API.
+     */
+    public SenderSettings counterLabel(final String counterLabel)
+    {
+        this.counterLabel = null == counterLabel ? "" : counterLabel;
+        return this;
+    }
+
+    /**
+     * Text appended to the labels of the connection's counters.
+     *
+     * @return the text, empty for none.
+     */
+    public String counterLabel()
+    {
+        return counterLabel;
     }
 
     /**

@@ -120,7 +120,7 @@ public final class TransportEngine implements AutoCloseable
         this.ctx = ctx;
         this.clock = ctx.clock();
         this.transport = ctx.transport();
-        this.counters = new EngineCounters(ctx.countersManager());
+        this.counters = new EngineCounters(ctx.countersManager(), ctx.counterLabel());
         this.proxy = new DatagramProxy(transport, counters);
         final long rateMbps = ctx.creditRateMbps() > 0 ? ctx.creditRateMbps() : ctx.linkRateMbps();
         this.creditScheduler = new CreditScheduler(
@@ -820,6 +820,7 @@ public final class TransportEngine implements AutoCloseable
         private long retryAfterNs = Configuration.retryAfterNs();
         private int pollLimit = Configuration.pollLimit();
         private int sendBurst = Configuration.sendBurst();
+        private String counterLabel = "";
 
         /**
          * Validate the configuration and fill in defaults (the system nano clock, a securely seeded generator).
@@ -995,6 +996,29 @@ public final class TransportEngine implements AutoCloseable
         public ImageAdmission imageAdmission()
         {
             return imageAdmission;
+        }
+
+        /**
+         * Text appended to the label of every counter this engine allocates (engine and connection counters), so
+         * that a tool reading the counters can tell engines apart; for example the endpoint a driver bound it to.
+         *
+         * @param counterLabel the text, empty for none.
+         * @return this for a fluent API.
+         */
+        public Context counterLabel(final String counterLabel)
+        {
+            this.counterLabel = null == counterLabel ? "" : counterLabel;
+            return this;
+        }
+
+        /**
+         * Text appended to the label of every counter this engine allocates.
+         *
+         * @return the text, empty for none.
+         */
+        public String counterLabel()
+        {
+            return counterLabel;
         }
 
         /**

@@ -18,6 +18,7 @@ package io.metaroce.samples;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.cnc.CncFile;
 import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.datapath.DatapathCounters;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.io.File;
@@ -27,9 +28,10 @@ import java.util.Date;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Prints a running driver's counters: system counters, publisher limits and positions, subscriber positions,
- * client heartbeats and custom counters, refreshed every second until Ctrl-C, or once with {@code --once}. Maps
- * the CnC file read-only: it never disturbs the driver.
+ * Prints a running driver's counters: system counters, publisher limits and positions, sender positions, subscriber
+ * positions, client heartbeats, the network transport's engine, connection and path counters, and custom counters,
+ * refreshed every second until Ctrl-C, or once with {@code --once}. Maps the CnC file read-only: it never disturbs
+ * the driver.
  * <p>
  * Usage: {@code ./metaroce stat [--once]}; the directory is {@code metaroce.dir} or the default one.
  */
@@ -97,6 +99,30 @@ public final class MetaRoceStat
         out.println("=".repeat(100));
         counters.forEach((counterId, typeId, keyBuffer, label) -> out.format(
             "%4d: %20d  %-16s %s%n",
-            counterId, counters.getCounterValue(counterId), CounterTypeId.name(typeId), label));
+            counterId, counters.getCounterValue(counterId), typeName(typeId), label));
+    }
+
+    /**
+     * Short name of a counter type: the driver's stream and system counters, and the network transport's engine,
+     * sender connection, receiver connection and path counters.
+     *
+     * @param typeId of the counter.
+     * @return its name.
+     */
+    public static String typeName(final int typeId)
+    {
+        switch (typeId)
+        {
+            case DatapathCounters.ENGINE_TYPE_ID:
+                return "net-engine";
+            case DatapathCounters.SENDER_TYPE_ID:
+                return "net-sender";
+            case DatapathCounters.RECEIVER_TYPE_ID:
+                return "net-receiver";
+            case DatapathCounters.PATH_TYPE_ID:
+                return "net-path";
+            default:
+                return CounterTypeId.name(typeId);
+        }
     }
 }

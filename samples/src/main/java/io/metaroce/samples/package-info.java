@@ -17,14 +17,17 @@
 /**
  * Runnable examples and operator tools, all in the runnable jar that {@code ./metaroce} runs.
  * <ul>
- *     <li>{@link io.metaroce.samples.IpcDemo}: the README's first command, an embedded driver with a publisher and a
- *     subscriber measuring message rate and round-trip percentiles on IPC.</li>
+ *     <li>{@link io.metaroce.samples.MultipathDemo}: the README's first command, two embedded drivers on loopback
+ *     joined by several planes, with injected loss and a plane taken down, printing per-plane traffic and
+ *     round-trip percentiles every second.</li>
+ *     <li>{@link io.metaroce.samples.IpcDemo}: an embedded driver with a publisher and a subscriber measuring message
+ *     rate and round-trip percentiles on IPC ({@code ./metaroce ipc-demo}).</li>
  *     <li>{@link io.metaroce.samples.IpcThroughput} and {@link io.metaroce.samples.IpcPingPong}: the same two
  *     measurements on their own, with more settings.</li>
  *     <li>{@link io.metaroce.samples.BasicPublisher} and {@link io.metaroce.samples.BasicSubscriber}: a publisher and
  *     a subscriber for a standalone driver ({@code ./metaroce driver}).</li>
  *     <li>{@link io.metaroce.samples.MetaRoceStat} and {@link io.metaroce.samples.ErrorStat}: a driver's counters and
- *     its distinct error log, read from its CnC file.</li>
+ *     its distinct error log, read from its CnC file; {@link io.metaroce.samples.LossStat}: its loss report.</li>
  *     <li>{@link io.metaroce.samples.WireCodecDemo}: the MetaRoCE wire codecs and validating reader at work.</li>
  * </ul>
  * The samples are examples, not library code: they print, and they allocate outside their measured loops.

@@ -52,6 +52,13 @@ public final class CounterTypeId
     public static final int CLIENT_HEARTBEAT = 4;
 
     /**
+     * Sender position of a network publication: the position its receiver acknowledged (every byte before it was
+     * received and placed). Written by the driver's sender, read by its conductor to move the publisher limit. Key:
+     * {@link StreamCounterDescriptor}.
+     */
+    public static final int SENDER_POSITION = 5;
+
+    /**
      * First type id of applications' custom counters: the driver refuses ADD_COUNTER with a lower type id (CLASH),
      * which it reserves for its own counters.
      */
@@ -81,6 +88,8 @@ public final class CounterTypeId
                 return "sub-pos";
             case CLIENT_HEARTBEAT:
                 return "client-heartbeat";
+            case SENDER_POSITION:
+                return "snd-pos";
             default:
                 return "custom";
         }

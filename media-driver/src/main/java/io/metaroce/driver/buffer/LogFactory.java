@@ -27,11 +27,12 @@ import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Creates the log buffer files of publications in {@code <driver dir>/publications/<registrationId>.logbuffer}:
+ * Creates the log buffer files of publications in {@code <driver dir>/publications/<registrationId>.logbuffer} and
+ * of network images in {@code <driver dir>/images/<correlationId>.logbuffer}:
  * checks the space, creates the file owner-only (sparse or allocated up front), maps it and writes the term length
  * and page size into its metadata so that the mapping can be validated. The caller initialises the rest.
  * <p>
- * Used by the conductor only.
+ * Used by the conductor for publications and by the receiver agent for images (a one-off at connection setup).
  */
 public final class LogFactory
 {
@@ -45,7 +46,13 @@ public final class LogFactory
      */
     public static final String LOG_FILE_SUFFIX = ".logbuffer";
 
+    /**
+     * Name of the sub-directory holding the logs of network images.
+     */
+    public static final String IMAGES_DIR = "images";
+
     private final File publicationsDir;
+    private final File imagesDir;
     private final int filePageSize;
     private final StorageAllocator storageAllocator;
 
@@ -59,6 +66,7 @@ public final class LogFactory
     public LogFactory(final File driverDirectory, final int filePageSize, final StorageAllocator storageAllocator)
     {
         this.publicationsDir = new File(driverDirectory, PUBLICATIONS_DIR);
+        this.imagesDir = new File(driverDirectory, IMAGES_DIR);
         this.filePageSize = filePageSize;
         this.storageAllocator = storageAllocator;
     }
@@ -74,9 +82,30 @@ public final class LogFactory
      */
     public RawLog newPublication(final long registrationId, final int termLength, final boolean sparse)
     {
+        return newLog(new File(publicationsDir, registrationId + LOG_FILE_SUFFIX), termLength, sparse,
+            "publication log");
+    }
+
+    /**
+     * Create, map and partly initialise the log of a network image in
+     * {@code <driver dir>/images/<correlationId>.logbuffer}. Safe to call from the receiver agent while the conductor
+     * creates publication logs: the two share no mutable state.
+     *
+     * @param correlationId of the image, naming the file.
+     * @param termLength    of the log.
+     * @param sparse        true to leave the file sparse.
+     * @return the raw log.
+     * @throws io.metaroce.client.exceptions.StorageSpaceException if the file does not fit.
+     */
+    public RawLog newImage(final long correlationId, final int termLength, final boolean sparse)
+    {
+        return newLog(new File(imagesDir, correlationId + LOG_FILE_SUFFIX), termLength, sparse, "image log");
+    }
+
+    private RawLog newLog(final File file, final int termLength, final boolean sparse, final String what)
+    {
         final long logLength = LogBufferDescriptor.computeLogLength(termLength, filePageSize);
-        final File file = new File(publicationsDir, registrationId + LOG_FILE_SUFFIX);
-        storageAllocator.createFile(file, logLength, sparse, "publication log");
+        storageAllocator.createFile(file, logLength, sparse, what);
 
         try
         {

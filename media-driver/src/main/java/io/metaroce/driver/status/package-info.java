@@ -19,5 +19,9 @@
  * types and keys the client package {@code io.metaroce.client.status} defines
  * ({@link io.metaroce.driver.status.StreamCounter}). The conductor allocates and frees them; values are written by
  * their single owner with release stores and read with acquire loads.
+ * <p>
+ * Also the loss report of network streams: its layout and reader
+ * ({@link io.metaroce.driver.status.LossReportDescriptor}) and its single writer, used by the sender agent
+ * ({@link io.metaroce.driver.status.LossReport}).
  */
 package io.metaroce.driver.status;

@@ -1,0 +1,401 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.datapath.FramePlacement;
+import io.metaroce.driver.buffer.RawLog;
+import org.agrona.BitUtil;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+
+import static io.metaroce.client.logbuffer.LogBufferDescriptor.indexByPosition;
+import static org.agrona.BitUtil.SIZE_OF_LONG;
+
+/**
+ * The image of a remote publication on a receive endpoint: a log in the layout of a publication's, created by the
+ * receiver agent when the transport engine admits the sender's SETUP (a one-off at connection setup, off the data
+ * path), and written by the engine through {@link FramePlacement}: frames land at their own (termId, termOffset) as
+ * they arrive, out of order; subscribers read the contiguous prefix of complete frames straight from the log.
+ * <p>
+ * <b>Memory ordering.</b> {@link #place} copies every byte of a frame but its length, then release-stores the length,
+ * so a subscriber that acquire-loads a positive length sees the whole frame. The conductor reads the subscriber
+ * positions (acquire) every duty cycle, zeroes the log up to one term behind the slowest, and only then
+ * publishes the new consumer position to the receiver through a volatile field: the engine places nothing beyond
+ * {@code consumer position + window} (window at most half a term), so it never writes into memory not yet zeroed.
+ * <p>
+ * <b>Lifecycle</b> (conductor): {@code ACTIVE} while the connection lives; once every subscriber has read up to
+ * the end of stream the conductor withdraws the image ({@code UNAVAILABLE_IMAGE}, state {@code LINGER}). When the
+ * receiver reports the connection ended without that, the image is {@code DRAINING} until every subscriber has read
+ * to the end of the stream (or, for a connection that failed, to the end of the contiguous data placed) or the linger
+ * timeout passed, and is then withdrawn. The log is deleted a linger timeout after the withdrawal, and never before
+ * the connection ended, so the engine never places into an unmapped log.
+ */
+final class NetworkImage implements FramePlacement
+{
+    enum State
+    {
+        ACTIVE, DRAINING, LINGER, DONE
+    }
+
+    private final long correlationId;
+    private final int streamId;
+    private final int sessionId;
+    private final int initialTermId;
+    private final int termLength;
+    private final int positionBitsToShift;
+    private final int windowLength;
+    private final long joinPosition;
+    private final RawLog rawLog;
+    private final UnsafeBuffer metaDataBuffer;
+    private final UnsafeBuffer[] termBuffers;
+    private final ReceiveEndpoint endpoint;
+    private final String sourceIdentity;
+
+    // conductor
+    private final ArrayList<SubscriberPosition> subscribers = new ArrayList<>();
+    private State state = State.ACTIVE;
+    private long cleanPosition;
+    private long timeOfLastStateChangeNs;
+    private long endPosition = Long.MAX_VALUE;
+    private boolean isConnectionEnded;
+
+    // conductor -> receiver
+    private volatile long consumerPosition;
+
+    NetworkImage(
+        final long correlationId,
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final long joinPosition,
+        final int windowLength,
+        final RawLog rawLog,
+        final ReceiveEndpoint endpoint,
+        final String sourceIdentity)
+    {
+        this.correlationId = correlationId;
+        this.streamId = streamId;
+        this.sessionId = sessionId;
+        this.initialTermId = initialTermId;
+        this.rawLog = rawLog;
+        this.termLength = rawLog.termLength();
+        this.positionBitsToShift = LogBufferDescriptor.positionBitsToShift(termLength);
+        this.windowLength = windowLength;
+        this.joinPosition = joinPosition;
+        this.metaDataBuffer = rawLog.metaDataBuffer();
+        this.termBuffers = rawLog.termBuffers();
+        this.endpoint = endpoint;
+        this.sourceIdentity = sourceIdentity;
+        this.cleanPosition = joinPosition;
+        this.consumerPosition = joinPosition;
+    }
+
+    long correlationId()
+    {
+        return correlationId;
+    }
+
+    int streamId()
+    {
+        return streamId;
+    }
+
+    int sessionId()
+    {
+        return sessionId;
+    }
+
+    long joinPosition()
+    {
+        return joinPosition;
+    }
+
+    ReceiveEndpoint endpoint()
+    {
+        return endpoint;
+    }
+
+    String sourceIdentity()
+    {
+        return sourceIdentity;
+    }
+
+    String logFileName()
+    {
+        return rawLog.fileName();
+    }
+
+    long logLength()
+    {
+        return rawLog.logLength();
+    }
+
+    State state()
+    {
+        return state;
+    }
+
+    ArrayList<SubscriberPosition> subscribers()
+    {
+        return subscribers;
+    }
+
+    /**
+     * Position a new subscriber starts at: the furthest an existing subscriber has read, or where the image began.
+     */
+    long subscriberJoinPosition()
+    {
+        long position = consumerPosition;
+        for (int i = 0, size = subscribers.size(); i < size; i++)
+        {
+            position = Math.max(position, subscribers.get(i).position().getVolatile());
+        }
+
+        return position;
+    }
+
+    void addSubscriber(final SubscriberPosition subscriber)
+    {
+        subscribers.add(subscriber);
+    }
+
+    SubscriberPosition removeSubscriber(final SubscriptionLink subscription)
+    {
+        for (int i = subscribers.size() - 1; i >= 0; i--)
+        {
+            final SubscriberPosition subscriber = subscribers.get(i);
+            if (subscriber.subscription() == subscription)
+            {
+                subscribers.remove(i);
+                return subscriber;
+            }
+        }
+
+        return null;
+    }
+
+    /**
+     * Conductor, every duty cycle: clean behind the slowest subscriber, then let the receiver place up to a window
+     * beyond it.
+     *
+     * @return 1 if the consumer position moved, otherwise 0.
+     */
+    int trackConsumerPosition()
+    {
+        final ArrayList<SubscriberPosition> subscribers = this.subscribers;
+        final int size = subscribers.size();
+        if ((State.ACTIVE != state && State.DRAINING != state) || 0 == size)
+        {
+            return 0;
+        }
+
+        long minPosition = Long.MAX_VALUE;
+        for (int i = 0; i < size; i++)
+        {
+            minPosition = Math.min(minPosition, subscribers.get(i).position().getVolatile());
+        }
+
+        if (minPosition > consumerPosition)
+        {
+            cleanBufferTo(minPosition - termLength);
+            consumerPosition = minPosition; // volatile write: publishes the zeroed memory to the receiver
+            return 1;
+        }
+
+        return 0;
+    }
+
+    /**
+     * Conductor: the connection ended (the receiver no longer writes the log). The subscribers may read up to the end
+     * of stream, or for a connection without one, up to the end of the contiguous complete frames in the log.
+     */
+    void onConnectionEnded(final long nowNs)
+    {
+        isConnectionEnded = true;
+        if (State.ACTIVE == state)
+        {
+            final long endOfStream = LogBufferDescriptor.endOfStreamPosition(metaDataBuffer);
+            endPosition = Long.MAX_VALUE != endOfStream ? endOfStream : contiguousEnd();
+            state = State.DRAINING;
+            timeOfLastStateChangeNs = nowNs;
+        }
+    }
+
+    /**
+     * Conductor timers: is the image draining and either read to its end by every subscriber or past the timeout?
+     */
+    boolean isReadyToWithdraw(final long nowNs, final long lingerTimeoutNs)
+    {
+        final long endPosition;
+        if (State.ACTIVE == state)
+        {
+            endPosition = LogBufferDescriptor.endOfStreamPosition(metaDataBuffer);
+            if (Long.MAX_VALUE == endPosition)
+            {
+                return false;
+            }
+        }
+        else if (State.DRAINING == state)
+        {
+            if (nowNs - timeOfLastStateChangeNs > lingerTimeoutNs)
+            {
+                return true;
+            }
+            endPosition = this.endPosition;
+        }
+        else
+        {
+            return false;
+        }
+
+        for (int i = 0, size = subscribers.size(); i < size; i++)
+        {
+            if (subscribers.get(i).position().getVolatile() < endPosition)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /**
+     * Conductor: the image was withdrawn from its subscribers; it lingers before its log is freed.
+     */
+    void onWithdrawn(final long nowNs)
+    {
+        subscribers.clear();
+        state = State.LINGER;
+        timeOfLastStateChangeNs = nowNs;
+    }
+
+    /**
+     * Conductor timers.
+     *
+     * @return true once the image can be freed.
+     */
+    boolean onTimeEvent(final long nowNs, final long lingerTimeoutNs)
+    {
+        if (State.LINGER == state && isConnectionEnded && nowNs - timeOfLastStateChangeNs > lingerTimeoutNs)
+        {
+            state = State.DONE;
+        }
+
+        return State.DONE == state;
+    }
+
+    /**
+     * Receiver: the sender closed the stream after its last byte; subscribers see the end of stream there.
+     */
+    void onEndOfStream(final long finalPosition)
+    {
+        LogBufferDescriptor.endOfStreamPosition(metaDataBuffer, finalPosition);
+    }
+
+    /**
+     * Conductor: unmap and delete the log.
+     */
+    void close()
+    {
+        rawLog.free();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void place(
+        final int termId, final int termOffset, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final UnsafeBuffer term = termBuffers[LogBufferDescriptor.indexByTerm(initialTermId, termId)];
+        int position = 0;
+        while (position < length)
+        {
+            final int frameOffset = offset + position;
+            final int frameLength = buffer.getInt(frameOffset + FrameDescriptor.FRAME_LENGTH_OFFSET,
+                ByteOrder.LITTLE_ENDIAN);
+            final int type = buffer.getShort(frameOffset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) &
+                0xFFFF;
+            final int carried = FrameDescriptor.TYPE_PAD == type ?
+                FrameDescriptor.HEADER_LENGTH : FrameDescriptor.alignedLength(frameLength);
+            final int target = termOffset + position;
+            term.putBytes(target + BitUtil.SIZE_OF_INT, buffer, frameOffset + BitUtil.SIZE_OF_INT,
+                carried - BitUtil.SIZE_OF_INT);
+            term.putIntRelease(target, frameLength); // release: the frame becomes visible to subscribers
+            position += carried;
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long consumerPosition()
+    {
+        return consumerPosition;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int windowLength()
+    {
+        return windowLength;
+    }
+
+    private long contiguousEnd()
+    {
+        long position = consumerPosition;
+        for (int i = 0, size = subscribers.size(); i < size; i++)
+        {
+            position = Math.min(position, subscribers.get(i).position().getVolatile());
+        }
+
+        final long limit = position + windowLength + termLength;
+        while (position < limit)
+        {
+            final UnsafeBuffer term = termBuffers[indexByPosition(position, positionBitsToShift)];
+            final int frameLength = term.getIntVolatile((int)position & (termLength - 1));
+            if (frameLength <= 0)
+            {
+                break;
+            }
+            position += FrameDescriptor.alignedLength(frameLength);
+        }
+
+        return position;
+    }
+
+    private void cleanBufferTo(final long position)
+    {
+        long cleanPosition = this.cleanPosition;
+        while (position > cleanPosition)
+        {
+            final UnsafeBuffer dirtyTerm = termBuffers[indexByPosition(cleanPosition, positionBitsToShift)];
+            final int termOffset = (int)cleanPosition & (termLength - 1);
+            final int length = (int)Math.min(position - cleanPosition, termLength - termOffset);
+
+            dirtyTerm.setMemory(termOffset + SIZE_OF_LONG, length - SIZE_OF_LONG, (byte)0);
+            dirtyTerm.putLongRelease(termOffset, 0);
+            cleanPosition += length;
+        }
+
+        this.cleanPosition = cleanPosition;
+    }
+}

@@ -1,0 +1,557 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.datapath.PayloadSource;
+import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.SenderSettings;
+import io.metaroce.driver.buffer.RawLog;
+import io.metaroce.driver.status.LossReport;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.Position;
+
+import java.nio.ByteOrder;
+
+import static io.metaroce.client.logbuffer.LogBufferDescriptor.indexByPosition;
+import static org.agrona.BitUtil.SIZE_OF_LONG;
+
+/**
+ * A publication on a {@code metaroce:udp} channel: its log (created by the conductor like an IPC publication's),
+ * its counters, and the {@link PayloadSource} through which the sender's transport engine reads it.
+ * <p>
+ * <b>Positions.</b> The sender writes the <em>sender position</em> counter (the receiver's acknowledged position,
+ * from {@code ConnectionHandler.onSenderAcknowledged}) with release stores; the conductor reads it with acquire
+ * loads every duty cycle, zeroes the log up to one term behind it, and then release-stores the publisher limit
+ * {@code sender position + term window}. So publishers never overwrite bytes that are not yet acknowledged, and
+ * {@link #retransmitFrames} always finds the bytes first sent. The source hands out only frames whose length it read
+ * with an acquire load (pairing with the publisher's release store), below the producer position.
+ * <p>
+ * <b>Connection.</b> Offers return {@code NOT_CONNECTED} until the sender's SETUP is accepted: the sender sets
+ * {@link #isConnected} and the conductor mirrors it into the log's metadata. A connection that fails (peer silent,
+ * retransmissions exhausted) is retried by the sender with a new incarnation (new connection id and epoch, SETUP
+ * from the acknowledged position) after {@link #RECONNECT_DELAY_NS}.
+ * <p>
+ * <b>Lifecycle</b> (conductor): {@code ACTIVE} while a client holds it; {@code DRAINING} after the last release (the
+ * limit is frozen at the producer position, the end of stream is set, the sender closes the connection once all is
+ * acknowledged); {@code LINGER} once the sender reports the connection closed or after the linger timeout (the
+ * sender drops the publication); {@code DONE} a linger timeout later, once the sender no longer reads the log, when
+ * the conductor frees it.
+ * <p>
+ * Threading: fields marked conductor are conductor-only, fields marked sender are confined to the sender agent's
+ * thread; the volatile fields cross between them.
+ */
+final class NetworkPublication implements PayloadSource
+{
+    /**
+     * Delay before a failed connection is retried with a new incarnation.
+     */
+    static final long RECONNECT_DELAY_NS = 100_000_000L;
+
+    private static final int NO_LOSS_ENTRY = -2;
+
+    enum State
+    {
+        ACTIVE, DRAINING, LINGER, DONE
+    }
+
+    private final long registrationId;
+    private final int sessionId;
+    private final int streamId;
+    private final boolean isExclusive;
+    private final UdpChannel channel;
+    private final RawLog rawLog;
+    private final UnsafeBuffer metaDataBuffer;
+    private final UnsafeBuffer[] termBuffers;
+    private final int termLength;
+    private final int positionBitsToShift;
+    private final int initialTermId;
+    private final int termWindowLength;
+    private final int tripGain;
+    private final long lingerTimeoutNs;
+    private final Position publisherLimit;
+    private final AtomicCounter publisherPosition;
+    private final Position senderPosition;
+    private final SendEndpoint endpoint;
+
+    // conductor
+    private State state = State.ACTIVE;
+    private int refCount;
+    private long timeOfLastStateChangeNs;
+    private long cleanPosition;
+    private long tripLimit;
+    private boolean wasConnected;
+
+    // sender <-> conductor
+    private volatile boolean isConnected;
+    private volatile boolean isClosing;
+    private volatile boolean isSenderDone;
+
+    // sender
+    private SenderConnection connection;
+    private final SenderSettings settings = new SenderSettings();
+    private final String counterLabel;
+    private int destination = -1;
+    private long reconnectDeadlineNs;
+    private boolean isCloseRequested;
+    private SenderConnection sampledConnection;
+    private long sampledRetransmits;
+    private int lossEntry = NO_LOSS_ENTRY;
+
+    NetworkPublication(
+        final long registrationId,
+        final boolean isExclusive,
+        final UdpChannel channel,
+        final RawLog rawLog,
+        final Position publisherLimit,
+        final AtomicCounter publisherPosition,
+        final Position senderPosition,
+        final SendEndpoint endpoint,
+        final long nowNs)
+    {
+        this.registrationId = registrationId;
+        this.isExclusive = isExclusive;
+        this.channel = channel;
+        this.rawLog = rawLog;
+        this.metaDataBuffer = rawLog.metaDataBuffer();
+        final UnsafeBuffer defaultHeader = LogBufferDescriptor.defaultFrameHeader(metaDataBuffer);
+        this.streamId = defaultHeader.getInt(FrameDescriptor.STREAM_ID_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        this.sessionId = defaultHeader.getInt(FrameDescriptor.SESSION_ID_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        this.termBuffers = rawLog.termBuffers();
+        this.termLength = rawLog.termLength();
+        this.positionBitsToShift = LogBufferDescriptor.positionBitsToShift(termLength);
+        this.initialTermId = LogBufferDescriptor.initialTermId(metaDataBuffer);
+        this.termWindowLength = channel.termWindowLength;
+        this.tripGain = termWindowLength / 8;
+        this.lingerTimeoutNs = channel.lingerTimeoutNs;
+        this.publisherLimit = publisherLimit;
+        this.publisherPosition = publisherPosition;
+        this.senderPosition = senderPosition;
+        this.endpoint = endpoint;
+        this.counterLabel = "dst=" + channel.endpointList();
+
+        final long producerPosition = producerPosition();
+        this.cleanPosition = producerPosition;
+        this.timeOfLastStateChangeNs = nowNs;
+        publisherLimit.setRelease(producerPosition);
+        publisherPosition.setRelease(producerPosition);
+        senderPosition.setRelease(producerPosition);
+        LogBufferDescriptor.isConnected(metaDataBuffer, false);
+    }
+
+    long registrationId()
+    {
+        return registrationId;
+    }
+
+    int sessionId()
+    {
+        return sessionId;
+    }
+
+    int streamId()
+    {
+        return streamId;
+    }
+
+    boolean isExclusive()
+    {
+        return isExclusive;
+    }
+
+    UdpChannel channel()
+    {
+        return channel;
+    }
+
+    SendEndpoint endpoint()
+    {
+        return endpoint;
+    }
+
+    String logFileName()
+    {
+        return rawLog.fileName();
+    }
+
+    long logLength()
+    {
+        return rawLog.logLength();
+    }
+
+    int publisherLimitId()
+    {
+        return publisherLimit.id();
+    }
+
+    State state()
+    {
+        return state;
+    }
+
+    long producerPosition()
+    {
+        return LogBufferDescriptor.producerPosition(metaDataBuffer, termLength, positionBitsToShift, initialTermId);
+    }
+
+    void incRef()
+    {
+        refCount++;
+    }
+
+    /**
+     * Conductor: release one publisher's hold. The last release freezes the limit, sets the end of stream and asks
+     * the sender to close the connection once everything is acknowledged.
+     */
+    void decRef(final long nowNs)
+    {
+        if (0 == --refCount && State.ACTIVE == state)
+        {
+            final long producerPosition = producerPosition();
+            publisherLimit.setRelease(producerPosition);
+            LogBufferDescriptor.endOfStreamPosition(metaDataBuffer, producerPosition);
+            state = State.DRAINING;
+            timeOfLastStateChangeNs = nowNs;
+            isClosing = true;
+        }
+    }
+
+    /**
+     * Conductor, every duty cycle: mirror the connection state into the log and move the limit behind the
+     * acknowledged position, cleaning first.
+     *
+     * @return 1 if the limit moved, otherwise 0.
+     */
+    int updatePublisherLimit()
+    {
+        if (State.ACTIVE != state)
+        {
+            return 0;
+        }
+
+        final boolean isConnected = this.isConnected;
+        if (isConnected != wasConnected)
+        {
+            wasConnected = isConnected;
+            LogBufferDescriptor.isConnected(metaDataBuffer, isConnected);
+        }
+
+        final long acknowledgedPosition = senderPosition.getVolatile();
+        final long proposedLimit = acknowledgedPosition + termWindowLength;
+        if (isConnected && proposedLimit > tripLimit)
+        {
+            cleanBufferTo(acknowledgedPosition - termLength);
+            publisherLimit.setRelease(proposedLimit); // release: publishes the zeroed memory below the new limit
+            tripLimit = proposedLimit + tripGain;
+            return 1;
+        }
+
+        return 0;
+    }
+
+    /**
+     * Conductor timers: sample the producer position, drain and linger.
+     *
+     * @return true once the publication is done and can be freed.
+     */
+    boolean onTimeEvent(final long nowNs, final DriverConductor conductor)
+    {
+        publisherPosition.setRelease(producerPosition());
+        switch (state)
+        {
+            case DRAINING:
+                if (isSenderDone || nowNs - timeOfLastStateChangeNs > 2 * lingerTimeoutNs)
+                {
+                    conductor.onNetworkPublicationDrained(this);
+                    state = State.LINGER;
+                    timeOfLastStateChangeNs = nowNs;
+                }
+                break;
+
+            case LINGER:
+                if (nowNs - timeOfLastStateChangeNs > lingerTimeoutNs && isSenderDone)
+                {
+                    state = State.DONE;
+                }
+                break;
+
+            default:
+                break;
+        }
+
+        return State.DONE == state;
+    }
+
+    /**
+     * Conductor: free the counters, unmap and delete the log.
+     */
+    void close()
+    {
+        publisherLimit.close();
+        publisherPosition.close();
+        senderPosition.close();
+        rawLog.free();
+    }
+
+    /**
+     * Sender: the publication's transport destination was registered; connect.
+     */
+    void onAddedToSender(final int destination, final long nowNs)
+    {
+        this.destination = destination;
+        this.reconnectDeadlineNs = nowNs;
+    }
+
+    /**
+     * Sender: the publication's send sockets could not be opened; it will never connect.
+     */
+    void onSendSocketsFailed()
+    {
+        isSenderDone = true;
+    }
+
+    int destination()
+    {
+        return destination;
+    }
+
+    /**
+     * Sender, every duty cycle: open the connection when due, request its close when the publication drains.
+     *
+     * @return work done.
+     */
+    int onSenderDutyCycle(final SendEndpoint endpoint, final long nowNs)
+    {
+        if (isSenderDone)
+        {
+            return 0;
+        }
+
+        final SenderConnection connection = this.connection;
+        if (isClosing)
+        {
+            if (null == connection)
+            {
+                isSenderDone = true;
+                return 1;
+            }
+            if (!isCloseRequested)
+            {
+                isCloseRequested = true;
+                connection.requestClose();
+                return 1;
+            }
+            return 0;
+        }
+
+        if (null == connection && destination >= 0 && nowNs - reconnectDeadlineNs >= 0)
+        {
+            final long position = senderPosition.get();
+            settings
+                .streamId(streamId)
+                .sessionId(sessionId)
+                .initialTermId(initialTermId)
+                .activeTermId(initialTermId + (int)(position >>> positionBitsToShift))
+                .termOffset((int)position & (termLength - 1))
+                .termLength(termLength)
+                .destination(destination)
+                .planeCount(channel.planeCount())
+                .pathsPerPlane(channel.entropy)
+                .counterLabel(counterLabel);
+            this.connection = endpoint.connect(settings, this);
+            reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;
+            return 1;
+        }
+
+        return 0;
+    }
+
+    /**
+     * Sender, every loss sampling interval: report the connection's retransmissions since the last sample as loss
+     * observations (bytes estimated from the connection's average DATA payload).
+     */
+    void sampleLoss(final LossReport report, final String source, final long nowMs)
+    {
+        final SenderConnection connection = this.connection;
+        if (null == connection)
+        {
+            return;
+        }
+        if (connection != sampledConnection)
+        {
+            sampledConnection = connection;
+            sampledRetransmits = 0;
+        }
+
+        final long retransmits = connection.retransmits();
+        final long observations = retransmits - sampledRetransmits;
+        if (observations > 0)
+        {
+            sampledRetransmits = retransmits;
+            if (NO_LOSS_ENTRY == lossEntry)
+            {
+                lossEntry = report.createEntry(streamId, sessionId, channel.canonicalForm(), source);
+            }
+            if (lossEntry >= 0)
+            {
+                final long packets = connection.dataPacketsSent();
+                final long averageBytes = packets > 0 ? connection.sentBytes() / packets : 0;
+                report.recordObservation(lossEntry, observations, observations * averageBytes, nowMs);
+            }
+        }
+    }
+
+    /**
+     * Sender: the receiver accepted the SETUP.
+     */
+    void onEstablished()
+    {
+        isConnected = true;
+    }
+
+    /**
+     * Sender: the receiver acknowledged up to a position.
+     */
+    void onAcknowledged(final long position)
+    {
+        if (position > senderPosition.get())
+        {
+            senderPosition.setRelease(position); // release: the conductor may now reuse space before it
+        }
+    }
+
+    /**
+     * Sender: the connection ended. A failed one is retried after {@link #RECONNECT_DELAY_NS} unless the
+     * publication is closing.
+     */
+    void onTerminated(final long nowNs)
+    {
+        connection = null;
+        isConnected = false;
+        if (isClosing)
+        {
+            isSenderDone = true;
+        }
+        else
+        {
+            reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;
+        }
+    }
+
+    /**
+     * Sender: is the connection gone for good (closed, or the publication released)?
+     */
+    boolean isSenderDone()
+    {
+        return isSenderDone;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long availablePosition()
+    {
+        return producerPosition();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int frames(final long position, final int maxLength, final UnsafeBuffer view)
+    {
+        final long limit = producerPosition();
+        if (position >= limit)
+        {
+            return 0;
+        }
+
+        final UnsafeBuffer term = termBuffers[indexByPosition(position, positionBitsToShift)];
+        final int start = (int)position & (termLength - 1);
+        final int available = (int)Math.min(Math.min(limit - position, maxLength), termLength - start);
+        int scanned = 0;
+        while (scanned < available)
+        {
+            final int offset = start + scanned;
+            final int frameLength = term.getIntVolatile(offset); // acquire: pairs with the publisher's commit
+            if (frameLength <= 0)
+            {
+                break;
+            }
+            if (FrameDescriptor.TYPE_PAD ==
+                (term.getShort(offset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF))
+            {
+                if (scanned + FrameDescriptor.HEADER_LENGTH <= maxLength)
+                {
+                    scanned += FrameDescriptor.HEADER_LENGTH;
+                }
+                break;
+            }
+            final int aligned = FrameDescriptor.alignedLength(frameLength);
+            if (scanned + aligned > maxLength)
+            {
+                break;
+            }
+            scanned += aligned;
+        }
+
+        if (scanned > 0)
+        {
+            view.wrap(term, start, scanned);
+        }
+
+        return scanned;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public boolean retransmitFrames(final int termId, final int termOffset, final int length, final UnsafeBuffer view)
+    {
+        final int termCount = termId - initialTermId;
+        if (termCount < 0 || termOffset < 0 || length <= 0 || termOffset + length > termLength)
+        {
+            return false;
+        }
+
+        final long position = ((long)termCount << positionBitsToShift) + termOffset;
+        if (position < senderPosition.get() - termLength)
+        {
+            return false;
+        }
+
+        view.wrap(termBuffers[indexByPosition(position, positionBitsToShift)], termOffset, length);
+        return true;
+    }
+
+    private void cleanBufferTo(final long position)
+    {
+        long cleanPosition = this.cleanPosition;
+        while (position > cleanPosition)
+        {
+            final UnsafeBuffer dirtyTerm = termBuffers[indexByPosition(cleanPosition, positionBitsToShift)];
+            final int termOffset = (int)cleanPosition & (termLength - 1);
+            final int length = (int)Math.min(position - cleanPosition, termLength - termOffset);
+
+            dirtyTerm.setMemory(termOffset + SIZE_OF_LONG, length - SIZE_OF_LONG, (byte)0);
+            dirtyTerm.putLongRelease(termOffset, 0); // release: the frame length word last, after the body
+            cleanPosition += length;
+        }
+
+        this.cleanPosition = cleanPosition;
+    }
+}

@@ -1,0 +1,252 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.logbuffer.HeaderWriter;
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.datapath.ConnectionHandler;
+import io.metaroce.datapath.FramePlacement;
+import io.metaroce.datapath.ImageAdmission;
+import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.io.UdpTransport;
+import io.metaroce.driver.buffer.LogFactory;
+import io.metaroce.driver.buffer.RawLog;
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.collections.Int2IntHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+
+/**
+ * The receiving side of the network transport for one subscription channel: a {@link UdpTransport} bound on the
+ * channel's endpoints (one socket per plane, all on the channel's port) and a {@link TransportEngine}. Every
+ * subscription whose channel names the same endpoints shares it.
+ * <p>
+ * <b>Images.</b> The engine asks {@link #onImageRequest} when a SETUP arrives. The endpoint admits streams that have
+ * at least one subscription on it; for an admitted stream it creates the image log right here on the receiver
+ * thread (a one-off at connection setup, off the data path: the log file is created and mapped, its metadata
+ * written) and hands the image to the conductor through its event queue; the conductor links it to the matching
+ * subscriptions and sends {@code AVAILABLE_IMAGE}. The engine then places DATA straight into the log. The end of
+ * stream is written into the image's metadata here; the end of the connection is handed to the conductor, which
+ * sends {@code UNAVAILABLE_IMAGE} and lingers the log.
+ * <p>
+ * Created (sockets bound, engine built) by the conductor, then handed to the receiver agent; from then on confined
+ * to the receiver agent's thread. The subscription interest per stream is changed by conductor commands run on that
+ * thread.
+ */
+final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
+{
+    private final UdpChannel channel;
+    private final UdpTransport transport;
+    private final TransportEngine engine;
+    private final DriverConductor conductor;
+    private final LogFactory logFactory;
+    private final ManyToOneRingBuffer idSource;
+    private final ErrorHandler errorHandler;
+    private final int filePageSize;
+    private final Int2IntHashMap subscriptionsByStream = new Int2IntHashMap(0);
+    private int refCount;
+
+    ReceiveEndpoint(
+        final UdpChannel channel,
+        final UdpTransport transport,
+        final TransportEngine.Context engineCtx,
+        final DriverConductor conductor,
+        final LogFactory logFactory,
+        final ManyToOneRingBuffer idSource,
+        final int filePageSize,
+        final ErrorHandler errorHandler)
+    {
+        this.channel = channel;
+        this.transport = transport;
+        this.conductor = conductor;
+        this.logFactory = logFactory;
+        this.idSource = idSource;
+        this.filePageSize = filePageSize;
+        this.errorHandler = errorHandler;
+        this.engine = new TransportEngine(
+            engineCtx.transport(transport).connectionHandler(this).imageAdmission(this));
+    }
+
+    UdpChannel channel()
+    {
+        return channel;
+    }
+
+    /**
+     * Conductor: count a subscription using the endpoint.
+     */
+    void incRef()
+    {
+        refCount++;
+    }
+
+    /**
+     * Conductor: a subscription stopped using the endpoint.
+     */
+    int decRef()
+    {
+        return --refCount;
+    }
+
+    /**
+     * Receiver: a subscription for a stream was added on this endpoint.
+     */
+    void onSubscriptionAdded(final int streamId)
+    {
+        subscriptionsByStream.put(streamId, subscriptionsByStream.get(streamId) + 1);
+    }
+
+    /**
+     * Receiver: a subscription for a stream was removed from this endpoint.
+     */
+    void onSubscriptionRemoved(final int streamId)
+    {
+        final int count = subscriptionsByStream.get(streamId) - 1;
+        if (count <= 0)
+        {
+            subscriptionsByStream.remove(streamId);
+        }
+        else
+        {
+            subscriptionsByStream.put(streamId, count);
+        }
+    }
+
+    /**
+     * Receiver duty cycle.
+     */
+    int doWork()
+    {
+        return engine.doWork();
+    }
+
+    /**
+     * The engine, for counters and tests.
+     */
+    TransportEngine engine()
+    {
+        return engine;
+    }
+
+    /**
+     * Free the engine's connections (their images end) and close the sockets: once the receiver no longer runs it.
+     */
+    public void close()
+    {
+        CloseHelper.closeAll(engine, transport);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public FramePlacement onImageRequest(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength,
+        final int mtu)
+    {
+        if (subscriptionsByStream.get(streamId) <= 0)
+        {
+            return null;
+        }
+
+        final long correlationId = idSource.nextCorrelationId();
+        final RawLog rawLog;
+        try
+        {
+            rawLog = logFactory.newImage(correlationId, termLength, channel.isSparse);
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(new IllegalStateException("no image for stream " + streamId + " session " +
+                sessionId + " on " + channel.canonicalForm() + ": cannot create its log", ex));
+            return null;
+        }
+
+        final int windowLength = Math.min(channel.receiverWindowLength, termLength / 2);
+        final UnsafeBuffer defaultHeader = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
+        HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, streamId);
+        LogBufferDescriptor.initialiseMetaData(
+            rawLog.metaDataBuffer(),
+            correlationId,
+            initialTermId,
+            (mtu - UdpChannel.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1),
+            termLength,
+            filePageSize,
+            windowLength,
+            defaultHeader);
+
+        final long joinPosition = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
+        final NetworkImage image = new NetworkImage(
+            correlationId,
+            streamId,
+            sessionId,
+            initialTermId,
+            joinPosition,
+            windowLength,
+            rawLog,
+            this,
+            channel.canonicalForm());
+        conductor.offerAgentEvent(() -> conductor.onNetworkImageCreated(image));
+
+        return image;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    {
+        ((NetworkImage)connection.placement()).onEndOfStream(finalPosition);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    {
+        final NetworkImage image = (NetworkImage)connection.placement();
+        conductor.offerAgentEvent(() -> conductor.onNetworkImageEnded(image));
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onSenderEstablished(final SenderConnection connection)
+    {
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    {
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    {
+    }
+}

@@ -1,0 +1,575 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ChannelUri;
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.codec.wire.DataEncoder;
+import io.metaroce.codec.wire.MessageHeaderEncoder;
+import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.io.LossGenerator;
+import io.metaroce.datapath.io.UdpTransport;
+import org.agrona.SystemUtil;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * A validated {@code metaroce:udp} channel: one endpoint per plane (all on one port), the optional local interface
+ * per plane, and the transport settings. Every invalid or conflicting parameter is refused with
+ * {@code INVALID_CHANNEL} and a message naming it. The grammar, every parameter, its default and its validation are
+ * documented in {@code docs/driver.md}, section "Network channels".
+ * <p>
+ * Two forms identify the resources a channel needs: {@link #canonicalForm()} (every parameter resolved, in a fixed
+ * order: equal channels share publications and receive endpoints) and {@link #sendEndpointKey()} (what a send
+ * endpoint's sockets and engine depend on: interfaces, entropy and the engine settings).
+ */
+final class UdpChannel
+{
+    static final String ENDPOINT_PARAM = "endpoint";
+    static final String INTERFACE_PARAM = "interface";
+    static final String ENTROPY_PARAM = "entropy";
+    static final String RECEIVER_WINDOW_PARAM = "rcv-window";
+    static final String CREDIT_PARAM = "credit";
+    static final String CONGESTION_PARAM = "cc";
+    static final String LINK_RATE_PARAM = "link-rate";
+    static final String PATH_EVICTION_PARAM = "path-eviction";
+
+    static final int DEFAULT_MTU = 1408;
+    static final int MIN_MTU = 256;
+    static final int DEFAULT_TERM_LENGTH = 1024 * 1024;
+    static final int DEFAULT_ENTROPY = 4;
+    static final int MAX_PATHS = 1024;
+    static final int SOCKET_BUFFER_LENGTH = 2 * 1024 * 1024;
+
+    /**
+     * Bytes of a DATA datagram before its first frame: SBE header, root block and payload length prefix.
+     */
+    static final int DATA_HEADER_LENGTH =
+        MessageHeaderEncoder.ENCODED_LENGTH + DataEncoder.BLOCK_LENGTH + DataEncoder.payloadHeaderLength();
+
+    final ChannelUri uri;
+    final InetSocketAddress[] endpoints;
+    final InetAddress[] interfaces;
+    final int port;
+    final int entropy;
+    final int mtu;
+    final boolean hasMtu;
+    final int termLength;
+    final int termWindowLength;
+    final int receiverWindowLength;
+    final boolean credit;
+    final boolean congestionControl;
+    final boolean pathEviction;
+    final long linkRateMbps;
+    final long lingerTimeoutNs;
+    final boolean isSparse;
+
+    private final String canonicalForm;
+    private final String sendEndpointKey;
+    private final String receiveEndpointKey;
+    private final String endpointList;
+
+    private UdpChannel(final ChannelUri uri, final MediaDriver.Context ctx, final boolean isSubscription)
+    {
+        this.uri = uri;
+        final Map<String, String> params = uri.params();
+        for (final String key : params.keySet())
+        {
+            if (!isKnown(key, isSubscription))
+            {
+                throw invalid("unknown parameter '" + key + "' for a " + (isSubscription ? "subscription" :
+                    "publication") + " on metaroce:udp (see docs/driver.md, Network channels)");
+            }
+        }
+
+        endpoints = parseEndpoints(params.get(ENDPOINT_PARAM));
+        port = endpoints[0].getPort();
+        interfaces = null == params.get(INTERFACE_PARAM) ? null : parseInterfaces(params.get(INTERFACE_PARAM));
+        entropy = (int)parseLong(ENTROPY_PARAM, params.get(ENTROPY_PARAM), DEFAULT_ENTROPY, 1, MAX_PATHS);
+        if (entropy * endpoints.length > MAX_PATHS)
+        {
+            throw invalid("parameter 'entropy=" + entropy + "' gives " + entropy * endpoints.length +
+                " source ports over " + endpoints.length + " planes: at most " + MAX_PATHS + " in all");
+        }
+        hasMtu = params.containsKey(ChannelUri.MTU_PARAM);
+        mtu = (int)parseSize(ChannelUri.MTU_PARAM, params.get(ChannelUri.MTU_PARAM), DEFAULT_MTU);
+        if (mtu < MIN_MTU || mtu > Configuration.MAX_MTU || 0 != (mtu % FrameDescriptor.FRAME_ALIGNMENT))
+        {
+            throw invalid("parameter 'mtu=" + mtu + "' must be a multiple of " + FrameDescriptor.FRAME_ALIGNMENT +
+                " between " + MIN_MTU + " and " + Configuration.MAX_MTU);
+        }
+        termLength = parseTermLength(params.get(ChannelUri.TERM_LENGTH_PARAM));
+        if (mtu > termLength / 8)
+        {
+            throw invalid("parameter 'mtu=" + mtu + "' must not exceed an eighth of the term length " + termLength);
+        }
+        termWindowLength = parseWindow(ChannelUri.TERM_WINDOW_PARAM, params.get(ChannelUri.TERM_WINDOW_PARAM));
+        receiverWindowLength = parseWindow(RECEIVER_WINDOW_PARAM, params.get(RECEIVER_WINDOW_PARAM));
+        credit = parseBoolean(CREDIT_PARAM, params.get(CREDIT_PARAM),
+            io.metaroce.datapath.Configuration.receiverCredit());
+        congestionControl = parseBoolean(CONGESTION_PARAM, params.get(CONGESTION_PARAM),
+            io.metaroce.datapath.Configuration.senderWindow());
+        pathEviction = parseBoolean(PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM),
+            io.metaroce.datapath.Configuration.pathEviction());
+        linkRateMbps = parseLong(LINK_RATE_PARAM, params.get(LINK_RATE_PARAM),
+            io.metaroce.datapath.Configuration.linkRateMbps(), 0, 100_000_000L);
+        lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM, params.get(ChannelUri.LINGER_PARAM),
+            ctx.publicationLingerTimeoutNs());
+        isSparse = parseBoolean(ChannelUri.SPARSE_PARAM, params.get(ChannelUri.SPARSE_PARAM), ctx.termSparseFile());
+
+        final String settings = "|entropy=" + entropy + "|mtu=" + mtu + "|credit=" + credit + "|cc=" +
+            congestionControl + "|path-eviction=" + pathEviction + "|link-rate=" + linkRateMbps;
+        canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
+            (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
+            "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength;
+        endpointList = join(endpoints);
+        receiveEndpointKey = "endpoint=" + endpointList;
+        sendEndpointKey = "planes=" + endpoints.length +
+            (null == interfaces ? "|interface=auto" : "|interface=" + join(interfaces)) + settings;
+    }
+
+    /**
+     * Parse and validate the channel of a publication.
+     */
+    static UdpChannel forPublication(final ChannelUri uri, final MediaDriver.Context ctx)
+    {
+        return new UdpChannel(uri, ctx, false);
+    }
+
+    /**
+     * Parse and validate the channel of a subscription: publication-only parameters are refused.
+     */
+    static UdpChannel forSubscription(final ChannelUri uri, final MediaDriver.Context ctx)
+    {
+        return new UdpChannel(uri, ctx, true);
+    }
+
+    /**
+     * Apply the channel's engine settings (MTU, credit, congestion window, path eviction, link rate) to an engine
+     * context; everything else keeps the datapath defaults of {@code io.metaroce.datapath.Configuration}.
+     */
+    TransportEngine.Context applyTo(final TransportEngine.Context engineCtx)
+    {
+        return engineCtx
+            .mtu(mtu)
+            .receiverCredit(credit)
+            .senderWindow(congestionControl)
+            .pathEviction(pathEviction)
+            .linkRateMbps(linkRateMbps)
+            .pathsPerPlane(entropy);
+    }
+
+    /**
+     * A transport context over local plane addresses and a port, with the channel's entropy, the driver's socket
+     * buffer lengths and loss stage.
+     */
+    UdpTransport.Context transportContext(
+        final InetAddress[] planeAddresses, final int port, final LossGenerator lossGenerator)
+    {
+        return new UdpTransport.Context()
+            .planeAddresses(planeAddresses)
+            .port(port)
+            .entropyCount(entropy)
+            .socketReceiveBufferLength(SOCKET_BUFFER_LENGTH)
+            .socketSendBufferLength(SOCKET_BUFFER_LENGTH)
+            .lossGenerator(lossGenerator);
+    }
+
+    int planeCount()
+    {
+        return endpoints.length;
+    }
+
+    /**
+     * Largest log frame, header included, that fits one DATA datagram of the channel's MTU.
+     */
+    int frameMtu()
+    {
+        return (mtu - DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1);
+    }
+
+    String canonicalForm()
+    {
+        return canonicalForm;
+    }
+
+    String sendEndpointKey()
+    {
+        return sendEndpointKey;
+    }
+
+    /**
+     * The endpoints as {@code host:port,host:port,...}, in plane order.
+     */
+    String endpointList()
+    {
+        return endpointList;
+    }
+
+    /**
+     * What a receive endpoint binds: the endpoints, in plane order.
+     */
+    String receiveEndpointKey()
+    {
+        return receiveEndpointKey;
+    }
+
+    /**
+     * The local address of every plane of a send endpoint: the {@code interface} parameter, or the address the
+     * routing table picks for each endpoint (found by connecting an unbound UDP socket, which sends nothing). Two
+     * planes on one local address would share the receive socket, so that is refused naming {@code interface}.
+     */
+    InetAddress[] resolveInterfaces()
+    {
+        if (null != interfaces)
+        {
+            return interfaces.clone();
+        }
+
+        final InetAddress[] resolved = new InetAddress[endpoints.length];
+        for (int i = 0; i < endpoints.length; i++)
+        {
+            try (DatagramChannel probe = DatagramChannel.open())
+            {
+                probe.connect(endpoints[i]);
+                resolved[i] = ((InetSocketAddress)probe.getLocalAddress()).getAddress();
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                throw invalid("parameter 'endpoint': no route to " + endpoints[i] + " (" + ex.getMessage() + ")");
+            }
+            for (int j = 0; j < i; j++)
+            {
+                if (resolved[j].equals(resolved[i]))
+                {
+                    throw invalid("parameter 'interface' is needed: planes " + j + " and " + i + " both route " +
+                        "from local address " + resolved[i].getHostAddress() + "; give one local address per plane");
+                }
+            }
+        }
+
+        return resolved;
+    }
+
+    /**
+     * Check that a subscription joining an existing receive endpoint asks for the same transport settings.
+     */
+    void checkSameEndpointSettings(final UdpChannel existing)
+    {
+        checkSame(ENTROPY_PARAM, entropy, existing.entropy);
+        checkSame(ChannelUri.MTU_PARAM, mtu, existing.mtu);
+        checkSame(CREDIT_PARAM, credit ? 1 : 0, existing.credit ? 1 : 0);
+        checkSame(CONGESTION_PARAM, congestionControl ? 1 : 0, existing.congestionControl ? 1 : 0);
+        checkSame(PATH_EVICTION_PARAM, pathEviction ? 1 : 0, existing.pathEviction ? 1 : 0);
+        checkSame(LINK_RATE_PARAM, linkRateMbps, existing.linkRateMbps);
+        checkSame(RECEIVER_WINDOW_PARAM, receiverWindowLength, existing.receiverWindowLength);
+        checkSame(ChannelUri.TERM_LENGTH_PARAM, termLength, existing.termLength);
+    }
+
+    static ControlProtocolException invalid(final String message)
+    {
+        return new ControlProtocolException(ControlErrorCode.INVALID_CHANNEL, message);
+    }
+
+    private static void checkSame(final String key, final long requested, final long existing)
+    {
+        if (requested != existing)
+        {
+            throw invalid("parameter '" + key + "' conflicts with the subscription already bound to these " +
+                "endpoints: " + requested + " requested, " + existing + " in use");
+        }
+    }
+
+    private static boolean isKnown(final String key, final boolean isSubscription)
+    {
+        switch (key)
+        {
+            case ENDPOINT_PARAM:
+            case ENTROPY_PARAM:
+            case ChannelUri.MTU_PARAM:
+            case ChannelUri.TERM_LENGTH_PARAM:
+            case RECEIVER_WINDOW_PARAM:
+            case CREDIT_PARAM:
+            case CONGESTION_PARAM:
+            case LINK_RATE_PARAM:
+            case PATH_EVICTION_PARAM:
+            case ChannelUri.SPARSE_PARAM:
+                return true;
+            case INTERFACE_PARAM:
+            case ChannelUri.TERM_WINDOW_PARAM:
+            case ChannelUri.LINGER_PARAM:
+                return !isSubscription;
+            default:
+                return false;
+        }
+    }
+
+    private static InetSocketAddress[] parseEndpoints(final String value)
+    {
+        if (null == value)
+        {
+            throw invalid("parameter 'endpoint' is required: one host:port per plane, such as " +
+                "endpoint=10.0.1.2:40456,10.0.2.2:40456");
+        }
+
+        final String[] parts = value.split(",", -1);
+        if (parts.length > 255)
+        {
+            throw invalid("parameter 'endpoint' names " + parts.length + " planes: at most 255");
+        }
+        final InetSocketAddress[] endpoints = new InetSocketAddress[parts.length];
+        for (int i = 0; i < parts.length; i++)
+        {
+            endpoints[i] = parseEndpoint(parts[i]);
+            if (endpoints[i].getPort() != endpoints[0].getPort())
+            {
+                throw invalid("parameter 'endpoint': every plane must use the same port (" +
+                    endpoints[0].getPort() + " on plane 0, " + endpoints[i].getPort() + " on plane " + i + ")");
+            }
+            for (int j = 0; j < i; j++)
+            {
+                if (endpoints[j].equals(endpoints[i]))
+                {
+                    throw invalid("parameter 'endpoint' names " + endpoints[i] + " twice (planes " + j + " and " +
+                        i + ")");
+                }
+            }
+        }
+
+        return endpoints;
+    }
+
+    private static InetSocketAddress parseEndpoint(final String text)
+    {
+        final int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1)
+        {
+            throw invalid("parameter 'endpoint': '" + text + "' is not host:port");
+        }
+        String host = text.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]"))
+        {
+            host = host.substring(1, host.length() - 1);
+        }
+        final int port;
+        try
+        {
+            port = Integer.parseInt(text.substring(colon + 1));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw invalid("parameter 'endpoint': port of '" + text + "' is not a number");
+        }
+        if (port < 1 || port > 0xFFFF)
+        {
+            throw invalid("parameter 'endpoint': port of '" + text + "' must be in [1, 65535]");
+        }
+
+        return new InetSocketAddress(resolve(ENDPOINT_PARAM, host), port);
+    }
+
+    private InetAddress[] parseInterfaces(final String value)
+    {
+        final String[] parts = value.split(",", -1);
+        if (parts.length != endpoints.length)
+        {
+            throw invalid("parameter 'interface' names " + parts.length + " local addresses for " +
+                endpoints.length + " planes: give one per plane");
+        }
+        final InetAddress[] addresses = new InetAddress[parts.length];
+        for (int i = 0; i < parts.length; i++)
+        {
+            addresses[i] = resolve(INTERFACE_PARAM, parts[i]);
+            if (addresses[i].isAnyLocalAddress())
+            {
+                throw invalid("parameter 'interface': plane " + i + " needs a local address, not the wildcard");
+            }
+            for (int j = 0; j < i; j++)
+            {
+                if (addresses[j].equals(addresses[i]))
+                {
+                    throw invalid("parameter 'interface' names " + parts[i] + " twice (planes " + j + " and " + i +
+                        ")");
+                }
+            }
+        }
+
+        return addresses;
+    }
+
+    private static InetAddress resolve(final String key, final String host)
+    {
+        if (host.isEmpty())
+        {
+            throw invalid("parameter '" + key + "' has an empty host");
+        }
+        try
+        {
+            return InetAddress.getByName(host);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw invalid("parameter '" + key + "': unknown host '" + host + "'");
+        }
+    }
+
+    private static int parseTermLength(final String value)
+    {
+        final long termLength = parseSize(ChannelUri.TERM_LENGTH_PARAM, value, DEFAULT_TERM_LENGTH);
+        try
+        {
+            LogBufferDescriptor.checkTermLength((int)termLength);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw invalid("parameter 'term-length=" + value + "': " + ex.getMessage());
+        }
+
+        return (int)termLength;
+    }
+
+    private int parseWindow(final String key, final String value)
+    {
+        if (null == value)
+        {
+            return termLength / 2;
+        }
+
+        final int window = (int)parseSize(key, value, 0);
+        if (window < mtu || window > termLength / 2 || 0 != (window % FrameDescriptor.FRAME_ALIGNMENT))
+        {
+            throw invalid("parameter '" + key + "=" + value + "' must be a multiple of " +
+                FrameDescriptor.FRAME_ALIGNMENT + " between the mtu " + mtu + " and half the term length " +
+                termLength / 2);
+        }
+
+        return window;
+    }
+
+    private static long parseSize(final String key, final String value, final long defaultValue)
+    {
+        if (null == value)
+        {
+            return defaultValue;
+        }
+
+        try
+        {
+            final long size = SystemUtil.parseSize(key, value);
+            if (size < 0 || size > Integer.MAX_VALUE)
+            {
+                throw invalid("parameter '" + key + "=" + value + "' is out of range");
+            }
+            return size;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw invalid("parameter '" + key + "=" + value + "' is not a size (such as 65536, 64k or 16m)");
+        }
+    }
+
+    private static long parseLong(
+        final String key, final String value, final long defaultValue, final long min, final long max)
+    {
+        if (null == value)
+        {
+            return defaultValue;
+        }
+
+        final long parsed;
+        try
+        {
+            parsed = Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw invalid("parameter '" + key + "=" + value + "' is not an integer");
+        }
+        if (parsed < min || parsed > max)
+        {
+            throw invalid("parameter '" + key + "=" + value + "' must be in [" + min + ", " + max + "]");
+        }
+
+        return parsed;
+    }
+
+    private static long parseDuration(final String key, final String value, final long defaultValue)
+    {
+        if (null == value)
+        {
+            return defaultValue;
+        }
+
+        try
+        {
+            return SystemUtil.parseDuration(key, value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw invalid("parameter '" + key + "=" + value + "' is not a duration (such as 500ms or 5s)");
+        }
+    }
+
+    private static boolean parseBoolean(final String key, final String value, final boolean defaultValue)
+    {
+        if (null == value)
+        {
+            return defaultValue;
+        }
+        if ("true".equals(value))
+        {
+            return true;
+        }
+        if ("false".equals(value))
+        {
+            return false;
+        }
+
+        throw invalid("parameter '" + key + "=" + value + "' must be true or false");
+    }
+
+    private static String join(final InetSocketAddress[] addresses)
+    {
+        final StringBuilder builder = new StringBuilder();
+        for (final InetSocketAddress address : addresses)
+        {
+            builder.append(0 == builder.length() ? "" : ",");
+            final String host = address.getAddress().getHostAddress();
+            builder.append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(address.getPort());
+        }
+
+        return builder.toString();
+    }
+
+    private static String join(final InetAddress[] addresses)
+    {
+        final String[] hosts = new String[addresses.length];
+        for (int i = 0; i < addresses.length; i++)
+        {
+            hosts[i] = addresses[i].getHostAddress();
+        }
+
+        return String.join(",", Arrays.asList(hosts));
+    }
+}

@@ -1,0 +1,129 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ChannelUri;
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.exceptions.RegistrationException;
+import io.metaroce.codec.control.ControlErrorCode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code metaroce:udp} channels: invalid or conflicting parameters are refused with INVALID_CHANNEL naming the
+ * parameter, and equal channels written differently have one canonical form.
+ */
+class NetworkChannelTest
+{
+    private static final int STREAM_ID = 4001;
+
+    private NetworkTestHarness harness;
+    private MetaRoce client;
+
+    @BeforeEach
+    void setUp()
+    {
+        harness = new NetworkTestHarness(2);
+        client = harness.connect(harness.launch(NetworkTestHarness.driverContext()));
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        harness.close();
+    }
+
+    @Test
+    void shouldRefusePublicationChannelsNamingTheParameter()
+    {
+        final String endpoints = "metaroce:udp?endpoint=127.0.0.2:40456,127.0.0.3:40456";
+        assertRefused(false, "metaroce:udp?mtu=1408", "'endpoint'");
+        assertRefused(false, "metaroce:udp?endpoint=127.0.0.2:40456,127.0.0.3:40457", "'endpoint'");
+        assertRefused(false, "metaroce:udp?endpoint=127.0.0.2", "'endpoint'");
+        assertRefused(false, "metaroce:udp?endpoint=127.0.0.2:0", "'endpoint'");
+        assertRefused(false, "metaroce:udp?endpoint=no-such-host.invalid:40456", "'endpoint'");
+        assertRefused(false, endpoints + "|interface=127.0.1.1", "'interface'");
+        assertRefused(false, endpoints + "|interface=127.0.1.1,127.0.1.1", "'interface'");
+        assertRefused(false, endpoints + "|entropy=0", "'entropy");
+        assertRefused(false, endpoints + "|entropy=600", "'entropy");
+        assertRefused(false, endpoints + "|mtu=100", "'mtu");
+        assertRefused(false, endpoints + "|mtu=1409", "'mtu");
+        assertRefused(false, endpoints + "|term-length=100000", "'term-length");
+        assertRefused(false, endpoints + "|term-window=10m", "'term-window");
+        assertRefused(false, endpoints + "|credit=maybe", "'credit");
+        assertRefused(false, endpoints + "|cc=yes", "'cc");
+        assertRefused(false, endpoints + "|path-eviction=1", "'path-eviction");
+        assertRefused(false, endpoints + "|link-rate=-5", "'link-rate");
+        assertRefused(false, endpoints + "|linger=soon", "'linger");
+        assertRefused(false, endpoints + "|colour=blue", "'colour'");
+        assertRefused(false, endpoints, "'interface'");
+        assertRefused(false, endpoints + "|interface=192.0.2.1,192.0.2.2", "'interface'");
+    }
+
+    @Test
+    void shouldRefuseSubscriptionChannelsNamingTheParameter()
+    {
+        final String channel = harness.subscriptionChannel("");
+        assertRefused(true, channel + "|interface=127.0.1.1,127.0.1.2", "'interface'");
+        assertRefused(true, channel + "|term-window=64k", "'term-window'");
+        assertRefused(true, channel + "|rcv-window=1", "'rcv-window");
+
+        client.addSubscription(channel, STREAM_ID).close();
+        assertRefused(true, channel + "|credit=false", "'credit'");
+        assertRefused(true, channel + "|mtu=4096", "'mtu'");
+    }
+
+    @Test
+    void shouldGiveEqualChannelsOneCanonicalForm()
+    {
+        final MediaDriver.Context ctx = new MediaDriver.Context();
+        final UdpChannel a = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=localhost:40456|mtu=1408|credit=true"), ctx);
+        final UdpChannel b = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?credit=true|endpoint=127.0.0.1:40456"), ctx);
+        final UdpChannel c = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|entropy=8"), ctx);
+
+        assertEquals(a.canonicalForm(), b.canonicalForm());
+        assertEquals(a.sendEndpointKey(), b.sendEndpointKey());
+        assertNotEquals(a.canonicalForm(), c.canonicalForm());
+        assertEquals(a.receiveEndpointKey(), c.receiveEndpointKey());
+        assertEquals(1408 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu());
+    }
+
+    private void assertRefused(final boolean subscription, final String channel, final String parameter)
+    {
+        final RegistrationException ex = assertThrows(RegistrationException.class, () ->
+        {
+            if (subscription)
+            {
+                client.addSubscription(channel, STREAM_ID);
+            }
+            else
+            {
+                client.addPublication(channel, STREAM_ID);
+            }
+        }, channel);
+        assertEquals(ControlErrorCode.INVALID_CHANNEL, ex.errorCode(), channel);
+        assertTrue(ex.getMessage().contains(parameter), channel + ": " + ex.getMessage());
+    }
+}

@@ -1,0 +1,97 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.samples;
+
+import io.metaroce.client.MetaRoce;
+import io.metaroce.driver.status.LossReportDescriptor;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.nio.MappedByteBuffer;
+import java.text.SimpleDateFormat;
+import java.util.Date;
+
+/**
+ * Prints a driver's loss report ({@code <driver dir>/loss-report.dat}): one line per network stream that has seen
+ * loss, with its observation count (retransmitted packets), bytes lost (estimated from the connection's average
+ * DATA payload), first and last observation, session, stream, channel and source. Maps the file read-only; works on
+ * a running or a stopped driver's directory.
+ * <p>
+ * Usage: {@code ./metaroce loss}; the directory is {@code metaroce.dir} or the default one.
+ */
+public final class LossStat
+{
+    private LossStat()
+    {
+    }
+
+    /**
+     * Run the tool.
+     *
+     * @param args ignored.
+     */
+    public static void main(final String[] args)
+    {
+        final File directory = new File(MetaRoce.Configuration.directoryName());
+        final File file = new File(directory, LossReportDescriptor.FILE_NAME);
+        if (!file.isFile())
+        {
+            System.err.println("no loss report in " + directory + " (set -Dmetaroce.dir=...)");
+            System.exit(1);
+            return;
+        }
+
+        final MappedByteBuffer mapping = IoUtil.mapExistingFile(file, "loss report");
+        try
+        {
+            print(new UnsafeBuffer(mapping), System.out);
+        }
+        finally
+        {
+            IoUtil.unmap(mapping);
+        }
+    }
+
+    /**
+     * Print a report.
+     *
+     * @param report over the loss report file.
+     * @param out    where to print.
+     * @return the number of entries.
+     */
+    public static int print(final UnsafeBuffer report, final PrintStream out)
+    {
+        final SimpleDateFormat format = new SimpleDateFormat("yyyy-MM-dd HH:mm:ss.SSSZ");
+        out.println("#OBSERVATIONS, TOTAL_BYTES_LOST, FIRST_OBSERVATION, LAST_OBSERVATION, SESSION_ID, STREAM_ID, " +
+            "CHANNEL, SOURCE");
+        final int entries = LossReportDescriptor.read(report,
+            (observations, bytesLost, firstMs, lastMs, sessionId, streamId, channel, source) -> out.format(
+                "%d, %d, %s, %s, %d, %d, %s, %s%n",
+                observations,
+                bytesLost,
+                format.format(new Date(firstMs)),
+                format.format(new Date(lastMs)),
+                sessionId,
+                streamId,
+                channel,
+                source));
+        out.println(entries + " loss entries");
+
+        return entries;
+    }
+}
