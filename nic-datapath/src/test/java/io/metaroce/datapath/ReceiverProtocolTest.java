@@ -19,7 +19,9 @@ import io.metaroce.codec.wire.AckDecoder;
 import io.metaroce.codec.wire.CloseAckDecoder;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditDecoder;
+import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeAckDecoder;
@@ -271,6 +273,64 @@ class ReceiverProtocolTest
         // [MR-ACK-4] service time from the trigger's arrival; [MR-ACK-5] unique payload bytes.
         assertEquals(50 * US, ack.serviceTimeNs());
         assertEquals(9 * 96, ack.receivedBytes());
+    }
+
+    @Test
+    void shouldAcknowledgeOnceAckEveryBytesArrivedBeforeAckEveryPackets()
+    {
+        // [MR-ACK-13] 96-byte frames and ackEveryBytes 256: the third packet makes the ACK, not the eighth.
+        final WireFixture g = new WireFixture(2, (ctx) -> ctx.ackEveryBytes(256));
+        g.inject(g.setup((s) -> {}), 0);
+        g.work();
+        final List<ScriptedTransport.Sent> setupAcks = g.sentOfType(g.sent(), SetupAckDecoder.TEMPLATE_ID);
+        g.read(setupAcks.get(0));
+        final int id = (int)g.reader.transportHeader().srcConnId();
+        for (int i = 0; i < 3; i++)
+        {
+            g.inject(g.data(id, WireFixture.ISN + i, 0, 0, 1, i, 96L * i, 64), 0);
+            g.work();
+            final List<ScriptedTransport.Sent> acks = g.sentOfType(g.sent(), AckDecoder.TEMPLATE_ID);
+            assertEquals(2 == i ? 1 : 0, acks.size(), "after packet " + i);
+        }
+    }
+
+    @Test
+    void shouldGrantMoreCreditToASenderWhoseDataAnnouncesABacklog()
+    {
+        // The backlog a DATA announces is demand (section 10.5): the scheduler grants beyond the initial credit without
+        // waiting for a CREDIT_REQUEST.
+        assertTrue(grantAfterDataWithBacklog(4 << 20) > grantAfterDataWithBacklog(0));
+    }
+
+    private static long grantAfterDataWithBacklog(final int backlogBytes)
+    {
+        final WireFixture g = new WireFixture(2, (ctx) -> {});
+        g.imageWindow = WireFixture.TERM_LENGTH; // nothing consumes here: the image window bounds every grant
+        g.inject(g.setup((s) -> s.initialCreditBytes(16_384)), 0);
+        g.work();
+        g.read(g.sentOfType(g.sent(), SetupAckDecoder.TEMPLATE_ID).get(0));
+        final int id = (int)g.reader.transportHeader().srcConnId();
+        long grant = g.reader.setupAck().initialGrantLimit();
+        for (int i = 0; i < 8; i++)
+        {
+            final int length = g.data(id, WireFixture.ISN + i, 0, 0, 1, i, 96L * i, 64);
+            new DataEncoder().wrap(g.buffer, MessageHeaderEncoder.ENCODED_LENGTH).backlogBytes(backlogBytes);
+            g.inject(length, 0);
+            g.advance(10 * US);
+            for (final ScriptedTransport.Sent sent : g.sent())
+            {
+                final int template = g.read(sent);
+                if (AckDecoder.TEMPLATE_ID == template)
+                {
+                    grant = Math.max(grant, g.reader.ack().grantLimit());
+                }
+                else if (CreditDecoder.TEMPLATE_ID == template)
+                {
+                    grant = Math.max(grant, g.reader.credit().grantLimit());
+                }
+            }
+        }
+        return grant;
     }
 
     @Test
