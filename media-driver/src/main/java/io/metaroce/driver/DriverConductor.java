@@ -1072,6 +1072,8 @@ final class DriverConductor implements Agent
             new AtomicCounter(countersValuesBuffer, positionId, countersManager),
             new UnsafeBufferPosition(countersValuesBuffer, senderPositionId, countersManager),
             endpoint,
+            ctx.publicationUnblockTimeoutNs(),
+            systemCounters.get(SystemCounterDescriptor.UNBLOCKED_PUBLICATIONS),
             nanoClock.nanoTime());
 
         networkPublications.add(publication);

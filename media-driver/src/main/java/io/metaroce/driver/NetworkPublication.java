@@ -16,6 +16,7 @@
 package io.metaroce.driver;
 
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.client.logbuffer.TermUnblocker;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.PayloadSource;
 import io.metaroce.datapath.SenderConnection;
@@ -88,6 +89,8 @@ final class NetworkPublication implements PayloadSource
     private final AtomicCounter publisherPosition;
     private final Position senderPosition;
     private final SendEndpoint endpoint;
+    private final long unblockTimeoutNs;
+    private final AtomicCounter unblockedPublications;
 
     // conductor
     private State state = State.ACTIVE;
@@ -96,6 +99,8 @@ final class NetworkPublication implements PayloadSource
     private long cleanPosition;
     private long tripLimit;
     private boolean wasConnected;
+    private long lastAcknowledgedPosition;
+    private long timeOfLastAcknowledgedPositionChangeNs;
 
     // sender <-> conductor
     private volatile boolean isConnected;
@@ -122,6 +127,8 @@ final class NetworkPublication implements PayloadSource
         final AtomicCounter publisherPosition,
         final Position senderPosition,
         final SendEndpoint endpoint,
+        final long unblockTimeoutNs,
+        final AtomicCounter unblockedPublications,
         final long nowNs)
     {
         this.registrationId = registrationId;
@@ -143,11 +150,15 @@ final class NetworkPublication implements PayloadSource
         this.publisherPosition = publisherPosition;
         this.senderPosition = senderPosition;
         this.endpoint = endpoint;
+        this.unblockTimeoutNs = unblockTimeoutNs;
+        this.unblockedPublications = unblockedPublications;
         this.counterLabel = "dst=" + channel.endpointList();
 
         final long producerPosition = producerPosition();
         this.cleanPosition = producerPosition;
         this.timeOfLastStateChangeNs = nowNs;
+        this.lastAcknowledgedPosition = producerPosition;
+        this.timeOfLastAcknowledgedPositionChangeNs = nowNs;
         publisherLimit.setRelease(producerPosition);
         publisherPosition.setRelease(producerPosition);
         senderPosition.setRelease(producerPosition);
@@ -271,9 +282,14 @@ final class NetworkPublication implements PayloadSource
      */
     boolean onTimeEvent(final long nowNs, final DriverConductor conductor)
     {
-        publisherPosition.setRelease(producerPosition());
+        final long producerPosition = producerPosition();
+        publisherPosition.setRelease(producerPosition);
         switch (state)
         {
+            case ACTIVE:
+                checkForBlockedPublisher(producerPosition, nowNs);
+                break;
+
             case DRAINING:
                 if (isSenderDone || nowNs - timeOfLastStateChangeNs > 2 * lingerTimeoutNs)
                 {
@@ -536,6 +552,33 @@ final class NetworkPublication implements PayloadSource
 
         view.wrap(termBuffers[indexByPosition(position, positionBitsToShift)], termOffset, length);
         return true;
+    }
+
+    /**
+     * A publisher that claimed space and died (or stalls) before committing leaves a frame length of 0 that the
+     * sender cannot read past, so the acknowledged position stops below the producer position. After the unblock
+     * timeout the claimed region is padded out (a PAD frame in the middle of the term, which receivers skip like any
+     * PAD) so that the frames behind it flow again. A stall for any other reason (no receiver, back pressure) finds a
+     * committed frame at the acknowledged position and changes nothing.
+     */
+    private void checkForBlockedPublisher(final long producerPosition, final long nowNs)
+    {
+        final long acknowledgedPosition = senderPosition.getVolatile();
+        if (acknowledgedPosition == lastAcknowledgedPosition && producerPosition > acknowledgedPosition)
+        {
+            if (nowNs - timeOfLastAcknowledgedPositionChangeNs > unblockTimeoutNs &&
+                TermUnblocker.Status.NO_ACTION != TermUnblocker.unblock(
+                termBuffers, metaDataBuffer, acknowledgedPosition, termLength))
+            {
+                unblockedPublications.incrementRelease();
+                timeOfLastAcknowledgedPositionChangeNs = nowNs;
+            }
+        }
+        else
+        {
+            lastAcknowledgedPosition = acknowledgedPosition;
+            timeOfLastAcknowledgedPositionChangeNs = nowNs;
+        }
     }
 
     private void cleanBufferTo(final long position)

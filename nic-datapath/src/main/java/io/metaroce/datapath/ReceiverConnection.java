@@ -130,7 +130,6 @@ public final class ReceiverConnection extends Connection
     private boolean creditDirty;
     private boolean creditRequested;
     private boolean hasTrigger;
-    private boolean lastRunHasPad;
 
     private long holeDeadlineNs = Long.MAX_VALUE;
     private int lastNackPsn;
@@ -655,8 +654,7 @@ public final class ReceiverConnection extends Connection
         final int termId = data.termId();
         final int termOffset = data.termOffset();
         final long advance = streamAdvance(buffer, payloadOffset, length);
-        if (termId - initialTermId < 0 || advance > termLength - termOffset ||
-            (lastRunHasPad && advance != termLength - termOffset))
+        if (termId - initialTermId < 0 || advance > termLength - termOffset)
         {
             engine.drop(DropReason.DATA_OUTSIDE_TERM);
             counters.dropped.incrementRelease();
@@ -1043,7 +1041,6 @@ public final class ReceiverConnection extends Connection
 
     private long streamAdvance(final DirectBuffer buffer, final int offset, final int length)
     {
-        lastRunHasPad = false;
         int position = 0;
         while (position < length)
         {
@@ -1054,7 +1051,6 @@ public final class ReceiverConnection extends Connection
                 0xFFFF;
             if (FrameDescriptor.TYPE_PAD == type)
             {
-                lastRunHasPad = true;
                 return (long)position + frameLength;
             }
             position += FrameDescriptor.alignedLength(frameLength);

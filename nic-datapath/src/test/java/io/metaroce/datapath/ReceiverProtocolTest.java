@@ -447,6 +447,28 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldPlaceAPadInsideTheTermAndContinueAfterIt()
+    {
+        // [MR-FRM-7] a padded-out claim: a PAD of 192 bytes at offset 96, then DATA at 288, all in order.
+        final int id = establish();
+        long position = data(id, WireFixture.ISN, 0, 0);
+        f.inject(f.pad(id, WireFixture.ISN + 1, 1, position, 192), 0);
+        f.work();
+        position += 192;
+        data(id, WireFixture.ISN + 2, TransportFlag.ACK_REQUEST, position);
+        assertEquals(0, f.engine.drops(DropReason.DATA_OUTSIDE_TERM));
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        f.read(acks.get(acks.size() - 1));
+        assertEquals(WireFixture.ISN + 3, (int)f.reader.transportHeader().psn());
+        assertEquals(96 + 32 + 96, f.reader.ack().receivedBytes());
+
+        // A PAD reaching beyond the term is still dropped [MR-FRM-12].
+        f.inject(f.pad(id, WireFixture.ISN + 3, 3, WireFixture.TERM_LENGTH - 64, 96), 0);
+        f.work();
+        assertEquals(1, f.engine.drops(DropReason.DATA_OUTSIDE_TERM));
+    }
+
+    @Test
     void shouldDropDataOfAnotherStream()
     {
         final int id = establish();

@@ -175,6 +175,28 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         return DatagramProxy.length(data);
     }
 
+    int pad(final int dstConnId, final int psn, final int pathSeq, final long position, final int padLength)
+    {
+        final DataEncoder data = new DataEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        final int termId = INITIAL_TERM_ID + (int)(position / TERM_LENGTH);
+        final int termOffset = (int)(position % TERM_LENGTH);
+        DatagramProxy.header(data.header(), 0, 0, TrafficClass.BULK, 1, pathSeq, dstConnId, PEER_ID, psn,
+            (int)clock.nanoTime());
+        data.streamId(STREAM_ID).sessionId(SESSION_ID).termId(termId).termOffset(termOffset).backlogBytes(0)
+            .ackEveryHint((short)0).reserved1((short)0).reserved2(0);
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
+        frame.putInt(FrameDescriptor.FRAME_LENGTH_OFFSET, padLength, ByteOrder.LITTLE_ENDIAN);
+        frame.putByte(FrameDescriptor.VERSION_OFFSET, (byte)FrameDescriptor.CURRENT_VERSION);
+        frame.putByte(FrameDescriptor.FLAGS_OFFSET, (byte)FrameDescriptor.UNFRAGMENTED);
+        frame.putShort(FrameDescriptor.TYPE_OFFSET, (short)FrameDescriptor.TYPE_PAD, ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(FrameDescriptor.TERM_OFFSET_OFFSET, termOffset, ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(FrameDescriptor.SESSION_ID_OFFSET, SESSION_ID, ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(FrameDescriptor.STREAM_ID_OFFSET, STREAM_ID, ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(FrameDescriptor.TERM_ID_OFFSET, termId, ByteOrder.LITTLE_ENDIAN);
+        data.putPayload(frame, 0, FrameDescriptor.HEADER_LENGTH);
+        return DatagramProxy.length(data);
+    }
+
     static void writeFrame(
         final MutableDirectBuffer frame,
         final int offset,
