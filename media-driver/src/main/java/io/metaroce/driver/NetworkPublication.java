@@ -21,6 +21,7 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.PayloadSource;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.TermFrameScanner;
 import io.metaroce.driver.buffer.RawLog;
 import io.metaroce.driver.status.LossReport;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -498,32 +499,8 @@ final class NetworkPublication implements PayloadSource
 
         final UnsafeBuffer term = termBuffers[indexByPosition(position, positionBitsToShift)];
         final int start = (int)position & (termLength - 1);
-        final int available = (int)Math.min(Math.min(limit - position, maxLength), termLength - start);
-        int scanned = 0;
-        while (scanned < available)
-        {
-            final int offset = start + scanned;
-            final int frameLength = term.getIntVolatile(offset); // acquire: pairs with the publisher's commit
-            if (frameLength <= 0)
-            {
-                break;
-            }
-            if (FrameDescriptor.TYPE_PAD ==
-                (term.getShort(offset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF))
-            {
-                if (scanned + FrameDescriptor.HEADER_LENGTH <= maxLength)
-                {
-                    scanned += FrameDescriptor.HEADER_LENGTH;
-                }
-                break;
-            }
-            final int aligned = FrameDescriptor.alignedLength(frameLength);
-            if (scanned + aligned > maxLength)
-            {
-                break;
-            }
-            scanned += aligned;
-        }
+        final int available = (int)Math.min(limit - position, termLength - start);
+        final int scanned = TermFrameScanner.scan(term, start, available, maxLength);
 
         if (scanned > 0)
         {

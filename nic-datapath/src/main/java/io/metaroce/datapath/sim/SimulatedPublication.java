@@ -17,6 +17,7 @@ package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.PayloadSource;
+import io.metaroce.datapath.TermFrameScanner;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -241,30 +242,8 @@ public final class SimulatedPublication implements PayloadSource
 
         final UnsafeBuffer term = termFor(position);
         final int start = (int)(position & (termLength - 1));
-        int scanned = 0;
-        while (position + scanned < tailPosition && scanned < maxLength && start + scanned < termLength)
-        {
-            final int offset = start + scanned;
-            final int frameLength = term.getIntVolatile(offset);
-            if (frameLength <= 0)
-            {
-                break;
-            }
-            if (FrameDescriptor.TYPE_PAD == (term.getShort(offset + FrameDescriptor.TYPE_OFFSET, ORDER) & 0xFFFF))
-            {
-                if (scanned + FrameDescriptor.HEADER_LENGTH <= maxLength)
-                {
-                    scanned += FrameDescriptor.HEADER_LENGTH;
-                }
-                break;
-            }
-            final int aligned = FrameDescriptor.alignedLength(frameLength);
-            if (scanned + aligned > maxLength)
-            {
-                break;
-            }
-            scanned += aligned;
-        }
+        final int available = (int)Math.min(tailPosition - position, termLength - start);
+        final int scanned = TermFrameScanner.scan(term, start, available, maxLength);
 
         if (scanned > 0)
         {
