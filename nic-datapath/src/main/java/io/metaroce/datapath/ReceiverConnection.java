@@ -140,6 +140,7 @@ public final class ReceiverConnection extends Connection
     private long finalPosition;
     private int closePlane;
     private long closeTsNs;
+    private CloseReason closeReason = CloseReason.NORMAL;
 
     ReceiverConnection(
         final TransportEngine engine,
@@ -413,7 +414,7 @@ public final class ReceiverConnection extends Connection
         {
             if (CloseDecoder.TEMPLATE_ID == templateId)
             {
-                sendCloseAck(plane, reader.transportHeader());
+                sendCloseAck(plane, reader.transportHeader().tsNs(), reader.close().reason());
             }
             else
             {
@@ -795,6 +796,7 @@ public final class ReceiverConnection extends Connection
         closeRequested = true;
         closePlane = plane;
         closeTsNs = header.tsNs();
+        closeReason = close.reason();
         if (tracker.cumulativeAckPsn() == finalPsn)
         {
             completeClose();
@@ -815,7 +817,7 @@ public final class ReceiverConnection extends Connection
      */
     private void completeClose()
     {
-        sendCloseAck(closePlane, closeTsNs);
+        sendCloseAck(closePlane, closeTsNs, closeReason);
         state = ConnectionState.CLOSED;
         counters.state.setRelease(state.value());
         lingerDeadlineNs = nowNs + ctx.lingerTimeoutNs();
@@ -963,17 +965,12 @@ public final class ReceiverConnection extends Connection
         creditRequested = false;
     }
 
-    private void sendCloseAck(final int plane, final TransportHeaderDecoder closeHeader)
-    {
-        sendCloseAck(plane, closeHeader.tsNs());
-    }
-
-    private void sendCloseAck(final int plane, final long tsEcho)
+    private void sendCloseAck(final int plane, final long tsEcho, final CloseReason reason)
     {
         final CloseAckEncoder closeAck = proxy.closeAck();
         DatagramProxy.header(closeAck.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.cumulativeAckPsn(), (int)tsEcho);
-        closeAck.finalPosition(finalPosition).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        closeAck.finalPosition(finalPosition).reason(reason).reserved1(0).reserved2(0);
         sendControl(plane, DatagramProxy.length(closeAck));
     }
 

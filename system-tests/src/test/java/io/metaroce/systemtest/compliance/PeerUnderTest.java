@@ -1,0 +1,126 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.systemtest.compliance;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * An implementation of the MetaRoCE wire protocol under test, as the compliance suite sees it: its UDP receive
+ * address per plane, a way to make it subscribe to and publish a stream, what it delivered, and its drop counters by
+ * the specification's reason names (section 16). The tests reach it only through this interface and the wire, so a
+ * driver-backed target (an embedded media driver with {@code metaroce:udp} channels) can replace the engine target
+ * without a change to the tests. Methods are called from the test thread; implementations hand them to their own
+ * threads as needed.
+ */
+interface PeerUnderTest extends AutoCloseable
+{
+    /**
+     * Planes the target listens on.
+     *
+     * @return the plane count.
+     */
+    int planeCount();
+
+    /**
+     * Where the target receives datagrams on a plane (the receiver port of section 2.1, also its replyPort).
+     *
+     * @param plane a plane index.
+     * @return the socket address.
+     */
+    InetSocketAddress address(int plane);
+
+    /**
+     * Subscribe to a stream: SETUPs for it get an image from now on.
+     *
+     * @param streamId the stream.
+     */
+    void subscribe(int streamId);
+
+    /**
+     * Messages the target delivered in order on a stream, reassembled from their fragments.
+     *
+     * @param streamId the stream.
+     * @return a copy of the delivered messages.
+     */
+    List<byte[]> delivered(int streamId);
+
+    /**
+     * Images currently available for a stream.
+     *
+     * @param streamId the stream.
+     * @return the count.
+     */
+    int imageCount(int streamId);
+
+    /**
+     * Position at which an image of the stream reached end of stream, or -1.
+     *
+     * @param streamId the stream.
+     * @return the position.
+     */
+    long endOfStreamPosition(int streamId);
+
+    /**
+     * Publish a stream towards a peer.
+     *
+     * @param streamId  the stream.
+     * @param sessionId the session.
+     * @param peer      the peer's receive address on every plane of the target.
+     * @return the publication.
+     */
+    PublicationUnderTest publish(int streamId, int sessionId, InetSocketAddress... peer);
+
+    /**
+     * Datagrams dropped for a reason.
+     *
+     * @param reason a reason name of section 16.2 or 16.3, for example {@code "DUPLICATE"}.
+     * @return the count.
+     */
+    long drops(String reason);
+
+    /**
+     * Stop the target and free its sockets and threads.
+     */
+    void close();
+
+    /**
+     * A publication of the target.
+     */
+    interface PublicationUnderTest
+    {
+        /**
+         * Append a message.
+         *
+         * @param message the bytes.
+         * @return true when appended, false when the publication is back pressured.
+         */
+        boolean offer(byte[] message);
+
+        /**
+         * Close the publication: the rest of the stream is sent, then CLOSE.
+         */
+        void close();
+
+        /**
+         * Ends of the publication's connections, in order: {@code "NORMAL"} or a failure reason such as
+         * {@code "RETRANSMIT_LIMIT"}. A failed connection is followed by a new incarnation.
+         *
+         * @return a copy of the list.
+         */
+        List<String> connectionEnds();
+    }
+}

@@ -1,0 +1,671 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.systemtest.compliance;
+
+import io.metaroce.codec.wire.CloseDecoder;
+import io.metaroce.codec.wire.CloseReason;
+import io.metaroce.codec.wire.CreditRequestDecoder;
+import io.metaroce.codec.wire.DataDecoder;
+import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.NackReason;
+import io.metaroce.codec.wire.ProbeDecoder;
+import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The target's sender, with the raw peer playing the receiver: SETUP, the DATA stream and its frames, close, and the
+ * failures that end a connection (sections 6.3, 6.4, 7.1, 7.8, 7.10, 9.4, 15.1).
+ */
+class SenderComplianceTest extends ComplianceTest
+{
+    static final int STREAM_ID = 5005;
+    static final int SESSION_ID = 0x5050_5050;
+    static final long SEED = Long.getLong("metaroce.compliance.seed", System.nanoTime());
+
+    RawReceiver receiver;
+    PeerUnderTest.PublicationUnderTest publication;
+    DataStreamCheck stream;
+    boolean answerProbes = true;
+    boolean ackRetransmissions = true;
+
+    void publish(final TargetSettings settings)
+    {
+        start(settings);
+        receiver = new RawReceiver(peer, target, 0x0A0B_0C0D);
+        publication = target.publish(STREAM_ID, SESSION_ID, peer.addresses());
+    }
+
+    void establish(final long grant, final boolean credit)
+    {
+        receiver.awaitSetup();
+        receiver.accept(grant, credit);
+        stream = new DataStreamCheck(receiver.setup, receiver.localId);
+    }
+
+    /**
+     * The next new DATA of the current incarnation; PROBEs and retransmissions on the way are checked and skipped.
+     */
+    Datagram nextData()
+    {
+        while (true)
+        {
+            final Datagram d = peer.await((x) -> (x.is(DataDecoder.TEMPLATE_ID) || x.is(ProbeDecoder.TEMPLATE_ID)) &&
+                x.srcConnId() == receiver.senderId, "DATA");
+            if (stream.onDatagram(d))
+            {
+                return d;
+            }
+            if (d.is(ProbeDecoder.TEMPLATE_ID) && answerProbes)
+            {
+                receiver.answerProbe(d);
+            }
+            else if (d.is(DataDecoder.TEMPLATE_ID) && ackRetransmissions)
+            {
+                receiver.receiveAndAck(d);
+            }
+        }
+    }
+
+    void assertStreamClean()
+    {
+        for (final Datagram d : peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID) &&
+            x.srcConnId() == receiver.senderId, 50))
+        {
+            stream.onDatagram(d);
+        }
+        stream.checkRetxOnOriginals();
+        stream.checkPathSeqs(peer.history());
+        assertEquals(List.of(), stream.violations, "the target's DATA broke a requirement");
+    }
+
+    @Test
+    @Requirement({ "MR-ID-2", "MR-SETUP-2", "MR-SETUP-3", "MR-CONN-1", "MR-DATA-1", "MR-HDR-2", "MR-HDR-6",
+        "MR-HDR-10", "MR-HDR-11" })
+    void shouldSendIdenticalSetupsOnEveryPlaneWithBackoffAndNoDataBeforeSetupAck()
+    {
+        publish(new TargetSettings());
+        assertTrue(publication.offer(new byte[100]));
+        final List<Datagram> setups = peer.collect((d) -> true, 400);
+        final Map<Integer, Integer> perPlane = new HashMap<>();
+        final Datagram first = setups.get(0);
+        for (final Datagram setup : setups)
+        {
+            assertTrue(setup.is(SetupDecoder.TEMPLATE_ID), "MR-DATA-1 nothing but SETUP before SETUP_ACK: " + setup);
+            assertEquals(0, setup.dstConnId(), "MR-ID-2");
+            assertNotEquals(0, setup.srcConnId(), "MR-ID-2");
+            assertEquals(setup.plane, setup.planeId(), "SETUP carries the plane it is sent on");
+            assertArrayEquals(first.bytes(32), setup.bytes(32), "MR-SETUP-2 identical SETUPs");
+            assertEquals(first.srcConnId(), setup.srcConnId(), "MR-SETUP-2");
+            assertEquals(first.psn(), setup.psn(), "MR-SETUP-2 the ISN");
+            assertEquals(first.flags(), setup.flags(), "MR-SETUP-2");
+            perPlane.merge(setup.plane, 1, Integer::sum);
+        }
+        assertEquals(target.address(0).getPort(), first.read().setup().replyPort(), "replyPort");
+        assertEquals(2, perPlane.size(), "MR-CONN-1 SETUP on every plane");
+        for (final int count : perPlane.values())
+        {
+            assertTrue(count >= 2 && count <= 12, "MR-CONN-1 retried with a doubling interval: " + perPlane);
+        }
+    }
+
+    @Test
+    @Requirement({ "MR-DATA-1", "MR-DATA-2", "MR-DATA-3", "MR-DATA-4", "MR-FRM-1", "MR-FRM-2", "MR-FRM-3",
+        "MR-FRM-4", "MR-FRM-5", "MR-FRM-6", "MR-FRM-7", "MR-FRM-9", "MR-HDR-5", "MR-HDR-9", "MR-SER-2", "MR-ENC-2",
+        "MR-ENC-4", "MR-ID-4", "MR-CLOSE-1", "MR-CLOSE-2", "MR-CONN-3" })
+    void shouldSendTheStreamInPsnOrderAsWholeFramesAndCloseAfterTheLastAck()
+    {
+        System.out.println("compliance message seed " + SEED + " (replay with -Dmetaroce.compliance.seed=" + SEED +
+            ")");
+        publish(new TargetSettings());
+        establish(1L << 40, true);
+        final SplittableRandom random = new SplittableRandom(SEED);
+        final List<byte[]> messages = new ArrayList<>();
+        int total = 0;
+        while (total < 100 * 1024)
+        {
+            final byte[] message = new byte[1 + random.nextInt(random.nextBoolean() ? 200 : 4000)];
+            random.nextBytes(message);
+            messages.add(message);
+            total += message.length;
+        }
+        int offered = 0;
+        while (stream.messages.size() < messages.size())
+        {
+            while (offered < messages.size() && publication.offer(messages.get(offered)))
+            {
+                offered++;
+            }
+            receiver.receiveAndAck(nextData());
+        }
+        for (int i = 0; i < messages.size(); i++)
+        {
+            assertArrayEquals(messages.get(i), stream.messages.get(i), "MR-FRM-9 message " + i);
+        }
+
+        publication.close();
+        while (!stream.sawFin)
+        {
+            receiver.receiveAndAck(nextData());
+        }
+        final List<Datagram> closes = new ArrayList<>();
+        closes.add(peer.await((d) -> d.is(CloseDecoder.TEMPLATE_ID), "CLOSE"));
+        closes.addAll(peer.collect((d) -> d.is(CloseDecoder.TEMPLATE_ID) && d.plane != closes.get(0).plane, 100));
+        for (final Datagram close : closes)
+        {
+            assertTrue(close.hasFlag(Flags.FIN), "MR-CLOSE-1 fin");
+            assertEquals(stream.nextPsn(), close.psn(), "MR-CLOSE-1 final PSN");
+            assertEquals(stream.nextPosition(), close.read().close().finalPosition(), "MR-CLOSE-1 final position");
+            assertEquals(CloseReason.NORMAL, close.read().close().reason());
+        }
+        final Datagram close = closes.get(0);
+        receiver.send(close.plane, peer.out.closeAck(receiver.header(close.plane).echo(close).psn(close.psn()),
+            close.read().close().finalPosition(), CloseReason.NORMAL));
+        awaitTrue(() -> publication.connectionEnds().contains("NORMAL"), "the connection closes normally");
+        for (final Datagram d : peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID), 100))
+        {
+            stream.onDatagram(d);
+        }
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement({ "MR-LOSS-1", "MR-LOSS-3", "MR-PATH-2", "MR-DATA-3", "MR-FRM-10", "MR-ACK-8", "MR-SER-2" })
+    void shouldRetransmitTheUnacknowledgedPsnOnAnotherPathWithTheSameBytes()
+    {
+        publish(new TargetSettings());
+        establish(1L << 40, true);
+        for (int i = 0; i < 10; i++)
+        {
+            assertTrue(publication.offer(new byte[1000]));
+        }
+        final int isn = receiver.isn;
+        final int lost = isn + 2;
+        final List<Integer> sacked = new ArrayList<>();
+        while (stream.nextPsn() != isn + 10)
+        {
+            final Datagram data = nextData();
+            if (data.psn() == lost)
+            {
+                continue;
+            }
+            if (data.psn() - lost < 0)
+            {
+                receiver.receiveAndAck(data);
+                continue;
+            }
+            sacked.add(data.psn());
+            receiver.received.add(data.psn());
+            receiver.receivedBytes += data.read().payloadLength();
+            receiver.ack(data, lost & ~63, sack(lost & ~63, sacked));
+        }
+        if (stream.retransmissions.stream().noneMatch((d) -> d.psn() == lost))
+        {
+            stream.onDatagram(peer.await((d) -> d.is(DataDecoder.TEMPLATE_ID) && d.psn() == lost &&
+                d.hasFlag(Flags.RETX), "the retransmission of the lost PSN"));
+        }
+        final List<Datagram> transmissions = new ArrayList<>();
+        for (final Datagram d : peer.history())
+        {
+            if (d.is(DataDecoder.TEMPLATE_ID) && d.psn() == lost)
+            {
+                transmissions.add(d);
+            }
+        }
+        transmissions.sort((a, b) -> Long.compare(a.sentNs(), b.sentNs()));
+        assertFalse(transmissions.get(0).hasFlag(Flags.RETX), "the original is the first sent");
+        for (int i = 1; i < transmissions.size(); i++)
+        {
+            assertNotEquals(transmissions.get(i - 1).pathId(), transmissions.get(i).pathId(),
+                "MR-PATH-2 a retransmission goes on another path than the previous transmission");
+        }
+        final Datagram retransmission = transmissions.get(transmissions.size() - 1);
+
+        receiver.cumAck = isn + 10;
+        receiver.ack(retransmission, (isn + 10) & ~63);
+        sleepMs(100);
+        for (final Datagram d : peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID), 100))
+        {
+            stream.onDatagram(d);
+        }
+        assertEquals(List.of(), peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID), 300),
+            "MR-LOSS-3 and MR-ACK-8 nothing is retransmitted after the cumulative ACK");
+        assertStreamClean();
+    }
+
+    static long[] sack(final int base, final List<Integer> psns)
+    {
+        final long[] words = new long[8];
+        int used = 0;
+        for (final int psn : psns)
+        {
+            final int bit = psn - base;
+            words[bit / 64] |= 1L << (bit % 64);
+            used = Math.max(used, bit / 64 + 1);
+        }
+        return Arrays.copyOf(words, used);
+    }
+
+    @Test
+    @Requirement({ "MR-NACK-6", "MR-ERR-8", "MR-CONN-4", "MR-CONN-5", "MR-SETUP-1", "MR-ID-1" })
+    void shouldFailOnNoConnectionEpochMismatchFatalOrErrorAndStartANewIncarnation()
+    {
+        publish(new TargetSettings());
+        final List<Datagram> setups = new ArrayList<>();
+        final String[] expected = { "NO_CONNECTION", "EPOCH_MISMATCH", "FATAL", "ERROR_RECEIVED" };
+        for (int i = 0; i < expected.length; i++)
+        {
+            establish(1L << 40, true);
+            setups.add(receiver.setup);
+            assertTrue(publication.offer(new byte[100]));
+            final Datagram data = nextData();
+            receiver.receiveAndAck(data);
+
+            final HeaderFields forged = HeaderFields.ids(receiver.senderId, 0x0999_0999).echo(data).psn(data.psn());
+            receiver.send(0, peer.out.nack(forged, NackReason.NO_CONNECTION, 0, 0, 0));
+            sleepMs(50);
+            assertEquals(i, publication.connectionEnds().size(), "a NACK failing the checks is ignored");
+
+            final HeaderFields valid = receiver.header(0).echo(data).psn(data.psn());
+            if (i < 3)
+            {
+                final NackReason reason = 0 == i ? NackReason.NO_CONNECTION :
+                    1 == i ? NackReason.EPOCH_MISMATCH : NackReason.FATAL;
+                receiver.send(0, peer.out.nack(valid, reason, 0, 0, 0));
+            }
+            else
+            {
+                receiver.send(0, peer.out.error(receiver.header(0), WireErrorCode.PROTOCOL_VIOLATION, 0, "stop"));
+            }
+            final int ends = i + 1;
+            awaitTrue(() -> publication.connectionEnds().size() == ends, "the connection fails");
+            assertEquals(expected[i], publication.connectionEnds().get(i), "MR-NACK-6, MR-ERR-8, MR-CONN-4");
+        }
+        receiver.awaitSetup();
+        setups.add(receiver.setup);
+        for (int i = 1; i < setups.size(); i++)
+        {
+            for (int j = 0; j < i; j++)
+            {
+                final Datagram a = setups.get(i);
+                final Datagram b = setups.get(j);
+                assertNotEquals(a.srcConnId(), b.srcConnId(), "MR-CONN-5 new connection id");
+                assertNotEquals(a.read().setup().connEpoch(), b.read().setup().connEpoch(), "MR-CONN-5 new epoch");
+                assertNotEquals(a.psn(), b.psn(), "MR-CONN-5 new ISN");
+            }
+        }
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement({ "MR-LOSS-5", "MR-CONN-4", "MR-ERR-2" })
+    void shouldGiveUpWithRetransmitLimitAfterMaxRetransmitsAndMinGiveUp()
+    {
+        publish(new TargetSettings().giveUp(4, 100_000_000L, 20_000_000L));
+        establish(1L << 40, true);
+        ackRetransmissions = false;
+        answerProbes = false;
+        assertTrue(publication.offer(new byte[100]));
+        final Datagram first = nextData();
+        final List<Datagram> errors = new ArrayList<>();
+        errors.add(peer.await((d) -> d.is(ErrorDecoder.TEMPLATE_ID), "ERROR(RETRANSMIT_LIMIT)"));
+        errors.addAll(peer.collect((d) -> d.is(ErrorDecoder.TEMPLATE_ID), 100));
+        assertTrue(errors.size() <= 2, "one ERROR per UP plane");
+        for (final Datagram error : errors)
+        {
+            assertEquals(WireErrorCode.RETRANSMIT_LIMIT, error.read().error().code(), "MR-LOSS-5");
+            assertEquals(first.psn(), (int)error.read().error().detail(), "MR-LOSS-5 detail is the PSN");
+            assertEquals(receiver.localId, error.dstConnId(), "MR-ERR-2");
+            assertEquals(receiver.senderId, error.srcConnId(), "MR-ERR-2");
+            final long elapsed = (error.tsNs() - first.tsNs()) & 0xFFFF_FFFFL;
+            assertTrue(elapsed >= 100_000_000L, "MR-LOSS-5 not before minGiveUp: " + elapsed);
+        }
+        final long transmissions = peer.history().stream()
+            .filter((d) -> d.is(DataDecoder.TEMPLATE_ID) && d.psn() == first.psn() &&
+                d.srcConnId() == receiver.senderId)
+            .count();
+        assertTrue(transmissions >= 4, "MR-LOSS-5 maxRetransmits transmissions first: " + transmissions);
+        awaitTrue(() -> publication.connectionEnds().contains("RETRANSMIT_LIMIT"), "MR-CONN-4 FAILED");
+    }
+
+    @Test
+    @Requirement({ "MR-CRD-4", "MR-CRD-5", "MR-CRD-7", "MR-HDR-6" })
+    void shouldStayWithinTheGrantAndRequestCreditWhenBlocked()
+    {
+        publish(new TargetSettings());
+        establish(4096, true);
+        for (int i = 0; i < 20; i++)
+        {
+            assertTrue(publication.offer(new byte[1000]));
+        }
+        final List<Datagram> requests = new ArrayList<>();
+        while (requests.size() < 2)
+        {
+            final Datagram d = peer.await((x) -> x.srcConnId() == receiver.senderId &&
+                (x.is(DataDecoder.TEMPLATE_ID) || x.is(CreditRequestDecoder.TEMPLATE_ID)), "DATA or CREDIT_REQUEST");
+            if (d.is(CreditRequestDecoder.TEMPLATE_ID))
+            {
+                requests.add(d);
+            }
+            else if (stream.onDatagram(d))
+            {
+                receiver.receiveAndAck(d);
+            }
+            assertTrue(stream.sentBytes <= 4096, "MR-CRD-4 new DATA within the grant: " + stream.sentBytes);
+        }
+        for (final Datagram d : peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID), 100))
+        {
+            stream.onDatagram(d);
+            receiver.receiveAndAck(d);
+        }
+        for (final Datagram request : requests)
+        {
+            assertEquals(stream.nextPsn(), request.psn(), "MR-HDR-6 CREDIT_REQUEST psn is the next PSN");
+            assertTrue(request.read().creditRequest().backlogBytes() > 0, "backlog");
+        }
+
+        receiver.send(0, peer.out.credit(receiver.header(0).psn(receiver.cumAck), 2000));
+        for (final Datagram d : peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID), 150))
+        {
+            stream.onDatagram(d);
+            receiver.receiveAndAck(d);
+        }
+        assertTrue(stream.sentBytes <= 4096, "MR-CRD-5 a lower grant changes nothing: " + stream.sentBytes);
+        receiver.grantLimit = 30_000;
+        receiver.send(0, peer.out.credit(receiver.header(0).psn(receiver.cumAck), receiver.grantLimit));
+        while (stream.sentBytes + 1100 < receiver.grantLimit && stream.messages.size() < 20)
+        {
+            receiver.receiveAndAck(nextData());
+            assertTrue(stream.sentBytes <= receiver.grantLimit, "MR-CRD-4 within the new grant");
+        }
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement("MR-CRD-2")
+    void shouldNotRequestCreditWhenCreditIsNotInForce()
+    {
+        publish(new TargetSettings());
+        establish(0, false);
+        for (int i = 0; i < 20; i++)
+        {
+            assertTrue(publication.offer(new byte[1000]));
+        }
+        while (stream.messages.size() < 20)
+        {
+            receiver.receiveAndAck(nextData());
+        }
+        assertFalse(peer.history().stream().anyMatch((d) -> d.is(CreditRequestDecoder.TEMPLATE_ID)), "MR-CRD-2");
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement({ "MR-CONN-10", "MR-PRB-1", "MR-HDR-9", "MR-SER-2", "MR-HDR-6" })
+    void shouldSendKeepaliveProbesWhenIdle()
+    {
+        publish(new TargetSettings().keepaliveIntervalNs(30_000_000L));
+        establish(1L << 40, true);
+        final List<Datagram> probes = new ArrayList<>();
+        while (probes.size() < 3)
+        {
+            final Datagram probe = peer.await((d) -> d.is(ProbeDecoder.TEMPLATE_ID), "PROBE(KEEPALIVE)");
+            stream.onDatagram(probe);
+            probes.add(probe);
+            receiver.send(probe.plane, peer.out.probeAck(receiver.header(probe.plane).echo(probe).psn(receiver.cumAck),
+                probe.read().probe().probeSeq(), probe.read().probe().kind(), 1L << 40));
+        }
+        for (int i = 0; i < probes.size(); i++)
+        {
+            final Datagram probe = probes.get(i);
+            assertEquals(ProbeKind.KEEPALIVE, probe.read().probe().kind(), "MR-CONN-10");
+            assertFalse(probe.hasFlag(Flags.ACK_REQUEST), "KEEPALIVE has no ackRequest");
+            assertEquals(receiver.isn, probe.psn(), "MR-HDR-6 PROBE psn is the next PSN");
+            if (i > 0)
+            {
+                assertEquals(probes.get(i - 1).read().probe().probeSeq() + 1, probe.read().probe().probeSeq(),
+                    "MR-PRB-1");
+            }
+        }
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement({ "MR-ACK-7", "MR-ACK-9" })
+    void shouldDropAcksWithABadSackOrAPsnAfterTheNextPsn()
+    {
+        publish(new TargetSettings());
+        establish(1L << 40, true);
+        assertTrue(publication.offer(new byte[1000]));
+        final Datagram data = nextData();
+        final int next = data.psn() + 1;
+        receiver.cumAck = data.psn();
+        receiver.ack(data, (data.psn() & ~63) + 1);
+        final int base = next & ~63;
+        receiver.ack(data, base, 1L << (next - base));
+        receiver.cumAck = next + 5;
+        receiver.ack(data, (next + 5) & ~63);
+        sleepMs(100);
+        assertEquals(List.of(), publication.connectionEnds(), "dropped ACKs leave the connection alone");
+        receiver.cumAck = data.psn();
+        final Datagram retransmission = peer.await((d) -> d.is(DataDecoder.TEMPLATE_ID) && d.psn() == data.psn(),
+            "a retransmission: the bad ACKs acknowledged nothing");
+        stream.onDatagram(retransmission);
+        receiver.receiveAndAck(retransmission);
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement({ "MR-NACK-7", "MR-LOSS-6" })
+    void shouldWaitRetryAfterAndNotCountOverflowRefusalsTowardsTheLimit()
+    {
+        publish(new TargetSettings().giveUp(3, 100_000_000L, 1_000_000_000L).closeRetry(10_000_000L, 3)
+            .recoveryTimersMinNs(2_000_000_000L));
+        establish(1L << 40, true);
+        assertTrue(publication.offer(new byte[1000]));
+        Datagram data = nextData();
+        final int psn = data.psn();
+        for (int i = 0; i < 6; i++)
+        {
+            final long nackSentNs = System.nanoTime();
+            receiver.send(data.plane, peer.out.nack(receiver.header(data.plane).echo(data).psn(psn),
+                NackReason.RX_OVERFLOW, 30_000, receiver.cumAck, 1L << 40));
+            data = peer.await((d) -> d.is(DataDecoder.TEMPLATE_ID) && d.psn() == psn && d.hasFlag(Flags.RETX) &&
+                d.receivedNs > nackSentNs, "retransmission after RX_OVERFLOW");
+            stream.onDatagram(data);
+            final long waitedNs = data.sentNs() - nackSentNs;
+            assertTrue(waitedNs >= 30_000_000L, "MR-NACK-7 not before retryAfterUs: " + waitedNs);
+        }
+        assertEquals(List.of(), publication.connectionEnds(), "MR-LOSS-6 refusals do not count");
+        receiver.receiveAndAck(data);
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement("MR-CONN-3")
+    void shouldRetryCloseOnEveryPlaneAndGiveUpAfterTheLastRetry()
+    {
+        publish(new TargetSettings().closeRetry(10_000_000L, 3));
+        establish(1L << 40, true);
+        assertTrue(publication.offer(new byte[1000]));
+        publication.close();
+        while (!stream.sawFin)
+        {
+            receiver.receiveAndAck(nextData());
+        }
+        final List<Datagram> closes = peer.collect((d) -> d.is(CloseDecoder.TEMPLATE_ID), 1000);
+        awaitTrue(() -> !publication.connectionEnds().isEmpty(), "MR-CONN-3 gives up");
+        assertEquals(List.of("CLOSE_UNANSWERED"), publication.connectionEnds(), "MR-CONN-3");
+        closes.addAll(peer.collect((d) -> d.is(CloseDecoder.TEMPLATE_ID), 100));
+        final long plane0 = closes.stream().filter((d) -> 0 == d.plane).count();
+        final long plane1 = closes.stream().filter((d) -> 1 == d.plane).count();
+        assertTrue(plane0 >= 2 && plane0 <= 4 && plane1 >= 2 && plane1 <= 4,
+            "MR-CONN-3 CLOSE on every plane, at most 3 retries: " + plane0 + ", " + plane1);
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement({ "MR-SETUP-11", "MR-CONN-2" })
+    void shouldAcceptOnlyAValidSetupAckInSetupSent()
+    {
+        publish(new TargetSettings());
+        receiver.awaitSetup();
+        assertTrue(publication.offer(new byte[100]));
+        final Datagram setup = receiver.setup;
+        final String[] cases = { "connEpoch", "psn", "streamId", "mtu", "mprPsns", "ecn", "srcConnId 0" };
+        for (int i = 0; i < cases.length; i++)
+        {
+            final int length = peer.out.setupAck(HeaderFields.ids(receiver.senderId, receiver.localId)
+                .psn(receiver.isn).echo(setup), setup, 1L << 20, 4096, 1408, true);
+            final org.agrona.concurrent.UnsafeBuffer b = peer.out.buffer;
+            switch (i)
+            {
+                case 0 -> b.putLong(40, b.getLong(40) + 1);
+                case 1 -> b.putInt(24, receiver.isn + 1);
+                case 2 -> b.putInt(32, STREAM_ID + 1);
+                case 3 -> b.putShort(60, (short)(setup.read().setup().mtu() + 1));
+                case 4 -> b.putInt(56, (int)setup.read().setup().mprPsns() * 2);
+                case 5 -> b.putByte(62, (byte)(b.getByte(62) | 0x04));
+                default -> b.putInt(20, 0);
+            }
+            final long before = target.drops("PROTOCOL_VIOLATION");
+            receiver.send(setup.plane, length);
+            awaitTrue(() -> target.drops("PROTOCOL_VIOLATION") == before + 1,
+                "MR-SETUP-11 a SETUP_ACK with a wrong " + cases[i] + " is dropped as PROTOCOL_VIOLATION");
+        }
+        final long stateDrops = target.drops("STATE");
+        receiver.send(0, peer.out.ack(receiver.header(0).psn(receiver.isn), receiver.isn & ~63, 0, 1L << 20));
+        awaitTrue(() -> target.drops("STATE") == stateDrops + 1, "MR-CONN-2 an ACK in SETUP_SENT is dropped");
+        final Datagram retry = peer.await((d) -> d.is(SetupDecoder.TEMPLATE_ID) && d.srcConnId() == setup.srcConnId(),
+            "MR-SETUP-11 SETUP retried after refused SETUP_ACKs");
+        assertEquals(setup.psn(), retry.psn());
+        assertTrue(peer.history().stream().noneMatch((d) -> d.is(DataDecoder.TEMPLATE_ID)), "still SETUP_SENT");
+
+        receiver.accept(1L << 20, true);
+        stream = new DataStreamCheck(setup, receiver.localId);
+        receiver.receiveAndAck(nextData());
+        final long epochDrops = target.drops("EPOCH_MISMATCH");
+        receiver.send(0, peer.out.setupAck(HeaderFields.ids(receiver.senderId, 0x0777_0777).psn(receiver.isn)
+            .echo(setup), setup, 1L << 20, 4096, 1408, true));
+        awaitTrue(() -> target.drops("EPOCH_MISMATCH") == epochDrops + 1,
+            "a second SETUP_ACK with another srcConnId is dropped as EPOCH_MISMATCH");
+        assertEquals(List.of(), publication.connectionEnds());
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement("MR-LOSS-4")
+    void shouldRetransmitWhileBlockedByCredit()
+    {
+        publish(new TargetSettings().recoveryTimersMinNs(2_000_000_000L));
+        establish(2048, true);
+        for (int i = 0; i < 3; i++)
+        {
+            assertTrue(publication.offer(new byte[1000]));
+        }
+        final Datagram data = nextData();
+        peer.await((d) -> d.is(CreditRequestDecoder.TEMPLATE_ID), "CREDIT_REQUEST: blocked by credit");
+        receiver.send(data.plane, peer.out.nack(receiver.header(data.plane).echo(data).psn(data.psn()),
+            NackReason.INFERRED_LOSS, 0, receiver.cumAck, 2048));
+        final Datagram retransmission = peer.await((d) -> d.is(DataDecoder.TEMPLATE_ID) && d.psn() == data.psn() &&
+            d.hasFlag(Flags.RETX), "MR-LOSS-4 a retransmission although credit is exhausted");
+        stream.onDatagram(retransmission);
+        assertTrue(stream.sentBytes <= 2048, "new DATA within the grant");
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement("MR-CC-7")
+    void shouldKeepNewDataInsideTheTrackingWindow()
+    {
+        final TargetSettings settings = new TargetSettings().giveUp(127, 60_000_000_000L, 1_000_000_000L)
+            .termLength(1 << 20);
+        settings.senderWindow = false;
+        publish(settings);
+        receiver.awaitSetup();
+        final io.metaroce.codec.wire.SetupDecoder s = receiver.setup.read().setup();
+        receiver.send(receiver.setup.plane, peer.out.setupAck(HeaderFields.ids(receiver.senderId, receiver.localId)
+            .psn(receiver.isn).echo(receiver.setup), receiver.setup, 1L << 40, 64, s.mtu(), true));
+        stream = new DataStreamCheck(receiver.setup, receiver.localId);
+        ackRetransmissions = false;
+        final int isn = receiver.isn;
+        int offered = 0;
+        while (offered < 200 && publication.offer(new byte[1000]))
+        {
+            offered++;
+        }
+        final List<Integer> sacked = new ArrayList<>();
+        int highest = 0;
+        final long deadline = System.nanoTime() + 500_000_000L;
+        while (System.nanoTime() < deadline)
+        {
+            final Datagram d = peer.poll((x) -> x.is(DataDecoder.TEMPLATE_ID) || x.is(ProbeDecoder.TEMPLATE_ID), 10);
+            if (null == d || !stream.onDatagram(d) || d.psn() == isn)
+            {
+                if (null != d && d.is(ProbeDecoder.TEMPLATE_ID))
+                {
+                    receiver.answerProbe(d);
+                }
+                continue;
+            }
+            highest = Math.max(highest, d.psn() - isn);
+            assertTrue(d.psn() - isn < 64, "MR-CC-7 new DATA beyond cumAck + mprPsns: " + (d.psn() - isn));
+            sacked.add(d.psn());
+            receiver.ack(d, isn & ~63, sack(isn & ~63, sacked));
+        }
+        System.out.println("tracking window 64: highest new PSN - cumAck = " + highest);
+        assertTrue(highest >= 32, "the tracking window was approached: " + highest);
+    }
+
+    @Test
+    @Requirement("MR-ACK-16")
+    void shouldAskForAnImmediateAckAtTheEndOfItsDataAndWhenBlockedByCredit()
+    {
+        publish(new TargetSettings().recoveryTimersMinNs(2_000_000_000L));
+        establish(3 * 1056, true);
+        assertTrue(publication.offer(new byte[1000]));
+        final Datagram only = nextData();
+        assertTrue(only.hasFlag(Flags.ACK_REQUEST), "MR-ACK-16 the DATA that ends the data to send asks for an ACK");
+        receiver.receiveAndAck(only);
+
+        for (int i = 0; i < 6; i++)
+        {
+            assertTrue(publication.offer(new byte[1000]));
+        }
+        final Datagram one = nextData();
+        final Datagram two = nextData();
+        final Datagram first = one.psn() - two.psn() < 0 ? one : two;
+        final Datagram blocking = first == one ? two : one;
+        assertTrue(blocking.hasFlag(Flags.ACK_REQUEST),
+            "MR-ACK-16 the DATA after which the sender is blocked by credit asks for an ACK");
+        receiver.receiveAndAck(first);
+        receiver.receiveAndAck(blocking);
+        assertStreamClean();
+    }
+}

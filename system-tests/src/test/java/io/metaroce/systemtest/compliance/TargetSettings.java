@@ -1,0 +1,177 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.systemtest.compliance;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Protocol tunables of an implementation under test, named as in the specification (section 20). A target maps them
+ * to its own configuration: the engine target to {@code TransportEngine.Context}, a driver target to driver
+ * properties. Defaults are the specification's, except the timers, which are short so that timer tests finish fast.
+ */
+final class TargetSettings
+{
+    int planes = 2;
+    int entropyPerPlane = 4;
+    int termLength = 64 * 1024;
+    int mtu = 1408;
+    int mprPsnsLimit = 1 << 20;
+    int sackWords = 2;
+    int ackEveryPackets = 8;
+    int ackEveryBytes = 16 * 1024;
+    long delayedAckNs = TimeUnit.MICROSECONDS.toNanos(50);
+    long nackIntervalNs = TimeUnit.MILLISECONDS.toNanos(1);
+    long keepaliveIntervalNs = TimeUnit.MILLISECONDS.toNanos(100);
+    long statusIntervalNs = TimeUnit.MILLISECONDS.toNanos(100);
+    long connectionTimeoutNs = TimeUnit.SECONDS.toNanos(5);
+    long lingerTimeoutNs = TimeUnit.SECONDS.toNanos(5);
+    long setupRetryMinNs = TimeUnit.MILLISECONDS.toNanos(10);
+    long setupRetryMaxNs = TimeUnit.SECONDS.toNanos(1);
+    long closeRetryMinNs = TimeUnit.MILLISECONDS.toNanos(10);
+    int closeRetries = 8;
+    long rtoMaxNs = TimeUnit.SECONDS.toNanos(1);
+    int maxRetransmits = 16;
+    long minGiveUpNs = TimeUnit.MILLISECONDS.toNanos(100);
+    boolean receiverCredit = true;
+    boolean senderWindow = true;
+    boolean pathEviction = true;
+    int initialCreditBytes = 128 * 1024;
+    int imageWindowLength = -1;
+    long recoveryTimersMinNs = -1;
+    long probeIntervalMinNs = 1_000_000L;
+
+    TargetSettings planes(final int planes)
+    {
+        this.planes = planes;
+        return this;
+    }
+
+    TargetSettings termLength(final int termLength)
+    {
+        this.termLength = termLength;
+        return this;
+    }
+
+    TargetSettings sackWords(final int sackWords)
+    {
+        this.sackWords = sackWords;
+        return this;
+    }
+
+    TargetSettings ackEvery(final int packets, final int bytes)
+    {
+        this.ackEveryPackets = packets;
+        this.ackEveryBytes = bytes;
+        return this;
+    }
+
+    TargetSettings delayedAckNs(final long delayedAckNs)
+    {
+        this.delayedAckNs = delayedAckNs;
+        return this;
+    }
+
+    TargetSettings nackIntervalNs(final long nackIntervalNs)
+    {
+        this.nackIntervalNs = nackIntervalNs;
+        return this;
+    }
+
+    TargetSettings keepaliveIntervalNs(final long keepaliveIntervalNs)
+    {
+        this.keepaliveIntervalNs = keepaliveIntervalNs;
+        return this;
+    }
+
+    TargetSettings statusIntervalNs(final long statusIntervalNs)
+    {
+        this.statusIntervalNs = statusIntervalNs;
+        return this;
+    }
+
+    TargetSettings connectionTimeoutNs(final long connectionTimeoutNs)
+    {
+        this.connectionTimeoutNs = connectionTimeoutNs;
+        return this;
+    }
+
+    TargetSettings lingerTimeoutNs(final long lingerTimeoutNs)
+    {
+        this.lingerTimeoutNs = lingerTimeoutNs;
+        return this;
+    }
+
+    TargetSettings closeRetry(final long minNs, final int retries)
+    {
+        this.closeRetryMinNs = minNs;
+        this.closeRetries = retries;
+        return this;
+    }
+
+    TargetSettings giveUp(final int maxRetransmits, final long minGiveUpNs, final long rtoMaxNs)
+    {
+        this.maxRetransmits = maxRetransmits;
+        this.minGiveUpNs = minGiveUpNs;
+        this.rtoMaxNs = rtoMaxNs;
+        return this;
+    }
+
+    TargetSettings receiverCredit(final boolean receiverCredit)
+    {
+        this.receiverCredit = receiverCredit;
+        return this;
+    }
+
+    TargetSettings pathEviction(final boolean pathEviction)
+    {
+        this.pathEviction = pathEviction;
+        return this;
+    }
+
+    TargetSettings mprPsnsLimit(final int mprPsnsLimit)
+    {
+        this.mprPsnsLimit = mprPsnsLimit;
+        return this;
+    }
+
+    TargetSettings mtu(final int mtu)
+    {
+        this.mtu = mtu;
+        return this;
+    }
+
+    /**
+     * Lower bound of the sender's RTO and tail-loss probe timers, to keep them out of a test's way; -1 keeps the
+     * specification's values.
+     */
+    TargetSettings recoveryTimersMinNs(final long recoveryTimersMinNs)
+    {
+        this.recoveryTimersMinNs = recoveryTimersMinNs;
+        return this;
+    }
+
+    TargetSettings probeIntervalMinNs(final long probeIntervalMinNs)
+    {
+        this.probeIntervalMinNs = probeIntervalMinNs;
+        return this;
+    }
+
+    TargetSettings imageWindowLength(final int imageWindowLength)
+    {
+        this.imageWindowLength = imageWindowLength;
+        return this;
+    }
+}
