@@ -127,17 +127,6 @@ public final class PathSelector
     public int selectNew(final long nowNs)
     {
         final PathTable paths = this.paths;
-        while (ringCount > 0)
-        {
-            final int path = ring[ringHead];
-            ringHead = (ringHead + 1) & ringMask;
-            ringCount--;
-            if (paths.isActive(path) && !paths.isSkipped(path, nowNs))
-            {
-                return path;
-            }
-        }
-
         int fallback = NO_PATH;
         for (int i = 0; i < pathCount; i++)
         {
@@ -148,6 +137,11 @@ public final class PathSelector
             }
             if (paths.isActive(path))
             {
+                final int recycled = takeRecycled(path / pathsPerPlane, nowNs);
+                if (NO_PATH != recycled)
+                {
+                    return recycled;
+                }
                 if (!paths.isSkipped(path, nowNs))
                 {
                     return path;
@@ -160,6 +154,39 @@ public final class PathSelector
         }
 
         return fallback;
+    }
+
+    /**
+     * Take the oldest recycled path of a plane that is ACTIVE and not skipped, dropping entries no longer ACTIVE.
+     */
+    private int takeRecycled(final int plane, final long nowNs)
+    {
+        final PathTable paths = this.paths;
+        final int[] ring = this.ring;
+        final int mask = ringMask;
+        final int head = ringHead;
+        final int count = ringCount;
+        final int pathsPerPlane = this.pathsPerPlane;
+        int taken = NO_PATH;
+        int kept = 0;
+        for (int j = 0; j < count; j++)
+        {
+            final int entry = ring[(head + j) & mask];
+            if (!paths.isActive(entry))
+            {
+                continue;
+            }
+            if (NO_PATH == taken && entry / pathsPerPlane == plane && !paths.isSkipped(entry, nowNs))
+            {
+                taken = entry;
+                continue;
+            }
+            ring[(head + kept) & mask] = entry;
+            kept++;
+        }
+        ringCount = kept;
+
+        return taken;
     }
 
     /**

@@ -117,6 +117,28 @@ class PathSelectorTest
     }
 
     @Test
+    void shouldKeepPlanesInProportionWhenRecycledPathsAllBelongToOnePlane()
+    {
+        // Recycling picks the path within the plane the spray chose; it never shifts load between planes, so one
+        // plane's early answers (short routes, or the hole-filling arrivals that trigger immediate ACKs) cannot
+        // overload it while the others idle.
+        final PathTable paths = table(2, 4);
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(5));
+        final int[] perPlane = new int[2];
+        int recycledTaken = 0;
+        for (int i = 0; i < 64; i++)
+        {
+            selector.recycle(i % 2 == 0 ? 1 : 2);
+            final int path = selector.selectNew(0);
+            perPlane[path / 4]++;
+            recycledTaken += path == 1 || path == 2 ? 1 : 0;
+        }
+        assertEquals(32, perPlane[0]);
+        assertEquals(32, perPlane[1]);
+        assertEquals(32, recycledTaken, "every plane-0 choice came from the ring");
+    }
+
+    @Test
     void shouldRetransmitOnAnotherPathPreferringFreshGoodEchoes()
     {
         final PathTable paths = table(1, 4);
