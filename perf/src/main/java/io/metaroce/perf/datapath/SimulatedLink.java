@@ -34,6 +34,7 @@ import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
+import java.util.function.UnaryOperator;
 
 /**
  * One sender engine and one receiver engine on a {@link SimulatedFabric}, a publication kept full of fixed-size
@@ -42,7 +43,10 @@ import java.util.SplittableRandom;
  */
 public final class SimulatedLink implements ConnectionHandler, ImageAdmission, FragmentHandler
 {
-    private static final int TERM_LENGTH = 1 << 20;
+    /**
+     * Term length of the publication unless one is given: the driver's default for network streams.
+     */
+    public static final int DEFAULT_TERM_LENGTH = 1 << 20;
     private static final int STREAM_ID = 10;
     private static final int SESSION_ID = 20;
 
@@ -76,17 +80,45 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
         final long linkRateMbps,
         final long baseRttHintNs)
     {
+        this(fabricCtx, pathsPerPlane, messageLength, seed, linkRateMbps, baseRttHintNs, DEFAULT_TERM_LENGTH,
+            UnaryOperator.identity());
+    }
+
+    /**
+     * Build the link with a given term length and establish the connection: the publisher window and the receiver
+     * window are half a term each, as in the driver.
+     *
+     * @param fabricCtx     settings of the fabric (its plane count is used for the connection).
+     * @param pathsPerPlane entropy values per plane.
+     * @param messageLength bytes per message: 1312 fills one 1408-byte DATA with one frame.
+     * @param seed          seed of the engines' randomness.
+     * @param linkRateMbps  link rate both engines announce, 0 when unknown.
+     * @param baseRttHintNs expected base RTT the sender announces, 0 when unknown.
+     * @param termLength    term length of the publication and the image, a power of two.
+     * @param tuning        applied to both engines' contexts after the link's own settings, e.g. to turn the
+     *                      sender window off or to widen the credit window.
+     */
+    public SimulatedLink(
+        final SimulatedFabric.Context fabricCtx,
+        final int pathsPerPlane,
+        final int messageLength,
+        final long seed,
+        final long linkRateMbps,
+        final long baseRttHintNs,
+        final int termLength,
+        final UnaryOperator<TransportEngine.Context> tuning)
+    {
         fabric = new SimulatedFabric(fabricCtx, clock);
         final SimulatedTransport senderTransport = fabric.attach(pathsPerPlane);
         final SimulatedTransport receiverTransport = fabric.attach(pathsPerPlane);
-        sender = new TransportEngine(context(senderTransport, seed)
-            .linkRateMbps(linkRateMbps).baseRttHintNs(baseRttHintNs));
-        receiver = new TransportEngine(context(receiverTransport, seed + 1).imageAdmission(this)
-            .linkRateMbps(linkRateMbps));
-        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, TERM_LENGTH, 0, 1408, TERM_LENGTH / 2);
+        sender = new TransportEngine(tuning.apply(context(senderTransport, seed)
+            .linkRateMbps(linkRateMbps).baseRttHintNs(baseRttHintNs)));
+        receiver = new TransportEngine(tuning.apply(context(receiverTransport, seed + 1).imageAdmission(this)
+            .linkRateMbps(linkRateMbps)));
+        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, termLength, 0, 1408, termLength / 2);
         message = new UnsafeBuffer(new byte[messageLength]);
         connection = sender.connect(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
-            .activeTermId(0).termOffset(0).termLength(TERM_LENGTH)
+            .activeTermId(0).termOffset(0).termLength(termLength)
             .destination(senderTransport.addDestination(receiverTransport.node()))
             .planeCount(fabric.planeCount()).pathsPerPlane(pathsPerPlane), publication);
         while (io.metaroce.codec.wire.ConnectionState.ESTABLISHED != connection.state())

@@ -16,6 +16,8 @@
 package io.metaroce.perf.jmh;
 
 import io.metaroce.perf.rig.AeronSystem;
+import io.metaroce.perf.rig.MetaRoceSystem;
+import io.metaroce.perf.rig.NetworkPlanes;
 import io.metaroce.perf.rig.SystemSettings;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -43,9 +45,8 @@ import java.util.concurrent.TimeUnit;
  * {@code tryClaim}, and every thread (driver, ping, echo) yielding, because the driver is on the data path and three
  * spinning threads would starve a 2-core machine ({@code -p applicationIdle=spin} spins the ping and echo threads).
  * <p>
- * This project's column is one more state and one more {@code @Benchmark} method of this class, built like
- * {@link AeronUdp} on a rig {@link io.metaroce.perf.rig.BenchSystem} whose ping and pong channels are
- * {@code metaroce:udp} endpoints on {@code 127.0.0.1}, with the same settings and message length; the
+ * This project's column ({@link MetaRoceUdp}) is the rig's {@link MetaRoceSystem} over {@code metaroce:udp} on
+ * {@code 127.0.0.1}, one plane ({@link NetworkPlanes#loopback()}), with the same settings and message length; the
  * {@link PingPongSession} and the method body are shared.
  */
 @BenchmarkMode(Mode.SampleTime)
@@ -107,6 +108,54 @@ public class UdpPingPongBenchmark
      */
     @Benchmark
     public long aeron(final AeronUdp state)
+    {
+        return state.session.roundTrip();
+    }
+
+    /**
+     * This project over UDP on loopback.
+     */
+    @State(Scope.Benchmark)
+    public static class MetaRoceUdp
+    {
+        /**
+         * Idle strategy of the ping and echo threads: {@code spin}, {@code yield}, {@code backoff}, {@code noop} or
+         * {@code sleep}, as the rig names them.
+         */
+        @Param({ "yield" })
+        public String applicationIdle;
+
+        private PingPongSession session;
+
+        /**
+         * Launch the embedded driver and start the echo.
+         */
+        @Setup(Level.Trial)
+        public void setup()
+        {
+            final SystemSettings settings = settings(applicationIdle);
+            session = new PingPongSession(
+                new MetaRoceSystem(settings, NetworkPlanes.loopback()), settings, MESSAGE_LENGTH);
+        }
+
+        /**
+         * Stop the echo and the driver.
+         */
+        @TearDown(Level.Trial)
+        public void tearDown()
+        {
+            session.close();
+        }
+    }
+
+    /**
+     * One round trip with this project.
+     *
+     * @param state of the ping-pong.
+     * @return the number of the round trip.
+     */
+    @Benchmark
+    public long metaroce(final MetaRoceUdp state)
     {
         return state.session.roundTrip();
     }

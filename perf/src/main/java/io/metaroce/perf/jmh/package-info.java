@@ -29,8 +29,7 @@
  *     <li>Methods are named {@code metaroce…} and {@code aeron…} in pairs that do the same work with each system's
  *     own classes. Where a driver-side class of either system is package-private, the benchmark reproduces its steps
  *     with public classes and says so in its Javadoc; where Aeron has no public counterpart at all (the term
- *     appenders) or this project has no transport yet ({@code metaroce:udp}), the class says where the comparison
- *     is made instead.</li>
+ *     appenders), the class says where the comparison is made instead.</li>
  *     <li>Forks carry the Agrona JVM flag ({@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}) and run
  *     with bounds checks off, as Aeron's benchmarks do; {@code -foe true} makes JMH fail on the first error.</li>
  *     <li>Benchmarks with an embedded driver use the rig's {@link io.metaroce.perf.rig.SystemSettings}: SHARED

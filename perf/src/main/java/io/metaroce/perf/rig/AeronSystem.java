@@ -20,6 +20,8 @@ import io.aeron.ExclusivePublication;
 import io.aeron.Subscription;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.aeron.driver.ext.DebugReceiveChannelEndpoint;
+import io.aeron.driver.ext.RandomLossGenerator;
 import io.aeron.logbuffer.BufferClaim;
 import io.aeron.logbuffer.FragmentHandler;
 import org.agrona.CloseHelper;
@@ -35,8 +37,13 @@ import java.util.List;
 /**
  * Aeron 1.51 with an embedded driver in SHARED mode, over IPC or UDP on loopback: the peer every scenario is compared
  * with. Echo and one-way streams use exclusive publications and {@code tryClaim}, as Aeron's own echo benchmarks do.
+ * <p>
+ * Over UDP, loss is injected the way Aeron's own tests and {@code debug-loss-10.properties} do: every receive channel
+ * endpoint is a {@link DebugReceiveChannelEndpoint} whose data loss generator drops DATA frames at random on receive
+ * (control frames are kept, as the loss scenarios drop DATA only). The ping and the one-way stream share one
+ * receive endpoint, as in {@link MetaRoceSystem}, so that an incast's bulk streams and the ping meet at one receiver.
  */
-public final class AeronSystem implements BenchSystem
+public final class AeronSystem implements IncastSource
 {
     private static final int FRAGMENT_LIMIT = 16;
     private static final int PING_STREAM = 1001;
@@ -58,10 +65,23 @@ public final class AeronSystem implements BenchSystem
      */
     public AeronSystem(final boolean udp, final SystemSettings settings)
     {
+        this(udp, settings, 0, 0);
+    }
+
+    /**
+     * Launch an embedded driver and connect a client, with random loss of received DATA over UDP.
+     *
+     * @param udp          true for UDP on 127.0.0.1, false for IPC.
+     * @param settings     idle strategies and term length.
+     * @param dataLossRate probability in [0, 1] that a received DATA frame is dropped (UDP only).
+     * @param lossSeed     seed of the loss.
+     */
+    public AeronSystem(final boolean udp, final SystemSettings settings, final double dataLossRate, final long lossSeed)
+    {
         final String dir = new File(System.getProperty("java.io.tmpdir"),
             "aeron-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime()).getAbsolutePath();
         final String shm = new File("/dev/shm").isDirectory() ? "/dev/shm/" + new File(dir).getName() : dir;
-        driver = MediaDriver.launchEmbedded(new MediaDriver.Context()
+        final MediaDriver.Context context = new MediaDriver.Context()
             .aeronDirectoryName(shm)
             .threadingMode(ThreadingMode.SHARED)
             .sharedIdleStrategy(SystemSettings.idleStrategy(settings.driverIdle()))
@@ -70,14 +90,21 @@ public final class AeronSystem implements BenchSystem
             .publicationTermBufferLength(settings.termLength())
             .termBufferSparseFile(false)
             .dirDeleteOnStart(true)
-            .dirDeleteOnShutdown(true));
+            .dirDeleteOnShutdown(true);
+        if (dataLossRate > 0)
+        {
+            context.receiveChannelEndpointSupplier((udpChannel, dispatcher, statusIndicator, driverContext) ->
+                new DebugReceiveChannelEndpoint(udpChannel, dispatcher, statusIndicator, driverContext,
+                    new RandomLossGenerator(dataLossRate, lossSeed), new RandomLossGenerator(0)));
+        }
+        driver = MediaDriver.launchEmbedded(context);
         aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
 
         if (udp)
         {
             pingChannel = "aeron:udp?endpoint=127.0.0.1:" + FreePorts.udpPort();
             pongChannel = "aeron:udp?endpoint=127.0.0.1:" + FreePorts.udpPort();
-            oneWayChannel = "aeron:udp?endpoint=127.0.0.1:" + FreePorts.udpPort();
+            oneWayChannel = pingChannel;
         }
         else
         {
@@ -200,6 +227,63 @@ public final class AeronSystem implements BenchSystem
         {
             public boolean offer(final int length)
             {
+                if (length <= publication.maxPayloadLength())
+                {
+                    if (publication.tryClaim(length, claim) > 0)
+                    {
+                        claim.commit();
+                        return true;
+                    }
+                    return false;
+                }
+                return publication.offer(message, 0, length) > 0;
+            }
+
+            public void close()
+            {
+            }
+        };
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Over UDP each publication's channel names a local port of its own on 127.0.0.1 ({@code interface=}; Aeron only
+     * accepts addresses an interface carries), which gives it a send channel endpoint of its own; over IPC they are
+     * {@code senders} exclusive publications of one stream.
+     */
+    public ThroughputPublisher incastPublisher(final int senders)
+    {
+        final ExclusivePublication[] publications = new ExclusivePublication[senders];
+        for (int i = 0; i < senders; i++)
+        {
+            final String channel = oneWayChannel.startsWith("aeron:udp") ?
+                oneWayChannel + "|interface=127.0.0.1:" + FreePorts.udpPort() : oneWayChannel;
+            publications[i] = track(aeron.addExclusivePublication(channel, ONE_WAY_STREAM));
+        }
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        for (final ExclusivePublication publication : publications)
+        {
+            while (!publication.isConnected())
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw new IllegalStateException("Aeron incast publications did not connect within 10 s");
+                }
+                Thread.yield();
+            }
+        }
+        final BufferClaim claim = new BufferClaim();
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
+
+        return new ThroughputPublisher()
+        {
+            private int next;
+
+            public boolean offer(final int length)
+            {
+                final ExclusivePublication publication = publications[next];
+                next = next + 1 == publications.length ? 0 : next + 1;
                 if (length <= publication.maxPayloadLength())
                 {
                     if (publication.tryClaim(length, claim) > 0)

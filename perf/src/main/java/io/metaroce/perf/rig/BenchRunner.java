@@ -37,10 +37,14 @@ import java.util.function.Function;
  * Runs benchmark scenarios against every system side by side and writes a dated results folder.
  * <p>
  * Usage: {@code BenchRunner [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--lengths a,b]
- * [--rates r,s] [--out dir]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs). Scenarios:
- * {@code ipc} and {@code udp} (loopback, single path). Each run is repeated ({@code --reps}, default 3) and the median
- * run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as a
- * {@code .hgrm} file.
+ * [--rates r,s] [--out dir]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs). Scenarios
+ * (all of them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code multipath} (1, 2 and 4
+ * loopback planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its one
+ * path); {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off);
+ * {@code longhaul} (the simulated fabric at 1, 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network
+ * namespaces, each rate-limited by {@code tc tbf}; needs root). Each run is repeated ({@code --reps}, default 3)
+ * and the median run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as
+ * a {@code .hgrm} file.
  */
 public final class BenchRunner
 {
@@ -49,13 +53,32 @@ public final class BenchRunner
         {0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999};
 
     /**
+     * Names of every scenario, in the order a run without names runs them.
+     */
+    public static final List<String> SCENARIOS =
+        List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns");
+
+    /**
      * How one system is built for one medium.
      *
-     * @param name    of the system.
-     * @param factory builds it from the settings.
+     * @param name           of the system.
+     * @param aeronReference name of the system its Aeron ratios are taken against.
+     * @param limitReference name of the system its limit ratios are taken against.
+     * @param factory        builds it from the settings.
      */
-    public record SystemFactory(String name, Function<SystemSettings, BenchSystem> factory)
+    public record SystemFactory(
+        String name, String aeronReference, String limitReference, Function<SystemSettings, BenchSystem> factory)
     {
+        /**
+         * A system compared with {@code aeron} and with the raw limit {@code raw}.
+         *
+         * @param name    of the system.
+         * @param factory builds it from the settings.
+         */
+        public SystemFactory(final String name, final Function<SystemSettings, BenchSystem> factory)
+        {
+            this(name, "aeron", "raw", factory);
+        }
     }
 
     /**
@@ -67,6 +90,7 @@ public final class BenchRunner
      * @param lengths       message lengths.
      * @param rates         open-loop rates in messages per second; 0 means one message in flight (ping-pong).
      * @param throughput    whether to run one-way throughput for each length.
+     * @param note          what the scenario runs and what its ratios compare, for the summary.
      */
     public record Scenario(
         String name,
@@ -74,15 +98,16 @@ public final class BenchRunner
         List<SystemFactory> systems,
         int[] lengths,
         long[] rates,
-        boolean throughput)
+        boolean throughput,
+        String note)
     {
     }
 
-    record LatencyRow(String system, int length, long rate, LatencyRig.Result result)
+    record LatencyRow(SystemFactory system, int length, long rate, LatencyRig.Result result, String counters)
     {
     }
 
-    record ThroughputRow(String system, int length, ThroughputRig.Result result)
+    record ThroughputRow(SystemFactory system, int length, ThroughputRig.Result result, String counters)
     {
     }
 
@@ -149,7 +174,7 @@ public final class BenchRunner
 
         if (names.isEmpty())
         {
-            names.addAll(List.of("ipc", "udp"));
+            names.addAll(SCENARIOS);
         }
         if (smoke)
         {
@@ -164,10 +189,25 @@ public final class BenchRunner
             dir, reps, (long)(warmupS * 1e9), (long)(measureS * 1e9));
         for (final String name : names)
         {
-            final Scenario scenario = Scenarios.byName(name, smoke);
-            runner.run(new Scenario(scenario.name(), scenario.settings(), scenario.systems(),
-                null != lengths ? lengths : scenario.lengths(), null != rates ? rates : scenario.rates(),
-                scenario.throughput()));
+            if ("failover".equals(name))
+            {
+                FailoverRig.runScenario(runner, smoke);
+            }
+            else if ("longhaul".equals(name))
+            {
+                LonghaulReport.runScenario(runner, smoke);
+            }
+            else if ("netns".equals(name))
+            {
+                NetnsMultipathRig.runScenario(runner, smoke);
+            }
+            else
+            {
+                final Scenario scenario = Scenarios.byName(name, smoke);
+                runner.run(new Scenario(scenario.name(), scenario.settings(), scenario.systems(),
+                    null != lengths ? lengths : scenario.lengths(), null != rates ? rates : scenario.rates(),
+                    scenario.throughput(), scenario.note()));
+            }
         }
         runner.writeSummary();
         System.out.println("results: " + dir.toAbsolutePath());
@@ -188,6 +228,7 @@ public final class BenchRunner
                 for (final SystemFactory factory : scenario.systems())
                 {
                     final List<LatencyRig.Result> results = new ArrayList<>();
+                    final List<String> counters = new ArrayList<>();
                     for (int rep = 0; rep < reps; rep++)
                     {
                         try (BenchSystem system = factory.factory().apply(scenario.settings()))
@@ -196,6 +237,7 @@ public final class BenchRunner
                                 SystemSettings.idleStrategy(appIdle.equals("spin") ? "noop" : appIdle),
                                 SystemSettings.idleStrategy(appIdle));
                             results.add(result);
+                            counters.add(system.transportCounters());
                             writeHistogram(dir.resolve(
                                 factory.name() + "-" + length + "B-" + rateName(rate) + "-rep" + rep + ".hgrm"),
                                 result.histogram());
@@ -205,8 +247,10 @@ public final class BenchRunner
                                 us(result.histogram().getValueAtPercentile(99)), result.received(), result.sent());
                         }
                     }
-                    results.sort(Comparator.comparingLong((r) -> r.histogram().getValueAtPercentile(99)));
-                    latency.add(new LatencyRow(factory.name(), length, rate, results.get(results.size() / 2)));
+                    final LatencyRig.Result median = median(results,
+                        Comparator.comparingLong((r) -> r.histogram().getValueAtPercentile(99)));
+                    latency.add(new LatencyRow(
+                        factory, length, rate, median, counters.get(results.indexOf(median))));
                 }
             }
 
@@ -215,6 +259,7 @@ public final class BenchRunner
                 for (final SystemFactory factory : scenario.systems())
                 {
                     final List<ThroughputRig.Result> results = new ArrayList<>();
+                    final List<String> counters = new ArrayList<>();
                     for (int rep = 0; rep < reps; rep++)
                     {
                         try (BenchSystem system = factory.factory().apply(scenario.settings()))
@@ -223,12 +268,14 @@ public final class BenchRunner
                                 SystemSettings.idleStrategy(appIdle.equals("spin") ? "noop" : appIdle),
                                 SystemSettings.idleStrategy(appIdle));
                             results.add(result);
+                            counters.add(system.transportCounters());
                             System.out.printf(Locale.ROOT, "%s %-8s %5dB throughput rep %d: %.2f M msgs/s%n",
                                 scenario.name(), factory.name(), length, rep, result.messagesPerSecond() / 1e6);
                         }
                     }
-                    results.sort(Comparator.comparingDouble(ThroughputRig.Result::messagesPerSecond));
-                    throughput.add(new ThroughputRow(factory.name(), length, results.get(results.size() / 2)));
+                    final ThroughputRig.Result median =
+                        median(results, Comparator.comparingDouble(ThroughputRig.Result::messagesPerSecond));
+                    throughput.add(new ThroughputRow(factory, length, median, counters.get(results.indexOf(median))));
                 }
             }
         }
@@ -241,6 +288,11 @@ public final class BenchRunner
     {
         summary.add("## " + scenario.name());
         summary.add("");
+        if (!scenario.note().isEmpty())
+        {
+            summary.add(scenario.note());
+            summary.add("");
+        }
         summary.add("Driver idle `" + scenario.settings().driverIdle() + "`, application threads `" +
             scenario.settings().applicationIdle() + "`, term length " + scenario.settings().termLength() +
             " bytes. Median of " + reps + " run(s); warm-up " + warmupNs / 1_000_000 + " ms, measured " +
@@ -253,15 +305,15 @@ public final class BenchRunner
                 "the given rate, measured from each message's intended send time.");
             summary.add("");
             summary.add("| length | rate | system | p50 | p90 | p99 | p99.9 | p99.99 | max | lost | p50 / aeron | " +
-                "p99 / aeron | p50 / raw | p99 / raw |");
-            summary.add("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+                "p99 / aeron | p50 / limit | p99 / limit | transport |");
+            summary.add("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
             for (final LatencyRow row : latency)
             {
                 final Histogram h = row.result().histogram();
-                final LatencyRow aeron = find(latency, "aeron", row.length(), row.rate());
-                final LatencyRow raw = find(latency, "raw", row.length(), row.rate());
+                final LatencyRow aeron = find(latency, row.system().aeronReference(), row.length(), row.rate());
+                final LatencyRow raw = find(latency, row.system().limitReference(), row.length(), row.rate());
                 final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "| %d | %s | %s |",
-                    row.length(), rateName(row.rate()), row.system()));
+                    row.length(), rateName(row.rate()), row.system().name()));
                 for (final double p : REPORTED_PERCENTILES)
                 {
                     line.append(String.format(Locale.ROOT, " %.2f |", us(h.getValueAtPercentile(p))));
@@ -269,7 +321,8 @@ public final class BenchRunner
                 line.append(String.format(Locale.ROOT, " %.1f | %d |", us(h.getMaxValue()),
                     row.result().sent() - row.result().received()));
                 line.append(ratio(row, aeron, 50)).append(ratio(row, aeron, 99))
-                    .append(ratio(row, raw, 50)).append(ratio(row, raw, 99));
+                    .append(ratio(row, raw, 50)).append(ratio(row, raw, 99))
+                    .append(' ').append(row.counters()).append(" |");
                 summary.add(line.toString());
             }
             summary.add("");
@@ -280,15 +333,15 @@ public final class BenchRunner
         {
             summary.add("One-way throughput, millions of messages per second received.");
             summary.add("");
-            summary.add("| length | system | M msgs/s | MB/s | / aeron | / raw |");
-            summary.add("|---:|---|---:|---:|---:|---:|");
+            summary.add("| length | system | M msgs/s | MB/s | / aeron | / limit | transport |");
+            summary.add("|---:|---|---:|---:|---:|---:|---|");
             for (final ThroughputRow row : throughput)
             {
                 final double rate = row.result().messagesPerSecond();
-                summary.add(String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %s | %s |", row.length(),
-                    row.system(), rate / 1e6, row.result().bytes() * 1e3 / row.result().elapsedNs(),
-                    ratio(rate, find(throughput, "aeron", row.length())),
-                    ratio(rate, find(throughput, "raw", row.length()))));
+                summary.add(String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %s | %s | %s |", row.length(),
+                    row.system().name(), rate / 1e6, row.result().bytes() * 1e3 / row.result().elapsedNs(),
+                    ratio(rate, find(throughput, row.system().aeronReference(), row.length())),
+                    ratio(rate, find(throughput, row.system().limitReference(), row.length())), row.counters()));
             }
             summary.add("");
             writeThroughputChart(scenario, dir, throughput);
@@ -306,7 +359,7 @@ public final class BenchRunner
                 values[i] = us(row.result().histogram().getValueAtPercentile(PLOTTED_PERCENTILES[i]));
             }
             charts.computeIfAbsent(row.length() + "B-" + rateName(row.rate()), (k) -> new ArrayList<>())
-                .add(new SvgChart.Series(row.system(), PLOTTED_PERCENTILES, values));
+                .add(new SvgChart.Series(row.system().name(), PLOTTED_PERCENTILES, values));
         }
 
         for (final Map.Entry<String, List<SvgChart.Series>> chart : charts.entrySet())
@@ -352,6 +405,38 @@ public final class BenchRunner
         write(outputDir.resolve("summary.md"), String.join("\n", lines) + "\n");
     }
 
+    private static <T> T median(final List<T> results, final Comparator<T> order)
+    {
+        final List<T> sorted = new ArrayList<>(results);
+        sorted.sort(order);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    Path outputDir()
+    {
+        return outputDir;
+    }
+
+    long warmupNs()
+    {
+        return warmupNs;
+    }
+
+    long measureNs()
+    {
+        return measureNs;
+    }
+
+    int reps()
+    {
+        return reps;
+    }
+
+    void addSummary(final List<String> lines)
+    {
+        summary.addAll(lines);
+    }
+
     private static String ratio(final LatencyRow row, final LatencyRow reference, final double percentile)
     {
         if (null == reference)
@@ -373,7 +458,7 @@ public final class BenchRunner
     {
         for (final LatencyRow row : rows)
         {
-            if (row.system().equals(system) && row.length() == length && row.rate() == rate)
+            if (row.system().name().equals(system) && row.length() == length && row.rate() == rate)
             {
                 return row;
             }
@@ -385,7 +470,7 @@ public final class BenchRunner
     {
         for (final ThroughputRow row : rows)
         {
-            if (row.system().equals(system) && row.length() == length)
+            if (row.system().name().equals(system) && row.length() == length)
             {
                 return row;
             }
@@ -407,7 +492,7 @@ public final class BenchRunner
         return nanos / 1000.0;
     }
 
-    private static void writeHistogram(final Path file, final Histogram histogram)
+    static void writeHistogram(final Path file, final Histogram histogram)
     {
         try (PrintStream out = new PrintStream(Files.newOutputStream(file), false, "UTF-8"))
         {
@@ -419,7 +504,7 @@ public final class BenchRunner
         }
     }
 
-    private static void write(final Path file, final String content)
+    static void write(final Path file, final String content)
     {
         try
         {
@@ -431,7 +516,7 @@ public final class BenchRunner
         }
     }
 
-    private static void createDirectories(final Path dir)
+    static void createDirectories(final Path dir)
     {
         try
         {

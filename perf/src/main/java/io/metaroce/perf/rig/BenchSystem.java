@@ -64,6 +64,17 @@ public interface BenchSystem extends AutoCloseable
     Agent throughputSubscriber(ReceiveCounts counts);
 
     /**
+     * The transport's own counts since the system started, for the report's notes (drops, retransmissions,
+     * duplicates), read before the system is closed.
+     *
+     * @return a short text, empty when the system has none to report.
+     */
+    default String transportCounters()
+    {
+        return "";
+    }
+
+    /**
      * Stop the system and release its resources.
      */
     @Override

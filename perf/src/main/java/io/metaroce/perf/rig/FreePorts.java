@@ -20,9 +20,12 @@ import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Finds UDP ports that are free on loopback at the time of asking.
+ * Finds UDP ports that are free on loopback at the time of asking: on 127.0.0.1, or on every one of a list of
+ * loopback addresses (the planes of a {@code metaroce:udp} endpoint all use one port).
  */
 final class FreePorts
 {
@@ -40,5 +43,38 @@ final class FreePorts
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    static int udpPort(final List<String> hosts)
+    {
+        for (int attempt = 0; attempt < 50; attempt++)
+        {
+            final List<DatagramSocket> sockets = new ArrayList<>();
+            try
+            {
+                final DatagramSocket first = new DatagramSocket(
+                    new InetSocketAddress(InetAddress.getByName(hosts.get(0)), 0));
+                sockets.add(first);
+                final int port = first.getLocalPort();
+                for (int i = 1; i < hosts.size(); i++)
+                {
+                    sockets.add(new DatagramSocket(new InetSocketAddress(InetAddress.getByName(hosts.get(i)), port)));
+                }
+                return port;
+            }
+            catch (final IOException ex)
+            {
+                continue;
+            }
+            finally
+            {
+                for (final DatagramSocket socket : sockets)
+                {
+                    socket.close();
+                }
+            }
+        }
+
+        throw new IllegalStateException("no UDP port free on every one of " + hosts);
     }
 }

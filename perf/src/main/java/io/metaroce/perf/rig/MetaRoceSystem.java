@@ -19,6 +19,7 @@ import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.logbuffer.BufferClaim;
+import io.metaroce.client.logbuffer.FragmentAssembler;
 import io.metaroce.client.logbuffer.FragmentHandler;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
@@ -26,6 +27,7 @@ import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -34,8 +36,16 @@ import java.util.List;
 /**
  * This project with an embedded media driver in SHARED mode, configured like {@link AeronSystem}: exclusive
  * publications and {@code tryClaim} both ways, the same term length and publisher window, the same idle strategies.
+ * Every receiving end reassembles fragmented messages (a 1344-byte message is two frames over a 1408-byte network
+ * MTU, where Aeron's larger payload limit takes it in one), so that echoes and counts are per message.
+ * <p>
+ * Over IPC every stream is {@code metaroce:ipc}. Over the network ({@link NetworkPlanes}) the one driver both sends
+ * and receives, as Aeron's UDP column does: the ping and the one-way stream share one receive endpoint (so that an
+ * incast's bulk streams and the small-message ping meet at one receiver), the pong has another; every publication
+ * and subscription carries the term length of the settings and the network's extra parameters, and the network's
+ * loss generator drops datagrams on receive.
  */
-public final class MetaRoceSystem implements BenchSystem
+public final class MetaRoceSystem implements IncastSource
 {
     private static final int FRAGMENT_LIMIT = 16;
     private static final int PING_STREAM = 1001;
@@ -44,24 +54,68 @@ public final class MetaRoceSystem implements BenchSystem
 
     private final MediaDriver driver;
     private final MetaRoce client;
-    private final String channel;
+    private final NetworkPlanes network;
+    private final String pingPublicationChannel;
+    private final String pingSubscriptionChannel;
+    private final String pongPublicationChannel;
+    private final String pongSubscriptionChannel;
+    private final int dataPort;
     private final List<AutoCloseable> resources = new ArrayList<>();
 
     /**
-     * Launch an embedded driver and connect a client.
+     * Launch an embedded driver and connect a client, for IPC.
      *
      * @param settings idle strategies and term length.
      */
     public MetaRoceSystem(final SystemSettings settings)
     {
-        driver = MediaDriver.launchEmbedded(new MediaDriver.Context()
+        this(settings, null);
+    }
+
+    /**
+     * Launch an embedded driver and connect a client, for IPC or for {@code metaroce:udp} over a loopback network.
+     *
+     * @param settings idle strategies and term length.
+     * @param network  the planes, extra channel parameters and loss, or null for IPC.
+     */
+    public MetaRoceSystem(final SystemSettings settings, final NetworkPlanes network)
+    {
+        final MediaDriver.Context context = new MediaDriver.Context()
             .threadingMode(ThreadingMode.SHARED)
             .sharedIdleStrategy(SystemSettings.idleStrategy(settings.driverIdle()))
             .ipcTermLength(settings.termLength())
             .ipcTermWindowLength(settings.termLength() / 2)
-            .termSparseFile(false));
+            .termSparseFile(false);
+        if (null != network)
+        {
+            context.countersBufferLength(4 * 1024 * 1024);
+            if (null != network.loss())
+            {
+                context.lossGenerator(network.loss());
+            }
+        }
+        driver = MediaDriver.launchEmbedded(context);
         client = MetaRoce.connect(new MetaRoce.Context().directoryName(driver.context().directoryName()));
-        channel = "metaroce:ipc";
+        this.network = network;
+
+        if (null == network)
+        {
+            dataPort = 0;
+            pingPublicationChannel = "metaroce:ipc";
+            pingSubscriptionChannel = "metaroce:ipc";
+            pongPublicationChannel = "metaroce:ipc";
+            pongSubscriptionChannel = "metaroce:ipc";
+        }
+        else
+        {
+            final String term = "|term-length=" + settings.termLength();
+            dataPort = network.freePort();
+            final int pongPort = network.freePort();
+            pingPublicationChannel = network.publicationChannel(dataPort) + term;
+            pingSubscriptionChannel = network.subscriptionChannel(dataPort) + term;
+            pongPublicationChannel = network.publicationChannel(pongPort) + term;
+            pongSubscriptionChannel = network.subscriptionChannel(pongPort) + term;
+        }
     }
 
     /**
@@ -77,12 +131,14 @@ public final class MetaRoceSystem implements BenchSystem
      */
     public MessageTransceiver transceiver(final MessageTransceiver.EchoListener listener)
     {
-        final ExclusivePublication publication = track(client.addExclusivePublication(channel, PING_STREAM));
-        final Subscription subscription = track(client.addSubscription(channel, PONG_STREAM));
+        final ExclusivePublication publication =
+            track(client.addExclusivePublication(pingPublicationChannel, PING_STREAM));
+        final Subscription subscription = track(client.addSubscription(pongSubscriptionChannel, PONG_STREAM));
         awaitConnected(publication, subscription);
         final BufferClaim claim = new BufferClaim();
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
-        final FragmentHandler handler = (buffer, offset, length, header) -> listener.onEcho(buffer.getLong(offset));
+        final FragmentHandler handler =
+            new FragmentAssembler((buffer, offset, length, header) -> listener.onEcho(buffer.getLong(offset)));
 
         return new MessageTransceiver()
         {
@@ -119,11 +175,12 @@ public final class MetaRoceSystem implements BenchSystem
      */
     public Agent echoAgent()
     {
-        final ExclusivePublication publication = track(client.addExclusivePublication(channel, PONG_STREAM));
-        final Subscription subscription = track(client.addSubscription(channel, PING_STREAM));
+        final ExclusivePublication publication =
+            track(client.addExclusivePublication(pongPublicationChannel, PONG_STREAM));
+        final Subscription subscription = track(client.addSubscription(pingSubscriptionChannel, PING_STREAM));
         final BufferClaim claim = new BufferClaim();
-        final FragmentHandler handler =
-            (buffer, offset, length, header) -> echo(publication, claim, buffer, offset, length);
+        final FragmentHandler handler = new FragmentAssembler(
+            (buffer, offset, length, header) -> echo(publication, claim, buffer, offset, length));
 
         return new Agent()
         {
@@ -169,7 +226,8 @@ public final class MetaRoceSystem implements BenchSystem
      */
     public ThroughputPublisher throughputPublisher()
     {
-        final ExclusivePublication publication = track(client.addExclusivePublication(channel, ONE_WAY_STREAM));
+        final ExclusivePublication publication = oneWayPublication(null == network ? List.of() :
+            network.senderHosts());
         final BufferClaim claim = new BufferClaim();
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
 
@@ -200,19 +258,25 @@ public final class MetaRoceSystem implements BenchSystem
      */
     public Agent throughputSubscriber(final ReceiveCounts counts)
     {
-        final Subscription subscription = track(client.addSubscription(channel, ONE_WAY_STREAM));
+        final Subscription subscription = oneWaySubscription();
         return new Agent()
         {
+            private long messages;
             private long bytes;
-            private final FragmentHandler handler = (buffer, offset, length, header) -> bytes += length;
+            private final FragmentHandler handler = new FragmentAssembler((buffer, offset, length, header) ->
+            {
+                messages++;
+                bytes += length;
+            });
 
             public int doWork()
             {
+                messages = 0;
                 bytes = 0;
                 final int fragments = subscription.poll(handler, 256);
-                if (fragments > 0)
+                if (messages > 0)
                 {
-                    counts.add(fragments, bytes);
+                    counts.add(messages, bytes);
                 }
                 return fragments;
             }
@@ -222,6 +286,113 @@ public final class MetaRoceSystem implements BenchSystem
                 return "metaroce-subscriber";
             }
         };
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Exclusive publications, each from local addresses 127.0.(10 + i).(1 + plane): a send endpoint with its own
+     * sockets and transport engine per sender.
+     */
+    public ThroughputPublisher incastPublisher(final int senders)
+    {
+        final ExclusivePublication[] publications = new ExclusivePublication[senders];
+        for (int i = 0; i < senders; i++)
+        {
+            publications[i] = oneWayPublication(null == network ? List.of() : network.incastSenderHosts(i));
+        }
+        for (final ExclusivePublication publication : publications)
+        {
+            awaitConnected(publication, null);
+        }
+        final BufferClaim claim = new BufferClaim();
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
+
+        return new ThroughputPublisher()
+        {
+            private int next;
+
+            public boolean offer(final int length)
+            {
+                final ExclusivePublication publication = publications[next];
+                next = next + 1 == publications.length ? 0 : next + 1;
+                if (length <= publication.maxPayloadLength())
+                {
+                    if (publication.tryClaim(length, claim) > 0)
+                    {
+                        claim.commit();
+                        return true;
+                    }
+                    return false;
+                }
+                return publication.offer(message, 0, length) > 0;
+            }
+
+            public void close()
+            {
+            }
+        };
+    }
+
+    /**
+     * A new exclusive publication of the one-way stream, from the given local addresses.
+     *
+     * @param localHosts local address per plane (a send endpoint of their own), or empty for the default.
+     * @return the publication, closed with the system.
+     */
+    ExclusivePublication oneWayPublication(final List<String> localHosts)
+    {
+        final String channel = null == network ? "metaroce:ipc" :
+            network.publicationChannel(dataPort, localHosts) + "|term-length=" + termLength();
+        return track(client.addExclusivePublication(channel, ONE_WAY_STREAM));
+    }
+
+    /**
+     * A new subscription of the one-way stream.
+     *
+     * @return the subscription, closed with the system.
+     */
+    Subscription oneWaySubscription()
+    {
+        final String channel = null == network ? "metaroce:ipc" :
+            network.subscriptionChannel(dataPort) + "|term-length=" + termLength();
+        return track(client.addSubscription(channel, ONE_WAY_STREAM));
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * Over the network: the sums, over every connection and endpoint of the driver, of the receivers' dropped
+     * datagrams (engine drops by reason and DATA dropped by receiver connections), the senders' retransmissions and
+     * the receivers' duplicate DATA.
+     */
+    public String transportCounters()
+    {
+        if (null == network)
+        {
+            return "";
+        }
+
+        final long[] sums = new long[3];
+        final CountersReader counters = client.countersReader();
+        counters.forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            final long value = counters.getCounterValue(counterId);
+            if (label.startsWith("rcv-drops:") || label.startsWith("rcv-data-dropped:"))
+            {
+                sums[0] += value;
+            }
+            else if (label.startsWith("snd-retransmits:") && !label.contains("reason="))
+            {
+                sums[1] += value;
+            }
+            else if (label.startsWith("rcv-duplicates:"))
+            {
+                sums[2] += value;
+            }
+        });
+
+        return "drops " + sums[0] + ", retransmits " + sums[1] + ", duplicates " + sums[2];
     }
 
     /**
@@ -239,10 +410,15 @@ public final class MetaRoceSystem implements BenchSystem
         return resource;
     }
 
-    private static void awaitConnected(final ExclusivePublication publication, final Subscription subscription)
+    private int termLength()
+    {
+        return driver.context().ipcTermLength();
+    }
+
+    static void awaitConnected(final ExclusivePublication publication, final Subscription subscription)
     {
         final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!publication.isConnected() || !subscription.isConnected())
+        while (!publication.isConnected() || (null != subscription && !subscription.isConnected()))
         {
             if (System.nanoTime() > deadline)
             {

@@ -20,7 +20,8 @@ import java.util.Locale;
 
 /**
  * Minimal SVG charts for the reports, so that a results folder can be looked at in a browser without any tool:
- * latency against percentile (log scale of 1 / (1 - p), as HdrHistogram plots are drawn) and grouped bars.
+ * latency against percentile (log scale of 1 / (1 - p), as HdrHistogram plots are drawn), grouped bars, and a
+ * value over time with a marker (goodput around a failure).
  */
 final class SvgChart
 {
@@ -36,6 +37,17 @@ final class SvgChart
     }
 
     /**
+     * One line of a time series.
+     *
+     * @param label  legend text.
+     * @param x      x values (time), ascending.
+     * @param y      y values.
+     */
+    record Line(String label, double[] x, double[] y)
+    {
+    }
+
+    /**
      * One group of bars.
      *
      * @param label  group label under the bars.
@@ -45,7 +57,8 @@ final class SvgChart
     {
     }
 
-    private static final String[] COLOURS = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
+    private static final String[] COLOURS =
+        {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
     private static final int WIDTH = 760;
     private static final int HEIGHT = 420;
     private static final int LEFT = 70;
@@ -153,6 +166,52 @@ final class SvgChart
         for (int b = 0; b < barLabels.size(); b++)
         {
             legend(svg, b, barLabels.get(b), COLOURS[b % COLOURS.length]);
+        }
+
+        return svg.append("</svg>\n").toString();
+    }
+
+    static String timeSeries(final String title, final String yLabel, final List<Line> lines, final double markerX)
+    {
+        double maxX = Math.max(1, markerX);
+        double maxY = 1;
+        for (final Line line : lines)
+        {
+            for (int i = 0; i < line.x().length; i++)
+            {
+                maxX = Math.max(maxX, line.x()[i]);
+                maxY = Math.max(maxY, line.y()[i]);
+            }
+        }
+        maxY *= 1.1;
+
+        final StringBuilder svg = header(title);
+        for (int tick = 0; tick <= 5; tick++)
+        {
+            final double value = maxY * tick / 5;
+            final double py = TOP + plotHeight() - value / maxY * plotHeight();
+            line(svg, LEFT, py, LEFT + plotWidth(), py, "#ddd");
+            text(svg, LEFT - 6, py + 4, "end", format(value));
+            final double time = maxX * tick / 5;
+            text(svg, LEFT + time / maxX * plotWidth(), HEIGHT - BOTTOM + 18, "middle", format(time));
+        }
+        text(svg, LEFT + plotWidth() / 2.0, HEIGHT - 18, "middle", "time (ms)");
+        text(svg, 16, TOP + plotHeight() / 2.0, "middle", yLabel, -90);
+        final double markerPx = LEFT + markerX / maxX * plotWidth();
+        line(svg, markerPx, TOP, markerPx, TOP + plotHeight(), "#d62728");
+
+        for (int i = 0; i < lines.size(); i++)
+        {
+            final Line l = lines.get(i);
+            final String colour = COLOURS[i % COLOURS.length];
+            svg.append("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"").append(colour).append("\" points=\"");
+            for (int j = 0; j < l.x().length; j++)
+            {
+                svg.append(String.format(Locale.ROOT, "%.1f,%.1f ", LEFT + l.x()[j] / maxX * plotWidth(),
+                    TOP + plotHeight() - l.y()[j] / maxY * plotHeight()));
+            }
+            svg.append("\"/>\n");
+            legend(svg, i, l.label(), colour);
         }
 
         return svg.append("</svg>\n").toString();

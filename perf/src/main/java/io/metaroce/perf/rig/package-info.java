@@ -27,5 +27,15 @@
  * {@link io.metaroce.perf.rig.MessageTransceiver} on the measuring thread and an echo agent on its own thread) and the
  * two ends of a one-way stream for throughput. {@link io.metaroce.perf.rig.BenchRunner} runs scenarios and writes a
  * dated results folder: raw {@code .hgrm} files, a Markdown summary and SVG charts.
+ * <p>
+ * Network scenarios run {@code metaroce:udp} over loopback ({@link io.metaroce.perf.rig.NetworkPlanes}: one plane on
+ * 127.0.0.1, or several planes on distinct loopback addresses) with the media driver's own loss generator, beside
+ * Aeron over {@code aeron:udp} with Aeron's own loss injection. {@link io.metaroce.perf.rig.FailoverRig} takes a plane
+ * down mid-run and checks every message by its sequence number; {@link io.metaroce.perf.rig.IncastSystem} drives N
+ * senders into one receiver; {@link io.metaroce.perf.rig.LonghaulReport} runs the transport engines over the datapath
+ * module's simulated fabric in virtual time; {@link io.metaroce.perf.rig.NetnsMultipathRig} runs a sender and a
+ * receiver JVM ({@link io.metaroce.perf.rig.NetnsPeerMain}) in network namespaces whose planes are rate-limited by
+ * {@code tc tbf}. Every system owns what it starts (drivers, directories, sockets, threads)
+ * and releases it on close.
  */
 package io.metaroce.perf.rig;

@@ -1,0 +1,161 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.perf.rig;
+
+import io.metaroce.datapath.sim.SimulatedFabric;
+import io.metaroce.perf.datapath.SimulatedLink;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The {@code longhaul} scenario, in virtual time on the datapath module's simulated fabric (both transport engines and
+ * the fabric on one thread, see {@link SimulatedLink}): 4 planes x 16 paths, 10 Gb/s per plane at the receiver with a
+ * 1 MiB queue, a one-way delay of half the RTT for RTTs of 1, 10 and 50 ms, both ends announcing a 40 Gb/s link and
+ * the sender the base RTT. Each run moves the same number of bytes from a kept-full publication with the driver's
+ * default network term (1 MiB) and with a 16 MiB term; the publisher and receiver windows are half a term. Each is run
+ * with the engine's defaults and once more tuned for a long fat pipe: the sender's delay-based window off
+ * ({@code cc=false}) and a credit window of a whole term ({@code metaroce.datapath.credit.window}), which shows how
+ * much of the gap to the limit those two settings account for.
+ * <p>
+ * Reported: goodput (message bytes delivered per virtual second), the limit min(40 Gb/s, window / RTT) and the
+ * ratio to it, retransmissions, the smoothed RTT and the congestion window at the end. No Aeron column (Aeron does
+ * not run on the simulated fabric) and no histogram (nothing is timed per message).
+ */
+final class LonghaulReport
+{
+    private static final long[] RTTS_MS = {1, 10, 50};
+    private static final int[] TERM_LENGTHS = {SimulatedLink.DEFAULT_TERM_LENGTH, 16 * 1024 * 1024};
+    private static final double LINK_GBPS = 40;
+    private static final int MESSAGE_LENGTH = 1312;
+
+    record Row(
+        long rttMs, int termLength, boolean tuned, double goodputGbps, long retransmits, long srttNs, long cwnd)
+    {
+        double limitGbps()
+        {
+            return Math.min(LINK_GBPS, (termLength / 2) * 8.0 / (rttMs * 1e6));
+        }
+    }
+
+    private LonghaulReport()
+    {
+    }
+
+    static void runScenario(final BenchRunner runner, final boolean smoke)
+    {
+        final long bytes = (smoke ? 4L : 256L) * 1024 * 1024;
+        final List<Row> rows = new ArrayList<>();
+        for (final long rttMs : RTTS_MS)
+        {
+            for (final int termLength : TERM_LENGTHS)
+            {
+                for (final boolean tuned : new boolean[]{false, true})
+                {
+                    final Row row = run(rttMs, termLength, tuned, bytes);
+                    rows.add(row);
+                    System.out.printf(Locale.ROOT, "longhaul %d ms RTT, term %d KiB, %s: %.3f Gb/s (limit %.3f)%n",
+                        rttMs, termLength / 1024, settingsName(tuned), row.goodputGbps(), row.limitGbps());
+                }
+            }
+        }
+        report(runner, bytes, rows);
+    }
+
+    static Row run(final long rttMs, final int termLength, final boolean tuned, final long bytes)
+    {
+        final long rttNs = rttMs * 1_000_000;
+        final SimulatedFabric.Context fabric = new SimulatedFabric.Context()
+            .seed(Scenarios.SEED).planeCount(4).propagationDelayNs(rttNs / 2).routeSkewNs(5_000)
+            .ingressRateBitsPerSecond(10_000_000_000L).ingressQueueBytes(1 << 20)
+            .slotCount(32_768).slotLength(2048);
+        final SimulatedLink link = new SimulatedLink(
+            fabric, 16, MESSAGE_LENGTH, Scenarios.SEED, (long)(LINK_GBPS * 1000), rttNs, termLength,
+            (ctx) -> tuned ? ctx.senderWindow(false).creditWindowBytes(termLength) : ctx);
+        final long start = link.nowNs();
+        final long startBytes = link.bytesDelivered();
+        while (link.bytesDelivered() - startBytes < bytes)
+        {
+            link.step();
+        }
+        final double seconds = (link.nowNs() - start) / 1e9;
+
+        return new Row(rttMs, termLength, tuned, (link.bytesDelivered() - startBytes) * 8 / seconds / 1e9,
+            link.connection().retransmits(), link.connection().srttNs(), link.connection().congestionWindow());
+    }
+
+    private static String settingsName(final boolean tuned)
+    {
+        return tuned ? "cc off, credit window = term" : "defaults";
+    }
+
+    private static void report(final BenchRunner runner, final long bytes, final List<Row> rows)
+    {
+        final Path dir = runner.outputDir().resolve("longhaul");
+        BenchRunner.createDirectories(dir);
+        final List<String> lines = new ArrayList<>();
+        lines.add("## longhaul");
+        lines.add("");
+        lines.add("Simulated fabric, virtual time: 4 planes x 16 paths, 10 Gb/s per plane, one-way delay RTT / 2, " +
+            (bytes >> 20) + " MiB per run from a kept-full publication of " + MESSAGE_LENGTH + "-byte messages. " +
+            "Limit = min(" + (int)LINK_GBPS + " Gb/s, window / RTT) with a window of half a term. Settings: the " +
+            "engine's defaults, or tuned for a long fat pipe (`cc=false` and a credit window of one term). " +
+            "No Aeron column.");
+        lines.add("");
+        lines.add(
+            "| RTT | term | window | settings | goodput Gb/s | limit Gb/s | / limit | retransmits | srtt | " +
+            "cwnd at end |");
+        lines.add("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+        for (final Row row : rows)
+        {
+            lines.add(String.format(Locale.ROOT,
+                "| %d ms | %d KiB | %d KiB | %s | %.3f | %.3f | %.2f | %d | %.2f ms | %d KiB |",
+                row.rttMs(), row.termLength() / 1024, row.termLength() / 2048, settingsName(row.tuned()),
+                row.goodputGbps(), row.limitGbps(),
+                row.goodputGbps() / row.limitGbps(), row.retransmits(), row.srttNs() / 1e6, row.cwnd() / 1024));
+        }
+        lines.add("");
+
+        final List<String> bars = new ArrayList<>();
+        for (final int termLength : TERM_LENGTHS)
+        {
+            bars.add("term " + termLength / 1024 + " KiB, " + settingsName(false));
+            bars.add("term " + termLength / 1024 + " KiB, " + settingsName(true));
+        }
+        final List<SvgChart.BarGroup> groups = new ArrayList<>();
+        for (final long rttMs : RTTS_MS)
+        {
+            final double[] values = new double[bars.size()];
+            for (final Row row : rows)
+            {
+                for (int i = 0; i < TERM_LENGTHS.length; i++)
+                {
+                    if (row.rttMs() == rttMs && row.termLength() == TERM_LENGTHS[i])
+                    {
+                        values[2 * i + (row.tuned() ? 1 : 0)] = row.goodputGbps();
+                    }
+                }
+            }
+            groups.add(new SvgChart.BarGroup(rttMs + " ms RTT", values));
+        }
+        BenchRunner.write(dir.resolve("goodput.svg"), SvgChart.bars("longhaul goodput", "Gb/s", bars, groups));
+        lines.add("![goodput](longhaul/goodput.svg)");
+        lines.add("");
+        runner.addSummary(lines);
+    }
+}

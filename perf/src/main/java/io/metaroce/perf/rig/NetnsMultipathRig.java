@@ -1,0 +1,195 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.perf.rig;
+
+import io.metaroce.systemtest.netns.Host;
+import io.metaroce.systemtest.netns.NetnsProcess;
+import io.metaroce.systemtest.netns.NetnsTopology;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The {@code netns} scenario: multipath goodput where planes have a capacity of their own. Two hosts in network
+ * namespaces ({@link NetnsTopology} of the system-tests module: a veth pair per plane) with every plane's egress from
+ * the sender rate-limited by {@code tc tbf}; a receiver JVM in host B and a sender JVM in host A
+ * ({@link NetnsPeerMain}), each with its embedded driver, move a one-way stream at full speed. This project runs over
+ * the first K = 1, 2 and 4 planes, Aeron over plane 0. Reported: goodput against the sum of the K planes'
+ * capacities and against Aeron on one plane.
+ * <p>
+ * Needs root, {@code ip}, {@code tc} and {@code nft}; where namespaces cannot be created the scenario says so in the
+ * summary and measures nothing.
+ */
+final class NetnsMultipathRig
+{
+    private static final int PLANES = 4;
+    private static final int[] PLANE_COUNTS = {1, 2, 4};
+    private static final int STREAM_ID = 1003;
+    private static final int PORT = 40456;
+    private static final long LINE_TIMEOUT_MS = 30_000;
+    private static final long EXIT_TIMEOUT_MS = 10_000;
+
+    record Row(String system, int planes, double goodputMbps)
+    {
+    }
+
+    private NetnsMultipathRig()
+    {
+    }
+
+    static void runScenario(final BenchRunner runner, final boolean smoke)
+    {
+        final int mbitPerPlane = smoke ? 20 : 200;
+        final int length = smoke ? 288 : 1344;
+        final long warmupMs = runner.warmupNs() / 1_000_000;
+        final long measureMs = Math.max(100, runner.measureNs() / 1_000_000);
+        final Path dir = runner.outputDir().resolve("netns");
+        BenchRunner.createDirectories(dir);
+        final List<String> lines = new ArrayList<>();
+        lines.add("## netns");
+        lines.add("");
+        lines.add("Two hosts in network namespaces joined by " + PLANES + " veth planes, each plane's egress " +
+            "from the sender limited to " + mbitPerPlane + " Mb/s by `tc tbf`; sender and receiver are " +
+            "separate JVMs with their own embedded driver (SHARED, `yield`), one-way " + length + "-byte " +
+            "messages at full speed, 16 MiB terms. This project over the first K planes, Aeron over plane 0. " +
+            "Goodput is measured at the receiver for " + measureMs + " ms after " + warmupMs + " ms of warm-up " +
+            "from the first message.");
+        lines.add("");
+
+        final NetnsTopology topology;
+        try
+        {
+            topology = NetnsTopology.create(new NetnsTopology.Context()
+                .hosts(2).planes(PLANES).outputDir(dir.resolve("processes")));
+        }
+        catch (final RuntimeException ex)
+        {
+            lines.add("Not run: network namespaces are not available here (" + ex.getMessage() + ").");
+            lines.add("");
+            runner.addSummary(lines);
+            System.out.println("netns: not run: " + ex.getMessage());
+            return;
+        }
+
+        final List<Row> rows = new ArrayList<>();
+        try (topology)
+        {
+            for (int plane = 0; plane < PLANES; plane++)
+            {
+                topology.rateLimit(plane, mbitPerPlane, Host.A);
+            }
+            for (final int planes : PLANE_COUNTS)
+            {
+                rows.add(new Row("metaroce-" + planes + "p", planes, run(topology, "metaroce",
+                    metaRoceChannel(topology, planes, false), metaRoceChannel(topology, planes, true), length,
+                    warmupMs, measureMs)));
+            }
+            final String aeronChannel = "aeron:udp?endpoint=" + topology.address(Host.B, 0) + ":" + PORT;
+            rows.add(new Row("aeron", 1, run(topology, "aeron", aeronChannel, aeronChannel, length, warmupMs,
+                measureMs)));
+        }
+
+        report(runner, dir, lines, rows, mbitPerPlane);
+    }
+
+    private static void report(
+        final BenchRunner runner, final Path dir, final List<String> lines, final List<Row> rows, final int mbit)
+    {
+        final double aeron = rows.get(rows.size() - 1).goodputMbps();
+        lines.add("| system | planes | capacity Mb/s | goodput Mb/s | / capacity | / aeron |");
+        lines.add("|---|---:|---:|---:|---:|---:|");
+        final double[] values = new double[rows.size()];
+        final List<String> names = new ArrayList<>();
+        for (int i = 0; i < rows.size(); i++)
+        {
+            final Row row = rows.get(i);
+            lines.add(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.2f | %.2f |", row.system(), row.planes(),
+                row.planes() * mbit, row.goodputMbps(), row.goodputMbps() / (row.planes() * mbit),
+                row.goodputMbps() / Math.max(1e-9, aeron)));
+            values[i] = row.goodputMbps();
+            names.add(row.system());
+        }
+        lines.add("");
+        BenchRunner.write(dir.resolve("goodput.svg"), SvgChart.bars("netns multipath goodput, " + mbit +
+            " Mb/s per plane", "Mb/s", names, List.of(new SvgChart.BarGroup("goodput", values))));
+        lines.add("![goodput](netns/goodput.svg)");
+        lines.add("");
+        runner.addSummary(lines);
+    }
+
+    private static String metaRoceChannel(final NetnsTopology topology, final int planes, final boolean sender)
+    {
+        final StringBuilder endpoints = new StringBuilder();
+        final StringBuilder interfaces = new StringBuilder();
+        for (int plane = 0; plane < planes; plane++)
+        {
+            endpoints.append(0 == plane ? "" : ",").append(topology.address(Host.B, plane)).append(':').append(PORT);
+            interfaces.append(0 == plane ? "" : ",").append(topology.address(Host.A, plane));
+        }
+
+        return "metaroce:udp?endpoint=" + endpoints + (sender ? "|interface=" + interfaces : "") + "|term-length=" +
+            SystemSettings.udpDefaults().termLength();
+    }
+
+    private static double run(
+        final NetnsTopology topology,
+        final String system,
+        final String subscriptionChannel,
+        final String publicationChannel,
+        final int length,
+        final long warmupMs,
+        final long measureMs)
+    {
+        try (NetnsProcess receiver = topology.javaProcess(Host.B, NetnsPeerMain.class.getName(),
+            args("receive", system, subscriptionChannel, length, warmupMs, measureMs)))
+        {
+            receiver.awaitLine("READY", LINE_TIMEOUT_MS);
+            final NetnsProcess sender = topology.javaProcess(Host.A, NetnsPeerMain.class.getName(),
+                args("send", system, publicationChannel, length, warmupMs, measureMs));
+            try
+            {
+                final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + warmupMs + measureMs);
+                final String[] fields = result.split("[ =]");
+                final double goodputMbps = Long.parseLong(fields[2]) * 8e3 / Long.parseLong(fields[4]);
+                System.out.printf(
+                    Locale.ROOT, "netns %s over %s: %.1f Mb/s%n", system, publicationChannel, goodputMbps);
+                return goodputMbps;
+            }
+            finally
+            {
+                // Both ends close their drivers (and directories) themselves: the sender when its input closes.
+                sender.closeInput();
+                sender.awaitExit(EXIT_TIMEOUT_MS);
+                receiver.awaitExit(EXIT_TIMEOUT_MS);
+                sender.close();
+            }
+        }
+    }
+
+    private static String[] args(
+        final String mode,
+        final String system,
+        final String channel,
+        final int length,
+        final long warmupMs,
+        final long measureMs)
+    {
+        return new String[]{mode, system, channel, String.valueOf(STREAM_ID), String.valueOf(length),
+            String.valueOf(warmupMs), String.valueOf(measureMs)};
+    }
+}
