@@ -38,13 +38,13 @@ public record NetworkPlanes(
     List<String> receiverHosts, List<String> senderHosts, String extraParams, NetworkLossGenerator loss)
 {
     /**
-     * One plane on 127.0.0.1, as Aeron's UDP column uses, with no extra parameters and no loss.
+     * One path on 127.0.0.1 (one plane, one entropy value), as Aeron's UDP column uses, and no loss.
      *
      * @return the network.
      */
     public static NetworkPlanes loopback()
     {
-        return new NetworkPlanes(List.of("127.0.0.1"), List.of(), "", null);
+        return new NetworkPlanes(List.of("127.0.0.1"), List.of(), "|entropy=1", null);
     }
 
     /**

@@ -86,7 +86,7 @@ final class Scenarios
         if (!smoke)
         {
             systems.add(new BenchRunner.SystemFactory("metaroce-no-cc", (s) -> new MetaRoceSystem(s,
-                new NetworkPlanes(List.of("127.0.0.1"), List.of(), "|cc=false", null))));
+                new NetworkPlanes(List.of("127.0.0.1"), List.of(), "|entropy=1|cc=false", null))));
         }
         systems.add(new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(true, s)));
         systems.add(new BenchRunner.SystemFactory("raw", (s) -> new RawUdpSystem(MAX_LENGTH)));
