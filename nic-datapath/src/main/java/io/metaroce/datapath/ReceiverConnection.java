@@ -824,7 +824,7 @@ public final class ReceiverConnection extends Connection
         holeDeadlineNs = Long.MAX_VALUE;
         if (creditMode)
         {
-            creditScheduler.onDemand(creditClient, 0);
+            creditScheduler.retire(creditClient);
         }
         handler.onReceiverEndOfStream(this, finalPosition);
     }

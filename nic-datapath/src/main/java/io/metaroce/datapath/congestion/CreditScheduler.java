@@ -24,10 +24,15 @@ import java.util.Arrays;
  * <ul>
  *     <li><b>Budget</b>: a byte rate R (0 = no rate limit); grants are issued at R x (1 + overcommit), paced by a
  *     token bucket that holds at most two quanta.</li>
- *     <li><b>Fairness</b>: quanta (64 KiB by default) go round robin to the senders with backlog, whole quanta only,
- *     so that credit freed by one sender's arrivals goes to the next sender in turn.</li>
- *     <li><b>Bounded outstanding credit</b>: granted-but-unreceived bytes stay within {@code windowBytes} in total and
- *     within {@code max(2 x quantum, windowBytes / activeSenders)} per sender, so the bytes in flight towards the
+ *     <li><b>Fairness</b>: quanta (64 KiB by default) go round robin to the senders with backlog, so that credit
+ *     freed by one sender's arrivals goes to the next sender in turn.</li>
+ *     <li><b>Unrequested credit</b>: a sender without backlog is topped up to min(quantum, windowBytes /
+ *     senders) of outstanding credit once half of it is used, so that a message after an idle spell does not wait
+ *     for a CREDIT_REQUEST round trip (a ping-pong would otherwise wait one on every message), while idle senders
+ *     together never hold more than the window.</li>
+ *     <li><b>Bounded outstanding credit</b>: granted-but-unreceived bytes of the senders with backlog stay within
+ *     {@code windowBytes} in total and within {@code max(2 x quantum, windowBytes / activeSenders)} per sender (senders
+ *     without backlog hold at most their unrequested share on top), so the bytes in flight towards the
  *     receiver, and therefore its queue, are bounded whatever the fan-in. Two quanta per sender let a sender whose
  *     unused remainder is smaller than its next frame (it may not split a frame) receive the next quantum.</li>
  *     <li><b>Buffer</b>: a grant never exceeds what the sender's image can hold (received bytes plus headroom), and a
@@ -51,6 +56,7 @@ public final class CreditScheduler
     private long[] headroomBytes = new long[8];
     private boolean[] frozen = new boolean[8];
     private boolean[] inUse = new boolean[8];
+    private boolean[] retired = new boolean[8];
     private int clientLimit;
     private int cursor;
     private double tokens;
@@ -104,10 +110,12 @@ public final class CreditScheduler
             headroomBytes = Arrays.copyOf(headroomBytes, length);
             frozen = Arrays.copyOf(frozen, length);
             inUse = Arrays.copyOf(inUse, length);
+            retired = Arrays.copyOf(retired, length);
         }
         clientLimit = Math.max(clientLimit, id + 1);
 
         inUse[id] = true;
+        retired[id] = false;
         receivedBytes[id] = 0;
         backlogBytes[id] = Math.max(0, requestedBytes);
         headroomBytes[id] = Long.MAX_VALUE;
@@ -125,6 +133,18 @@ public final class CreditScheduler
     public void remove(final int client)
     {
         inUse[client] = false;
+        backlogBytes[client] = 0;
+    }
+
+    /**
+     * The client's connection closed: it will send nothing more, so its unused credit no longer counts against the
+     * window and it gets no further grant. Its grant limit stays readable until {@link #remove(int)}.
+     *
+     * @param client id from {@link #add(long)}.
+     */
+    public void retire(final int client)
+    {
+        retired[client] = true;
         backlogBytes[client] = 0;
     }
 
@@ -203,35 +223,44 @@ public final class CreditScheduler
         refill(nowNs);
 
         int active = 0;
+        int clients = 0;
         long outstanding = 0;
         for (int c = 0; c < clientLimit; c++)
         {
-            if (inUse[c] && backlogBytes[c] > 0)
+            if (inUse[c] && !retired[c])
             {
-                active++;
-                outstanding += Math.max(0, grantLimit[c] - receivedBytes[c]);
+                clients++;
+                if (backlogBytes[c] > 0)
+                {
+                    active++;
+                    outstanding += Math.max(0, grantLimit[c] - receivedBytes[c]);
+                }
             }
         }
         activeSenders = active;
-        if (0 == active)
-        {
-            return 0;
-        }
 
-        final long perClientCap = Math.max(2L * quantum, windowBytes / active);
+        final long perClientCap = Math.max(2L * quantum, windowBytes / Math.max(1, active));
+        final long unrequested = Math.min(quantum, windowBytes / Math.max(1, clients));
         final int start = cursor;
         int grants = 0;
         for (int i = 0; i < clientLimit && hasTokens(); i++)
         {
             final int c = start + i < clientLimit ? start + i : start + i - clientLimit;
-            if (!inUse[c] || backlogBytes[c] <= 0 || frozen[c])
+            if (!inUse[c] || retired[c] || frozen[c])
             {
                 continue;
             }
 
+            // A sender without backlog may hold some unrequested credit, as a TCP window does: a quantum, or its
+            // share of the window when many senders are connected, topped up once half of it is used, so that a
+            // message sent after an idle spell (a ping of a ping-pong) does not wait for a CREDIT_REQUEST round
+            // trip. A sender with backlog gets grants that follow the backlog it reports.
             final long granted = grantLimit[c];
             final long clientOutstanding = Math.max(0, granted - receivedBytes[c]);
-            final long amount = Math.min(Math.min(quantum, backlogBytes[c]),
+            final long backlog = backlogBytes[c];
+            final long demand = backlog > 0 ? backlog :
+                (clientOutstanding <= unrequested >> 1 ? unrequested - clientOutstanding : 0);
+            final long amount = Math.min(Math.min(quantum, demand),
                 saturatedAdd(receivedBytes[c], headroomBytes[c]) - granted);
             if (amount <= 0 || amount > perClientCap - clientOutstanding || amount > windowBytes - outstanding)
             {

@@ -36,6 +36,35 @@ class CreditSchedulerTest
     }
 
     @Test
+    void shouldTopUpASenderWithoutBacklogOnceHalfItsUnrequestedCreditIsUsedAndNeverARetiredOne()
+    {
+        // A ping-pong: each message is the sender's whole backlog, so its DATA reports none; without the top-up it
+        // would wait a CREDIT_REQUEST round trip for every message once the initial grant is used.
+        final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 64 * 1024);
+        final int client = scheduler.add(1000);
+        assertEquals(1000, scheduler.grantLimit(client));
+        scheduler.onDemand(client, 0);
+        scheduler.onProgress(client, 1000, 1L << 30, false);
+        scheduler.doWork(0, (c, limit) -> {});
+        assertEquals(1000 + QUANTUM, scheduler.grantLimit(client), "topped up to one quantum outstanding");
+
+        scheduler.onProgress(client, 1000 + QUANTUM / 4, 1L << 30, false);
+        scheduler.doWork(1, (c, limit) -> {});
+        assertEquals(1000 + QUANTUM, scheduler.grantLimit(client), "three quarters left: no grant yet");
+
+        scheduler.onProgress(client, 1000 + QUANTUM / 2, 1L << 30, false);
+        scheduler.doWork(2, (c, limit) -> {});
+        assertEquals(1000 + QUANTUM / 2 + QUANTUM, scheduler.grantLimit(client), "half used: topped up again");
+
+        final int other = scheduler.add(1000);
+        scheduler.onDemand(other, 0);
+        scheduler.onProgress(other, 1000, 1L << 30, false);
+        scheduler.retire(other);
+        scheduler.doWork(3, (c, limit) -> {});
+        assertEquals(1000, scheduler.grantLimit(other), "a retired sender gets nothing more");
+    }
+
+    @Test
     void shouldShareQuantaRoundRobinAndKeepOutstandingWithinTheWindow()
     {
         final int senders = 8;
