@@ -104,6 +104,7 @@ public final class ReceiverConnection extends Connection
     private final boolean windowMode;
     private final boolean creditMode;
     private final int creditClient;
+    private final long initialGrantLimit;
     private final long nackIntervalNs;
 
     private ConnectionState state = ConnectionState.ESTABLISHED;
@@ -194,11 +195,13 @@ public final class ReceiverConnection extends Connection
         {
             creditClient = creditScheduler.add(Math.min(setup.initialCreditBytes(), placement.windowLength()));
             creditScheduler.onProgress(creditClient, 0, headroom(), false);
-            counters.grantLimit.setRelease(creditScheduler.grantLimit(creditClient));
+            initialGrantLimit = creditScheduler.grantLimit(creditClient);
+            counters.grantLimit.setRelease(initialGrantLimit);
         }
         else
         {
             creditClient = -1;
+            initialGrantLimit = 0;
         }
         counters.state.setRelease(state.value());
         counters.cumulativeAckPsn.setRelease(Serial.wire(isn));
@@ -472,7 +475,7 @@ public final class ReceiverConnection extends Connection
         setupAck.streamId(streamId)
             .sessionId(sessionId)
             .connEpoch(connEpoch)
-            .initialGrantLimit(grantLimit())
+            .initialGrantLimit(initialGrantLimit) // a retransmitted SETUP gets the same SETUP_ACK [MR-ID-12]
             .mprPsns(window)
             .mtu(mtu);
         setupAck.congestionModes().clear().senderWindow(windowMode).receiverCredit(creditMode);

@@ -29,7 +29,8 @@ import java.util.Arrays;
  *     <li><b>Unrequested credit</b>: a sender without backlog is topped up to min(quantum, windowBytes /
  *     senders) of outstanding credit once half of it is used, so that a message after an idle spell does not wait
  *     for a CREDIT_REQUEST round trip (a ping-pong would otherwise wait one on every message), while idle senders
- *     together never hold more than the window.</li>
+ *     together never hold more than the window. A top-up is not announced to the handler: it rides on the next
+ *     acknowledgement (which reads {@link #grantLimit(int)}) instead of costing a CREDIT of its own.</li>
  *     <li><b>Bounded outstanding credit</b>: granted-but-unreceived bytes of the senders with backlog stay within
  *     {@code windowBytes} in total and within {@code max(2 x quantum, windowBytes / activeSenders)} per sender (senders
  *     without backlog hold at most their unrequested share on top), so the bytes in flight towards the
@@ -252,14 +253,15 @@ public final class CreditScheduler
             }
 
             // A sender without backlog may hold some unrequested credit, as a TCP window does: a quantum, or its
-            // share of the window when many senders are connected, topped up once half of it is used, so that a
-            // message sent after an idle spell (a ping of a ping-pong) does not wait for a CREDIT_REQUEST round
-            // trip. A sender with backlog gets grants that follow the backlog it reports.
+            // share of the window when many senders are connected, topped up once half of it is used (from its
+            // first data on; the initial grant covers the start), so that a message sent after an idle spell (a
+            // ping of a ping-pong) does not wait for a CREDIT_REQUEST round trip. A sender with backlog gets grants
+            // that follow the backlog it reports.
             final long granted = grantLimit[c];
             final long clientOutstanding = Math.max(0, granted - receivedBytes[c]);
             final long backlog = backlogBytes[c];
             final long demand = backlog > 0 ? backlog :
-                (clientOutstanding <= unrequested >> 1 ? unrequested - clientOutstanding : 0);
+                (receivedBytes[c] > 0 && clientOutstanding <= unrequested >> 1 ? unrequested - clientOutstanding : 0);
             final long amount = Math.min(Math.min(quantum, demand),
                 saturatedAdd(receivedBytes[c], headroomBytes[c]) - granted);
             if (amount <= 0 || amount > perClientCap - clientOutstanding || amount > windowBytes - outstanding)
@@ -274,8 +276,11 @@ public final class CreditScheduler
                 tokens -= amount;
             }
             cursor = c + 1 < clientLimit ? c + 1 : 0;
-            handler.onGrant(c, grantLimit[c]);
-            grants++;
+            if (backlog > 0)
+            {
+                handler.onGrant(c, grantLimit[c]);
+                grants++;
+            }
         }
 
         return grants;
