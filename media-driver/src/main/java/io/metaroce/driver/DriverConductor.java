@@ -1205,7 +1205,10 @@ final class DriverConductor implements Agent
 
     private TransportEngine.Context newEngineContext(final UdpChannel channel)
     {
-        return channel.applyTo(new TransportEngine.Context()
+        final TransportEngine.Context engineCtx = new TransportEngine.Context();
+        ctx.engineContextConfigurator().accept(engineCtx);
+
+        return channel.applyTo(engineCtx
             .clock(nanoClock)
             .random(new SplittableRandom(ThreadLocalRandom.current().nextLong()))
             .countersManager(countersManager));

@@ -21,6 +21,7 @@ import io.metaroce.client.exceptions.ActiveDriverException;
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.datapath.TransportEngine;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReport;
@@ -60,6 +61,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
 /**
@@ -420,6 +422,7 @@ public final class MediaDriver implements AutoCloseable
         private ErrorHandler errorHandler;
         private ToLongFunction<File> usableSpaceFunction;
         private NetworkLossGenerator lossGenerator;
+        private Consumer<TransportEngine.Context> engineContextConfigurator;
 
         /**
          * Validate every setting and fill in the defaults. Called by {@link MediaDriver#launch(Context)}.
@@ -482,7 +485,37 @@ public final class MediaDriver implements AutoCloseable
                 usableSpaceFunction = StorageAllocator::usableSpace;
             }
 
+            concludeEngineContextConfigurator();
+
             return this;
+        }
+
+        private void concludeEngineContextConfigurator()
+        {
+            if (null == engineContextConfigurator)
+            {
+                engineContextConfigurator = (engineCtx) -> {};
+                return;
+            }
+
+            final TransportEngine.Context probe = new TransportEngine.Context();
+            try
+            {
+                engineContextConfigurator.accept(probe);
+            }
+            catch (final RuntimeException ex)
+            {
+                throw new ConfigurationException("engineContextConfigurator failed on a new engine context: " + ex);
+            }
+
+            if (null != probe.transport() || null != probe.countersManager() || null != probe.connectionHandler() ||
+                null != probe.imageAdmission() || null != probe.clock() || null != probe.random() ||
+                !probe.counterLabel().isEmpty())
+            {
+                throw new ConfigurationException("engineContextConfigurator must set protocol tunables only: the " +
+                    "driver sets the transport, counters manager, connection handler, image admission, clock, " +
+                    "random source and counter label");
+            }
         }
 
         private void concludeTimeouts()
@@ -836,6 +869,36 @@ public final class MediaDriver implements AutoCloseable
         public NetworkLossGenerator lossGenerator()
         {
             return lossGenerator;
+        }
+
+        /**
+         * Customise the transport engine context the driver builds for each network endpoint (send and receive): the
+         * configurator gets a new {@link TransportEngine.Context}, whose tunables start from the
+         * {@code metaroce.datapath.*} properties, before the driver sets its own collaborators and the channel applies
+         * its parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction},
+         * {@code link-rate}), so channel parameters win. It may set protocol tunables only (timers, ACK triggers,
+         * credit, retransmission limits, ...); {@link #conclude()} runs it once on a new context and refuses one that
+         * throws or sets a collaborator. The tunables themselves are validated when an endpoint's engine is built: an
+         * invalid value fails the command that adds the endpoint, naming the property. It runs on the conductor
+         * thread, once per endpoint, and must not keep the context.
+         *
+         * @param configurator applied to every engine context; null for none.
+         * @return this for a fluent API.
+         */
+        public Context engineContextConfigurator(final Consumer<TransportEngine.Context> configurator)
+        {
+            this.engineContextConfigurator = configurator;
+            return this;
+        }
+
+        /**
+         * Customisation of the transport engine contexts of network endpoints.
+         *
+         * @return the configurator, a no-op when none was set (after {@link #conclude()}).
+         */
+        public Consumer<TransportEngine.Context> engineContextConfigurator()
+        {
+            return engineContextConfigurator;
         }
 
         /**

@@ -30,7 +30,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Life cycle shared by the compliance tests: each test starts a target with its settings and a raw peer, and at the
  * end the target must not have broken any of the {@link WireInvariants} in anything it sent. The target is chosen by
- * {@code -Dmetaroce.compliance.target} (today only {@code engine}, the default).
+ * {@code -Dmetaroce.compliance.target}: {@code engine} (the default) or {@code driver}. A test that a target cannot
+ * pass because of a deviation from the specification is disabled for that target only, with the reason.
  */
 abstract class ComplianceTest
 {
@@ -46,13 +47,28 @@ abstract class ComplianceTest
 
     void start(final TargetSettings settings)
     {
-        final String kind = System.getProperty(TARGET_PROPERTY, "engine");
-        if (!"engine".equals(kind))
+        final String kind = targetKind();
+        target = switch (kind)
         {
-            throw new IllegalArgumentException(TARGET_PROPERTY + ": unknown target " + kind);
-        }
-        target = new EnginePeerUnderTest(settings);
+            case "engine" -> new EnginePeerUnderTest(settings);
+            case "driver" -> new DriverPeerUnderTest(settings);
+            default -> throw new IllegalArgumentException(
+                TARGET_PROPERTY + ": unknown target " + kind + " (engine or driver)");
+        };
         peer = new RawPeer(target);
+    }
+
+    static String targetKind()
+    {
+        return System.getProperty(TARGET_PROPERTY, "engine");
+    }
+
+    /**
+     * The entry of {@link PeerUnderTest.PublicationUnderTest#connectionEnds()} for a connection ended by a cause.
+     */
+    String end(final String cause)
+    {
+        return target.connectionEnd(cause);
     }
 
     @AfterEach

@@ -21,10 +21,10 @@ import java.util.List;
 /**
  * An implementation of the MetaRoCE wire protocol under test, as the compliance suite sees it: its UDP receive
  * address per plane, a way to make it subscribe to and publish a stream, what it delivered, and its drop counters by
- * the specification's reason names (section 16). The tests reach it only through this interface and the wire, so a
- * driver-backed target (an embedded media driver with {@code metaroce:udp} channels) can replace the engine target
- * without a change to the tests. Methods are called from the test thread; implementations hand them to their own
- * threads as needed.
+ * the specification's reason names (section 16). The tests reach it only through this interface and the wire, so the
+ * same tests run against the transport engine ({@link EnginePeerUnderTest}) and against an embedded media driver with
+ * {@code metaroce:udp} channels ({@link DriverPeerUnderTest}). Methods are called from the test thread;
+ * implementations hand them to their own threads as needed.
  */
 interface PeerUnderTest extends AutoCloseable
 {
@@ -42,6 +42,31 @@ interface PeerUnderTest extends AutoCloseable
      * @return the socket address.
      */
     InetSocketAddress address(int plane);
+
+    /**
+     * How {@link PublicationUnderTest#connectionEnds()} shows a connection that ended for a cause: the cause's name
+     * where the target exposes causes (the engine), otherwise the sender's final state of the specification
+     * ({@code CLOSED} or {@code FAILED}, section 15.1), which is all a media driver shows.
+     *
+     * @param cause a {@code TerminationCause} name.
+     * @return the entry to expect.
+     */
+    default String connectionEnd(final String cause)
+    {
+        return cause;
+    }
+
+    /**
+     * Whether the target has a socket receiving on a port of a plane's address (where a peer's answers reach it).
+     *
+     * @param plane a plane index.
+     * @param port  a UDP port.
+     * @return true when it receives there.
+     */
+    default boolean receivesOn(final int plane, final int port)
+    {
+        return address(plane).getPort() == port;
+    }
 
     /**
      * Subscribe to a stream: SETUPs for it get an image from now on.
@@ -78,7 +103,8 @@ interface PeerUnderTest extends AutoCloseable
      * Publish a stream towards a peer.
      *
      * @param streamId  the stream.
-     * @param sessionId the session.
+     * @param sessionId the session, where the target lets the caller choose it; a media driver assigns its own.
+     *                  Tests read the session from the target's SETUP.
      * @param peer      the peer's receive address on every plane of the target.
      * @return the publication.
      */
@@ -117,7 +143,8 @@ interface PeerUnderTest extends AutoCloseable
 
         /**
          * Ends of the publication's connections, in order: {@code "NORMAL"} or a failure reason such as
-         * {@code "RETRANSMIT_LIMIT"}. A failed connection is followed by a new incarnation.
+         * {@code "RETRANSMIT_LIMIT"}, as {@link PeerUnderTest#connectionEnd(String)} maps them. A failed connection
+         * is followed by a new incarnation.
          *
          * @return a copy of the list.
          */

@@ -191,8 +191,11 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
             assertTrue(ack.read().ack().grantLimit() >= grant, "MR-CRD-6");
             grant = ack.read().ack().grantLimit();
             peer.send(0, peer.out.creditRequest(sender.header(0).psn(isn + i + 1), 1 << 20));
-            final Datagram credit = peer.await((d) -> d.is(CreditDecoder.TEMPLATE_ID), "CREDIT");
-            assertEquals(isn + i + 1, credit.psn(), "MR-HDR-6 cumulative ack PSN");
+            final int cumAck = isn + i + 1;
+            final Datagram credit = peer.await((d) -> d.is(CreditDecoder.TEMPLATE_ID) &&
+                d.dstConnId() == sender.localId && d.psn() == cumAck,
+                "CREDIT answering the request, its psn the cumulative ack PSN (MR-HDR-6); a target may also send " +
+                "CREDITs of its own as its image window moves");
             assertTrue(credit.read().credit().grantLimit() >= grant, "MR-CRD-6");
             grant = credit.read().credit().grantLimit();
         }
@@ -202,7 +205,10 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
         assertEquals(0, noCredit.establish().read().setupAck().initialGrantLimit());
         assertEquals(0, noCredit.dataAndAck(500).read().ack().grantLimit(), "grantLimit 0 when credit is off");
         peer.send(0, peer.out.creditRequest(noCredit.header(0).psn(501), 1 << 20));
-        assertNull(peer.poll((d) -> d.is(CreditDecoder.TEMPLATE_ID), 200), "MR-CRD-1 no CREDIT without credit");
+        final Datagram unexpected = peer.poll(
+            (d) -> d.is(CreditDecoder.TEMPLATE_ID) && d.dstConnId() == noCredit.localId, 200);
+        assertNull(unexpected, () -> "MR-CRD-1 no CREDIT without credit: to " +
+            Integer.toHexString(unexpected.dstConnId()) + " psn " + unexpected.psn());
     }
 
     @Test

@@ -17,6 +17,7 @@ package io.metaroce.systemtest.compliance;
 
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -40,8 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 /**
  * Compares the conformance requirements of the specification's requirement tables with the {@link Requirement}
  * annotations of the compliance tests and prints, per section, which requirements a test covers, which only a
- * disabled test covers (an engine deviation), and which no test covers yet (docs/compliance.md says why). It fails
- * only when an annotation names an id that the specification does not define.
+ * disabled test covers (a deviation of the target under test: {@code @Disabled}, or disabled for that target by
+ * {@code -Dmetaroce.compliance.target}), and which no test covers yet (docs/compliance.md says why). It fails only
+ * when an annotation names an id that the specification does not define.
  */
 class RequirementCoverageTest
 {
@@ -67,7 +69,7 @@ class RequirementCoverageTest
                     continue;
                 }
                 final boolean isDisabled = null != method.getAnnotation(Disabled.class) ||
-                    null != type.getAnnotation(Disabled.class);
+                    null != type.getAnnotation(Disabled.class) || isDisabledForTarget(method);
                 for (final String id : requirement.value())
                 {
                     final String test = type.getSimpleName() + "." + method.getName();
@@ -83,6 +85,16 @@ class RequirementCoverageTest
         assertEquals(List.of(), unknown, "annotations name requirements the specification does not define");
     }
 
+    /**
+     * A test disabled for the target under test only (a deviation of that target), as the suite marks them.
+     */
+    static boolean isDisabledForTarget(final Method method)
+    {
+        final DisabledIfSystemProperty condition = method.getAnnotation(DisabledIfSystemProperty.class);
+        return null != condition && ComplianceTest.TARGET_PROPERTY.equals(condition.named()) &&
+            ComplianceTest.targetKind().matches(condition.matches());
+    }
+
     private static void report(
         final Map<String, String> requirements,
         final Map<String, List<String>> enabled,
@@ -93,7 +105,8 @@ class RequirementCoverageTest
         {
             bySection.computeIfAbsent(section(id), (key) -> new ArrayList<>()).add(id);
         }
-        final StringBuilder out = new StringBuilder("MetaRoCE compliance coverage (").append(SPEC).append(")\n");
+        final StringBuilder out = new StringBuilder("MetaRoCE compliance coverage (").append(SPEC)
+            .append(", target ").append(ComplianceTest.targetKind()).append(")\n");
         int coveredTotal = 0;
         final List<String> uncovered = new ArrayList<>();
         final List<String> deviations = new ArrayList<>();
@@ -125,7 +138,8 @@ class RequirementCoverageTest
         {
             out.append("  ").append(entry.getKey()).append(' ').append(new TreeSet<>(entry.getValue())).append('\n');
         }
-        out.append("covered only by disabled tests (engine deviations):\n");
+        out.append("covered only by disabled tests (deviations of the ").append(ComplianceTest.targetKind())
+            .append(" target):\n");
         deviations.forEach((line) -> out.append("  ").append(line).append('\n'));
         out.append("not covered yet (reasons in docs/compliance.md):\n");
         uncovered.forEach((line) -> out.append("  ").append(line).append('\n'));

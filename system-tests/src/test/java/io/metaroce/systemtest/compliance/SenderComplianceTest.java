@@ -26,6 +26,7 @@ import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,6 +34,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,6 +96,62 @@ class SenderComplianceTest extends ComplianceTest
         }
     }
 
+    /**
+     * The first CLOSE of the current incarnation; the DATA and PROBEs before it are checked and answered, and DATA
+     * read after it (from another plane's socket) up to its final PSN too.
+     */
+    Datagram awaitClose()
+    {
+        Datagram close = null;
+        while (null == close)
+        {
+            final Datagram d = peer.await((x) -> (x.is(DataDecoder.TEMPLATE_ID) || x.is(ProbeDecoder.TEMPLATE_ID) ||
+                x.is(CloseDecoder.TEMPLATE_ID)) && x.srcConnId() == receiver.senderId, "DATA or CLOSE");
+            if (d.is(CloseDecoder.TEMPLATE_ID))
+            {
+                close = d;
+            }
+            else if (stream.onDatagram(d) || (d.is(DataDecoder.TEMPLATE_ID) && ackRetransmissions))
+            {
+                receiver.receiveAndAck(d);
+            }
+            else if (d.is(ProbeDecoder.TEMPLATE_ID) && answerProbes)
+            {
+                receiver.answerProbe(d);
+            }
+        }
+        while (stream.nextPsn() - close.psn() < 0)
+        {
+            receiver.receiveAndAck(nextData());
+        }
+        return close;
+    }
+
+    /**
+     * The CLOSEs of the current incarnation that arrive within a period, answering its PROBEs meanwhile so that its
+     * paths, and so its planes, stay UP (unanswered probes would take them out of service, section 11).
+     */
+    List<Datagram> collectClosesAnsweringProbes(final long periodMs)
+    {
+        final List<Datagram> closes = new ArrayList<>();
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(periodMs);
+        long remainingNs;
+        while ((remainingNs = deadlineNs - System.nanoTime()) > 0)
+        {
+            final Datagram d = peer.poll((x) -> (x.is(CloseDecoder.TEMPLATE_ID) || x.is(ProbeDecoder.TEMPLATE_ID)) &&
+                x.srcConnId() == receiver.senderId, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNs)));
+            if (null != d && d.is(CloseDecoder.TEMPLATE_ID))
+            {
+                closes.add(d);
+            }
+            else if (null != d)
+            {
+                receiver.answerProbe(d);
+            }
+        }
+        return closes;
+    }
+
     void assertStreamClean()
     {
         for (final Datagram d : peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID) &&
@@ -128,7 +186,7 @@ class SenderComplianceTest extends ComplianceTest
             assertEquals(first.flags(), setup.flags(), "MR-SETUP-2");
             perPlane.merge(setup.plane, 1, Integer::sum);
         }
-        assertEquals(target.address(0).getPort(), first.read().setup().replyPort(), "replyPort");
+        assertTrue(target.receivesOn(0, first.read().setup().replyPort()), "replyPort: the target receives there");
         assertEquals(2, perPlane.size(), "MR-CONN-1 SETUP on every plane");
         for (final int count : perPlane.values())
         {
@@ -171,12 +229,8 @@ class SenderComplianceTest extends ComplianceTest
         }
 
         publication.close();
-        while (!stream.sawFin)
-        {
-            receiver.receiveAndAck(nextData());
-        }
         final List<Datagram> closes = new ArrayList<>();
-        closes.add(peer.await((d) -> d.is(CloseDecoder.TEMPLATE_ID), "CLOSE"));
+        closes.add(awaitClose());
         closes.addAll(peer.collect((d) -> d.is(CloseDecoder.TEMPLATE_ID) && d.plane != closes.get(0).plane, 100));
         for (final Datagram close : closes)
         {
@@ -188,7 +242,7 @@ class SenderComplianceTest extends ComplianceTest
         final Datagram close = closes.get(0);
         receiver.send(close.plane, peer.out.closeAck(receiver.header(close.plane).echo(close).psn(close.psn()),
             close.read().close().finalPosition(), CloseReason.NORMAL));
-        awaitTrue(() -> publication.connectionEnds().contains("NORMAL"), "the connection closes normally");
+        awaitTrue(() -> publication.connectionEnds().contains(end("NORMAL")), "the connection closes normally");
         for (final Datagram d : peer.collect((x) -> x.is(DataDecoder.TEMPLATE_ID), 100))
         {
             stream.onDatagram(d);
@@ -306,7 +360,7 @@ class SenderComplianceTest extends ComplianceTest
             }
             final int ends = i + 1;
             awaitTrue(() -> publication.connectionEnds().size() == ends, "the connection fails");
-            assertEquals(expected[i], publication.connectionEnds().get(i), "MR-NACK-6, MR-ERR-8, MR-CONN-4");
+            assertEquals(end(expected[i]), publication.connectionEnds().get(i), "MR-NACK-6, MR-ERR-8, MR-CONN-4");
         }
         receiver.awaitSetup();
         setups.add(receiver.setup);
@@ -337,7 +391,10 @@ class SenderComplianceTest extends ComplianceTest
         final List<Datagram> errors = new ArrayList<>();
         errors.add(peer.await((d) -> d.is(ErrorDecoder.TEMPLATE_ID), "ERROR(RETRANSMIT_LIMIT)"));
         errors.addAll(peer.collect((d) -> d.is(ErrorDecoder.TEMPLATE_ID), 100));
-        assertTrue(errors.size() <= 2, "one ERROR per UP plane");
+        assertTrue(errors.size() <= 2, () -> "one ERROR per UP plane: " + errors.stream().map((e) ->
+            "plane " + e.plane + " dst " + Integer.toHexString(e.dstConnId()) + " src " +
+            Integer.toHexString(e.srcConnId()) + " " + e.read().error().code() + " detail " +
+            e.read().error().detail()).toList());
         for (final Datagram error : errors)
         {
             assertEquals(WireErrorCode.RETRANSMIT_LIMIT, error.read().error().code(), "MR-LOSS-5");
@@ -352,7 +409,7 @@ class SenderComplianceTest extends ComplianceTest
                 d.srcConnId() == receiver.senderId)
             .count();
         assertTrue(transmissions >= 4, "MR-LOSS-5 maxRetransmits transmissions first: " + transmissions);
-        awaitTrue(() -> publication.connectionEnds().contains("RETRANSMIT_LIMIT"), "MR-CONN-4 FAILED");
+        awaitTrue(() -> publication.connectionEnds().contains(end("RETRANSMIT_LIMIT")), "MR-CONN-4 FAILED");
     }
 
     @Test
@@ -508,6 +565,23 @@ class SenderComplianceTest extends ComplianceTest
     }
 
     @Test
+    @Requirement("MR-DATA-2")
+    @DisabledIfSystemProperty(named = TARGET_PROPERTY, matches = "driver", disabledReason = "section 6.5 (a SHOULD, " +
+        "no MR id; MR-DATA-2 is kept by the other tests): the media driver closes a publication with CLOSE(NORMAL) " +
+        "but appends no EOS frame, so no DATA carries fin; the end of stream is only in the log's metadata")
+    void shouldEndTheStreamWithAnEosFrameInAFinDataWhenThePublicationCloses()
+    {
+        publish(new TargetSettings());
+        establish(1L << 40, true);
+        assertTrue(publication.offer(new byte[100]));
+        publication.close();
+        final Datagram close = awaitClose();
+        assertTrue(stream.sawFin, "section 6.5: the last frame carries EOS, in a DATA with fin");
+        assertEquals(stream.nextPsn(), close.psn(), "MR-CLOSE-1 final PSN after the fin DATA");
+        assertStreamClean();
+    }
+
+    @Test
     @Requirement("MR-CONN-3")
     void shouldRetryCloseOnEveryPlaneAndGiveUpAfterTheLastRetry()
     {
@@ -515,18 +589,17 @@ class SenderComplianceTest extends ComplianceTest
         establish(1L << 40, true);
         assertTrue(publication.offer(new byte[1000]));
         publication.close();
-        while (!stream.sawFin)
-        {
-            receiver.receiveAndAck(nextData());
-        }
-        final List<Datagram> closes = peer.collect((d) -> d.is(CloseDecoder.TEMPLATE_ID), 1000);
+        final List<Datagram> closes = new ArrayList<>();
+        closes.add(awaitClose());
+        closes.addAll(collectClosesAnsweringProbes(1000));
         awaitTrue(() -> !publication.connectionEnds().isEmpty(), "MR-CONN-3 gives up");
-        assertEquals(List.of("CLOSE_UNANSWERED"), publication.connectionEnds(), "MR-CONN-3");
-        closes.addAll(peer.collect((d) -> d.is(CloseDecoder.TEMPLATE_ID), 100));
+        assertEquals(List.of(end("CLOSE_UNANSWERED")), publication.connectionEnds(), "MR-CONN-3");
+        closes.addAll(collectClosesAnsweringProbes(100));
         final long plane0 = closes.stream().filter((d) -> 0 == d.plane).count();
         final long plane1 = closes.stream().filter((d) -> 1 == d.plane).count();
         assertTrue(plane0 >= 2 && plane0 <= 4 && plane1 >= 2 && plane1 <= 4,
-            "MR-CONN-3 CLOSE on every plane, at most 3 retries: " + plane0 + ", " + plane1);
+            () -> "MR-CONN-3 CLOSE on every plane, at most 3 retries: " + plane0 + ", " + plane1 + "; received " +
+            peer.history().stream().map((d) -> d.templateId + "@" + d.plane).toList());
         assertStreamClean();
     }
 

@@ -93,7 +93,7 @@ class WireInvariantsComplianceTest extends ComplianceTest
             (d.is(DataDecoder.TEMPLATE_ID) && receiveAndAck(receiver, d)), "CLOSE");
         receiver.send(close.plane, peer.out.closeAck(receiver.header(close.plane).echo(close).psn(close.psn()),
             close.read().close().finalPosition(), CloseReason.NORMAL));
-        awaitTrue(() -> publication.connectionEnds().contains("NORMAL"), "the publication closes");
+        awaitTrue(() -> publication.connectionEnds().contains(end("NORMAL")), "the publication closes");
 
         final TreeSet<Integer> templates = new TreeSet<>();
         for (final Datagram d : peer.history())
