@@ -718,15 +718,37 @@ final class DriverConductor implements Agent
 
     private void linkSubscriber(final IpcPublication publication, final SubscriptionLink subscription)
     {
-        final long joinPosition = publication.joinPosition();
+        final SubscriberPosition position = newSubscriberPosition(
+            subscription, publication.sessionId(), publication.streamId(), publication.joinPosition());
+        if (null != position)
+        {
+            publication.addSubscriber(position);
+            clientProxy.onImageAvailable(
+                publication.imageId(),
+                subscription.registrationId(),
+                publication.sessionId(),
+                publication.streamId(),
+                position.position().id(),
+                publication.logFileName(),
+                IPC_SOURCE_IDENTITY);
+        }
+    }
+
+    /**
+     * A subscriber position counter for a subscription joining an image at a position, or null (and an error in
+     * the log) when the counters file is full: the subscription then gets no image of that session.
+     */
+    private SubscriberPosition newSubscriberPosition(
+        final SubscriptionLink subscription, final int sessionId, final int streamId, final long joinPosition)
+    {
         final int counterId;
         try
         {
             counterId = streamCounter.allocate(
                 CounterTypeId.SUBSCRIBER_POSITION,
                 subscription.registrationId(),
-                publication.sessionId(),
-                publication.streamId(),
+                sessionId,
+                streamId,
                 subscription.channel(),
                 " @" + joinPosition,
                 joinPosition);
@@ -734,20 +756,12 @@ final class DriverConductor implements Agent
         catch (final IllegalStateException ex)
         {
             ctx.errorHandler().onError(new IllegalStateException("counters file full: subscription " +
-                subscription.registrationId() + " gets no image of session " + publication.sessionId(), ex));
-            return;
+                subscription.registrationId() + " gets no image of session " + sessionId, ex));
+            return null;
         }
 
-        publication.addSubscriber(new SubscriberPosition(
-            subscription, new UnsafeBufferPosition(countersValuesBuffer, counterId, countersManager)));
-        clientProxy.onImageAvailable(
-            publication.imageId(),
-            subscription.registrationId(),
-            publication.sessionId(),
-            publication.streamId(),
-            counterId,
-            publication.logFileName(),
-            IPC_SOURCE_IDENTITY);
+        return new SubscriberPosition(
+            subscription, new UnsafeBufferPosition(countersValuesBuffer, counterId, countersManager));
     }
 
     private IpcPublication findSharedIpcPublication(final int streamId)
@@ -1222,36 +1236,20 @@ final class DriverConductor implements Agent
 
     private void linkNetworkSubscriber(final NetworkImage image, final SubscriptionLink subscription)
     {
-        final long joinPosition = image.subscriberJoinPosition();
-        final int counterId;
-        try
+        final SubscriberPosition position = newSubscriberPosition(
+            subscription, image.sessionId(), image.streamId(), image.subscriberJoinPosition());
+        if (null != position)
         {
-            counterId = streamCounter.allocate(
-                CounterTypeId.SUBSCRIBER_POSITION,
+            image.addSubscriber(position);
+            clientProxy.onImageAvailable(
+                image.correlationId(),
                 subscription.registrationId(),
                 image.sessionId(),
                 image.streamId(),
-                subscription.channel(),
-                " @" + joinPosition,
-                joinPosition);
+                position.position().id(),
+                image.logFileName(),
+                image.sourceIdentity());
         }
-        catch (final IllegalStateException ex)
-        {
-            ctx.errorHandler().onError(new IllegalStateException("counters file full: subscription " +
-                subscription.registrationId() + " gets no image of session " + image.sessionId(), ex));
-            return;
-        }
-
-        image.addSubscriber(new SubscriberPosition(
-            subscription, new UnsafeBufferPosition(countersValuesBuffer, counterId, countersManager)));
-        clientProxy.onImageAvailable(
-            image.correlationId(),
-            subscription.registrationId(),
-            image.sessionId(),
-            image.streamId(),
-            counterId,
-            image.logFileName(),
-            image.sourceIdentity());
     }
 
     private void onNetworkTimer(final long nowNs)
