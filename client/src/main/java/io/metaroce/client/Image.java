@@ -84,7 +84,8 @@ public final class Image
     }
 
     /**
-     * Poll for new fragments.
+     * Poll for new fragments. Padding and the empty end-of-stream frame a closing network publication appends are
+     * consumed (the position moves past them) without being delivered; see {@link TermReader}.
      *
      * @param fragmentHandler to receive the fragments.
      * @param fragmentLimit   maximum number of fragments to deliver.
@@ -115,7 +116,8 @@ public final class Image
     /**
      * Poll for new fragments, letting the handler decide after each one whether to go on, stop, or stop without
      * consuming it. An exception from the handler is passed to the error handler and ends the poll; the fragment
-     * that threw counts as consumed.
+     * that threw counts as consumed. Padding and the empty end-of-stream frame are consumed without being delivered,
+     * as in {@link #poll}.
      *
      * @param fragmentHandler to receive the fragments.
      * @param fragmentLimit   maximum number of fragments to deliver.
@@ -151,7 +153,8 @@ public final class Image
                 final int alignedLength = FrameDescriptor.alignedLength(frameLength);
                 offset += alignedLength;
 
-                if (FrameAccess.isPaddingFrame(termBuffer, frameOffset))
+                if (FrameAccess.isPaddingFrame(termBuffer, frameOffset) ||
+                    FrameAccess.isEmptyEndOfStreamFrame(termBuffer, frameOffset, frameLength))
                 {
                     continue;
                 }

@@ -15,7 +15,9 @@
  */
 package io.metaroce.driver;
 
+import io.metaroce.client.logbuffer.HeaderWriter;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.client.logbuffer.TermAppender;
 import io.metaroce.client.logbuffer.TermUnblocker;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.PayloadSource;
@@ -31,6 +33,7 @@ import org.agrona.concurrent.status.Position;
 import java.nio.ByteOrder;
 
 import static io.metaroce.client.logbuffer.LogBufferDescriptor.indexByPosition;
+import static io.metaroce.client.logbuffer.LogBufferDescriptor.indexByTermCount;
 import static org.agrona.BitUtil.SIZE_OF_LONG;
 
 /**
@@ -50,10 +53,19 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * from the acknowledged position) after {@link #RECONNECT_DELAY_NS}.
  * <p>
  * <b>Lifecycle</b> (conductor): {@code ACTIVE} while a client holds it; {@code DRAINING} after the last release (the
- * limit is frozen at the producer position, the end of stream is set, the sender closes the connection once all is
- * acknowledged); {@code LINGER} once the sender reports the connection closed or after the linger timeout (the
- * sender drops the publication); {@code DONE} a linger timeout later, once the sender no longer reads the log, when
- * the conductor frees it.
+ * limit is frozen at the producer position, the empty end-of-stream frame is appended there and the end of stream
+ * set after it, the sender sends that frame in a DATA with fin and closes the connection once all is acknowledged);
+ * {@code LINGER} once the sender reports the connection closed or after the linger timeout (the sender drops the
+ * publication); {@code DONE} a linger timeout later, once the sender no longer reads the log, when the conductor
+ * frees it.
+ * <p>
+ * <b>End of stream.</b> The conductor appends the end-of-stream frame with {@link TermAppender#appendEndOfStream}
+ * (the same atomic add on the tail as concurrent publishers, and the frame committed by the release store of its
+ * length), then release-stores the end-of-stream position, then sets {@link #isClosing} (volatile). The sender reads
+ * {@link #isClosing} before it asks its connection to close, so the producer position it then reads includes the
+ * frame: the connection sends it before it counts as drained, and the CLOSE's finalPosition includes it. The frame is
+ * appended when the last client releases the publication: an exclusive publisher is gone by then (its appender keeps
+ * its own tail and does not take part in the atomic add). IPC publications append no end-of-stream frame.
  * <p>
  * Threading: fields marked conductor are conductor-only, fields marked sender are confined to the sender agent's
  * thread; the volatile fields cross between them.
@@ -227,19 +239,20 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Conductor: release one publisher's hold. The last release freezes the limit, sets the end of stream and asks
-     * the sender to close the connection once everything is acknowledged.
+     * Conductor: release one publisher's hold. The last release freezes the limit, appends the empty end-of-stream
+     * frame, sets the end of stream after it and asks the sender to close the connection once everything (the
+     * end-of-stream frame included) is acknowledged, with CLOSE(NORMAL) whose finalPosition is the end of stream.
      */
     void decRef(final long nowNs)
     {
         if (0 == --refCount && State.ACTIVE == state)
         {
-            final long producerPosition = producerPosition();
-            publisherLimit.setRelease(producerPosition);
-            LogBufferDescriptor.endOfStreamPosition(metaDataBuffer, producerPosition);
+            publisherLimit.setRelease(producerPosition());
+            final long endOfStreamPosition = appendEndOfStream();
+            LogBufferDescriptor.endOfStreamPosition(metaDataBuffer, endOfStreamPosition);
             state = State.DRAINING;
             timeOfLastStateChangeNs = nowNs;
-            isClosing = true;
+            isClosing = true; // release: the sender sees the tail past the end-of-stream frame before it closes
         }
     }
 
@@ -556,6 +569,37 @@ final class NetworkPublication implements PayloadSource
             lastAcknowledgedPosition = acknowledgedPosition;
             timeOfLastAcknowledgedPositionChangeNs = nowNs;
         }
+    }
+
+    /**
+     * Append the empty end-of-stream frame (frame length 32, BEGIN | END | EOS, the stream's session, stream and term
+     * fields) with the publishers' own claim: an atomic add on the active term's tail, which pads and rotates the log
+     * when the term is full. A publisher still racing its close therefore lands wholly before or wholly after the
+     * frame, never across it. The space is clean: the producer position is at most the publisher limit, which is at
+     * most half a term past the acknowledged position, and the log is zeroed up to one term behind it.
+     *
+     * @return the position after the frame, or the producer position when the log cannot take it (its last term is
+     * full).
+     */
+    private long appendEndOfStream()
+    {
+        final HeaderWriter headerWriter = HeaderWriter.newInstance(metaDataBuffer);
+        for (int attempt = 0; attempt < LogBufferDescriptor.PARTITION_COUNT; attempt++)
+        {
+            final int index = indexByTermCount(LogBufferDescriptor.activeTermCount(metaDataBuffer));
+            final long result = new TermAppender(termBuffers[index], metaDataBuffer, index)
+                .appendEndOfStream(headerWriter);
+            if (result > 0)
+            {
+                return result;
+            }
+            if (TermAppender.MAX_POSITION_EXCEEDED == result)
+            {
+                break;
+            }
+        }
+
+        return producerPosition();
     }
 
     private void cleanBufferTo(final long position)

@@ -119,6 +119,23 @@ public final class FrameAccess
     }
 
     /**
+     * Is the data frame at an offset an empty end-of-stream frame: header only, with the
+     * {@link FrameDescriptor#EOS_FLAG EOS} flag? Readers consume such a frame without delivering it. The length is
+     * tested first, so the flags are read only for header-only frames; call it for frames that are not padding.
+     *
+     * @param buffer      holding the frame.
+     * @param frameOffset of the frame.
+     * @param frameLength of the frame, as acquire-loaded.
+     * @return true for an empty end-of-stream frame.
+     */
+    public static boolean isEmptyEndOfStreamFrame(
+        final DirectBuffer buffer, final int frameOffset, final int frameLength)
+    {
+        return FrameDescriptor.HEADER_LENGTH == frameLength &&
+            0 != (buffer.getByte(frameOffset + FrameDescriptor.FLAGS_OFFSET) & FrameDescriptor.EOS_FLAG);
+    }
+
+    /**
      * Flags of the frame at an offset.
      *
      * @param buffer      holding the frame.

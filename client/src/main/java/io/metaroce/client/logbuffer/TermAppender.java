@@ -180,6 +180,34 @@ public final class TermAppender
         return computePosition(termId, (int)resultingOffset, positionBitsToShift, initialTermId);
     }
 
+    /**
+     * Append the empty end-of-stream frame: a header-only frame (frame length {@link FrameDescriptor#HEADER_LENGTH})
+     * with the flags BEGIN, END and EOS, reserved with the same atomic add as any other frame. The media driver
+     * appends it when a network publication closes; readers consume it without delivering it.
+     *
+     * @param header writer of the stream's frame headers.
+     * @return the position after the frame, or {@link #ADMIN_ACTION} or {@link #MAX_POSITION_EXCEEDED}.
+     */
+    public long appendEndOfStream(final HeaderWriter header)
+    {
+        final long rawTail = metaDataBuffer.getAndAddLong(tailCounterOffset, HEADER_LENGTH);
+        final int termId = termId(rawTail);
+        final long termOffset = rawTail & 0xFFFF_FFFFL;
+        final long resultingOffset = termOffset + HEADER_LENGTH;
+
+        if (resultingOffset > termLength)
+        {
+            return handleEndOfLog(header, termOffset, termId);
+        }
+
+        final int frameOffset = (int)termOffset;
+        header.write(termBuffer, frameOffset, HEADER_LENGTH, termId);
+        FrameAccess.frameFlags(termBuffer, frameOffset, FrameDescriptor.UNFRAGMENTED | FrameDescriptor.EOS_FLAG);
+        FrameAccess.frameLengthRelease(termBuffer, frameOffset, HEADER_LENGTH); // release: publishes the frame
+
+        return computePosition(termId, (int)resultingOffset, positionBitsToShift, initialTermId);
+    }
+
     static void writeFragments(
         final UnsafeBuffer termBuffer,
         final HeaderWriter header,

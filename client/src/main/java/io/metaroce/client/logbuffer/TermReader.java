@@ -22,8 +22,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * Reads committed frames from a term, in order, from a term offset. A frame is read only after its length has been
  * acquire-loaded as positive, which pairs with the release store that committed it; reading stops at the first
- * frame that is not committed, at the end of the term, or at the fragment limit. Padding frames are consumed without
- * being delivered.
+ * frame that is not committed, at the end of the term, or at the fragment limit. Padding frames and the empty
+ * end-of-stream frame a network publication appends when it closes (header only, BEGIN | END | EOS) are consumed
+ * without being delivered or counted as fragments; a frame with EOS and a payload is delivered like any other.
  * <p>
  * Stateless; allocates nothing.
  */
@@ -72,7 +73,8 @@ public final class TermReader
                 final int frameOffset = offset;
                 offset += FrameDescriptor.alignedLength(frameLength);
 
-                if (!FrameAccess.isPaddingFrame(termBuffer, frameOffset))
+                if (!FrameAccess.isPaddingFrame(termBuffer, frameOffset) &&
+                    !FrameAccess.isEmptyEndOfStreamFrame(termBuffer, frameOffset, frameLength))
                 {
                     ++fragmentsRead;
                     header.offset(frameOffset);

@@ -26,6 +26,13 @@
  * positive. Memory that no one has written reads zero, which is why consumed memory is zeroed again behind the
  * slowest consumer before publishers may reuse it. Frame fields are those of {@link io.metaroce.codec.FrameDescriptor}.
  * <p>
+ * End of stream: when a network publication closes, the driver appends an empty frame with BEGIN, END and EOS
+ * ({@link io.metaroce.client.logbuffer.TermAppender#appendEndOfStream}). Every reader ({@link
+ * io.metaroce.client.logbuffer.TermReader} for plain polls, the controlled poll of {@code Image}) consumes it like
+ * padding: the position moves past it, no handler sees it and it is not counted as a fragment, so a
+ * {@link io.metaroce.client.logbuffer.FragmentAssembler} never sees it either. Readers test the EOS flag only for
+ * header-only data frames.
+ * <p>
  * Hot-path methods allocate nothing, throw only for programming errors and return codes for everything else. Fields
  * are copied into final locals before loops: it lets the JIT keep them in registers across the memory fences.
  */

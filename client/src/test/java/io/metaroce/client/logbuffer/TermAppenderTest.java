@@ -137,6 +137,41 @@ class TermAppenderTest
     }
 
     @Test
+    void shouldAppendEmptyEndOfStreamFrameWithBeginEndAndEosFlags()
+    {
+        log.appender(0).appendUnfragmentedMessage(log.headerWriter, message, 0, 20);
+
+        final long position = log.appender(0).appendEndOfStream(log.headerWriter);
+
+        assertEquals(96, position);
+        final UnsafeBuffer term = log.termBuffers[0];
+        assertEquals(FrameDescriptor.HEADER_LENGTH, FrameAccess.frameLengthVolatile(term, 64));
+        assertEquals(FrameDescriptor.CURRENT_VERSION, term.getByte(64 + FrameDescriptor.VERSION_OFFSET));
+        assertEquals((byte)0xE0, FrameAccess.frameFlags(term, 64));
+        assertEquals(FrameDescriptor.TYPE_DATA, FrameAccess.frameType(term, 64));
+        assertEquals(64, FrameAccess.frameTermOffset(term, 64));
+        assertEquals(TestLog.SESSION_ID, FrameAccess.frameSessionId(term, 64));
+        assertEquals(TestLog.STREAM_ID, FrameAccess.frameStreamId(term, 64));
+        assertEquals(42, FrameAccess.frameTermId(term, 64));
+        assertEquals(packTail(42, 96), rawTailVolatile(log.metaDataBuffer, 0));
+        assertEquals(96, log.producerPosition());
+    }
+
+    @Test
+    void shouldPadAndRotateWhenEndOfStreamFrameDoesNotFitTerm()
+    {
+        LogBufferDescriptor.rawTailRelease(log.metaDataBuffer, 0, packTail(42, TERM_LENGTH));
+
+        assertEquals(TermAppender.ADMIN_ACTION, log.appender(0).appendEndOfStream(log.headerWriter));
+        assertEquals(1, activeTermCount(log.metaDataBuffer));
+
+        final long position = log.activeAppender().appendEndOfStream(log.headerWriter);
+        assertEquals(TERM_LENGTH + FrameDescriptor.HEADER_LENGTH, position);
+        assertEquals(FrameDescriptor.HEADER_LENGTH, FrameAccess.frameLengthVolatile(log.termBuffers[1], 0));
+        assertEquals(43, FrameAccess.frameTermId(log.termBuffers[1], 0));
+    }
+
+    @Test
     void shouldOnlyRotateWhenTermAlreadyTripped()
     {
         final TermAppender appender = log.appender(0);

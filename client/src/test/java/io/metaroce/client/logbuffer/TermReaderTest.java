@@ -15,6 +15,7 @@
  */
 package io.metaroce.client.logbuffer;
 
+import io.metaroce.codec.FrameDescriptor;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -88,6 +89,59 @@ class TermReaderTest
         assertEquals(List.of(1, 2), values);
         assertEquals(2, TermReader.fragmentsRead(outcome));
         assertEquals(64 + 160 + 64, TermReader.offset(outcome));
+    }
+
+    @Test
+    void shouldConsumeEmptyEndOfStreamFrameWithoutDeliveringItWhenPublicationClosed()
+    {
+        append(1);
+        append(2);
+        assertEquals(160, log.appender(0).appendEndOfStream(log.headerWriter));
+
+        final List<Integer> lengths = new ArrayList<>();
+        final long outcome = TermReader.read(log.termBuffers[0], 0,
+            (buffer, offset, length, hdr) ->
+            {
+                lengths.add(length);
+                values.add(buffer.getInt(offset));
+            },
+            10, header, errorHandler);
+
+        assertEquals(List.of(1, 2), values);
+        assertEquals(List.of(4, 4), lengths);
+        assertEquals(2, TermReader.fragmentsRead(outcome));
+        assertEquals(160, TermReader.offset(outcome));
+    }
+
+    @Test
+    void shouldConsumeEndOfStreamFrameAloneWithoutCountingItWhenNothingElseIsLeft()
+    {
+        append(1);
+        log.appender(0).appendEndOfStream(log.headerWriter);
+
+        final long first = TermReader.read(log.termBuffers[0], 0, handler, 1, header, errorHandler);
+        assertEquals(64, TermReader.offset(first));
+
+        final long second = TermReader.read(log.termBuffers[0], 64, handler, 1, header, errorHandler);
+        assertEquals(List.of(1), values);
+        assertEquals(0, TermReader.fragmentsRead(second));
+        assertEquals(96, TermReader.offset(second));
+    }
+
+    @Test
+    void shouldDeliverEmptyMessageWithoutEosAndEosFrameWithPayload()
+    {
+        final List<Integer> lengths = new ArrayList<>();
+        log.appender(0).appendUnfragmentedMessage(log.headerWriter, message, 0, 0);
+        append(7);
+        FrameAccess.frameFlags(log.termBuffers[0], 32, FrameDescriptor.UNFRAGMENTED | FrameDescriptor.EOS_FLAG);
+
+        final long outcome = TermReader.read(log.termBuffers[0], 0,
+            (buffer, offset, length, hdr) -> lengths.add(length), 10, header, errorHandler);
+
+        assertEquals(List.of(0, 4), lengths);
+        assertEquals(2, TermReader.fragmentsRead(outcome));
+        assertEquals(96, TermReader.offset(outcome));
     }
 
     @Test

@@ -26,7 +26,6 @@ import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.DisabledIfSystemProperty;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -566,9 +565,6 @@ class SenderComplianceTest extends ComplianceTest
 
     @Test
     @Requirement("MR-DATA-2")
-    @DisabledIfSystemProperty(named = TARGET_PROPERTY, matches = "driver", disabledReason = "section 6.5 (a SHOULD, " +
-        "no MR id; MR-DATA-2 is kept by the other tests): the media driver closes a publication with CLOSE(NORMAL) " +
-        "but appends no EOS frame, so no DATA carries fin; the end of stream is only in the log's metadata")
     void shouldEndTheStreamWithAnEosFrameInAFinDataWhenThePublicationCloses()
     {
         publish(new TargetSettings());
