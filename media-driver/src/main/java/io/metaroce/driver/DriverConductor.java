@@ -70,9 +70,18 @@ import java.util.concurrent.TimeUnit;
  * Network streams ({@code metaroce:udp}): the conductor creates the logs of {@link NetworkPublication}s, the
  * {@link SendEndpoint}s and {@link ReceiveEndpoint}s (binding their sockets, so that a bad channel is refused to the
  * client), and hands them to the sender and receiver agents through their {@link TransportCommandQueue}s. The agents
- * report back (an image created at connection setup, a connection ended) through the conductor's agent event queue,
- * a many-to-one lock-free queue drained at the start of every duty cycle; positions cross through counters and
- * volatile fields, never through commands. Endpoints stay bound until the driver closes.
+ * report back (an image created at connection setup, a connection ended, an endpoint closed) through the conductor's
+ * agent event queue, a many-to-one lock-free queue drained at the start of every duty cycle; positions cross through
+ * counters and volatile fields, never through commands.
+ * <p>
+ * Endpoints are reference counted: a send endpoint is released once the last network publication on it has been
+ * freed (after its drain and linger, so the sender has dropped it), a receive endpoint once its last subscription is
+ * removed. The conductor then asks the agent running the endpoint to close it ({@link EndpointLifecycle}; only that
+ * agent touches the engine and sockets); the agent reports the close back through the event queue and the conductor
+ * forgets the endpoint. A publication or subscription that names the endpoint before the agent acted takes it back;
+ * one that comes after opens a fresh endpoint once the old one's sockets are closed. The system counters
+ * {@link SystemCounterDescriptor#SEND_ENDPOINTS} and {@link SystemCounterDescriptor#RECEIVE_ENDPOINTS} count the
+ * endpoints not yet closed.
  * <p>
  * Single threaded: everything here runs on the conductor's duty cycle, except {@link #offerAgentEvent(Runnable)}.
  */
@@ -99,6 +108,8 @@ final class DriverConductor implements Agent
     private final AtomicCounter unblockedCommands;
     private final AtomicCounter bytesMapped;
     private final AtomicCounter activeClients;
+    private final AtomicCounter sendEndpointCount;
+    private final AtomicCounter receiveEndpointCount;
     private final long timerIntervalNs;
     private final long clientLivenessTimeoutMs;
     private final long clientLivenessTimeoutNs;
@@ -160,6 +171,8 @@ final class DriverConductor implements Agent
         this.unblockedCommands = systemCounters.get(SystemCounterDescriptor.UNBLOCKED_COMMANDS);
         this.bytesMapped = systemCounters.get(SystemCounterDescriptor.BYTES_CURRENTLY_MAPPED);
         this.activeClients = systemCounters.get(SystemCounterDescriptor.ACTIVE_CLIENTS);
+        this.sendEndpointCount = systemCounters.get(SystemCounterDescriptor.SEND_ENDPOINTS);
+        this.receiveEndpointCount = systemCounters.get(SystemCounterDescriptor.RECEIVE_ENDPOINTS);
         this.dutyCycleTracker = new DutyCycleTracker(
             systemCounters.get(SystemCounterDescriptor.CONDUCTOR_MAX_CYCLE_TIME),
             systemCounters.get(SystemCounterDescriptor.CONDUCTOR_CYCLE_TIME_THRESHOLD_EXCEEDED),
@@ -222,21 +235,29 @@ final class DriverConductor implements Agent
     }
 
     /**
-     * Free every network resource once the agents have stopped: close the endpoints (sockets and engines) and free
-     * the logs of network publications and images. Called by the driver after its agent threads ended, so that no
-     * agent reads a log being unmapped.
+     * Free every network resource once the agents have stopped: close the endpoints (sockets and engines) the agents
+     * have not closed already and free the logs of network publications and images. Called by the driver after its
+     * agent threads ended, so that no agent reads a log being unmapped.
      */
     void closeNetworkResources()
     {
         drainAgentEvents();
         for (final SendEndpoint endpoint : sendEndpoints.values())
         {
-            CloseHelper.quietClose(endpoint);
+            if (!endpoint.lifecycle().isClosed())
+            {
+                CloseHelper.quietClose(endpoint);
+                endpoint.lifecycle().forceClosed();
+            }
         }
         sendEndpoints.clear();
         for (final ReceiveEndpoint endpoint : receiveEndpoints.values())
         {
-            CloseHelper.quietClose(endpoint);
+            if (!endpoint.lifecycle().isClosed())
+            {
+                CloseHelper.quietClose(endpoint);
+                endpoint.lifecycle().forceClosed();
+            }
         }
         receiveEndpoints.clear();
         drainAgentEvents();
@@ -713,6 +734,7 @@ final class DriverConductor implements Agent
             endpoint.decRef();
             final int streamId = link.streamId();
             offerCommand(receiverCommands, () -> endpoint.onSubscriptionRemoved(streamId));
+            closeReceiveEndpointIfUnused(endpoint);
         }
     }
 
@@ -1047,20 +1069,15 @@ final class DriverConductor implements Agent
         }
         checkCommandSpace(senderCommands, "sender");
         final SendEndpoint endpoint = sendEndpoint(channel);
-        if (countersManager.available() < 3)
-        {
-            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
-                "counters file full: cannot allocate the publisher counters of stream " + streamId);
-        }
-
         final RawLog rawLog;
         try
         {
-            rawLog = logFactory.newPublication(registrationId, channel.termLength, channel.isSparse);
+            rawLog = newPublicationLog(registrationId, streamId, channel);
         }
-        catch (final StorageSpaceException ex)
+        catch (final RuntimeException ex)
         {
-            throw new ControlProtocolException(ControlErrorCode.STORAGE_SPACE, ex.getMessage());
+            closeSendEndpointIfUnused(endpoint);
+            throw ex;
         }
 
         final int sessionId = nextSessionId(streamId);
@@ -1098,10 +1115,111 @@ final class DriverConductor implements Agent
         return publication;
     }
 
+    private RawLog newPublicationLog(final long registrationId, final int streamId, final UdpChannel channel)
+    {
+        if (countersManager.available() < 3)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                "counters file full: cannot allocate the publisher counters of stream " + streamId);
+        }
+
+        try
+        {
+            return logFactory.newPublication(registrationId, channel.termLength, channel.isSparse);
+        }
+        catch (final StorageSpaceException ex)
+        {
+            throw new ControlProtocolException(ControlErrorCode.STORAGE_SPACE, ex.getMessage());
+        }
+    }
+
+    /**
+     * Release a send endpoint when no publication uses it any more: its reference count (publications not yet
+     * drained) is zero and no draining or lingering publication is still on it. The sender closes it.
+     */
+    private void closeSendEndpointIfUnused(final SendEndpoint endpoint)
+    {
+        if (endpoint.refCount() > 0 || !endpoint.lifecycle().isOpen())
+        {
+            return;
+        }
+
+        for (int i = 0, size = networkPublications.size(); i < size; i++)
+        {
+            if (networkPublications.get(i).endpoint() == endpoint)
+            {
+                return;
+            }
+        }
+
+        endpoint.lifecycle().requestClose();
+        offerCommand(senderCommands, () ->
+        {
+            if (senderAgent.onCloseEndpoint(endpoint))
+            {
+                offerAgentEvent(() -> onSendEndpointClosed(endpoint));
+            }
+        });
+    }
+
+    /**
+     * The sender closed an endpoint (or the conductor waited for it to): forget it, unless a fresh endpoint
+     * already took its place.
+     */
+    private void onSendEndpointClosed(final SendEndpoint endpoint)
+    {
+        if (sendEndpoints.get(endpoint.key()) == endpoint)
+        {
+            sendEndpoints.remove(endpoint.key());
+            sendEndpointCount.decrementRelease();
+        }
+    }
+
+    /**
+     * Release a receive endpoint whose last subscription was removed. The receiver closes it.
+     */
+    private void closeReceiveEndpointIfUnused(final ReceiveEndpoint endpoint)
+    {
+        if (endpoint.refCount() > 0 || !endpoint.lifecycle().isOpen())
+        {
+            return;
+        }
+
+        endpoint.lifecycle().requestClose();
+        offerCommand(receiverCommands, () ->
+        {
+            if (receiverAgent.onCloseEndpoint(endpoint))
+            {
+                offerAgentEvent(() -> onReceiveEndpointClosed(endpoint));
+            }
+        });
+    }
+
+    /**
+     * The receiver closed an endpoint (or the conductor waited for it to): forget it, unless a fresh endpoint
+     * already took its place. Its images were reported ended by the engine's close, before this event.
+     */
+    private void onReceiveEndpointClosed(final ReceiveEndpoint endpoint)
+    {
+        final String key = endpoint.channel().receiveEndpointKey();
+        if (receiveEndpoints.get(key) == endpoint)
+        {
+            receiveEndpoints.remove(key);
+            receiveEndpointCount.decrementRelease();
+        }
+    }
+
     private SendEndpoint sendEndpoint(final UdpChannel channel)
     {
         final String key = channel.sendEndpointKey();
         SendEndpoint endpoint = sendEndpoints.get(key);
+        if (null != endpoint && !endpoint.lifecycle().isOpen() && !endpoint.lifecycle().tryReopen())
+        {
+            endpoint.lifecycle().awaitClosed();
+            onSendEndpointClosed(endpoint);
+            endpoint = null;
+        }
+
         if (null == endpoint)
         {
             final InetAddress[] interfaces = channel.resolveInterfaces();
@@ -1132,6 +1250,7 @@ final class DriverConductor implements Agent
 
             final SendEndpoint newEndpoint = endpoint;
             sendEndpoints.put(key, newEndpoint);
+            sendEndpointCount.incrementRelease();
             offerCommand(senderCommands, () -> senderAgent.onAddEndpoint(newEndpoint));
         }
 
@@ -1165,11 +1284,25 @@ final class DriverConductor implements Agent
     private ReceiveEndpoint receiveEndpoint(final UdpChannel channel)
     {
         final String key = channel.receiveEndpointKey();
-        ReceiveEndpoint endpoint = receiveEndpoints.get(key);
-        if (null != endpoint)
+        final ReceiveEndpoint existing = receiveEndpoints.get(key);
+        if (null != existing)
         {
-            channel.checkSameEndpointSettings(endpoint.channel());
-            return endpoint;
+            if (existing.lifecycle().isOpen() || existing.lifecycle().tryReopen())
+            {
+                try
+                {
+                    channel.checkSameEndpointSettings(existing.channel());
+                }
+                catch (final RuntimeException ex)
+                {
+                    closeReceiveEndpointIfUnused(existing);
+                    throw ex;
+                }
+                return existing;
+            }
+
+            existing.lifecycle().awaitClosed();
+            onReceiveEndpointClosed(existing);
         }
 
         final InetAddress[] addresses = new InetAddress[channel.planeCount()];
@@ -1189,9 +1322,10 @@ final class DriverConductor implements Agent
                 channel.endpointList() + ": " + ex.getMessage());
         }
 
+        final ReceiveEndpoint newEndpoint;
         try
         {
-            endpoint = new ReceiveEndpoint(
+            newEndpoint = new ReceiveEndpoint(
                 channel,
                 transport,
                 newEngineContext(channel)
@@ -1210,11 +1344,11 @@ final class DriverConductor implements Agent
                 "cannot create the receive endpoint of " + channel.canonicalForm() + ": " + ex.getMessage());
         }
 
-        final ReceiveEndpoint newEndpoint = endpoint;
         receiveEndpoints.put(key, newEndpoint);
+        receiveEndpointCount.incrementRelease();
         offerCommand(receiverCommands, () -> receiverAgent.onAddEndpoint(newEndpoint));
 
-        return endpoint;
+        return newEndpoint;
     }
 
     private TransportEngine.Context newEngineContext(final UdpChannel channel)
@@ -1262,6 +1396,7 @@ final class DriverConductor implements Agent
                 networkPublications.remove(i);
                 bytesMapped.getAndAddRelease(-publication.logLength());
                 publication.close();
+                closeSendEndpointIfUnused(publication.endpoint());
             }
         }
 

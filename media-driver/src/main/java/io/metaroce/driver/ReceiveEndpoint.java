@@ -48,13 +48,21 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * <p>
  * Created (sockets bound, engine built) by the conductor, then handed to the receiver agent; from then on confined
  * to the receiver agent's thread. The subscription interest per stream is changed by conductor commands run on that
- * thread.
+ * thread. The engine sends through an {@link ErrorLoggingTransport}, so a plane whose sends fail is reported in the
+ * distinct error log.
+ * <p>
+ * <b>Lifetime.</b> The conductor counts the subscriptions on the endpoint; when the last one is removed it asks the
+ * receiver to close it through the command queue ({@link EndpointLifecycle}). The receiver removes it from its duty
+ * cycle and closes the engine, which ends every connection (each image is handed to the conductor as ended, and
+ * then drains, is withdrawn and freed after its linger) and frees the engine's counters, then closes the sockets, so
+ * the port can be bound again; the conductor then forgets the endpoint and a later subscription opens a fresh one.
  */
 final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
 {
     private final UdpChannel channel;
     private final UdpTransport transport;
     private final TransportEngine engine;
+    private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final DriverConductor conductor;
     private final LogFactory logFactory;
     private final ManyToOneRingBuffer idSource;
@@ -80,8 +88,10 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         this.idSource = idSource;
         this.filePageSize = filePageSize;
         this.errorHandler = errorHandler;
+        final ErrorLoggingTransport engineTransport = new ErrorLoggingTransport(
+            transport, "receive endpoint rcv=" + channel.endpointList(), errorHandler);
         this.engine = new TransportEngine(
-            engineCtx.transport(transport).connectionHandler(this).imageAdmission(this));
+            engineCtx.transport(engineTransport).connectionHandler(this).imageAdmission(this));
     }
 
     UdpChannel channel()
@@ -103,6 +113,55 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     int decRef()
     {
         return --refCount;
+    }
+
+    /**
+     * Conductor: subscriptions counted on the endpoint.
+     *
+     * @return the count.
+     */
+    int refCount()
+    {
+        return refCount;
+    }
+
+    /**
+     * The close handshake between the conductor and the receiver.
+     *
+     * @return the endpoint's lifecycle.
+     */
+    EndpointLifecycle lifecycle()
+    {
+        return lifecycle;
+    }
+
+    /**
+     * Receiver: close the endpoint if the conductor still wants it closed (no subscription came back in between).
+     * Errors while closing go to the error log; the endpoint is marked closed in every case.
+     *
+     * @return true when the endpoint was closed and must leave the receiver's duty cycle.
+     */
+    boolean closeIfRequested()
+    {
+        if (!lifecycle.tryBeginClose())
+        {
+            return false;
+        }
+
+        try
+        {
+            close();
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(ex);
+        }
+        finally
+        {
+            lifecycle.onClosed();
+        }
+
+        return true;
     }
 
     /**

@@ -21,11 +21,11 @@ import org.agrona.concurrent.NanoClock;
 import java.util.ArrayList;
 
 /**
- * The receiver agent: the home of the network transport's receiving side. It runs the commands the conductor queues
- * for it (new receive endpoints, subscription interest), then every {@link ReceiveEndpoint}'s transport engine: DATA
- * placed into image logs, ACKs and credits out, image creation at connection setup. Every endpoint it runs is
- * confined to its thread. IPC traffic never involves it. With nothing to do it reports no work, so its idle strategy
- * parks it.
+ * The receiver agent: the home of the network transport's receiving side. It runs the commands the conductor queues for
+ * it (new receive endpoints, subscription interest, closing an endpoint that has no subscription left), then every
+ * {@link ReceiveEndpoint}'s transport engine: DATA placed into image logs, ACKs and credits out, image creation at
+ * connection setup. Every endpoint it runs is confined to its thread. IPC traffic never involves it. With nothing to do
+ * it reports no work, so its idle strategy parks it.
  */
 final class ReceiverAgent implements Agent
 {
@@ -74,6 +74,23 @@ final class ReceiverAgent implements Agent
     void onAddEndpoint(final ReceiveEndpoint endpoint)
     {
         endpoints.add(endpoint);
+    }
+
+    /**
+     * Command: close an endpoint the conductor released, unless a subscription took it back meanwhile.
+     *
+     * @param endpoint to close.
+     * @return true when it was closed and no longer runs here.
+     */
+    boolean onCloseEndpoint(final ReceiveEndpoint endpoint)
+    {
+        if (endpoint.closeIfRequested())
+        {
+            endpoints.remove(endpoint);
+            return true;
+        }
+
+        return false;
     }
 
     /**

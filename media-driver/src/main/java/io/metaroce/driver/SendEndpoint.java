@@ -41,8 +41,14 @@ import java.util.ArrayList;
  * from then on the transport, the engine and the publication list are confined to the sender agent's thread, which
  * calls {@link #doWork(long)} every duty cycle. Every {@link #LOSS_SAMPLE_INTERVAL_NS} it writes the
  * retransmissions of its connections into the driver's loss report (one entry per stream; the source is the
- * endpoint's local addresses). The conductor keeps only its reference count, and closes the endpoint when the
- * driver closes, after the agents have stopped.
+ * endpoint's local addresses). The engine sends through an {@link ErrorLoggingTransport}, so a plane whose sends
+ * fail is reported in the distinct error log.
+ * <p>
+ * <b>Lifetime.</b> The conductor keeps its reference count and, once the last publication on it has drained,
+ * lingered and been freed (so the sender has dropped it), asks the sender to close it through the command queue
+ * ({@link EndpointLifecycle}): the sender removes it from its duty cycle and closes the engine (its counters are
+ * freed) and the sockets; the conductor then forgets it, and a later publication opens a fresh endpoint. When the
+ * driver closes, the conductor closes what is left after the agents have stopped.
  */
 final class SendEndpoint implements ConnectionHandler, AutoCloseable
 {
@@ -54,6 +60,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     private final String key;
     private final UdpTransport transport;
     private final TransportEngine engine;
+    private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final ErrorHandler errorHandler;
     private final ArrayList<NetworkPublication> publications = new ArrayList<>();
     private final Int2ObjectHashMap<NetworkPublication> publicationByConnectionId = new Int2ObjectHashMap<>();
@@ -82,7 +89,9 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
             addresses.append(0 == i ? "" : ",").append(transport.planeAddress(i).getHostAddress());
         }
         this.localAddresses = addresses.toString();
-        this.engine = new TransportEngine(engineCtx.transport(transport).connectionHandler(this));
+        final ErrorLoggingTransport engineTransport = new ErrorLoggingTransport(
+            transport, "send endpoint src=" + localAddresses, errorHandler);
+        this.engine = new TransportEngine(engineCtx.transport(engineTransport).connectionHandler(this));
     }
 
     String key()
@@ -106,6 +115,55 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     int decRef()
     {
         return --refCount;
+    }
+
+    /**
+     * Conductor: publications counted on the endpoint.
+     *
+     * @return the count.
+     */
+    int refCount()
+    {
+        return refCount;
+    }
+
+    /**
+     * The close handshake between the conductor and the sender.
+     *
+     * @return the endpoint's lifecycle.
+     */
+    EndpointLifecycle lifecycle()
+    {
+        return lifecycle;
+    }
+
+    /**
+     * Sender: close the endpoint if the conductor still wants it closed (no publication came back in between).
+     * Errors while closing go to the error log; the endpoint is marked closed in every case.
+     *
+     * @return true when the endpoint was closed and must leave the sender's duty cycle.
+     */
+    boolean closeIfRequested()
+    {
+        if (!lifecycle.tryBeginClose())
+        {
+            return false;
+        }
+
+        try
+        {
+            close();
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(ex);
+        }
+        finally
+        {
+            lifecycle.onClosed();
+        }
+
+        return true;
     }
 
     /**

@@ -21,11 +21,11 @@ import org.agrona.concurrent.NanoClock;
 import java.util.ArrayList;
 
 /**
- * The sender agent: the home of the network transport's sending side. It runs the commands the conductor queues for
- * it (new send endpoints, new network publications), then every {@link SendEndpoint}'s duty cycle: its transport
- * engine (ACKs in, retransmissions and new DATA out, timers) and its publications' connection housekeeping. Every
- * endpoint it runs is confined to its thread. IPC traffic never involves it. With nothing to do it reports no work, so
- * its idle strategy parks it.
+ * The sender agent: the home of the network transport's sending side. It runs the commands the conductor queues for it
+ * (new send endpoints, new network publications, closing an endpoint that has no publication left), then every
+ * {@link SendEndpoint}'s duty cycle: its transport engine (ACKs in, retransmissions and new DATA out, timers) and its
+ * publications' connection housekeeping. Every endpoint it runs is confined to its thread. IPC traffic never involves
+ * it. With nothing to do it reports no work, so its idle strategy parks it.
  */
 final class SenderAgent implements Agent
 {
@@ -75,6 +75,23 @@ final class SenderAgent implements Agent
     void onAddEndpoint(final SendEndpoint endpoint)
     {
         endpoints.add(endpoint);
+    }
+
+    /**
+     * Command: close an endpoint the conductor released, unless a publication took it back meanwhile.
+     *
+     * @param endpoint to close.
+     * @return true when it was closed and no longer runs here.
+     */
+    boolean onCloseEndpoint(final SendEndpoint endpoint)
+    {
+        if (endpoint.closeIfRequested())
+        {
+            endpoints.remove(endpoint);
+            return true;
+        }
+
+        return false;
     }
 
     /**

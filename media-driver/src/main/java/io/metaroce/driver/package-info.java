@@ -33,7 +33,11 @@
  * The sender engine reads committed frames from publication logs; the receiver engine places frames into
  * {@code NetworkImage} logs, which the receiver creates when a connection is admitted. Positions cross threads through
  * counters (the sender position, subscriber positions) and volatile fields, with the ordering documented on
- * {@code NetworkPublication} and {@code NetworkImage}; commands through the lock-free queues. Injected loss for tests
- * and drills: {@link io.metaroce.driver.NetworkLossGenerator}.
+ * {@code NetworkPublication} and {@code NetworkImage}; commands through the lock-free queues. Endpoints are
+ * reference counted: when the last publication (after its drain and linger) or the last subscription on one is
+ * released, the conductor asks the owning agent to close it (engine, counters, sockets; see
+ * {@code EndpointLifecycle}), and a later user opens a fresh one. Sends that fail on a plane are written to the
+ * distinct error log once per failure episode ({@code ErrorLoggingTransport}). Injected loss for tests and drills:
+ * {@link io.metaroce.driver.NetworkLossGenerator}.
  */
 package io.metaroce.driver;

@@ -17,8 +17,10 @@ package io.metaroce.driver;
 
 import io.metaroce.client.ChannelUri;
 import io.metaroce.client.MetaRoce;
+import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code metaroce:udp} channels: invalid or conflicting parameters are refused with INVALID_CHANNEL naming the
- * parameter, and equal channels written differently have one canonical form.
+ * parameter (a subscription conflicts with the receive endpoint while another subscription holds it), and equal
+ * channels written differently have one canonical form.
  */
 class NetworkChannelTest
 {
@@ -87,9 +90,16 @@ class NetworkChannelTest
         assertRefused(true, channel + "|term-window=64k", "'term-window'");
         assertRefused(true, channel + "|rcv-window=1", "'rcv-window");
 
-        client.addSubscription(channel, STREAM_ID).close();
-        assertRefused(true, channel + "|credit=false", "'credit'");
-        assertRefused(true, channel + "|mtu=4096", "'mtu'");
+        try (Subscription held = client.addSubscription(channel, STREAM_ID))
+        {
+            assertRefused(true, channel + "|credit=false", "'credit'");
+            assertRefused(true, channel + "|mtu=4096", "'mtu'");
+            assertTrue(NetworkPubSubTest.countLabels(client, "rcv-datagrams: engine", "") > 0, held.channel());
+        }
+
+        Await.until("receive endpoint released", () -> 0 == LivenessTest.counterValue(
+            client.countersReader(), SystemCounterDescriptor.RECEIVE_ENDPOINTS.label()));
+        client.addSubscription(channel + "|credit=false", STREAM_ID).close();
     }
 
     @Test

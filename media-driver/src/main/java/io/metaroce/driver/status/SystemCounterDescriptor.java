@@ -94,7 +94,19 @@ public enum SystemCounterDescriptor
     /**
      * Receiver duty cycles longer than the cycle threshold.
      */
-    RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED(14, "Receiver cycles exceeding threshold");
+    RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED(14, "Receiver cycles exceeding threshold"),
+
+    /**
+     * Send endpoints (UDP transport and engine of a set of local plane addresses) open: created for a network
+     * publication and not yet closed after the last one on them was freed.
+     */
+    SEND_ENDPOINTS(15, "Send endpoints open"),
+
+    /**
+     * Receive endpoints (UDP transport bound on a list of endpoints and its engine) open: created for a network
+     * subscription and not yet closed after the last one on them was removed.
+     */
+    RECEIVE_ENDPOINTS(16, "Receive endpoints open");
 
     /**
      * Key of the first per-reason malformed-command counter: the key is this plus the reject reason code.

@@ -1,0 +1,122 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The close handshake of a {@link SendEndpoint} or {@link ReceiveEndpoint} between the conductor, which decides
+ * that an endpoint has no user left, and the agent that runs it, which alone may close its engine and sockets.
+ * <pre>
+ *   OPEN --requestClose (conductor)--&gt; CLOSE_REQUESTED --tryBeginClose (agent)--&gt; CLOSING
+ *    ^                                      |                                         |
+ *    +-----tryReopen (conductor, first)-----+                          onClosed (agent)
+ *                                                                                     v
+ *                                                                                   CLOSED
+ * </pre>
+ * The conductor queues the close command after {@link #requestClose()}. When a new publication or subscription
+ * names the endpoint before the agent ran the command, {@link #tryReopen()} takes it back and the agent's command
+ * finds nothing to do; once the agent claimed it, the conductor waits for {@code CLOSED} (sockets released, so the
+ * same port can be bound again) and opens a fresh endpoint. The transitions are compare-and-set on one atomic, so
+ * exactly one of reopen and close wins; {@link #onClosed()} is a release store that publishes the closed sockets to
+ * the conductor's acquire load in {@link #awaitClosed()}. When all agents share the conductor's thread the
+ * {@code CLOSING} state is never observed by the conductor.
+ */
+final class EndpointLifecycle
+{
+    private static final int OPEN = 0;
+    private static final int CLOSE_REQUESTED = 1;
+    private static final int CLOSING = 2;
+    private static final int CLOSED = 3;
+
+    private final AtomicInteger state = new AtomicInteger(OPEN);
+
+    /**
+     * Conductor: is the endpoint open for new users without a handshake?
+     *
+     * @return true when no close was requested.
+     */
+    boolean isOpen()
+    {
+        return OPEN == state.get();
+    }
+
+    /**
+     * Conductor: the last user left; the close command is about to be queued.
+     */
+    void requestClose()
+    {
+        state.compareAndSet(OPEN, CLOSE_REQUESTED);
+    }
+
+    /**
+     * Conductor: take back a requested close before the agent acts on it.
+     *
+     * @return true when the endpoint is open again; false when the agent closes or closed it.
+     */
+    boolean tryReopen()
+    {
+        return state.compareAndSet(CLOSE_REQUESTED, OPEN);
+    }
+
+    /**
+     * Conductor: wait, yielding, for the agent to finish a close it claimed. The close is a few non-blocking socket
+     * and counter releases, so the wait is short; it never happens when the agent runs on the conductor's thread.
+     */
+    void awaitClosed()
+    {
+        while (CLOSED != state.get())
+        {
+            Thread.yield();
+        }
+    }
+
+    /**
+     * Agent: claim the close unless the conductor took it back.
+     *
+     * @return true when the caller must close the endpoint and then call {@link #onClosed()}.
+     */
+    boolean tryBeginClose()
+    {
+        return state.compareAndSet(CLOSE_REQUESTED, CLOSING);
+    }
+
+    /**
+     * Agent: the endpoint's engine and sockets are closed.
+     */
+    void onClosed()
+    {
+        state.setRelease(CLOSED); // release: the sockets are closed before the conductor sees CLOSED
+    }
+
+    /**
+     * Is the endpoint closed for good?
+     *
+     * @return true once the agent (or the driver's close) released it.
+     */
+    boolean isClosed()
+    {
+        return CLOSED == state.get();
+    }
+
+    /**
+     * Driver close, once the agents stopped: mark the endpoint closed whatever its state.
+     */
+    void forceClosed()
+    {
+        state.setRelease(CLOSED);
+    }
+}

@@ -1,0 +1,207 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.datapath.io.PacketHandler;
+import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.io.UdpTransport;
+import org.agrona.DirectBuffer;
+import org.agrona.ErrorHandler;
+
+import java.io.IOException;
+
+/**
+ * The {@link PacketTransport} an endpoint's engine sends through: the endpoint's {@link UdpTransport}, plus a report
+ * to the driver's distinct error log when sends on a plane start to fail ({@link PacketTransport#SEND_ERROR}: the
+ * socket raised an error, for example a link down, {@code ENETUNREACH}, {@code EPERM} from a firewall or a
+ * {@code ECONNREFUSED} left by an ICMP port unreachable). The engine still counts every failed datagram
+ * ({@code snd-errors}); the error log gets one entry per plane of the endpoint, naming the plane, its local address
+ * and the endpoint, logged again each time the plane goes from sending to failing, so the distinct log counts the
+ * episodes. Replies to a datagram's source (which plane is not known here) have one entry of their own.
+ * <p>
+ * The {@link UdpTransport} returns the result code only: the exception the socket raised is not exposed, so the
+ * entry says that the socket reported an error without its message.
+ * <p>
+ * Allocation: the exception logged for a plane is built the first time that plane fails and reused for every later
+ * episode; steady-state sending, failing or not, allocates nothing. Confined, like the transport, to the agent
+ * thread that runs the endpoint.
+ */
+final class ErrorLoggingTransport implements PacketTransport
+{
+    private final UdpTransport transport;
+    private final ErrorHandler errorHandler;
+    private final String endpointLabel;
+    private final boolean[] isPlaneFailing;
+    private final IOException[] planeErrors;
+    private boolean isReplyFailing;
+    private IOException replyError;
+
+    ErrorLoggingTransport(final UdpTransport transport, final String endpointLabel, final ErrorHandler errorHandler)
+    {
+        this.transport = transport;
+        this.endpointLabel = endpointLabel;
+        this.errorHandler = errorHandler;
+        this.isPlaneFailing = new boolean[transport.planeCount()];
+        this.planeErrors = new IOException[transport.planeCount()];
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int planeCount()
+    {
+        return transport.planeCount();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int entropyCount()
+    {
+        return transport.entropyCount();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int localPort()
+    {
+        return transport.localPort();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int poll(final PacketHandler handler, final int limit)
+    {
+        return transport.poll(handler, limit);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int send(
+        final int destination,
+        final int plane,
+        final int entropy,
+        final DirectBuffer header,
+        final int headerOffset,
+        final int headerLength,
+        final DirectBuffer payload,
+        final int payloadOffset,
+        final int payloadLength)
+    {
+        final int result = transport.send(
+            destination, plane, entropy, header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+        if (SENT == result)
+        {
+            isPlaneFailing[plane] = false;
+        }
+        else if (SEND_ERROR == result && !isPlaneFailing[plane])
+        {
+            isPlaneFailing[plane] = true;
+            onPlaneFailing(plane);
+        }
+
+        return result;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int sendToSource(final int port, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int result = transport.sendToSource(port, buffer, offset, length);
+        if (SENT == result)
+        {
+            isReplyFailing = false;
+        }
+        else if (SEND_ERROR == result && !isReplyFailing)
+        {
+            isReplyFailing = true;
+            if (null == replyError)
+            {
+                replyError = new IOException("send failed: a reply to a datagram's source on " + endpointLabel +
+                    ": the socket reported an error (" + UdpTransport.class.getSimpleName() +
+                    " does not expose its message)");
+            }
+            errorHandler.onError(replyError);
+        }
+
+        return result;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int newReplyDestination()
+    {
+        return transport.newReplyDestination();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public boolean learnReplyAddress(final int destination, final int plane, final int port)
+    {
+        return transport.learnReplyAddress(destination, plane, port);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public boolean isFromDestination(final int destination, final int plane)
+    {
+        return transport.isFromDestination(destination, plane);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public boolean hasRoute(final int destination, final int plane)
+    {
+        return transport.hasRoute(destination, plane);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void releaseDestination(final int destination)
+    {
+        transport.releaseDestination(destination);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public void close()
+    {
+        transport.close();
+    }
+
+    private void onPlaneFailing(final int plane)
+    {
+        IOException error = planeErrors[plane];
+        if (null == error)
+        {
+            error = new IOException("send failed on plane " + plane + " from " +
+                transport.planeAddress(plane).getHostAddress() + " (" + endpointLabel + "): the socket reported an " +
+                "error (" + UdpTransport.class.getSimpleName() + " does not expose its message)");
+            planeErrors[plane] = error;
+        }
+        errorHandler.onError(error);
+    }
+}

@@ -1,0 +1,332 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ExclusivePublication;
+import io.metaroce.client.Image;
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.Publication;
+import io.metaroce.client.Subscription;
+import io.metaroce.client.cnc.CncFile;
+import io.metaroce.driver.status.SystemCounterDescriptor;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.SleepingIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.errors.ErrorLogReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.File;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Endpoint lifetime: send and receive endpoints are closed (engine, counters, sockets) when their last publication
+ * or subscription is released, the port can be bound again, endpoints shared by several streams stay up while one
+ * user remains, a channel opened again after the release works end to end; failed sends are in the error log.
+ */
+class EndpointLifetimeTest
+{
+    private static final int STREAM_ID = 3001;
+    private static final int PLANES = 2;
+    private static final String SEND_ENDPOINTS = SystemCounterDescriptor.SEND_ENDPOINTS.label();
+    private static final String RECEIVE_ENDPOINTS = SystemCounterDescriptor.RECEIVE_ENDPOINTS.label();
+
+    private NetworkTestHarness harness;
+    private final AtomicBoolean invokerRunning = new AtomicBoolean();
+    private Thread invokerThread;
+
+    @AfterEach
+    void tearDown() throws InterruptedException
+    {
+        if (null != harness)
+        {
+            harness.close();
+        }
+        stopInvoker();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ThreadingMode.class, names = { "SHARED", "DEDICATED" })
+    void shouldCloseEndpointsAndFreePortWhenChannelOpenedAndClosedRepeatedly(final ThreadingMode mode)
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(PLANES);
+            final MediaDriver driver = harness.launch(NetworkTestHarness.driverContext(mode));
+            openAndCloseRepeatedly(harness.connect(driver), 4);
+        });
+    }
+
+    @Test
+    void shouldCloseEndpointsAndFreePortWhenInvokerThreading()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final NetworkTestHarness clientHarness = new NetworkTestHarness(PLANES);
+            harness = clientHarness;
+            final MediaDriver driver = MediaDriver.launch(NetworkTestHarness.driverContext(ThreadingMode.INVOKER));
+            try
+            {
+                startInvoker(driver.sharedAgentInvoker());
+                try (MetaRoce client = MetaRoce.connect(TestContexts.clientContext(driver)))
+                {
+                    openAndCloseRepeatedly(client, 3);
+                }
+                finally
+                {
+                    stopInvoker();
+                }
+            }
+            finally
+            {
+                driver.close();
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ThreadingMode.class, names = { "SHARED", "DEDICATED" })
+    void shouldBindAgainWhenSubscriptionClosedAndAddedAgainAtOnce(final ThreadingMode mode)
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(PLANES);
+            final MetaRoce client = harness.connect(harness.launch(NetworkTestHarness.driverContext(mode)));
+            final String channel = harness.subscriptionChannel("");
+            Subscription subscription = client.addSubscription(channel, STREAM_ID);
+            for (int i = 0; i < 20; i++)
+            {
+                subscription.close();
+                subscription = client.addSubscription(channel, STREAM_ID);
+                assertEquals(1, counter(client, RECEIVE_ENDPOINTS), "one receive endpoint, round " + i);
+            }
+
+            final ExclusivePublication publication = client.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            final Subscription last = subscription;
+            Await.until("image on the last endpoint", last::isConnected);
+            sendAndReceive(publication, last, 50, 0);
+            last.close();
+            Await.until("receive endpoint closed", () -> 0 == counter(client, RECEIVE_ENDPOINTS));
+        });
+    }
+
+    @Test
+    void shouldKeepStreamingOnSharedEndpointsWhenOtherStreamClosesAndReopenAfterRelease()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(PLANES);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce receiver = harness.connect(receiverDriver);
+            final MetaRoce sender = harness.connect(senderDriver);
+
+            final Subscription subA = receiver.addSubscription(harness.subscriptionChannel(""), STREAM_ID);
+            final Subscription subB = receiver.addSubscription(harness.subscriptionChannel(""), STREAM_ID + 1);
+            final ExclusivePublication pubA = sender.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            final ExclusivePublication pubB = sender.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID + 1);
+            Await.until("images", () -> subA.isConnected() && subB.isConnected());
+            sendAndReceive(pubA, subA, 100, 0);
+            sendAndReceive(pubB, subB, 100, 0);
+            assertEquals(1, counter(sender, SEND_ENDPOINTS), "one send endpoint for both streams");
+            assertEquals(1, counter(receiver, RECEIVE_ENDPOINTS), "one receive endpoint for both streams");
+
+            pubA.close();
+            subA.close();
+            Await.until("stream A's publication freed",
+                () -> 1 == NetworkPubSubTest.countLabels(sender, "pub-lmt", ""));
+            int sent = 100;
+            for (int round = 0; round < 5; round++)
+            {
+                sendAndReceive(pubB, subB, 100, sent);
+                sent += 100;
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            }
+            assertEquals(1, counter(sender, SEND_ENDPOINTS), "the send endpoint stays for stream B");
+            assertEquals(1, counter(receiver, RECEIVE_ENDPOINTS), "the receive endpoint stays for stream B");
+
+            pubB.close();
+            subB.close();
+            Await.until("send endpoint closed", () -> 0 == counter(sender, SEND_ENDPOINTS));
+            Await.until("receive endpoint closed", () -> 0 == counter(receiver, RECEIVE_ENDPOINTS));
+
+            final Subscription reopened = receiver.addSubscription(harness.subscriptionChannel(""), STREAM_ID);
+            final ExclusivePublication republished = sender.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            Await.until("image after reopening", reopened::isConnected);
+            sendAndReceive(republished, reopened, 200, 0);
+            assertEquals(1, counter(sender, SEND_ENDPOINTS), "a fresh send endpoint");
+            assertEquals(1, counter(receiver, RECEIVE_ENDPOINTS), "a fresh receive endpoint");
+        });
+    }
+
+    @Test
+    void shouldLogSendFailureWithPlaneAddressWhenNothingListensOnTheEndpoint()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final MediaDriver.Context ctx = NetworkTestHarness.driverContext()
+                .engineContextConfigurator((engineCtx) -> engineCtx
+                    .setupRetryMinNs(TimeUnit.MILLISECONDS.toNanos(1))
+                    .setupRetryMaxNs(TimeUnit.MILLISECONDS.toNanos(1)));
+            final MediaDriver driver = harness.launch(ctx);
+            final MetaRoce client = harness.connect(driver);
+
+            // nothing is bound on the endpoint: the ICMP port unreachable of one SETUP fails the next send
+            client.addExclusivePublication(harness.publicationChannel("|entropy=1"), STREAM_ID);
+            final String expected = "send failed on plane 0 from 127.0.1.1 (send endpoint src=127.0.1.1)";
+            Await.until("send failure in the error log", 20_000, () -> errorLogContains(driver, expected));
+            assertTrue(counter(client, SystemCounterDescriptor.ERRORS.label()) > 0, "errors counted");
+        });
+    }
+
+    private void openAndCloseRepeatedly(final MetaRoce client, final int times) throws Exception
+    {
+        for (int i = 0; i < times; i++)
+        {
+            final Subscription subscription = client.addSubscription(harness.subscriptionChannel(""), STREAM_ID);
+            final ExclusivePublication publication = client.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            assertEquals(1, counter(client, SEND_ENDPOINTS), "send endpoint open, round " + i);
+            assertEquals(1, counter(client, RECEIVE_ENDPOINTS), "receive endpoint open, round " + i);
+            Await.until("image, round " + i, subscription::isConnected);
+            sendAndReceive(publication, subscription, 50, 0);
+
+            publication.close();
+            Await.until("send endpoint closed, round " + i, () -> 0 == counter(client, SEND_ENDPOINTS));
+            subscription.close();
+            Await.until("receive endpoint closed, round " + i, () -> 0 == counter(client, RECEIVE_ENDPOINTS));
+            Await.until("engine counters freed, round " + i,
+                () -> 0 == NetworkPubSubTest.countLabels(client, "rcv-datagrams: engine", ""));
+            assertPortFree();
+        }
+    }
+
+    private void assertPortFree() throws Exception
+    {
+        final DatagramSocket[] sockets = new DatagramSocket[PLANES];
+        try
+        {
+            for (int i = 0; i < PLANES; i++)
+            {
+                sockets[i] = new DatagramSocket(
+                    new InetSocketAddress(InetAddress.getByName("127.0.0." + (i + 2)), harness.port));
+            }
+        }
+        finally
+        {
+            CloseHelper.closeAll(sockets);
+        }
+    }
+
+    private void startInvoker(final AgentInvoker invoker)
+    {
+        invokerRunning.set(true);
+        invokerThread = new Thread(() ->
+        {
+            final SleepingIdleStrategy idle = new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(100));
+            while (invokerRunning.get())
+            {
+                idle.idle(invoker.invoke());
+            }
+        }, "test-driver-invoker");
+        invokerThread.start();
+    }
+
+    private void stopInvoker() throws InterruptedException
+    {
+        invokerRunning.set(false);
+        if (null != invokerThread)
+        {
+            invokerThread.join(10_000);
+            invokerThread = null;
+        }
+    }
+
+    private static long counter(final MetaRoce client, final String label)
+    {
+        return LivenessTest.counterValue(client.countersReader(), label);
+    }
+
+    private static boolean errorLogContains(final MediaDriver driver, final String text)
+    {
+        final CncFile cncFile = CncFile.mapExisting(new File(driver.directoryName()), true);
+        if (null == cncFile)
+        {
+            return false;
+        }
+
+        try
+        {
+            final boolean[] found = new boolean[1];
+            ErrorLogReader.read(cncFile.errorLogBuffer(), (count, first, last, encodedException) ->
+                found[0] |= encodedException.contains(text));
+            return found[0];
+        }
+        finally
+        {
+            cncFile.close();
+        }
+    }
+
+    private static void sendAndReceive(
+        final Publication publication, final Subscription subscription, final int count, final int first)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        final int sessionId = publication.sessionId();
+        int sent = 0;
+        final int[] received = new int[1];
+        final Await.Deadline deadline = new Await.Deadline(20_000);
+        while (received[0] < count)
+        {
+            if (sent < count)
+            {
+                buffer.putInt(0, first + sent);
+                if (publication.offer(buffer, 0, 64) > 0)
+                {
+                    sent++;
+                }
+            }
+            final Image image = subscription.imageBySessionId(sessionId);
+            if (null == image || 0 == image.poll((b, offset, length, header) ->
+            {
+                assertEquals(first + received[0], b.getInt(offset));
+                received[0]++;
+            }, 16))
+            {
+                deadline.check("messages on session " + sessionId);
+                LockSupport.parkNanos(10_000);
+            }
+        }
+    }
+}
