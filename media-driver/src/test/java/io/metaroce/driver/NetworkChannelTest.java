@@ -107,7 +107,7 @@ class NetworkChannelTest
     {
         final MediaDriver.Context ctx = new MediaDriver.Context();
         final UdpChannel a = UdpChannel.forPublication(
-            ChannelUri.parse("metaroce:udp?endpoint=localhost:40456|mtu=1408|credit=true"), ctx);
+            ChannelUri.parse("metaroce:udp?endpoint=localhost:40456|mtu=1440|credit=true"), ctx);
         final UdpChannel b = UdpChannel.forPublication(
             ChannelUri.parse("metaroce:udp?credit=true|endpoint=127.0.0.1:40456"), ctx);
         final UdpChannel c = UdpChannel.forPublication(
@@ -117,7 +117,7 @@ class NetworkChannelTest
         assertEquals(a.sendEndpointKey(), b.sendEndpointKey());
         assertNotEquals(a.canonicalForm(), c.canonicalForm());
         assertEquals(a.receiveEndpointKey(), c.receiveEndpointKey());
-        assertEquals(1408 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu());
+        assertEquals(1440 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu());
     }
 
     private void assertRefused(final boolean subscription, final String channel, final String parameter)

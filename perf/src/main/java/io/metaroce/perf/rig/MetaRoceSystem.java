@@ -36,8 +36,8 @@ import java.util.List;
 /**
  * This project with an embedded media driver in SHARED mode, configured like {@link AeronSystem}: exclusive
  * publications and {@code tryClaim} both ways, the same term length and publisher window, the same idle strategies.
- * Every receiving end reassembles fragmented messages (a 1344-byte message is two frames over a 1408-byte network
- * MTU, where Aeron's larger payload limit takes it in one), so that echoes and counts are per message.
+ * Every receiving end reassembles fragmented messages, so that echoes and counts are per message (at the default
+ * network MTU of 1440 bytes a 1344-byte message is one frame, as in Aeron at its 1408).
  * <p>
  * Over IPC every stream is {@code metaroce:ipc}. Over the network ({@link NetworkPlanes}) the one driver both sends
  * and receives, as Aeron's UDP column does: the ping and the one-way stream share one receive endpoint (so that an
