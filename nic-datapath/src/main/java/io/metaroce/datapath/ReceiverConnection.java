@@ -65,7 +65,7 @@ import java.nio.charset.StandardCharsets;
  * the next ACK. Anything else is placed through the {@link FramePlacement} and recorded in the tracking bitmap.
  * <p>
  * <b>Acknowledgement.</b> An ACK goes out at once (at the end of the receive batch, coalescing within one poll) for a
- * DATA with ackRequest, retx, lastOfMessage or fin, a duplicate, or an out-of-order arrival; otherwise after
+ * DATA with ackRequest, retx or fin, a duplicate, or an out-of-order arrival; otherwise after
  * ackEveryPackets (or the sender's smaller hint) or ackEveryBytes, or when the delayed-ACK timer started by the first
  * unacknowledged arrival expires. Each ACK echoes its trigger, the newest DATA it answers, so the sender gets per-path
  * RTT and loss feedback. A hole older than the NACK interval is reported with NACK(INFERRED_LOSS), at most once per
@@ -717,8 +717,7 @@ public final class ReceiverConnection extends Connection
         pendingPackets++;
         pendingBytes += length;
         ackEveryPackets = ackEveryHint > 0 ? Math.min(ackEveryHint, ctx.ackEveryPackets()) : ctx.ackEveryPackets();
-        final int immediate = TransportFlag.ACK_REQUEST | TransportFlag.RETX | TransportFlag.LAST_OF_MESSAGE |
-            TransportFlag.FIN;
+        final int immediate = TransportFlag.ACK_REQUEST | TransportFlag.RETX | TransportFlag.FIN;
         if (0 != (flags & immediate) || ReceiveTracker.NEW_OUT_OF_ORDER == verdict ||
             pendingPackets >= ackEveryPackets || pendingBytes >= ctx.ackEveryBytes())
         {

@@ -781,7 +781,9 @@ public final class SenderConnection extends Connection
         senderPosition = position + advance;
         sentBytes += length;
 
-        final int flags = 0 == backlog || isAckStarved(backlog) ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
+        // The DATA that ends the data to send carries no ackRequest: the receiver's delayed-ACK timer answers it, which
+        // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2).
+        final int flags = isAckStarved(backlog) ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
         transmit(psn, position, flags, path, pathSeq, length, backlog);
         pacer.onSend(length, nowNs);
         if (wasIdle)
@@ -1324,7 +1326,11 @@ public final class SenderConnection extends Connection
             return Long.MAX_VALUE;
         }
 
-        return lastProgressNs + Math.max(2 * rtt.srttNs(), ctx.tailLossProbeMinNs());
+        // The tail is answered by the receiver's delayed-ACK timer (MR-ACK-16), so the probe waits for srtt plus
+        // delayedAck (the local setting standing for the peer's) at least, as RFC 9002's probe timeout adds
+        // max_ack_delay.
+        final long srtt = rtt.srttNs();
+        return lastProgressNs + Math.max(Math.max(2 * srtt, srtt + ctx.delayedAckNs()), ctx.tailLossProbeMinNs());
     }
 
     private long creditRequestDeadlineNs()

@@ -334,17 +334,22 @@ class ReceiverProtocolTest
     }
 
     @Test
-    void shouldAcknowledgeImmediatelyOnAckRequestRetxLastOfMessageAndFin()
+    void shouldAcknowledgeImmediatelyOnAckRequestRetxAndFinButNotOnLastOfMessage()
     {
         final int id = establish();
-        final int[] flags = { TransportFlag.ACK_REQUEST, TransportFlag.RETX, TransportFlag.LAST_OF_MESSAGE,
+        final int[] flags = { TransportFlag.LAST_OF_MESSAGE, TransportFlag.ACK_REQUEST, TransportFlag.RETX,
             TransportFlag.FIN };
         long position = 0;
         for (int i = 0; i < flags.length; i++)
         {
             position = data(id, WireFixture.ISN + i, flags[i], position);
-            // [MR-ACK-11]
+            // [MR-ACK-11] section 8.2: lastOfMessage alone waits for a count or the timer.
             final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+            if (TransportFlag.LAST_OF_MESSAGE == flags[i])
+            {
+                assertEquals(0, acks.size(), "lastOfMessage");
+                continue;
+            }
             assertEquals(1, acks.size(), "flag " + flags[i]);
             f.read(acks.get(0));
             // [MR-HDR-7] the retx flag is echoed.

@@ -19,8 +19,15 @@ package io.metaroce.datapath.congestion;
  * Delay-based congestion window of one connection, shared by all of its paths (the software counterpart of UET's
  * NSCC without ECN, which Java cannot read on receive).
  * <ul>
- *     <li>target = baseRtt + max(slack, baseRtt / 2);</li>
- *     <li>per acknowledgement with an RTT sample d: below target, additive increase
+ *     <li>target = baseRtt + max(slack, baseRtt / 2, {@link #QUEUE_PACKETS} x mtu x srtt / cwnd): the last term is the
+ *     time that many packets take at the rate the window sends (cwnd / srtt), so that a slow bottleneck (a plane
+ *     rate-limited to 200 Mb/s carries a 1440-byte packet in 58 us, more than the slack) keeps a few packets queued
+ *     and stays busy, and the window cannot be driven below about that many packets by delay alone;</li>
+ *     <li>the delay d compared with the target is the standing RTT: the smallest sample of the current and the previous
+ *     half-srtt interval, the current sample included (Copa's RTT_standing). Queueing raises every sample of an
+ *     interval; a software endpoint's scheduling delay (a descheduled driver thread, a late duty cycle) raises single
+ *     samples, which the minimum ignores;</li>
+ *     <li>per acknowledgement with an RTT sample: d below target, additive increase
  *     {@code cwnd += ai x mtu x bytesAcked / cwnd}; at or above target, at most once per srtt, multiplicative decrease
  *     {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)};</li>
  *     <li>receiver overflow (NACK RX_OVERFLOW or the ACK overflow flag): quick adapt, at most once per srtt, to the
@@ -32,6 +39,11 @@ package io.metaroce.datapath.congestion;
  */
 public final class DelayCongestionControl
 {
+    /**
+     * Packets the delay target allows queued at the rate the window sends, whatever the slack.
+     */
+    public static final int QUEUE_PACKETS = 4;
+
     private final int mtu;
     private final long minWindow;
     private final long maxWindow;
@@ -45,6 +57,9 @@ public final class DelayCongestionControl
     private long ackedInWindow;
     private long ackedInPreviousWindow;
     private long ackWindowStartNs;
+    private long delayIntervalStartNs = Long.MIN_VALUE;
+    private long delayIntervalMinNs = Long.MAX_VALUE;
+    private long previousIntervalMinNs = Long.MAX_VALUE;
 
     /**
      * Build a controller.
@@ -102,14 +117,28 @@ public final class DelayCongestionControl
     }
 
     /**
+     * Delay target for a base RTT and a smoothed RTT, with the queue allowance of {@link #QUEUE_PACKETS} packets at the
+     * window's rate.
+     *
+     * @param baseRttNs the connection's base RTT.
+     * @param srttNs    the connection's smoothed RTT.
+     * @return baseRtt + max(slack, baseRtt / 2, QUEUE_PACKETS x mtu x srtt / cwnd).
+     */
+    public long targetNs(final long baseRttNs, final long srttNs)
+    {
+        final long queueNs = (long)((double)QUEUE_PACKETS * mtu * srttNs / window);
+        return Math.max(targetNs(baseRttNs), baseRttNs + queueNs);
+    }
+
+    /**
      * React to an acknowledgement.
      *
      * @param bytesAcked payload bytes it newly acknowledged.
-     * @param rttNs      its RTT sample, or a negative value when it had none.
+     * @param rttNs      its RTT sample, or a negative value when it had none; the rule compares the standing RTT.
      * @param baseRttNs  the connection's base RTT.
      * @param srttNs     the connection's smoothed RTT.
      * @param nowNs      current time.
-     * @return true when the sample was at or above target (a congestion signal).
+     * @return true when the standing RTT was at or above target (a congestion signal).
      */
     public boolean onAck(
         final long bytesAcked, final long rttNs, final long baseRttNs, final long srttNs, final long nowNs)
@@ -127,8 +156,9 @@ public final class DelayCongestionControl
             return false;
         }
 
-        final long target = targetNs(baseRttNs);
-        if (rttNs < target)
+        final long standingNs = standingRtt(rttNs, srttNs, nowNs);
+        final long target = targetNs(baseRttNs, srttNs);
+        if (standingNs < target)
         {
             if (bytesAcked > 0)
             {
@@ -139,7 +169,7 @@ public final class DelayCongestionControl
 
         if (canDecrease(nowNs, srttNs))
         {
-            final double factor = Math.max(1.0 - beta * (rttNs - target) / rttNs, 1.0 - maxMdf);
+            final double factor = Math.max(1.0 - beta * (standingNs - target) / standingNs, 1.0 - maxMdf);
             window = clamp((long)(window * factor));
             lastDecreaseNs = nowNs;
         }
@@ -189,6 +219,30 @@ public final class DelayCongestionControl
             window = clamp((long)(window * (1.0 - maxMdf)));
             lastDecreaseNs = nowNs;
         }
+    }
+
+    /**
+     * The smallest sample of the current and the previous half-srtt interval, this one included.
+     *
+     * @param rttNs  the sample.
+     * @param srttNs the connection's smoothed RTT.
+     * @param nowNs  current time.
+     * @return the standing RTT.
+     */
+    private long standingRtt(final long rttNs, final long srttNs, final long nowNs)
+    {
+        final long intervalNs = Math.max(1, srttNs >> 1);
+        if (Long.MIN_VALUE == delayIntervalStartNs || nowNs - delayIntervalStartNs >= intervalNs)
+        {
+            // An interval with no sample leaves nothing to remember: the next one starts afresh.
+            previousIntervalMinNs = Long.MIN_VALUE != delayIntervalStartNs &&
+                nowNs - delayIntervalStartNs < 2 * intervalNs ? delayIntervalMinNs : Long.MAX_VALUE;
+            delayIntervalStartNs = nowNs;
+            delayIntervalMinNs = Long.MAX_VALUE;
+        }
+        delayIntervalMinNs = Math.min(delayIntervalMinNs, rttNs);
+
+        return Math.min(delayIntervalMinNs, previousIntervalMinNs);
     }
 
     private boolean canDecrease(final long nowNs, final long srttNs)

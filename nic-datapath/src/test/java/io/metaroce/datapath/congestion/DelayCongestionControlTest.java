@@ -18,6 +18,7 @@ package io.metaroce.datapath.congestion;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DelayCongestionControlTest
@@ -49,9 +50,56 @@ class DelayCongestionControlTest
         cc.onAck(1000, 2 * target, BASE, SRTT, 1_000 + SRTT - 1);
         // [MR-CC-3] not twice within srtt
         assertEquals(6_000, cc.window());
-        cc.onAck(1000, 100 * target, BASE, SRTT, 1_000 + SRTT);
+
+        final DelayCongestionControl other =
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000);
+        other.onAck(1000, 100 * target, BASE, SRTT, 1_000);
         // [MR-CC-3] never more than maxMdf
-        assertEquals(3_000, cc.window());
+        assertEquals(5_000, other.window());
+    }
+
+    @Test
+    void shouldIgnoreOneLateSampleAmongSamplesBelowTarget()
+    {
+        final long target = cc.targetNs(BASE);
+        cc.onAck(1000, BASE, BASE, SRTT, 0);
+        final long grown = cc.window();
+        assertTrue(grown > 10_000);
+        // a descheduled endpoint: one sample 40 x the target within the same half-srtt interval
+        assertFalse(cc.onAck(1000, 40 * target, BASE, SRTT, 5_000));
+        assertTrue(cc.window() > grown, "the standing RTT is still below target: the window grows");
+        // and in the next interval, the previous interval's low sample still stands
+        assertFalse(cc.onAck(1000, 40 * target, BASE, SRTT, 5_000 + SRTT / 2));
+    }
+
+    @Test
+    void shouldDecreaseWhenEverySampleOfAnIntervalIsAboveTarget()
+    {
+        final long target = cc.targetNs(BASE);
+        cc.onAck(1000, BASE, BASE, SRTT, 0);
+        final long before = cc.window();
+        long now = 0;
+        boolean signal = false;
+        for (int i = 1; i <= 8 && !signal; i++)
+        {
+            now += SRTT / 4;
+            signal = cc.onAck(1000, 2 * target, BASE, SRTT, now);
+        }
+        assertTrue(signal, "queueing raises every sample: the standing RTT crosses the target within one srtt");
+        assertTrue(now <= SRTT + SRTT / 4, "at " + now);
+        assertTrue(cc.window() < before);
+    }
+
+    @Test
+    void shouldAllowFourPacketsQueuedAtTheWindowsRateWhenThatExceedsTheSlack()
+    {
+        final DelayCongestionControl small =
+            new DelayCongestionControl(MTU, 2 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000);
+        // 4 x 1000 bytes at 2000 bytes per 25 us: 50 us of queue, more than the 25 us slack
+        assertEquals(BASE + 50_000, small.targetNs(BASE, SRTT));
+        assertEquals(BASE + 25_000, cc.targetNs(BASE, SRTT), "10 packets per srtt: the slack is larger");
+        assertFalse(small.onAck(0, BASE + 40_000, BASE, SRTT, 0), "below the allowance: no congestion signal");
+        assertEquals(2 * MTU, small.window());
     }
 
     @Test
