@@ -134,6 +134,30 @@ public final class Configuration
     }
 
     /**
+     * Property name of {@link #planeWeightFloor()}.
+     */
+    public static final String PLANE_WEIGHT_FLOOR_PROP_NAME = "metaroce.datapath.plane.weight.floor";
+
+    /**
+     * Default of {@link #planeWeightFloor()}: a plane keeps at least 1/64 of the heaviest plane's weight in the spray
+     * of new DATA.
+     */
+    public static final double PLANE_WEIGHT_FLOOR_DEFAULT = 1.0 / 64;
+
+    /**
+     * Least weight of a plane in the spray of new DATA relative to the heaviest plane, in (0, 1]: planes whose delay
+     * grows past the others' lose weight down to this floor (specification section 11.2); 1 keeps the planes equal
+     * (weighting off).
+     *
+     * @return the value of {@link #PLANE_WEIGHT_FLOOR_PROP_NAME}, or the default when it is not set.
+     */
+    public static double planeWeightFloor()
+    {
+        return Double.parseDouble(
+            System.getProperty(PLANE_WEIGHT_FLOOR_PROP_NAME, Double.toString(PLANE_WEIGHT_FLOOR_DEFAULT)));
+    }
+
+    /**
      * Property name of {@link #pathEviction()}.
      */
     public static final String PATH_EVICTION_PROP_NAME = "metaroce.datapath.path.eviction";

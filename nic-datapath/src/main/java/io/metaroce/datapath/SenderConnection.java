@@ -50,6 +50,7 @@ import io.metaroce.datapath.path.PathHealthHandler;
 import io.metaroce.datapath.path.PathHealthPolicy;
 import io.metaroce.datapath.path.PathSelector;
 import io.metaroce.datapath.path.PathTable;
+import io.metaroce.datapath.path.PlaneWeights;
 import io.metaroce.datapath.tracking.LossReason;
 import io.metaroce.datapath.tracking.SendTracker;
 import io.metaroce.datapath.tracking.SendTrackerHandler;
@@ -113,6 +114,7 @@ public final class SenderConnection extends Connection
     private final long startPosition;
     private final SendTracker tracker;
     private final PathTable paths;
+    private final PlaneWeights planeWeights;
     private final PathSelector selector;
     private final RttEstimator rtt;
     private final Pacer pacer = new Pacer();
@@ -209,7 +211,8 @@ public final class SenderConnection extends Connection
             ctx.readmissionProbeAcks(),
             ctx.rttOutlierFactor(),
             ctx.planeDownFraction()), callbacks);
-        this.selector = new PathSelector(paths, ctx.repsRingCapacity(), ctx.random());
+        this.planeWeights = new PlaneWeights(planeCount, ctx.planeWeightFloor());
+        this.selector = new PathSelector(paths, ctx.repsRingCapacity(), ctx.random(), planeWeights);
         this.rtt = new RttEstimator(
             ctx.baseRttHintNs() > 0 ? ctx.baseRttHintNs() : ctx.initialRttNs(), ctx.baseRttWindowNs());
 
@@ -972,6 +975,8 @@ public final class SenderConnection extends Connection
         {
             rtt.onSample(sample, nowNs);
             paths.onRttSample(echoPath, sample);
+            planeWeights.onSample(echoPath / pathsPerPlane, sample);
+            planeWeights.update(nowNs, rtt.srttNs(), rtt.baseRttNs(), congestion.targetNs(rtt.baseRttNs()));
             counters.pathSrttNs[echoPath].setRelease(paths.srttNs(echoPath));
             counters.srttNs.setRelease(rtt.srttNs());
         }
@@ -1138,6 +1143,7 @@ public final class SenderConnection extends Connection
         {
             rtt.onSample(sample, nowNs);
             paths.onRttSample(echoPath, sample);
+            planeWeights.onSample(echoPath / pathsPerPlane, sample);
             counters.srttNs.setRelease(rtt.srttNs());
         }
 

@@ -766,6 +766,7 @@ public final class TransportEngine implements AutoCloseable
         private int mprPsns = Configuration.mprPsns();
         private int maxMprPsns = Configuration.maxMprPsns();
         private int repsRingCapacity = Configuration.repsRingCapacity();
+        private double planeWeightFloor = Configuration.planeWeightFloor();
         private boolean pathEviction = Configuration.pathEviction();
         private double maxEvictFraction = Configuration.maxEvictFraction();
         private int lossWindowSrtts = Configuration.lossWindowSrtts();
@@ -1129,6 +1130,29 @@ public final class TransportEngine implements AutoCloseable
         public int repsRingCapacity()
         {
             return repsRingCapacity;
+        }
+
+        /**
+         * Least weight of a plane in the spray of new DATA relative to the heaviest plane, in (0, 1]; 1 keeps the
+         * planes equal (weighting off).
+         *
+         * @param planeWeightFloor the value; see {@link Configuration#PLANE_WEIGHT_FLOOR_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Context planeWeightFloor(final double planeWeightFloor)
+        {
+            this.planeWeightFloor = planeWeightFloor;
+            return this;
+        }
+
+        /**
+         * Least weight of a plane in the spray of new DATA relative to the heaviest plane, in (0, 1].
+         *
+         * @return the value.
+         */
+        public double planeWeightFloor()
+        {
+            return planeWeightFloor;
         }
 
         /**
@@ -2330,6 +2354,7 @@ public final class TransportEngine implements AutoCloseable
                 MAX_MPR_PSNS_PROP_NAME, maxMprPsns);
             check(repsRingCapacity >= 1 && BitUtil.isPowerOfTwo(repsRingCapacity),
                 REPS_RING_CAPACITY_PROP_NAME, repsRingCapacity);
+            check(planeWeightFloor > 0.0 && planeWeightFloor <= 1.0, PLANE_WEIGHT_FLOOR_PROP_NAME, planeWeightFloor);
             check(maxEvictFraction >= 0.0 && maxEvictFraction < 1.0, MAX_EVICT_FRACTION_PROP_NAME, maxEvictFraction);
             check(lossWindowSrtts >= 1, LOSS_WINDOW_SRTTS_PROP_NAME, lossWindowSrtts);
             check(probesBeforeEviction >= 1, PROBES_BEFORE_EVICTION_PROP_NAME, probesBeforeEviction);

@@ -27,14 +27,21 @@ import java.util.random.RandomGenerator;
  *     cycle is a fresh random permutation stratified by plane: round r visits every plane (in a random plane order)
  *     at its r-th entropy value (in a random per-plane order), so planes are used in proportion to their ACTIVE
  *     paths.</li>
+ *     <li><b>Weight planes</b>: a visit of an ACTIVE path adds the {@link PlaneWeights#weight(int) weight} of its
+ *     plane to the plane's credit, and the path (or a recycled path of its plane) may take the packet only when the
+ *     credit holds {@link PlaneWeights#FULL}, which the packet consumes (a weighted round robin over planes inside the
+ *     walk). Planes at {@link PlaneWeights#FULL} pass at every visit, so equal weights give the unweighted walk; a
+ *     plane of weight w carries about w / FULL of its unweighted share. When no path may take the packet, a path
+ *     held back by its plane's credit that is not skipped takes it, so an ACTIVE plane is never starved.</li>
  *     <li><b>Skip congested paths</b> (STrack): a path marked congested by {@link PathTable#markCongested} is skipped
  *     until its deadline, unless every ACTIVE path is skipped.</li>
  * </ol>
  * A retransmission avoids the path of the previous transmission whenever another ACTIVE path exists, and prefers the
  * path with the most recent good echo, so repair traffic goes where delivery was last seen to work.
  * <p>
- * Single-threaded; no allocation after construction. Randomness comes from the injected generator so that a
- * simulation replays by seed.
+ * Single-threaded; no allocation after construction; a selection visits each path at most once, so it costs
+ * O(paths) at worst and O(planes) when the planes' first paths can take the packet. Randomness comes from the
+ * injected generator so that a simulation replays by seed.
  */
 public final class PathSelector
 {
@@ -43,7 +50,11 @@ public final class PathSelector
      */
     public static final int NO_PATH = -1;
 
+    private static final int CREDIT_MAX = 2 * PlaneWeights.FULL;
+    private static final int CREDIT_MIN = -PlaneWeights.FULL;
+
     private final PathTable paths;
+    private final PlaneWeights weights;
     private final RandomGenerator random;
     private final int pathCount;
     private final int planeCount;
@@ -52,13 +63,14 @@ public final class PathSelector
     private final int[] planeOrder;
     private final int[] entropyOrder;
     private final int[] ring;
+    private final int[] planeCredit;
     private final int ringMask;
     private int ringHead;
     private int ringCount;
     private int cursor;
 
     /**
-     * Build a selector.
+     * Build a selector with equal plane weights.
      *
      * @param paths        the table whose states and skip marks it reads.
      * @param ringCapacity size of the REPS ring of recycled paths, a power of two (16 by default).
@@ -66,12 +78,32 @@ public final class PathSelector
      */
     public PathSelector(final PathTable paths, final int ringCapacity, final RandomGenerator random)
     {
+        this(paths, ringCapacity, random, new PlaneWeights(paths.planeCount()));
+    }
+
+    /**
+     * Build a selector.
+     *
+     * @param paths        the table whose states and skip marks it reads.
+     * @param ringCapacity size of the REPS ring of recycled paths, a power of two (16 by default).
+     * @param random       source of the spraying permutations.
+     * @param weights      the plane weights of the spray of new DATA, for as many planes as the table has.
+     */
+    public PathSelector(
+        final PathTable paths, final int ringCapacity, final RandomGenerator random, final PlaneWeights weights)
+    {
         if (ringCapacity < 1 || Integer.bitCount(ringCapacity) != 1)
         {
             throw new IllegalArgumentException("ringCapacity must be a power of two: " + ringCapacity);
         }
+        if (weights.planeCount() != paths.planeCount())
+        {
+            throw new IllegalArgumentException(
+                "weights for " + weights.planeCount() + " planes, table of " + paths.planeCount());
+        }
 
         this.paths = paths;
+        this.weights = weights;
         this.random = random;
         this.pathCount = paths.pathCount();
         this.planeCount = paths.planeCount();
@@ -80,6 +112,7 @@ public final class PathSelector
         this.planeOrder = new int[planeCount];
         this.entropyOrder = new int[pathCount];
         this.ring = new int[ringCapacity];
+        this.planeCredit = new int[planeCount];
         this.ringMask = ringCapacity - 1;
         for (int i = 0; i < planeCount; i++)
         {
@@ -127,7 +160,10 @@ public final class PathSelector
     public int selectNew(final long nowNs)
     {
         final PathTable paths = this.paths;
-        int fallback = NO_PATH;
+        final PlaneWeights weights = this.weights;
+        final int[] planeCredit = this.planeCredit;
+        int skipped = NO_PATH;
+        int heldBack = NO_PATH;
         for (int i = 0; i < pathCount; i++)
         {
             final int path = order[cursor];
@@ -137,23 +173,44 @@ public final class PathSelector
             }
             if (paths.isActive(path))
             {
-                final int recycled = takeRecycled(path / pathsPerPlane, nowNs);
+                final int plane = path / pathsPerPlane;
+                final int credit = Math.min(CREDIT_MAX, planeCredit[plane] + weights.weight(plane));
+                planeCredit[plane] = credit;
+                if (credit < PlaneWeights.FULL)
+                {
+                    if (NO_PATH == heldBack && !paths.isSkipped(path, nowNs))
+                    {
+                        heldBack = path;
+                    }
+                    continue;
+                }
+
+                final int recycled = takeRecycled(plane, nowNs);
                 if (NO_PATH != recycled)
                 {
+                    planeCredit[plane] = credit - PlaneWeights.FULL;
                     return recycled;
                 }
                 if (!paths.isSkipped(path, nowNs))
                 {
+                    planeCredit[plane] = credit - PlaneWeights.FULL;
                     return path;
                 }
-                if (NO_PATH == fallback)
+                if (NO_PATH == skipped)
                 {
-                    fallback = path;
+                    skipped = path;
                 }
             }
         }
 
-        return fallback;
+        final int chosen = NO_PATH != heldBack ? heldBack : skipped;
+        if (NO_PATH != chosen)
+        {
+            final int plane = chosen / pathsPerPlane;
+            planeCredit[plane] = Math.max(CREDIT_MIN, planeCredit[plane] - PlaneWeights.FULL);
+        }
+
+        return chosen;
     }
 
     /**

@@ -128,6 +128,7 @@ public final class SimulatedFabric
 
     private final Long2ObjectHashMap<Route> routes = new Long2ObjectHashMap<>();
     private final boolean[] planeDown;
+    private final long[] planeRateBitsPerSecond;
     private final ArrayList<Fault> faults = new ArrayList<>();
     private int nextFault;
 
@@ -171,6 +172,7 @@ public final class SimulatedFabric
         this.heapSeq = new long[slots];
         this.heapSlot = new int[slots];
         this.planeDown = new boolean[planeCount];
+        this.planeRateBitsPerSecond = new long[planeCount];
     }
 
     /**
@@ -232,6 +234,24 @@ public final class SimulatedFabric
     public void observer(final PacketObserver observer)
     {
         this.observer = observer;
+    }
+
+    /**
+     * Set the service rate of every node's ingress queue on one plane, from now on, overriding
+     * {@link Context#ingressRateBitsPerSecond(long)} for that plane: a plane slower than the others (a rate-limited
+     * link). The bytes already queued drain at the rate in force when they arrived.
+     *
+     * @param plane             plane.
+     * @param rateBitsPerSecond bits per second, or 0 to return to the fabric-wide ingress rate.
+     * @throws IllegalArgumentException when the plane does not exist or the rate is negative.
+     */
+    public void planeRateBitsPerSecond(final int plane, final long rateBitsPerSecond)
+    {
+        if (plane < 0 || plane >= planeCount || rateBitsPerSecond < 0)
+        {
+            throw new IllegalArgumentException("plane " + plane + " rate " + rateBitsPerSecond);
+        }
+        planeRateBitsPerSecond[plane] = rateBitsPerSecond;
     }
 
     /**
@@ -608,7 +628,8 @@ public final class SimulatedFabric
             return;
         }
 
-        final long rate = ctx.ingressRateBitsPerSecond;
+        final long planeRate = planeRateBitsPerSecond[plane];
+        final long rate = 0 != planeRate ? planeRate : ctx.ingressRateBitsPerSecond;
         if (0 == rate)
         {
             packetStage[slot] = STAGE_QUEUE;

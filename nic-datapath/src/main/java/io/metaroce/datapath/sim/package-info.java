@@ -15,10 +15,10 @@
  */
 /**
  * Deterministic simulation of the datapath: a virtual clock, a simulated multi-plane fabric (per-route delay, skew,
- * jitter, loss, bursts of loss, duplication, bandwidth-limited ingress queues with tail drop, scheduled failures and
- * recoveries of routes and planes, a bounded packet pool), the transport that attaches an engine to it, in-memory
- * publication and image logs with the project's frame format, and the loop that runs engines and applications on
- * virtual time.
+ * jitter, loss, bursts of loss, duplication, bandwidth-limited ingress queues with tail drop whose rate may differ by
+ * plane and change while running, scheduled failures and recoveries of routes and planes, a bounded packet pool), the
+ * transport that attaches an engine to it, in-memory publication and image logs with the project's frame format, and
+ * the loop that runs engines and applications on virtual time.
  * <p>
  * Contracts: one seed determines every random choice of the fabric, and the engines take their randomness from
  * seeded generators too, so a run replays exactly; nothing here reads real time; memory is bounded by the packet pool

@@ -165,4 +165,88 @@ class PathSelectorTest
             assertEquals(a.selectNew(0), b.selectNew(0));
         }
     }
+
+    @Test
+    void shouldSprayPlanesInProportionToTheirWeights()
+    {
+        final PathTable paths = table(2, 4);
+        final PlaneWeights weights = new PlaneWeights(2, 1.0 / 64);
+        long now = 0;
+        for (int e = 0; e < 40; e++)
+        {
+            weights.onSample(0, 40_000);
+            weights.onSample(1, 400_000);
+            weights.update(now, 10_000, 20_000, 45_000);
+            now += 40_000;
+        }
+        final int slow = weights.weight(1);
+        assertTrue(slow < PlaneWeights.FULL / 2, "weight " + slow);
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(4), weights);
+        final int[] perPlane = new int[2];
+        for (int i = 0; i < 10_000; i++)
+        {
+            perPlane[paths.plane(selector.selectNew(0))]++;
+        }
+        final double expected = (double)slow / (slow + PlaneWeights.FULL);
+        final double share = perPlane[1] / 10_000.0;
+        assertTrue(Math.abs(share - expected) < 0.01, () -> "share " + share + " expected " + expected);
+    }
+
+    @Test
+    void shouldChooseAsTheUnweightedSelectorWhenWeightsAreEqual()
+    {
+        final PathTable paths = table(4, 8);
+        paths.onLoss(5, 0, true, 1, 0);
+        paths.markCongested(9, 50);
+        final PathSelector plain = new PathSelector(paths, 16, new SplittableRandom(5));
+        final PathSelector weighted = new PathSelector(paths, 16, new SplittableRandom(5), new PlaneWeights(4, 0.1));
+        for (int i = 0; i < 1000; i++)
+        {
+            if (0 == (i & 7))
+            {
+                plain.recycle((i * 7) & 31);
+                weighted.recycle((i * 7) & 31);
+            }
+            assertEquals(plain.selectNew(i / 10), weighted.selectNew(i / 10));
+        }
+    }
+
+    @Test
+    void shouldUseALightPlaneWhenEveryPathOfTheHeavyPlaneIsSkipped()
+    {
+        final PathTable paths = table(2, 2);
+        final PlaneWeights weights = new PlaneWeights(2, 1.0 / 64);
+        long now = 0;
+        for (int e = 0; e < 200; e++)
+        {
+            weights.onSample(0, 40_000);
+            weights.onSample(1, 4_000_000);
+            weights.update(now, 10_000, 20_000, 45_000);
+            now += 40_000;
+        }
+        assertEquals(PlaneWeights.FULL / 64, weights.weight(1));
+        paths.markCongested(0, 1_000);
+        paths.markCongested(1, 1_000);
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(6), weights);
+        for (int i = 0; i < 20; i++)
+        {
+            assertEquals(1, paths.plane(selector.selectNew(500)));
+        }
+        int light = 0;
+        for (int i = 0; i < 6400; i++)
+        {
+            light += paths.plane(selector.selectNew(2_000));
+        }
+        // the credit the light plane spent while the heavy plane was skipped is paid back (at most FULL of debt)
+        assertTrue(light <= 6400 / 65 + 2, "light plane took " + light);
+        assertTrue(light >= 6400 / 65 - 22, "light plane took " + light);
+    }
+
+    @Test
+    void shouldRejectWeightsForAnotherPlaneCount()
+    {
+        final PathTable paths = table(2, 4);
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> new PathSelector(paths, 16, new SplittableRandom(7), new PlaneWeights(3)));
+    }
 }
