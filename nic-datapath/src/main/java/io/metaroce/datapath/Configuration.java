@@ -493,12 +493,13 @@ public final class Configuration
     public static final String REORDER_WINDOW_MIN_NS_PROP_NAME = "metaroce.datapath.reorder.window.min";
 
     /**
-     * Default of {@link #reorderWindowMinNs()}: lower bound of the RACK reordering window, max(this, srtt / 4).
+     * Default of {@link #reorderWindowMinNs()}: lower bound of the RACK reordering window, max(this, srtt / 4 + the
+     * paths' srtt skew capped at srtt / 4).
      */
     public static final long REORDER_WINDOW_MIN_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(50);
 
     /**
-     * Lower bound of the RACK reordering window, max(this, srtt / 4).
+     * Lower bound of the RACK reordering window, max(this, srtt / 4 + the paths' srtt skew capped at srtt / 4).
      *
      * @return the value of {@link #REORDER_WINDOW_MIN_NS_PROP_NAME}, or the default when it is not set.
      */

@@ -1207,6 +1207,7 @@ public final class SenderConnection extends Connection
             ctx.ccBeta(),
             ctx.ccMaxMdf(),
             ctx.ccSlackNs());
+        congestion.planeCount(planeCount);
 
         state = ConnectionState.ESTABLISHED;
         counters.state.setRelease(state.value());
@@ -1294,7 +1295,30 @@ public final class SenderConnection extends Connection
 
     private long reorderWindowNs()
     {
-        return Math.max(ctx.reorderWindowMinNs(), rtt.srttNs() >> 2);
+        final long quarter = rtt.srttNs() >> 2;
+        return Math.max(ctx.reorderWindowMinNs(), quarter + Math.min(pathSkewNs(), quarter));
+    }
+
+    /**
+     * Spread of the smoothed RTTs of the ACTIVE paths that have one: a DATA sprayed onto the slowest of them is
+     * answered that much later than one sent at the same time on the fastest, which is reordering, not loss (12.1 (d)).
+     * O(paths), once per ACK.
+     */
+    private long pathSkewNs()
+    {
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (int path = 0; path < pathCount; path++)
+        {
+            final long srtt = paths.srttNs(path);
+            if (srtt > 0 && paths.isActive(path))
+            {
+                min = Math.min(min, srtt);
+                max = Math.max(max, srtt);
+            }
+        }
+
+        return max > min ? max - min : 0;
     }
 
     private long rtoNs()

@@ -1508,7 +1508,7 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Lower bound of the RACK reordering window, max(this, srtt / 4).
+         * Lower bound of the RACK reordering window, max(this, srtt / 4 + the paths' srtt skew capped at srtt / 4).
          *
          * @param reorderWindowMinNs the value; see {@link Configuration#REORDER_WINDOW_MIN_NS_PROP_NAME}.
          * @return this for a fluent API.
@@ -1520,7 +1520,7 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Lower bound of the RACK reordering window, max(this, srtt / 4).
+         * Lower bound of the RACK reordering window, max(this, srtt / 4 + the paths' srtt skew capped at srtt / 4).
          *
          * @return the value.
          */

@@ -19,10 +19,11 @@ package io.metaroce.datapath.congestion;
  * Delay-based congestion window of one connection, shared by all of its paths (the software counterpart of UET's
  * NSCC without ECN, which Java cannot read on receive).
  * <ul>
- *     <li>target = baseRtt + max(slack, baseRtt / 2, {@link #QUEUE_PACKETS} x mtu x srtt / cwnd): the last term is the
- *     time that many packets take at the rate the window sends (cwnd / srtt), so that a slow bottleneck (a plane
- *     rate-limited to 200 Mb/s carries a 1440-byte packet in 58 us, more than the slack) keeps a few packets queued
- *     and stays busy, and the window cannot be driven below about that many packets by delay alone;</li>
+ *     <li>target = baseRtt + max(slack, baseRtt / 2, {@link #QUEUE_PACKETS} x mtu x planes x srtt / cwnd): the last
+ *     term is the time that many packets take at the rate each plane gets of the window (cwnd / srtt / planes, the
+ *     spray dividing the window over the planes), so that a slow bottleneck (a plane rate-limited to 200 Mb/s carries
+ *     a 1440-byte packet in 58 us, more than the slack) keeps a few packets queued and stays busy, and the window
+ *     cannot be driven below about that many packets per plane by delay alone;</li>
  *     <li>the delay d compared with the target is the standing RTT: the smallest sample of the current and the previous
  *     half-srtt interval, the current sample included (Copa's RTT_standing). Queueing raises every sample of an
  *     interval; a software endpoint's scheduling delay (a descheduled driver thread, a late duty cycle) raises single
@@ -57,6 +58,7 @@ public final class DelayCongestionControl
     private long ackedInWindow;
     private long ackedInPreviousWindow;
     private long ackWindowStartNs;
+    private int planeCount = 1;
     private long delayIntervalStartNs = Long.MIN_VALUE;
     private long delayIntervalMinNs = Long.MAX_VALUE;
     private long previousIntervalMinNs = Long.MAX_VALUE;
@@ -117,16 +119,26 @@ public final class DelayCongestionControl
     }
 
     /**
+     * Set the number of planes the window is sprayed over (1 until set).
+     *
+     * @param planeCount planes of the connection, at least 1.
+     */
+    public void planeCount(final int planeCount)
+    {
+        this.planeCount = Math.max(1, planeCount);
+    }
+
+    /**
      * Delay target for a base RTT and a smoothed RTT, with the queue allowance of {@link #QUEUE_PACKETS} packets at the
-     * window's rate.
+     * rate each plane gets of the window.
      *
      * @param baseRttNs the connection's base RTT.
      * @param srttNs    the connection's smoothed RTT.
-     * @return baseRtt + max(slack, baseRtt / 2, QUEUE_PACKETS x mtu x srtt / cwnd).
+     * @return baseRtt + max(slack, baseRtt / 2, QUEUE_PACKETS x mtu x planes x srtt / cwnd).
      */
     public long targetNs(final long baseRttNs, final long srttNs)
     {
-        final long queueNs = (long)((double)QUEUE_PACKETS * mtu * srttNs / window);
+        final long queueNs = (long)((double)QUEUE_PACKETS * mtu * planeCount * srttNs / window);
         return Math.max(targetNs(baseRttNs), baseRttNs + queueNs);
     }
 

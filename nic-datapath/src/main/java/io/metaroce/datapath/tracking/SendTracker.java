@@ -680,7 +680,7 @@ public final class SendTracker
      * RACK rule: an in-flight transmission sent more than {@code reorderWindowNs} before the newest transmission
      * known delivered is lost.
      *
-     * @param reorderWindowNs reoWnd = max(50 us, srtt / 4) by default.
+     * @param reorderWindowNs reoWnd = max(50 us, srtt / 4 + min(skew of the paths' srtt, srtt / 4)) by default.
      * @return transmissions declared lost.
      */
     public int detectRack(final long reorderWindowNs)

@@ -37,6 +37,11 @@ import java.util.Locale;
  */
 final class NetnsMultipathRig
 {
+    /**
+     * Extra parameters appended to this project's channel on both hosts, e.g. {@code |cc=false}.
+     */
+    static final String EXTRA_PARAMS_PROP_NAME = "metaroce.bench.netns.params";
+
     private static final int PLANES = 4;
     private static final int[] PLANE_COUNTS = {1, 2, 4};
     private static final int STREAM_ID = 1003;
@@ -143,7 +148,7 @@ final class NetnsMultipathRig
         }
 
         return "metaroce:udp?endpoint=" + endpoints + (sender ? "|interface=" + interfaces : "") + "|term-length=" +
-            SystemSettings.udpDefaults().termLength();
+            SystemSettings.udpDefaults().termLength() + System.getProperty(EXTRA_PARAMS_PROP_NAME, "");
     }
 
     private static double run(
