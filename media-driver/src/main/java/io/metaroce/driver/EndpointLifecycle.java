@@ -15,6 +15,8 @@
  */
 package io.metaroce.driver;
 
+import org.agrona.ErrorHandler;
+
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -92,6 +94,37 @@ final class EndpointLifecycle
     boolean tryBeginClose()
     {
         return state.compareAndSet(CLOSE_REQUESTED, CLOSING);
+    }
+
+    /**
+     * Agent: close the endpoint if the conductor still wants it closed (nothing took it back in between). Errors while
+     * closing go to the error handler; the endpoint is marked closed in every case.
+     *
+     * @param close        closes the endpoint's engine and sockets.
+     * @param errorHandler for errors while closing.
+     * @return true when the endpoint was closed and must leave the agent's duty cycle.
+     */
+    boolean closeIfRequested(final Runnable close, final ErrorHandler errorHandler)
+    {
+        if (!tryBeginClose())
+        {
+            return false;
+        }
+
+        try
+        {
+            close.run();
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(ex);
+        }
+        finally
+        {
+            onClosed();
+        }
+
+        return true;
     }
 
     /**

@@ -143,25 +143,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
      */
     boolean closeIfRequested()
     {
-        if (!lifecycle.tryBeginClose())
-        {
-            return false;
-        }
-
-        try
-        {
-            close();
-        }
-        catch (final RuntimeException ex)
-        {
-            errorHandler.onError(ex);
-        }
-        finally
-        {
-            lifecycle.onClosed();
-        }
-
-        return true;
+        return lifecycle.closeIfRequested(this::close, errorHandler);
     }
 
     /**

@@ -145,25 +145,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      */
     boolean closeIfRequested()
     {
-        if (!lifecycle.tryBeginClose())
-        {
-            return false;
-        }
-
-        try
-        {
-            close();
-        }
-        catch (final RuntimeException ex)
-        {
-            errorHandler.onError(ex);
-        }
-        finally
-        {
-            lifecycle.onClosed();
-        }
-
-        return true;
+        return lifecycle.closeIfRequested(this::close, errorHandler);
     }
 
     /**
