@@ -33,7 +33,9 @@ import java.util.Arrays;
  * every plane's delay alike and moves nothing; a slow plane that speeds up shows less delay than the others and
  * wins its share back; the floor keeps DATA, and with it samples, flowing on every ACTIVE plane.
  * <p>
- * With equal planes the weights stay near {@link #FULL}, and {@link PathSelector} sprays as without weights.
+ * When the known planes agree within that band, each known weight moves an eighth of the way back to {@link #FULL}:
+ * noise the band does not act on cannot leave the weights where an earlier epoch pushed them. With equal planes the
+ * weights stay near {@link #FULL}, and {@link PathSelector} sprays as without weights.
  * <p>
  * Single-threaded; no allocation after construction; deterministic: it reads time only through its arguments.
  */
@@ -229,9 +231,13 @@ public final class PlaneWeights
                 sumNs += smoothed[p];
             }
         }
-        if (known < 2 || mostNs - leastNs <= bandNs)
+        if (known < 2)
         {
             return false;
+        }
+        if (mostNs - leastNs <= bandNs)
+        {
+            return recover(epoch);
         }
         adjustments++;
 
@@ -254,6 +260,27 @@ public final class PlaneWeights
         }
 
         return true;
+    }
+
+    /**
+     * The planes' delays agree within the band: move every known plane's weight an eighth of the way back to full, so
+     * that differences the band would not act on (noise, a queue that drained) do not leave the weights where an
+     * earlier epoch pushed them.
+     */
+    private boolean recover(final long epoch)
+    {
+        boolean changed = false;
+        for (int p = 0; p < planeCount; p++)
+        {
+            if (isKnown(p, epoch) && level[p] < ONE)
+            {
+                level[p] = Math.min(ONE, level[p] + Math.max(1, (ONE - level[p]) >> 3));
+                weight[p] = (int)(level[p] >> (SCALE_BITS - FULL_BITS));
+                changed = true;
+            }
+        }
+
+        return changed;
     }
 
     private boolean isKnown(final int plane, final long epoch)

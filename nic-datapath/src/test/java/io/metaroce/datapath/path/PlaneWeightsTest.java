@@ -76,6 +76,27 @@ class PlaneWeightsTest
     }
 
     @Test
+    void shouldReturnTowardsFullWeightOnceDelaysAgreeWithinTheBand()
+    {
+        final PlaneWeights weights = new PlaneWeights(2, 1.0 / 64);
+        epochs(weights, 20, 40 * US, 80 * US);
+        final int pushed = weights.weight(1);
+        assertTrue(pushed < PlaneWeights.FULL / 2, "weight " + pushed);
+
+        // Once the smoothed delays agree within the band (here 3 us apart, after a few epochs of gain 1/2), the
+        // difference no longer acts and the weight recovers an eighth of the gap per epoch instead of staying where
+        // the earlier difference left it.
+        epochs(weights, 8, 40 * US, 43 * US);
+        final int settled = weights.weight(1);
+        epochs(weights, 1, 40 * US, 43 * US);
+        final int once = weights.weight(1);
+        assertTrue(once > settled, settled + " -> " + once);
+        epochs(weights, 60, 40 * US, 43 * US);
+        assertTrue(weights.weight(1) >= PlaneWeights.FULL - 8, "weight " + weights.weight(1));
+        assertEquals(PlaneWeights.FULL, weights.weight(0));
+    }
+
+    @Test
     void shouldMoveWeightFromPlaneWithLongerDelay()
     {
         final PlaneWeights weights = new PlaneWeights(2, 1.0 / 64);
