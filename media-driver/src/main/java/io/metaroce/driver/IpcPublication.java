@@ -254,7 +254,10 @@ final class IpcPublication
         subscribers.add(subscriber);
         if (1 == subscribers.size())
         {
+            // The limit before the connected flag, so that a publisher that sees itself connected can publish at
+            // once instead of meeting the old limit until the conductor's next duty cycle.
             tripLimit = 0;
+            updatePublisherLimit();
             LogBufferDescriptor.isConnected(metaDataBuffer, true);
         }
     }
