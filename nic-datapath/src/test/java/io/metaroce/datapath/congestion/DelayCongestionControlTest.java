@@ -100,6 +100,10 @@ class DelayCongestionControlTest
         assertEquals(BASE + 25_000, cc.targetNs(BASE, SRTT), "10 packets per srtt: the slack is larger");
         assertFalse(small.onAck(0, BASE + 40_000, BASE, SRTT, 0), "below the allowance: no congestion signal");
         assertEquals(2 * MTU, small.window());
+
+        // sprayed over 4 planes, each plane's bottleneck sees a quarter of the window's rate
+        cc.planeCount(4);
+        assertEquals(BASE + 40_000, cc.targetNs(BASE, SRTT), "4 x 1000 x 4 planes at 10000 bytes per 25 us");
     }
 
     @Test
