@@ -231,6 +231,7 @@ public final class AeronSystem implements IncastSource
                 {
                     if (publication.tryClaim(length, claim) > 0)
                     {
+                        claim.buffer().putBytes(claim.offset(), message, 0, length);
                         claim.commit();
                         return true;
                     }
@@ -288,6 +289,7 @@ public final class AeronSystem implements IncastSource
                 {
                     if (publication.tryClaim(length, claim) > 0)
                     {
+                        claim.buffer().putBytes(claim.offset(), message, 0, length);
                         claim.commit();
                         return true;
                     }

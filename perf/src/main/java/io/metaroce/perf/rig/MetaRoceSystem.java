@@ -239,6 +239,7 @@ public final class MetaRoceSystem implements IncastSource
                 {
                     if (publication.tryClaim(length, claim) > 0)
                     {
+                        claim.buffer().putBytes(claim.offset(), message, 0, length);
                         claim.commit();
                         return true;
                     }
@@ -320,6 +321,7 @@ public final class MetaRoceSystem implements IncastSource
                 {
                     if (publication.tryClaim(length, claim) > 0)
                     {
+                        claim.buffer().putBytes(claim.offset(), message, 0, length);
                         claim.commit();
                         return true;
                     }

@@ -36,6 +36,16 @@ import java.util.concurrent.TimeUnit;
 public record SystemSettings(String driverIdle, String applicationIdle, int termLength)
 {
     /**
+     * System property naming the driver idle strategy of the IPC scenario (default {@code backoff}).
+     */
+    public static final String IPC_DRIVER_IDLE_PROP_NAME = "metaroce.bench.ipc.driver.idle";
+
+    /**
+     * System property naming the application threads' idle strategy of the IPC scenario (default {@code spin}).
+     */
+    public static final String IPC_APPLICATION_IDLE_PROP_NAME = "metaroce.bench.ipc.application.idle";
+
+    /**
      * Defaults for IPC on a 2-core machine: the driver is not on the data path, so it backs off while the two
      * application threads spin.
      *
@@ -43,7 +53,10 @@ public record SystemSettings(String driverIdle, String applicationIdle, int term
      */
     public static SystemSettings ipcDefaults()
     {
-        return new SystemSettings("backoff", "spin", 16 * 1024 * 1024);
+        return new SystemSettings(
+            System.getProperty(IPC_DRIVER_IDLE_PROP_NAME, "backoff"),
+            System.getProperty(IPC_APPLICATION_IDLE_PROP_NAME, "spin"),
+            16 * 1024 * 1024);
     }
 
     /**
