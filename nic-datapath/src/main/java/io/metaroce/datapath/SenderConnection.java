@@ -86,6 +86,7 @@ public final class SenderConnection extends Connection
     private static final long NEVER = Long.MIN_VALUE;
     private static final int FRAME_ALIGNMENT = FrameDescriptor.FRAME_ALIGNMENT;
     private static final int RECENT_PROBES = 16;
+    private static final int SPURIOUS_RETRANSMIT_FLAGS = TransportFlag.DUPLICATE | TransportFlag.RETX;
     private static final int STATUS_ENTRY_LENGTH = StatusEncoder.PathsEncoder.sbeBlockLength();
     private static final UnsafeBuffer RETRANSMIT_LIMIT_TEXT =
         new UnsafeBuffer("retransmit limit".getBytes(StandardCharsets.UTF_8));
@@ -117,6 +118,7 @@ public final class SenderConnection extends Connection
     private final PlaneWeights planeWeights;
     private final PathSelector selector;
     private final RttEstimator rtt;
+    private final SpuriousLossAllowance spuriousLoss = new SpuriousLossAllowance();
     private final Pacer pacer = new Pacer();
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private final long[] sackWords = new long[WireProtocol.MAX_SACK_WORDS];
@@ -399,6 +401,16 @@ public final class SenderConnection extends Connection
     public long retransmits()
     {
         return counters.retransmitsTotal.get();
+    }
+
+    /**
+     * Retransmissions the receiver reported as duplicates (ACKs with the duplicate and retx flags, wire spec 14.3).
+     *
+     * @return the count.
+     */
+    public long spuriousRetransmits()
+    {
+        return counters.spuriousRetransmits.get();
     }
 
     /**
@@ -849,6 +861,7 @@ public final class SenderConnection extends Connection
         final int reason = tracker.lossReason(psn);
         final int pathSeq = paths.takePathSeq(path);
         tracker.recordRetransmit(psn, path, pathSeq, nowNs);
+        spuriousLoss.onRetransmit(path, pathSeq, reason);
         transmit(psn, position, tracker.dataFlags(psn) | TransportFlag.RETX, path, pathSeq, length,
             tracker.backlogBytes(psn));
 
@@ -970,13 +983,21 @@ public final class SenderConnection extends Connection
         // copy: its echo describes an old transmission, so it yields neither an RTT sample nor path feedback.
         final boolean stale = 0 == newlyAcked && Serial.isBefore(cumAck, oldCum);
         final int flags = header.flags().getRaw();
+        if (SPURIOUS_RETRANSMIT_FLAGS == (flags & SPURIOUS_RETRANSMIT_FLAGS))
+        {
+            // The receiver already held what a retransmission carried: the rule that declared it lost erred, and
+            // its allowance grows before this ACK's own loss inference runs (14.3).
+            counters.spuriousRetransmits.incrementRelease();
+            spuriousLoss.onSpuriousRetransmit(echoPath, header.pathSeq(), rtt.srttNs(), nowNs);
+        }
         final long sample = stale ? -1 : rttSample(header.tsNs(), ack.serviceTimeNs());
         if (sample >= 0)
         {
             rtt.onSample(sample, nowNs);
             paths.onRttSample(echoPath, sample);
             planeWeights.onSample(echoPath / pathsPerPlane, sample);
-            planeWeights.update(nowNs, rtt.srttNs(), rtt.baseRttNs(), congestion.targetNs(rtt.baseRttNs()));
+            planeWeights.update(
+                nowNs, rtt.srttNs(), rtt.baseRttNs(), congestion.targetNs(rtt.baseRttNs(), rtt.srttNs()));
             counters.pathSrttNs[echoPath].setRelease(paths.srttNs(echoPath));
             counters.srttNs.setRelease(rtt.srttNs());
         }
@@ -1004,7 +1025,7 @@ public final class SenderConnection extends Connection
     private void onEchoFeedback(final int echoPath, final int echoPathSeq, final long sample, final int flags)
     {
         final boolean congested = 0 != (flags & TransportFlag.OVERFLOW) ||
-            (sample >= 0 && sample >= congestion.targetNs(rtt.baseRttNs()));
+            (sample >= 0 && sample >= congestion.targetNs(rtt.baseRttNs(), rtt.srttNs()));
 
         final boolean good = 0 == (flags & TransportFlag.RETX) && !congested;
         paths.onEcho(echoPath, echoPathSeq, good, nowNs);
@@ -1290,35 +1311,14 @@ public final class SenderConnection extends Connection
 
     private int dupThresh()
     {
-        return Math.max(ctx.dupThreshMin(), 3 * paths.activeCount());
+        return Math.max(ctx.dupThreshMin(), 3 * paths.activeCount()) * spuriousLoss.dupThreshMultiplier();
     }
 
     private long reorderWindowNs()
     {
-        final long quarter = rtt.srttNs() >> 2;
-        return Math.max(ctx.reorderWindowMinNs(), quarter + Math.min(pathSkewNs(), quarter));
-    }
-
-    /**
-     * Spread of the smoothed RTTs of the ACTIVE paths that have one: a DATA sprayed onto the slowest of them is
-     * answered that much later than one sent at the same time on the fastest, which is reordering, not loss (12.1 (d)).
-     * O(paths), once per ACK.
-     */
-    private long pathSkewNs()
-    {
-        long min = Long.MAX_VALUE;
-        long max = 0;
-        for (int path = 0; path < pathCount; path++)
-        {
-            final long srtt = paths.srttNs(path);
-            if (srtt > 0 && paths.isActive(path))
-            {
-                min = Math.min(min, srtt);
-                max = Math.max(max, srtt);
-            }
-        }
-
-        return max > min ? max - min : 0;
+        final long srtt = rtt.srttNs();
+        final long window = Math.min(srtt, spuriousLoss.reorderMultiplier() * (srtt >> 2));
+        return Math.max(ctx.reorderWindowMinNs(), window);
     }
 
     private long rtoNs()
@@ -1336,7 +1336,7 @@ public final class SenderConnection extends Connection
             Math.max(Math.max(4 * base, variance + ctx.delayedAckNs()), ctx.rtoLowMinNs()) :
             Math.max(Math.max(variance, 8 * base), ctx.rtoHighMinNs());
 
-        return Math.min(rto << Math.min(rtoBackoff, 20), ctx.rtoMaxNs());
+        return Math.min((rto * spuriousLoss.timeoutMultiplier()) << Math.min(rtoBackoff, 20), ctx.rtoMaxNs());
     }
 
     private long rtoDeadlineNs()
@@ -1414,6 +1414,7 @@ public final class SenderConnection extends Connection
     private int onPeriodicTimers()
     {
         int work = 0;
+        spuriousLoss.decay(rtt.srttNs(), nowNs);
         if (isOutlierCheckEnabled() && nowNs >= outlierCheckNs)
         {
             work += paths.checkRttOutliers(nowNs);

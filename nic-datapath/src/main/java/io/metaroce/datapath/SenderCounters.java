@@ -40,6 +40,7 @@ final class SenderCounters implements AutoCloseable
     final AtomicCounter pathsActive;
     final AtomicCounter planesDown;
     final AtomicCounter congestionLosses;
+    final AtomicCounter spuriousRetransmits;
     final AtomicCounter acks;
     final AtomicCounter nacks;
 
@@ -74,6 +75,7 @@ final class SenderCounters implements AutoCloseable
         pathsActive = DatapathCounters.allocate(manager, type, "snd-paths-active", context);
         planesDown = DatapathCounters.allocate(manager, type, "snd-planes-down", context);
         congestionLosses = DatapathCounters.allocate(manager, type, "snd-congestion-losses", context);
+        spuriousRetransmits = DatapathCounters.allocate(manager, type, "snd-spurious-retransmits", context);
         acks = DatapathCounters.allocate(manager, type, "snd-acks-received", context);
         nacks = DatapathCounters.allocate(manager, type, "snd-nacks-received", context);
 
@@ -101,7 +103,8 @@ final class SenderCounters implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(state, dataPackets, dataBytes, retransmitsTotal, srttNs, cwnd, inflight, grantLimit,
-            ackedPosition, probes, creditRequests, pathsActive, planesDown, congestionLosses, acks, nacks);
+            ackedPosition, probes, creditRequests, pathsActive, planesDown, congestionLosses, spuriousRetransmits, acks,
+            nacks);
         CloseHelper.closeAll(retransmits);
         CloseHelper.closeAll(pathPackets);
         CloseHelper.closeAll(pathRetransmits);

@@ -448,6 +448,10 @@ public final class TransportEngine implements AutoCloseable
 
     private void onDatagram(final DirectBuffer buffer, final int offset, final int length, final int plane)
     {
+        // Each datagram is stamped when it is handled, not when the batch began: a batch of pollLimit datagrams
+        // takes tens of microseconds to read, and an ACK or DATA stamped at the batch's start would shorten the RTT
+        // sample (and the base RTT) or lengthen the service time it reports by that much.
+        nowNs = clock.nanoTime();
         counters.datagramsReceived.incrementRelease();
         counters.bytesReceived.getAndAddRelease(length);
 

@@ -410,6 +410,33 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldEchoTheDuplicateInItsAckWhenNewDataFollowsInTheSameBatch()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0);
+        f.sent();
+
+        // A spurious retransmission of ISN on path 1 (pathSeq 7), then new DATA on the same path, read in one poll.
+        f.inject(f.data(id, WireFixture.ISN, TransportFlag.RETX, 0, 1, 7, 0, 64), 0);
+        f.inject(f.data(id, WireFixture.ISN + 1, 0, 0, 1, 8, 96, 64), 0);
+        f.work();
+
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        // [MR-WIN-2], 14.3: the duplicate's ACK names the duplicate's transmission, not the DATA after it.
+        assertTrue(acks.size() >= 1);
+        f.read(acks.get(0));
+        assertTrue(f.reader.transportHeader().flags().duplicate());
+        assertTrue(f.reader.transportHeader().flags().retx());
+        assertEquals(1, f.reader.transportHeader().pathId());
+        assertEquals(7, f.reader.transportHeader().pathSeq());
+        for (int i = 1; i < acks.size(); i++)
+        {
+            f.read(acks.get(i));
+            assertFalse(f.reader.transportHeader().flags().duplicate());
+        }
+    }
+
+    @Test
     void shouldDropOutOfWindowDataWithRateLimitedNack()
     {
         final int id = establish();

@@ -467,6 +467,67 @@ class SenderProtocolTest
         assertNoRetransmissionOfALonePacketWithin(110_000);
     }
 
+    @Test
+    void shouldLengthenTheTimeoutOnceATimeoutRetransmissionProvesSpurious()
+    {
+        // The receiver had the original: it answers the retransmission with the duplicate flag and the echo (14.3).
+        final long[] spurious = timeoutsAroundAnswerToRetransmission(TransportFlag.DUPLICATE | TransportFlag.RETX);
+        assertEquals(1, connection.spuriousRetransmits());
+        // The tail-loss probe comes first at the same time; the timeout after it doubles (about 100 us here).
+        assertTrue(spurious[1] >= spurious[0] + 75_000, "timeouts " + spurious[0] + " then " + spurious[1] + " ns");
+    }
+
+    @Test
+    void shouldKeepTheTimeoutWhenATimeoutRetransmissionWasNeeded()
+    {
+        final long[] genuine = timeoutsAroundAnswerToRetransmission(TransportFlag.RETX);
+        assertEquals(0, connection.spuriousRetransmits());
+        assertTrue(Math.abs(genuine[1] - genuine[0]) <= 10_000,
+            "timeouts " + genuine[0] + " then " + genuine[1] + " ns");
+    }
+
+    /**
+     * A lone packet times out; its retransmission is answered with {@code flags}; then the time until a second lone
+     * packet times out.
+     */
+    private long[] timeoutsAroundAnswerToRetransmission(final int flags)
+    {
+        sampleRtts(20_000, 20_000);
+        final long firstTimeoutNs = timeUntilRetransmissionOfALonePacket();
+        f.read(lastRetransmission);
+        final int psn = (int)f.reader.transportHeader().psn();
+        final int path = f.reader.transportHeader().pathId();
+        final int pathSeq = f.reader.transportHeader().pathSeq();
+        final long ts = f.reader.transportHeader().tsNs();
+        f.advance(20_000);
+        f.inject(f.ackWithFlags(flags, connection.localConnectionId(), RECEIVER_ID, psn + 1, 0, path, pathSeq, ts,
+            (psn + 1) & ~63), 0);
+        f.work();
+
+        return new long[]{firstTimeoutNs, timeUntilRetransmissionOfALonePacket()};
+    }
+
+    private ScriptedTransport.Sent lastRetransmission;
+
+    private long timeUntilRetransmissionOfALonePacket()
+    {
+        offer(1, 100);
+        f.work();
+        assertEquals(1, dataSent().size());
+        final long timeouts = connection.retransmits(LossReason.TIMEOUT);
+        long elapsed = 0;
+        while (connection.retransmits(LossReason.TIMEOUT) == timeouts)
+        {
+            f.advance(5_000);
+            elapsed += 5_000;
+            assertTrue(elapsed < 100_000_000, "no timeout");
+        }
+        final List<ScriptedTransport.Sent> data = dataSent();
+        assertEquals(1, data.size());
+        lastRetransmission = data.get(0);
+        return elapsed;
+    }
+
     /**
      * One DATA answered after {@code firstNs} (a fast path: it sets baseRtt), then a run answered after
      * {@code laterNs} (a slower or skewed path).
