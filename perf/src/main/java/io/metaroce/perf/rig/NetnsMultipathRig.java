@@ -16,9 +16,12 @@
 package io.metaroce.perf.rig;
 
 import io.metaroce.systemtest.netns.Host;
+import io.metaroce.systemtest.netns.JavaCommand;
 import io.metaroce.systemtest.netns.NetnsProcess;
 import io.metaroce.systemtest.netns.NetnsTopology;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +52,11 @@ final class NetnsMultipathRig
     private static final long LINE_TIMEOUT_MS = 30_000;
     private static final long EXIT_TIMEOUT_MS = 10_000;
 
-    record Row(String system, int planes, double goodputMbps)
+    record Row(String system, int planes, double goodputMbps, String transport)
+    {
+    }
+
+    record Outcome(double goodputMbps, String transport)
     {
     }
 
@@ -100,13 +107,13 @@ final class NetnsMultipathRig
             }
             for (final int planes : PLANE_COUNTS)
             {
-                rows.add(new Row("metaroce-" + planes + "p", planes, run(topology, "metaroce",
-                    metaRoceChannel(topology, planes, false), metaRoceChannel(topology, planes, true), length,
-                    warmupMs, measureMs)));
+                final Outcome outcome = run(topology, "metaroce", metaRoceChannel(topology, planes, false),
+                    metaRoceChannel(topology, planes, true), length, warmupMs, measureMs);
+                rows.add(new Row("metaroce-" + planes + "p", planes, outcome.goodputMbps(), outcome.transport()));
             }
             final String aeronChannel = "aeron:udp?endpoint=" + topology.address(Host.B, 0) + ":" + PORT;
-            rows.add(new Row("aeron", 1, run(topology, "aeron", aeronChannel, aeronChannel, length, warmupMs,
-                measureMs)));
+            final Outcome outcome = run(topology, "aeron", aeronChannel, aeronChannel, length, warmupMs, measureMs);
+            rows.add(new Row("aeron", 1, outcome.goodputMbps(), outcome.transport()));
         }
 
         report(runner, dir, lines, rows, mbitPerPlane);
@@ -116,16 +123,16 @@ final class NetnsMultipathRig
         final BenchRunner runner, final Path dir, final List<String> lines, final List<Row> rows, final int mbit)
     {
         final double aeron = rows.get(rows.size() - 1).goodputMbps();
-        lines.add("| system | planes | capacity Mb/s | goodput Mb/s | / capacity | / aeron |");
-        lines.add("|---|---:|---:|---:|---:|---:|");
+        lines.add("| system | planes | capacity Mb/s | goodput Mb/s | / capacity | / aeron | transport |");
+        lines.add("|---|---:|---:|---:|---:|---:|---|");
         final double[] values = new double[rows.size()];
         final List<String> names = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++)
         {
             final Row row = rows.get(i);
-            lines.add(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.2f | %.2f |", row.system(), row.planes(),
-                row.planes() * mbit, row.goodputMbps(), row.goodputMbps() / (row.planes() * mbit),
-                row.goodputMbps() / Math.max(1e-9, aeron)));
+            lines.add(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.2f | %.2f | %s |", row.system(),
+                row.planes(), row.planes() * mbit, row.goodputMbps(), row.goodputMbps() / (row.planes() * mbit),
+                row.goodputMbps() / Math.max(1e-9, aeron), row.transport()));
             values[i] = row.goodputMbps();
             names.add(row.system());
         }
@@ -151,7 +158,7 @@ final class NetnsMultipathRig
             SystemSettings.udpDefaults().termLength() + System.getProperty(EXTRA_PARAMS_PROP_NAME, "");
     }
 
-    private static double run(
+    private static Outcome run(
         final NetnsTopology topology,
         final String system,
         final String subscriptionChannel,
@@ -160,20 +167,20 @@ final class NetnsMultipathRig
         final long warmupMs,
         final long measureMs)
     {
-        try (NetnsProcess receiver = topology.javaProcess(Host.B, NetnsPeerMain.class.getName(),
-            args("receive", system, subscriptionChannel, length, warmupMs, measureMs)))
+        try (NetnsProcess receiver = topology.javaProcess(Host.B, peer(
+            args("receive", system, subscriptionChannel, length, warmupMs, measureMs))))
         {
+            final double goodputMbps;
             receiver.awaitLine("READY", LINE_TIMEOUT_MS);
-            final NetnsProcess sender = topology.javaProcess(Host.A, NetnsPeerMain.class.getName(),
-                args("send", system, publicationChannel, length, warmupMs, measureMs));
+            final NetnsProcess sender = topology.javaProcess(Host.A, peer(
+                args("send", system, publicationChannel, length, warmupMs, measureMs)));
             try
             {
                 final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + warmupMs + measureMs);
                 final String[] fields = result.split("[ =]");
-                final double goodputMbps = Long.parseLong(fields[2]) * 8e3 / Long.parseLong(fields[4]);
+                goodputMbps = Long.parseLong(fields[2]) * 8e3 / Long.parseLong(fields[4]);
                 System.out.printf(
                     Locale.ROOT, "netns %s over %s: %.1f Mb/s%n", system, publicationChannel, goodputMbps);
-                return goodputMbps;
             }
             finally
             {
@@ -183,6 +190,49 @@ final class NetnsMultipathRig
                 receiver.awaitExit(EXIT_TIMEOUT_MS);
                 sender.close();
             }
+
+            final String transport = (transportLine(sender) + " " + transportLine(receiver)).trim();
+            if (!transport.isEmpty())
+            {
+                System.out.println("netns " + system + " transport: " + transport);
+            }
+            return new Outcome(goodputMbps, transport);
+        }
+    }
+
+    /**
+     * A peer JVM with the rig's own {@code metaroce.bench.*} and {@code metaroce.datapath.*} settings, so that idle
+     * strategies and datapath tuning given to {@code ./metaroce bench} apply on both hosts.
+     */
+    private static JavaCommand peer(final String[] args)
+    {
+        final JavaCommand command = new JavaCommand(NetnsPeerMain.class.getName()).args(args);
+        for (final String key : System.getProperties().stringPropertyNames())
+        {
+            if (key.startsWith("metaroce.bench.") || key.startsWith("metaroce.datapath."))
+            {
+                command.property(key, System.getProperty(key));
+            }
+        }
+        return command;
+    }
+
+    private static String transportLine(final NetnsProcess process)
+    {
+        try
+        {
+            for (final String line : Files.readAllLines(process.stdoutFile()))
+            {
+                if (line.startsWith("TRANSPORT "))
+                {
+                    return line.substring("TRANSPORT ".length());
+                }
+            }
+            return "";
+        }
+        catch (final IOException ex)
+        {
+            return "";
         }
     }
 

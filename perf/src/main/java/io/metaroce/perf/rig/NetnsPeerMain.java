@@ -36,11 +36,16 @@ import java.util.function.BooleanSupplier;
  * The receiver prints {@code READY} once subscribed, then, counted from the first message, {@code RESULT bytes=<n>
  * ns=<n>} for the bytes received during the measured phase after the warm-up, and exits. The sender offers messages
  * of the given length as fast as the stream takes them until its standard input is closed (at most warm-up +
- * measured phase + 60 s), then closes its driver and exits.
+ * measured phase + 60 s), then closes its driver and exits. This project's ends print {@code TRANSPORT} and the totals
+ * of their driver's datapath counters (retransmissions by reason, path state changes; drops, duplicates) last.
  */
 public final class NetnsPeerMain
 {
     private static final int LONGEST_EXTRA_MS = 60_000;
+    private static final String[] SENDER_COUNTERS = {
+        "snd-data-packets", "snd-retransmits", "snd-spurious-retransmits", "snd-congestion-losses",
+        "path-state-changes", "snd-probes"};
+    private static final String[] RECEIVER_COUNTERS = {"rcv-drops", "rcv-duplicates", "rcv-out-of-order"};
 
     private NetnsPeerMain()
     {
@@ -74,6 +79,11 @@ public final class NetnsPeerMain
                     metaRoceSubscriber((MetaRoce)resources[1], channel, stream, counts);
                 System.out.println("READY");
                 receive(subscriber, counts, warmupNs, measureNs, idle);
+                if (!aeron)
+                {
+                    System.out.println("TRANSPORT " + CounterTotals.of(((MetaRoce)resources[1]).countersReader(),
+                        RECEIVER_COUNTERS));
+                }
             }
             else
             {
@@ -82,6 +92,11 @@ public final class NetnsPeerMain
                     metaRocePublisher((MetaRoce)resources[1], channel, stream);
                 send(publisher, length, warmupNs + measureNs + TimeUnit.MILLISECONDS.toNanos(LONGEST_EXTRA_MS),
                     idle);
+                if (!aeron)
+                {
+                    System.out.println("TRANSPORT " + CounterTotals.of(((MetaRoce)resources[1]).countersReader(),
+                        SENDER_COUNTERS));
+                }
             }
         }
         catch (final Exception ex)

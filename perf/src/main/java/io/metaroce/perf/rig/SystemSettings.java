@@ -46,6 +46,16 @@ public record SystemSettings(String driverIdle, String applicationIdle, int term
     public static final String IPC_APPLICATION_IDLE_PROP_NAME = "metaroce.bench.ipc.application.idle";
 
     /**
+     * System property naming the driver idle strategy of the network scenarios (default {@code yield}).
+     */
+    public static final String UDP_DRIVER_IDLE_PROP_NAME = "metaroce.bench.udp.driver.idle";
+
+    /**
+     * System property naming the application threads' idle strategy of the network scenarios (default {@code yield}).
+     */
+    public static final String UDP_APPLICATION_IDLE_PROP_NAME = "metaroce.bench.udp.application.idle";
+
+    /**
      * Defaults for IPC on a 2-core machine: the driver is not on the data path, so it backs off while the two
      * application threads spin.
      *
@@ -67,7 +77,10 @@ public record SystemSettings(String driverIdle, String applicationIdle, int term
      */
     public static SystemSettings udpDefaults()
     {
-        return new SystemSettings("yield", "yield", 16 * 1024 * 1024);
+        return new SystemSettings(
+            System.getProperty(UDP_DRIVER_IDLE_PROP_NAME, "yield"),
+            System.getProperty(UDP_APPLICATION_IDLE_PROP_NAME, "yield"),
+            16 * 1024 * 1024);
     }
 
     /**
