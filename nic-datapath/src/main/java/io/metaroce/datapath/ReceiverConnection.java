@@ -861,7 +861,7 @@ public final class ReceiverConnection extends Connection
 
     private void recordTrigger(final TransportHeaderDecoder header, final int plane, final int flags)
     {
-        if (ackDuplicate && hasTrigger)
+        if (ackDuplicate)
         {
             // The pending ACK answers a duplicate: it goes now, so that its echo names the duplicate's transmission
             // and the sender can tell which loss declaration was spurious (14.3), rather than a later trigger's.

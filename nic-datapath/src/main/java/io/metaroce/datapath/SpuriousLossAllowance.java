@@ -78,7 +78,6 @@ final class SpuriousLossAllowance
     private final int[] multiplier = new int[KINDS];
     private final long[] lastGrowthNs = new long[KINDS];
     private final long[] lastChangeNs = new long[KINDS];
-    private long spuriousCount;
 
     SpuriousLossAllowance()
     {
@@ -116,7 +115,6 @@ final class SpuriousLossAllowance
      */
     int onSpuriousRetransmit(final int path, final int pathSeq, final long srttNs, final long nowNs)
     {
-        spuriousCount++;
         final int key = key(path, pathSeq);
         for (int i = 1; i <= HISTORY; i++)
         {
@@ -168,16 +166,6 @@ final class SpuriousLossAllowance
     int timeoutMultiplier()
     {
         return multiplier[KIND_TIMEOUT];
-    }
-
-    /**
-     * Spurious retransmissions reported so far, remembered or not.
-     *
-     * @return the count.
-     */
-    long spuriousCount()
-    {
-        return spuriousCount;
     }
 
     private void grow(final int kind, final long srttNs, final long nowNs)
