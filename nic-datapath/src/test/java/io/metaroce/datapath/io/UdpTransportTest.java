@@ -131,6 +131,50 @@ class UdpTransportTest
     }
 
     @Test
+    void shouldHonourThePollLimitAcrossPlanesAndReadTheRestOnLaterPolls() throws Exception
+    {
+        // More than one plane: the transport reads only the channels its selector reports readable. Readiness is
+        // level-triggered, so what one poll's limit leaves unread comes on the next polls, from every plane.
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        final UnsafeBuffer header = new UnsafeBuffer(new byte[4]);
+        final int perPlane = 10;
+        for (int plane = 0; plane < PLANES; plane++)
+        {
+            for (int i = 0; i < perPlane; i++)
+            {
+                header.putInt(0, plane * 100 + i);
+                assertEquals(PacketTransport.SENT, a.send(destination, plane, i % 4, header, 0, 4, null, 0, 0));
+            }
+        }
+        Thread.sleep(50);
+
+        final int[] perPlaneReceived = new int[PLANES];
+        final int limit = 4;
+        int total = 0;
+        for (int polls = 0; total < PLANES * perPlane && polls < 1_000; polls++)
+        {
+            final int received = b.poll((buffer, offset, length, plane) ->
+            {
+                assertEquals(plane, buffer.getInt(offset) / 100, "arrives on the plane it was sent on");
+                perPlaneReceived[plane]++;
+            }, limit);
+            assertTrue(received <= limit, "poll " + polls + " read " + received);
+            if (0 == polls)
+            {
+                assertEquals(limit, received, "the first poll reads up to its limit");
+            }
+            total += received;
+        }
+        assertEquals(PLANES * perPlane, total);
+        for (int plane = 0; plane < PLANES; plane++)
+        {
+            assertEquals(perPlane, perPlaneReceived[plane], "plane " + plane);
+        }
+    }
+
+    @Test
     void shouldLearnReplyAddressesAndAnswerTheSource() throws Exception
     {
         final UdpTransport sender = open(null);
