@@ -432,9 +432,12 @@ public final class Configuration
     public static final String DELAYED_ACK_NS_PROP_NAME = "metaroce.datapath.delayed.ack";
 
     /**
-     * Default of {@link #delayedAckNs()}: delayed-ACK timer, started by the first unacknowledged arrival.
+     * Default of {@link #delayedAckNs()}: delayed-ACK timer, started by the first unacknowledged arrival. Long
+     * enough that a request-response stream with round trips of tens of microseconds is not answered by an ACK
+     * datagram per message (each costs a send and a receive system call on both drivers' data path), short enough
+     * that the tail-loss probe, which waits for it, stays well under a millisecond.
      */
-    public static final long DELAYED_ACK_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(50);
+    public static final long DELAYED_ACK_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(200);
 
     /**
      * Delayed-ACK timer, started by the first unacknowledged arrival.
