@@ -861,10 +861,11 @@ public final class ReceiverConnection extends Connection
 
     private void recordTrigger(final TransportHeaderDecoder header, final int plane, final int flags)
     {
-        if (ackDuplicate)
+        if (ackDuplicate || (0 != (triggerFlags & TransportFlag.RETX) && (ackNow || pendingPackets > 0)))
         {
-            // The pending ACK answers a duplicate: it goes now, so that its echo names the duplicate's transmission
-            // and the sender can tell which loss declaration was spurious (14.3), rather than a later trigger's.
+            // The pending ACK answers a duplicate or a retransmission: it goes now, so that its echo names that
+            // transmission rather than a later trigger's, and the sender can tell whether the loss declaration
+            // behind a retransmission was spurious or right (14.3, 12.1 (g)).
             sendAck();
         }
         hasTrigger = true;

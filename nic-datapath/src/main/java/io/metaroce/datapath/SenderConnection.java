@@ -990,6 +990,12 @@ public final class SenderConnection extends Connection
             counters.spuriousRetransmits.incrementRelease();
             spuriousLoss.onSpuriousRetransmit(echoPath, header.pathSeq(), rtt.srttNs(), nowNs);
         }
+        else if (0 != (flags & TransportFlag.RETX) && !stale)
+        {
+            // The receiver lacked what the retransmission carried: the rule that declared it lost was right.
+            spuriousLoss.onNeededRetransmit(echoPath, header.pathSeq(), rtt.srttNs(), nowNs);
+        }
+
         final long sample = stale ? -1 : rttSample(header.tsNs(), ack.serviceTimeNs());
         if (sample >= 0)
         {

@@ -437,6 +437,37 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldEchoANeededRetransmissionInItsAckWhenNewDataFollowsInTheSameBatch()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0);
+        f.sent();
+
+        // ISN + 1 was lost: its retransmission on path 2 (pathSeq 9), then new DATA, read in one poll.
+        f.inject(f.data(id, WireFixture.ISN + 1, TransportFlag.RETX, 0, 2, 9, 96, 64), 0);
+        f.inject(f.data(id, WireFixture.ISN + 2, 0, 0, 1, 8, 192, 64), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        f.advance(200 * US);
+        sent.addAll(f.sent());
+
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(sent, AckDecoder.TEMPLATE_ID);
+        // 12.1 (g): the retransmission's ACK names the retransmission, so the sender learns its loss rule was right;
+        // the DATA after it is answered by the delayed ACK.
+        assertEquals(2, acks.size());
+        f.read(acks.get(0));
+        assertFalse(f.reader.transportHeader().flags().duplicate());
+        assertTrue(f.reader.transportHeader().flags().retx());
+        assertEquals(2, f.reader.transportHeader().pathId());
+        assertEquals(9, f.reader.transportHeader().pathSeq());
+        // It goes while the next DATA is being recorded, whose PSN the cumulative ACK already covers.
+        assertEquals(WireFixture.ISN + 3, (int)f.reader.transportHeader().psn());
+        f.read(acks.get(1));
+        assertFalse(f.reader.transportHeader().flags().retx());
+        assertEquals(WireFixture.ISN + 3, (int)f.reader.transportHeader().psn());
+    }
+
+    @Test
     void shouldDropOutOfWindowDataWithRateLimitedNack()
     {
         final int id = establish();

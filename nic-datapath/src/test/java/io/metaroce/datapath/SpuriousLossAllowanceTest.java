@@ -117,6 +117,40 @@ class SpuriousLossAllowanceTest
     }
 
     @Test
+    void shouldShrinkEveryAllowanceOnceASrttWhenARetransmissionProvesNeeded()
+    {
+        // Grow the reordering window to 3 and dupThresh to 2 with spurious answers.
+        allowance.onRetransmit(0, 0, LossReason.RACK);
+        allowance.onRetransmit(0, 1, LossReason.RACK);
+        allowance.onRetransmit(0, 2, LossReason.OUT_OF_ORDER_DISTANCE);
+        allowance.onRetransmit(0, 3, LossReason.TIMEOUT);
+        allowance.onSpuriousRetransmit(0, 0, SRTT_NS, 0);
+        allowance.onSpuriousRetransmit(0, 1, SRTT_NS, SRTT_NS);
+        allowance.onSpuriousRetransmit(0, 2, SRTT_NS, SRTT_NS);
+        allowance.onSpuriousRetransmit(0, 3, SRTT_NS, SRTT_NS);
+        assertEquals(3, allowance.reorderMultiplier());
+        assertEquals(2, allowance.dupThreshMultiplier());
+        assertEquals(2, allowance.timeoutMultiplier());
+
+        // A needed retransmission (any rule's) is evidence of real loss: the reordering and dupThresh allowances step
+        // down, once per srtt; the timeout's waits for its decay.
+        allowance.onRetransmit(1, 0, LossReason.PATH_SEQ_GAP);
+        allowance.onRetransmit(1, 1, LossReason.RACK);
+        allowance.onRetransmit(1, 2, LossReason.RACK);
+        final long t = 2 * SRTT_NS;
+        assertEquals(SpuriousLossAllowance.KIND_NONE, allowance.onNeededRetransmit(1, 0, SRTT_NS, t));
+        assertEquals(2, allowance.reorderMultiplier());
+        assertEquals(1, allowance.dupThreshMultiplier());
+        assertEquals(SpuriousLossAllowance.KIND_REORDER, allowance.onNeededRetransmit(1, 1, SRTT_NS, t + 1));
+        assertEquals(2, allowance.reorderMultiplier(), "at most once per srtt");
+        allowance.onNeededRetransmit(1, 2, SRTT_NS, t + SRTT_NS);
+        assertEquals(1, allowance.reorderMultiplier());
+        assertEquals(2, allowance.timeoutMultiplier());
+        assertEquals(SpuriousLossAllowance.KIND_NONE, allowance.onNeededRetransmit(1, 2, SRTT_NS, t + 5 * SRTT_NS),
+            "an answer is matched once");
+    }
+
+    @Test
     void shouldForgetTransmissionsBeyondItsHistory()
     {
         allowance.onRetransmit(0, 0, LossReason.RACK);

@@ -42,7 +42,8 @@ public final class LossyGoodputReport
         final String[] names = { "lossless", "0.1 % loss", "1 % loss", "3 % loss", "bursts (1 % of time, 50 %)" };
         final double[] loss = { 0, 0.001, 0.01, 0.03, 0 };
         double lossless = 0;
-        System.out.printf("%-28s %12s %10s %14s%n", "scenario", "goodput Gb/s", "relative", "retransmissions");
+        System.out.printf("%-28s %12s %10s %16s %9s%n", "scenario", "goodput Gb/s", "relative", "retransmissions",
+            "spurious");
         for (int i = 0; i < names.length; i++)
         {
             final SimulatedFabric.Context fabric = new SimulatedFabric.Context()
@@ -66,9 +67,9 @@ public final class LossyGoodputReport
             {
                 lossless = gbps;
             }
-            System.out.printf("%-28s %12.2f %9.1f%% %14d   cwnd %d srtt %d base %d%n", names[i], gbps,
-                100 * gbps / lossless, link.connection().retransmits(), link.connection().congestionWindow(),
-                link.connection().srttNs(), link.connection().baseRttNs());
+            System.out.printf("%-28s %12.2f %9.1f%% %16d %9d   cwnd %d srtt %d base %d%n", names[i], gbps,
+                100 * gbps / lossless, link.connection().retransmits(), link.connection().spuriousRetransmits(),
+                link.connection().congestionWindow(), link.connection().srttNs(), link.connection().baseRttNs());
         }
     }
 }
