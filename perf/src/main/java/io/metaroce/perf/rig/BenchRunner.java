@@ -445,13 +445,26 @@ public final class BenchRunner
         }
         final double value = row.result().histogram().getValueAtPercentile(percentile);
         final double base = reference.result().histogram().getValueAtPercentile(percentile);
-        return String.format(Locale.ROOT, " %.2f |", value / Math.max(1, base));
+        return " " + formatRatio(value / Math.max(1, base)) + " |";
+    }
+
+    /**
+     * A ratio with two decimals, or two significant digits below 0.01 (against a reference 200 ms tail, a 0.2 ms
+     * one is 0.001, which two decimals would show as 0.00).
+     *
+     * @param ratio a non-negative ratio.
+     * @return the text.
+     */
+    static String formatRatio(final double ratio)
+    {
+        return ratio >= 0.01 || 0 == ratio ?
+            String.format(Locale.ROOT, "%.2f", ratio) : String.format(Locale.ROOT, "%.2g", ratio);
     }
 
     private static String ratio(final double rate, final ThroughputRow reference)
     {
         return null == reference ? "-" :
-            String.format(Locale.ROOT, "%.2f", rate / Math.max(1, reference.result().messagesPerSecond()));
+            formatRatio(rate / Math.max(1, reference.result().messagesPerSecond()));
     }
 
     private static LatencyRow find(final List<LatencyRow> rows, final String system, final int length, final long rate)

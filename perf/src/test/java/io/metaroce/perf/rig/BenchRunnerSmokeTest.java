@@ -40,6 +40,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchRunnerSmokeTest
 {
     @Test
+    void shouldShowSmallRatiosWithTwoSignificantDigits()
+    {
+        assertEquals("1.13", BenchRunner.formatRatio(1.1349));
+        assertEquals("0.01", BenchRunner.formatRatio(0.01));
+        assertEquals("0.00075", BenchRunner.formatRatio(150.14 / 200_146.94));
+        assertEquals("0.00", BenchRunner.formatRatio(0));
+    }
+
+    @Test
     void shouldRunEverySmokeScenarioAndWriteTheResultsFolder(@TempDir final Path dir) throws IOException
     {
         final BenchRunner runner = new BenchRunner(dir, 1, 100_000_000L, 200_000_000L);
