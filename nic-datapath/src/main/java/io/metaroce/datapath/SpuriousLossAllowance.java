@@ -78,6 +78,7 @@ final class SpuriousLossAllowance
 
     private static final int HISTORY = 256;
     private static final int NO_KEY = -1;
+    private static final int NO_SLOT = -1;
 
     private final int[] historyKey = new int[HISTORY];
     private final byte[] historyReason = new byte[HISTORY];
@@ -124,23 +125,19 @@ final class SpuriousLossAllowance
      */
     int onSpuriousRetransmit(final int path, final int pathSeq, final long srttNs, final long nowNs)
     {
-        final int key = key(path, pathSeq);
-        for (int i = 1; i <= HISTORY; i++)
+        final int slot = takeRetransmit(path, pathSeq);
+        if (NO_SLOT == slot)
         {
-            final int slot = (historyNext - i) & (HISTORY - 1);
-            if (historyKey[slot] == key)
-            {
-                historyKey[slot] = NO_KEY;
-                final int kind = kindOf(historyReason[slot]);
-                if (KIND_NONE != kind)
-                {
-                    grow(kind, srttNs, nowNs);
-                }
-                return kind;
-            }
+            return KIND_NONE;
         }
 
-        return KIND_NONE;
+        final int kind = kindOf(historyReason[slot]);
+        if (KIND_NONE != kind)
+        {
+            grow(kind, srttNs, nowNs);
+        }
+
+        return kind;
     }
 
     /**
@@ -156,6 +153,33 @@ final class SpuriousLossAllowance
      */
     int onNeededRetransmit(final int path, final int pathSeq, final long srttNs, final long nowNs)
     {
+        final int slot = takeRetransmit(path, pathSeq);
+        if (NO_SLOT == slot)
+        {
+            return KIND_NONE;
+        }
+
+        for (int kind = KIND_REORDER; kind <= KIND_DUP_THRESH; kind++)
+        {
+            if (multiplier[kind] > 1 && nowNs - lastShrinkNs[kind] >= srttNs)
+            {
+                multiplier[kind]--;
+                lastShrinkNs[kind] = nowNs;
+            }
+        }
+
+        return kindOf(historyReason[slot]);
+    }
+
+    /**
+     * Find a remembered retransmission, newest first, and forget it so that it is matched by one answer only.
+     *
+     * @param path    echoed by the answer.
+     * @param pathSeq echoed by the answer.
+     * @return its history slot, or {@link #NO_SLOT}.
+     */
+    private int takeRetransmit(final int path, final int pathSeq)
+    {
         final int key = key(path, pathSeq);
         for (int i = 1; i <= HISTORY; i++)
         {
@@ -163,20 +187,11 @@ final class SpuriousLossAllowance
             if (historyKey[slot] == key)
             {
                 historyKey[slot] = NO_KEY;
-                final int kind = kindOf(historyReason[slot]);
-                for (int k = KIND_REORDER; k <= KIND_DUP_THRESH; k++)
-                {
-                    if (multiplier[k] > 1 && nowNs - lastShrinkNs[k] >= srttNs)
-                    {
-                        multiplier[k]--;
-                        lastShrinkNs[k] = nowNs;
-                    }
-                }
-                return kind;
+                return slot;
             }
         }
 
-        return KIND_NONE;
+        return NO_SLOT;
     }
 
     /**

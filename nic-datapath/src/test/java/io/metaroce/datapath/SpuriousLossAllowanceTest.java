@@ -117,7 +117,7 @@ class SpuriousLossAllowanceTest
     }
 
     @Test
-    void shouldShrinkEveryAllowanceOnceASrttWhenARetransmissionProvesNeeded()
+    void shouldShrinkTheReorderingAllowancesOnceASrttWhenARetransmissionProvesNeeded()
     {
         // Grow the reordering window to 3 and dupThresh to 2 with spurious answers.
         allowance.onRetransmit(0, 0, LossReason.RACK);
