@@ -84,6 +84,24 @@ public record SystemSettings(String driverIdle, String applicationIdle, int term
     }
 
     /**
+     * Defaults for the {@code failover} scenario: the driver yields as in {@link #udpDefaults()}, but the publisher and
+     * the receiver back off (spin, yield, then park) when they find nothing to do. The scenario has no Aeron column to
+     * keep settings identical with, and what it measures is the protocol's failover: with three threads that are
+     * always runnable on 2 cores the scheduler runs each of them in slices of a kernel tick (4 ms here), and the
+     * stream then stalls for several milliseconds every few milliseconds before any plane goes down.
+     * {@link #UDP_APPLICATION_IDLE_PROP_NAME} still overrides the application threads' strategy.
+     *
+     * @return the settings.
+     */
+    public static SystemSettings failoverDefaults()
+    {
+        return new SystemSettings(
+            System.getProperty(UDP_DRIVER_IDLE_PROP_NAME, "yield"),
+            System.getProperty(UDP_APPLICATION_IDLE_PROP_NAME, "backoff"),
+            16 * 1024 * 1024);
+    }
+
+    /**
      * A new idle strategy by name: {@code spin}, {@code noop}, {@code yield}, {@code backoff} or {@code sleep}
      * (10 µs sleeps).
      *

@@ -124,8 +124,9 @@ class BenchRunnerSmokeTest
         final String summary = Files.readString(dir.resolve("summary.md"));
         final String row = summary.lines().filter((l) -> l.startsWith("| metaroce | 4 |")).findFirst().orElseThrow();
         final String[] cells = row.split("\\|");
-        assertEquals("0", cells[9].trim(), "lost: " + row);
-        assertEquals("0", cells[10].trim(), "duplicates: " + row);
+        assertTrue(cells[8].trim().endsWith(" ms") && cells[9].trim().endsWith(" ms"), "gaps: " + row);
+        assertEquals("0", cells[10].trim(), "lost: " + row);
+        assertEquals("0", cells[11].trim(), "duplicates: " + row);
         assertTrue(Files.exists(dir.resolve("failover").resolve("goodput.svg")));
         try (Stream<Path> files = Files.list(dir.resolve("failover")))
         {
