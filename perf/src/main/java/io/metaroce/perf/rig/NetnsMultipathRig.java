@@ -26,6 +26,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The {@code netns} scenario: multipath goodput where planes have a capacity of their own. Two hosts in network
@@ -33,7 +35,9 @@ import java.util.Locale;
  * the sender rate-limited by {@code tc tbf}; a receiver JVM in host B and a sender JVM in host A
  * ({@link NetnsPeerMain}), each with its embedded driver, move a one-way stream at full speed. This project runs over
  * the first K = 1, 2 and 4 planes, Aeron over plane 0. Reported: goodput against the sum of the K planes'
- * capacities and against Aeron on one plane.
+ * capacities and against Aeron on one plane, and what left the K planes' {@code tbf} qdiscs during the measured phase
+ * (Ethernet frames: DATA with its headers, retransmissions, probes), which splits a shortfall into link time left
+ * unused ({@code wire / capacity}) and bytes spent on headers and retransmissions ({@code goodput / wire}).
  * <p>
  * Needs root, {@code ip}, {@code tc} and {@code nft}; where namespaces cannot be created the scenario says so in the
  * summary and measures nothing.
@@ -51,12 +55,14 @@ final class NetnsMultipathRig
     private static final int PORT = 40456;
     private static final long LINE_TIMEOUT_MS = 30_000;
     private static final long EXIT_TIMEOUT_MS = 10_000;
+    private static final Pattern ROOT_QDISC_BYTES =
+        Pattern.compile("\\{\"kind\":\"[a-z_]+\",\"handle\":\"[^\"]*\",\"dev\":\"([^\"]+)\".*?\"bytes\":(\\d+)");
 
-    record Row(String system, int planes, double goodputMbps, String transport)
+    record Row(String system, int planes, double goodputMbps, double wireMbps, String transport)
     {
     }
 
-    record Outcome(double goodputMbps, String transport)
+    record Outcome(double goodputMbps, double wireMbps, String transport)
     {
     }
 
@@ -77,7 +83,9 @@ final class NetnsMultipathRig
         lines.add("");
         lines.add("Two hosts in network namespaces joined by " + PLANES + " veth planes, each plane's egress " +
             "from the sender limited to " + mbitPerPlane + " Mb/s by `tc tbf`; sender and receiver are " +
-            "separate JVMs with their own embedded driver (SHARED, `yield`), one-way " + length + "-byte " +
+            "separate JVMs with their own embedded driver (SHARED, `" + SystemSettings.udpDefaults().driverIdle() +
+            "`; application thread `" + SystemSettings.udpDefaults().applicationIdle() + "`), one-way " + length +
+            "-byte " +
             "messages at full speed, 16 MiB terms. This project over the first K planes, Aeron over plane 0. " +
             "Goodput is measured at the receiver for " + measureMs + " ms after " + warmupMs + " ms of warm-up " +
             "from the first message.");
@@ -107,13 +115,15 @@ final class NetnsMultipathRig
             }
             for (final int planes : PLANE_COUNTS)
             {
-                final Outcome outcome = run(topology, "metaroce", metaRoceChannel(topology, planes, false),
+                final Outcome outcome = run(topology, planes, "metaroce", metaRoceChannel(topology, planes, false),
                     metaRoceChannel(topology, planes, true), length, warmupMs, measureMs);
-                rows.add(new Row("metaroce-" + planes + "p", planes, outcome.goodputMbps(), outcome.transport()));
+                rows.add(new Row("metaroce-" + planes + "p", planes, outcome.goodputMbps(), outcome.wireMbps(),
+                    outcome.transport()));
             }
             final String aeronChannel = "aeron:udp?endpoint=" + topology.address(Host.B, 0) + ":" + PORT;
-            final Outcome outcome = run(topology, "aeron", aeronChannel, aeronChannel, length, warmupMs, measureMs);
-            rows.add(new Row("aeron", 1, outcome.goodputMbps(), outcome.transport()));
+            final Outcome outcome =
+                run(topology, 1, "aeron", aeronChannel, aeronChannel, length, warmupMs, measureMs);
+            rows.add(new Row("aeron", 1, outcome.goodputMbps(), outcome.wireMbps(), outcome.transport()));
         }
 
         report(runner, dir, lines, rows, mbitPerPlane);
@@ -123,16 +133,26 @@ final class NetnsMultipathRig
         final BenchRunner runner, final Path dir, final List<String> lines, final List<Row> rows, final int mbit)
     {
         final double aeron = rows.get(rows.size() - 1).goodputMbps();
-        lines.add("| system | planes | capacity Mb/s | goodput Mb/s | / capacity | / aeron | transport |");
-        lines.add("|---|---:|---:|---:|---:|---:|---|");
+        lines.add("`on the wire`: the Ethernet frames that left the planes' `tbf` qdiscs during the measured phase " +
+            "(from the qdiscs' counters, read when the receiver starts and ends its measurement, so to about 1 %): " +
+            "`wire / capacity` is the share of link time used, `goodput / wire` the share of the bytes sent that " +
+            "were new payload (the rest: frame, DATA, UDP, IP and Ethernet headers, retransmissions, probes). One " +
+            "1344-byte message per DATA on a 1500-byte link leaves at most 1344 / 1482 = 0.907 for this project's " +
+            "64-byte DATA header and 1344 / 1418 = 0.948 for Aeron's.");
+        lines.add("");
+        lines.add("| system | planes | capacity Mb/s | goodput Mb/s | / capacity | / aeron | on the wire Mb/s | " +
+            "wire / capacity | goodput / wire | transport |");
+        lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         final double[] values = new double[rows.size()];
         final List<String> names = new ArrayList<>();
         for (int i = 0; i < rows.size(); i++)
         {
             final Row row = rows.get(i);
-            lines.add(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.2f | %.2f | %s |", row.system(),
-                row.planes(), row.planes() * mbit, row.goodputMbps(), row.goodputMbps() / (row.planes() * mbit),
-                row.goodputMbps() / Math.max(1e-9, aeron), row.transport()));
+            lines.add(String.format(Locale.ROOT, "| %s | %d | %d | %.1f | %.2f | %.2f | %.1f | %.2f | %.3f | %s |",
+                row.system(), row.planes(), row.planes() * mbit, row.goodputMbps(),
+                row.goodputMbps() / (row.planes() * mbit), row.goodputMbps() / Math.max(1e-9, aeron),
+                row.wireMbps(), row.wireMbps() / (row.planes() * mbit),
+                row.goodputMbps() / Math.max(1e-9, row.wireMbps()), row.transport()));
             values[i] = row.goodputMbps();
             names.add(row.system());
         }
@@ -160,6 +180,7 @@ final class NetnsMultipathRig
 
     private static Outcome run(
         final NetnsTopology topology,
+        final int planes,
         final String system,
         final String subscriptionChannel,
         final String publicationChannel,
@@ -171,16 +192,22 @@ final class NetnsMultipathRig
             args("receive", system, subscriptionChannel, length, warmupMs, measureMs))))
         {
             final double goodputMbps;
+            final double wireMbps;
             receiver.awaitLine("READY", LINE_TIMEOUT_MS);
             final NetnsProcess sender = topology.javaProcess(Host.A, peer(
                 args("send", system, publicationChannel, length, warmupMs, measureMs)));
             try
             {
-                final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + warmupMs + measureMs);
+                receiver.awaitLine("MEASURING", LINE_TIMEOUT_MS + warmupMs);
+                final long wireBytesBefore = wireBytes(topology, planes);
+                final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + measureMs);
+                final long wireBytesAfter = wireBytes(topology, planes);
                 final String[] fields = result.split("[ =]");
-                goodputMbps = Long.parseLong(fields[2]) * 8e3 / Long.parseLong(fields[4]);
-                System.out.printf(
-                    Locale.ROOT, "netns %s over %s: %.1f Mb/s%n", system, publicationChannel, goodputMbps);
+                final long ns = Long.parseLong(fields[4]);
+                goodputMbps = Long.parseLong(fields[2]) * 8e3 / ns;
+                wireMbps = (wireBytesAfter - wireBytesBefore) * 8e3 / ns;
+                System.out.printf(Locale.ROOT, "netns %s over %s: %.1f Mb/s (%.1f Mb/s on the wire)%n", system,
+                    publicationChannel, goodputMbps, wireMbps);
             }
             finally
             {
@@ -196,8 +223,37 @@ final class NetnsMultipathRig
             {
                 System.out.println("netns " + system + " transport: " + transport);
             }
-            return new Outcome(goodputMbps, transport);
+            return new Outcome(goodputMbps, wireMbps, transport);
         }
+    }
+
+    /**
+     * Bytes that left the root qdiscs of host A's devices of the first planes: one {@code tc -s -j qdisc show} in the
+     * namespace (about 5 ms), where the topology's per-plane {@code tc-stats} costs a second of CPU on 2 cores.
+     */
+    private static long wireBytes(final NetnsTopology topology, final int planes)
+    {
+        final String json = topology.exec(Host.A, "tc", "-s", "-j", "qdisc", "show");
+        final Matcher matcher = ROOT_QDISC_BYTES.matcher(json);
+        long bytes = 0;
+        int found = 0;
+        while (matcher.find())
+        {
+            for (int plane = 0; plane < planes; plane++)
+            {
+                if (matcher.group(1).equals(topology.device(Host.A, plane)))
+                {
+                    bytes += Long.parseLong(matcher.group(2));
+                    found++;
+                }
+            }
+        }
+        if (found != planes)
+        {
+            throw new IllegalStateException("tc printed the counters of " + found + " of the " + planes +
+                " planes' qdiscs: " + json);
+        }
+        return bytes;
     }
 
     /**

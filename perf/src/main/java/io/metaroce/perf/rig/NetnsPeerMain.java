@@ -33,11 +33,12 @@ import java.util.function.BooleanSupplier;
  * project's or Aeron's, SHARED with the rig's UDP idle strategies) and one stream.
  * <p>
  * Usage: {@code NetnsPeerMain receive|send metaroce|aeron <channel> <stream> <length> <warmup ms> <measure ms>}.
- * The receiver prints {@code READY} once subscribed, then, counted from the first message, {@code RESULT bytes=<n>
- * ns=<n>} for the bytes received during the measured phase after the warm-up, and exits. The sender offers messages
- * of the given length as fast as the stream takes them until its standard input is closed (at most warm-up +
- * measured phase + 60 s), then closes its driver and exits. This project's ends print {@code TRANSPORT} and the totals
- * of their driver's datapath counters (retransmissions by reason, path state changes; drops, duplicates) last.
+ * The receiver prints {@code READY} once subscribed, then, counted from the first message, {@code MEASURING} when the
+ * warm-up ends and {@code RESULT bytes=<n> ns=<n>} for the bytes received during the measured phase, and exits. The
+ * sender offers messages of the given length as fast as the stream takes them until its standard input is closed (at
+ * most warm-up + measured phase + 60 s), then closes its driver and exits. This project's ends print
+ * {@code TRANSPORT} and the totals of their driver's datapath counters (retransmissions by reason, path state changes;
+ * drops, duplicates) last.
  */
 public final class NetnsPeerMain
 {
@@ -124,6 +125,7 @@ public final class NetnsPeerMain
         final long bytesBefore = counts.bytes();
         final long start = System.nanoTime();
         final long end = start + measureNs;
+        System.out.println("MEASURING");
         awaitOrFail(() -> System.nanoTime() >= end, subscriber, idle, Long.MAX_VALUE, "");
         System.out.println("RESULT bytes=" + (counts.bytes() - bytesBefore) + " ns=" + (System.nanoTime() - start));
     }
