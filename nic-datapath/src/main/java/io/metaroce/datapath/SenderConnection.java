@@ -200,7 +200,7 @@ public final class SenderConnection extends Connection
         this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(DatapathCounters.withLabel(
             DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()),
             settings.counterLabel()), pathCount, pathsPerPlane);
-        this.tracker = new SendTracker(askedWindow, pathCount, callbacks);
+        this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, callbacks);
         this.tracker.reset(isn);
         this.paths = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(
             ctx.pathEviction(),

@@ -32,15 +32,17 @@ import java.util.Arrays;
  * acknowledged and their slots are free.
  * <p>
  * In-flight transmissions are linked into two intrusive doubly-linked lists: one ordered by send time (its head is
- * the oldest transmission, for RACK, TLP and RTO) and one per path ordered by path sequence (its head is the oldest
- * transmission on the path, for the path-sequence gap rule). Lost packets are marked in a bitmap and retransmitted
+ * the oldest transmission, for TLP and RTO) and one per path ordered by path sequence, which is send order (its head
+ * is the oldest transmission on the path, for the path-sequence gap rule and for RACK, which looks at the paths of
+ * each plane against the newest delivery on that plane). Lost packets are marked in a bitmap and retransmitted
  * lowest PSN first, the one that blocks the cumulative acknowledgement; packets a NACK asked to delay wait in a FIFO
  * until their time (a slot is in it at most once, so it needs at most {@code capacity} entries; an entry whose slot
  * has since been acknowledged is dropped when it reaches the head).
  * <p>
  * The loss-inference rules (path-sequence gap, out-of-order distance, RACK, tail-loss probe, timeout, NACK) only
  * ever declare <b>in-flight</b> transmissions lost, and report each to the {@link SendTrackerHandler}. Every list
- * walk stops at the first transmission the rule does not condemn, so the cost is proportional to the losses found.
+ * walk stops at the first transmission the rule does not condemn, so the cost is proportional to the losses found
+ * (plus, for RACK, one look at the head of each path's list).
  * <p>
  * Single-threaded: owned by the agent that sends the connection's DATA and processes its ACKs.
  */
@@ -93,16 +95,32 @@ public final class SendTracker
     private int sackedBelowScan;
     private long inflightBytes;
     private int inflightPackets;
-    private long rackXmitNs;
+    private final int pathsPerPlane;
+    private final long[] rackXmitNs;
 
     /**
-     * Allocate a tracker.
+     * Allocate a tracker for paths that all cross one plane.
      *
      * @param capacity  ring size: the largest tracking window the connection may use, a power of two >= 64.
      * @param pathCount number of paths of the connection.
      * @param handler   told of every loss.
      */
     public SendTracker(final int capacity, final int pathCount, final SendTrackerHandler handler)
+    {
+        this(capacity, pathCount, pathCount, handler);
+    }
+
+    /**
+     * Allocate a tracker. Path {@code p} crosses plane {@code p / pathsPerPlane}; the RACK rule compares a
+     * transmission only with deliveries on its own plane.
+     *
+     * @param capacity      ring size: the largest tracking window the connection may use, a power of two >= 64.
+     * @param pathCount     number of paths of the connection.
+     * @param pathsPerPlane paths of each plane; divides {@code pathCount}.
+     * @param handler       told of every loss.
+     */
+    public SendTracker(
+        final int capacity, final int pathCount, final int pathsPerPlane, final SendTrackerHandler handler)
     {
         if (capacity < 64 || !BitUtil.isPowerOfTwo(capacity))
         {
@@ -111,6 +129,11 @@ public final class SendTracker
         if (pathCount < 1 || pathCount > Short.MAX_VALUE)
         {
             throw new IllegalArgumentException("pathCount out of range: " + pathCount);
+        }
+        if (pathsPerPlane < 1 || 0 != pathCount % pathsPerPlane)
+        {
+            throw new IllegalArgumentException(
+                "pathsPerPlane must divide pathCount " + pathCount + ": " + pathsPerPlane);
         }
 
         this.capacity = capacity;
@@ -134,6 +157,8 @@ public final class SendTracker
         sackedBits = new long[capacity >>> 6];
         pathHead = new int[pathCount];
         pathTail = new int[pathCount];
+        this.pathsPerPlane = pathsPerPlane;
+        rackXmitNs = new long[pathCount / pathsPerPlane];
         lostBits = new long[capacity >>> 6];
         deferredQueue = new int[capacity];
         deferredUntilNs = new long[capacity];
@@ -164,7 +189,7 @@ public final class SendTracker
         sackedBelowScan = 0;
         inflightBytes = 0;
         inflightPackets = 0;
-        rackXmitNs = Long.MIN_VALUE;
+        Arrays.fill(rackXmitNs, Long.MIN_VALUE);
     }
 
     /**
@@ -678,14 +703,34 @@ public final class SendTracker
 
     /**
      * RACK rule: an in-flight transmission sent more than {@code reorderWindowNs} before the newest transmission
-     * known delivered is lost.
+     * known delivered on the same plane is lost. Every path of a plane crosses the plane's queues, so a later
+     * transmission delivered there means an earlier one should have been; across planes whose queues differ, it
+     * means nothing (a rate-limited plane's queue can hold milliseconds more than another's). Each path's in-flight
+     * list is in send order, so the walk stops at the first transmission of each path that is recent enough.
      *
-     * @param reorderWindowNs reoWnd = max(50 us, srtt / 4 + min(skew of the paths' srtt, srtt / 4)) by default.
+     * @param reorderWindowNs reoWnd = max(50 us, min(srtt, m x srtt / 4)) by default.
      * @return transmissions declared lost.
      */
     public int detectRack(final long reorderWindowNs)
     {
-        return Long.MIN_VALUE == rackXmitNs ? 0 : markOlderThan(rackXmitNs - reorderWindowNs, LossReason.RACK);
+        int found = 0;
+        for (int path = 0; path < pathHead.length; path++)
+        {
+            final long rackNs = rackXmitNs[path / pathsPerPlane];
+            if (Long.MIN_VALUE == rackNs)
+            {
+                continue;
+            }
+            final long sentBeforeNs = rackNs - reorderWindowNs;
+            int slot;
+            while (NONE != (slot = pathHead[path]) && sendTimeNs[slot] < sentBeforeNs)
+            {
+                markLost(slot, LossReason.RACK);
+                found++;
+            }
+        }
+
+        return found;
     }
 
     /**
@@ -847,9 +892,10 @@ public final class SendTracker
         }
 
         final long sentNs = sendTimeNs[slot];
-        if ((1 == transmissions[slot] || nowNs - sentNs >= minRttNs) && sentNs > rackXmitNs)
+        final int plane = pathOf[slot] / pathsPerPlane;
+        if ((1 == transmissions[slot] || nowNs - sentNs >= minRttNs) && sentNs > rackXmitNs[plane])
         {
-            rackXmitNs = sentNs;
+            rackXmitNs[plane] = sentNs;
         }
 
         return length[slot];

@@ -25,6 +25,7 @@ import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SendTrackerTest
@@ -124,6 +125,35 @@ class SendTrackerTest
     }
 
     @Test
+    void shouldCompareRackOnlyWithDeliveriesOnTheSamePlane()
+    {
+        final SendTracker planes = new SendTracker(64, 4, 2, (psn, path, reason, sendTimeNs) ->
+            losses.add(new int[]{ psn, path, reason }));
+        planes.reset(ISN);
+        final int early = planes.recordNew(0, 100, 0, 0, 0, 0, 1_000);
+        final int otherPlane = planes.recordNew(100, 100, 0, 0, 2, 0, 2_000);
+        final int base = ISN & ~63;
+
+        planes.onSack(base, new long[]{ word(base, otherPlane) }, 1, 2_500, 0);
+        assertEquals(0, planes.detectRack(50), "a later delivery on plane 1 says nothing about plane 0's queue");
+        assertTrue(losses.isEmpty());
+
+        final int samePlane = planes.recordNew(200, 100, 0, 0, 1, 0, 3_000);
+        planes.onSack(base, new long[]{ word(base, otherPlane, samePlane) }, 1, 3_500, 0);
+        assertEquals(1, planes.detectRack(50));
+        assertEquals(early, losses.get(0)[0]);
+        assertEquals(0, losses.get(0)[1]);
+        assertEquals(LossReason.RACK, losses.get(0)[2]);
+        assertEquals(0, planes.detectRack(50), "found once");
+    }
+
+    @Test
+    void shouldRefusePathsPerPlaneThatDoNotDivideThePaths()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new SendTracker(64, 6, 4, (psn, path, reason, t) -> {}));
+    }
+
+    @Test
     void shouldDetectRackLossForTransmissionsSentMoreThanReorderWindowBeforeTheNewestDelivered()
     {
         tracker.reset(ISN);
@@ -203,7 +233,7 @@ class SendTrackerTest
     {
         final SplittableRandom random = new SplittableRandom(seed);
         final int isn = random.nextInt();
-        final SendTracker t = new SendTracker(64, 4, (psn, path, reason, sendTimeNs) -> {});
+        final SendTracker t = new SendTracker(64, 4, 2, (psn, path, reason, sendTimeNs) -> {});
         t.reset(isn);
         long now = 0;
         for (int step = 0; step < 3000; step++)
