@@ -32,12 +32,12 @@ import java.util.Arrays;
  * acknowledged and their slots are free.
  * <p>
  * In-flight transmissions are linked into two intrusive doubly-linked lists: one ordered by send time (its head is
- * the oldest transmission, for TLP and RTO) and one per path ordered by path sequence, which is send order (its head
- * is the oldest transmission on the path, for the path-sequence gap rule and for RACK, which looks at the paths of
- * each plane against the newest delivery on that plane). Lost packets are marked in a bitmap and retransmitted
- * lowest PSN first, the one that blocks the cumulative acknowledgement; packets a NACK asked to delay wait in a FIFO
- * until their time (a slot is in it at most once, so it needs at most {@code capacity} entries; an entry whose slot
- * has since been acknowledged is dropped when it reaches the head).
+ * the oldest transmission, for TLP, RTO and a quick check of RACK) and one per path ordered by path sequence, which
+ * is send order (its head is the oldest transmission on the path, for the path-sequence gap rule and for RACK, which
+ * looks at the paths of each plane against the newest delivery on that plane). Lost packets are marked in a bitmap
+ * and retransmitted lowest PSN first, the one that blocks the cumulative acknowledgement; packets a NACK asked to
+ * delay wait in a FIFO until their time (a slot is in it at most once, so it needs at most {@code capacity} entries;
+ * an entry whose slot has since been acknowledged is dropped when it reaches the head).
  * <p>
  * The loss-inference rules (path-sequence gap, out-of-order distance, RACK, tail-loss probe, timeout, NACK) only
  * ever declare <b>in-flight</b> transmissions lost, and report each to the {@link SendTrackerHandler}. Every list
@@ -97,6 +97,7 @@ public final class SendTracker
     private int inflightPackets;
     private final int pathsPerPlane;
     private final long[] rackXmitNs;
+    private long rackNewestXmitNs;
 
     /**
      * Allocate a tracker for paths that all cross one plane.
@@ -190,6 +191,7 @@ public final class SendTracker
         inflightBytes = 0;
         inflightPackets = 0;
         Arrays.fill(rackXmitNs, Long.MIN_VALUE);
+        rackNewestXmitNs = Long.MIN_VALUE;
     }
 
     /**
@@ -706,13 +708,21 @@ public final class SendTracker
      * known delivered on the same plane is lost. Every path of a plane crosses the plane's queues, so a later
      * transmission delivered there means an earlier one should have been; across planes whose queues differ, it
      * means nothing (a rate-limited plane's queue can hold milliseconds more than another's). Each path's in-flight
-     * list is in send order, so the walk stops at the first transmission of each path that is recent enough.
+     * list is in send order, so the walk stops at the first transmission of each path that is recent enough; and when
+     * even the oldest in-flight transmission is recent enough for the plane with the newest delivery, no path is
+     * looked at (the common case without loss).
      *
      * @param reorderWindowNs reoWnd = max(50 us, min(srtt, m x srtt / 4)) by default.
      * @return transmissions declared lost.
      */
     public int detectRack(final long reorderWindowNs)
     {
+        if (NONE == timeHead || Long.MIN_VALUE == rackNewestXmitNs ||
+            sendTimeNs[timeHead] >= rackNewestXmitNs - reorderWindowNs)
+        {
+            return 0;
+        }
+
         int found = 0;
         for (int path = 0; path < pathHead.length; path++)
         {
@@ -896,6 +906,7 @@ public final class SendTracker
         if ((1 == transmissions[slot] || nowNs - sentNs >= minRttNs) && sentNs > rackXmitNs[plane])
         {
             rackXmitNs[plane] = sentNs;
+            rackNewestXmitNs = Math.max(rackNewestXmitNs, sentNs);
         }
 
         return length[slot];
