@@ -34,11 +34,13 @@ public final class LossyGoodputReport
     /**
      * Print one line per loss scenario.
      *
-     * @param args optional: megabytes per run (default 64).
+     * @param args optional: megabytes per run (default 64), then the fabric's seed (default 11).
      */
     public static void main(final String[] args)
     {
         final long bytes = (args.length > 0 ? Long.parseLong(args[0]) : 64) * 1024 * 1024;
+        final long seed = args.length > 1 ? Long.parseLong(args[1]) : 11;
+        System.out.println("seed " + seed);
         final String[] names = { "lossless", "0.1 % loss", "1 % loss", "3 % loss", "bursts (1 % of time, 50 %)" };
         final double[] loss = { 0, 0.001, 0.01, 0.03, 0 };
         double lossless = 0;
@@ -47,7 +49,7 @@ public final class LossyGoodputReport
         for (int i = 0; i < names.length; i++)
         {
             final SimulatedFabric.Context fabric = new SimulatedFabric.Context()
-                .seed(11).planeCount(4).propagationDelayNs(10_000).routeSkewNs(5_000)
+                .seed(seed).planeCount(4).propagationDelayNs(10_000).routeSkewNs(5_000)
                 .ingressRateBitsPerSecond(10_000_000_000L).ingressQueueBytes(1 << 20).lossRate(loss[i])
                 .slotCount(32_768).slotLength(2048);
             if (4 == i)

@@ -49,6 +49,11 @@ final class NetnsMultipathRig
      */
     static final String EXTRA_PARAMS_PROP_NAME = "metaroce.bench.netns.params";
 
+    /**
+     * The {@code tc tbf} rate of every plane in Mb/s (default 200; 20 in smoke runs).
+     */
+    static final String MBIT_PROP_NAME = "metaroce.bench.netns.mbit";
+
     private static final int PLANES = 4;
     private static final int[] PLANE_COUNTS = {1, 2, 4};
     private static final int STREAM_ID = 1003;
@@ -72,7 +77,11 @@ final class NetnsMultipathRig
 
     static void runScenario(final BenchRunner runner, final boolean smoke)
     {
-        final int mbitPerPlane = smoke ? 20 : 200;
+        final int mbitPerPlane = Integer.getInteger(MBIT_PROP_NAME, smoke ? 20 : 200);
+        if (mbitPerPlane <= 0)
+        {
+            throw new IllegalArgumentException(MBIT_PROP_NAME + " must be a positive number of Mb/s: " + mbitPerPlane);
+        }
         final int length = smoke ? 288 : 1344;
         final long warmupMs = runner.warmupNs() / 1_000_000;
         final long measureMs = Math.max(100, runner.measureNs() / 1_000_000);
