@@ -26,6 +26,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -60,6 +62,7 @@ final class NetnsMultipathRig
     private static final int PORT = 40456;
     private static final long LINE_TIMEOUT_MS = 30_000;
     private static final long EXIT_TIMEOUT_MS = 10_000;
+    private static final long WIRE_READ_MARGIN_MS = 250;
     private static final Pattern ROOT_QDISC_BYTES =
         Pattern.compile("\\{\"kind\":\"[a-z_]+\",\"handle\":\"[^\"]*\",\"dev\":\"([^\"]+)\".*?\"bytes\":(\\d+)");
 
@@ -143,9 +146,10 @@ final class NetnsMultipathRig
     {
         final double aeron = rows.get(rows.size() - 1).goodputMbps();
         lines.add("`on the wire`: the Ethernet frames that left the planes' `tbf` qdiscs during the measured phase " +
-            "(from the qdiscs' counters, read when the receiver starts and ends its measurement, so to about 1 %): " +
-            "`wire / capacity` is the share of link time used, `goodput / wire` the share of the bytes sent that " +
-            "were new payload (the rest: frame, DATA, UDP, IP and Ethernet headers, retransmissions, probes). One " +
+            "(from the qdiscs' counters, read twice inside the receiver's measured phase, over the interval " +
+            "between the two reads): `wire / capacity` is the share of link time used, `goodput / wire` " +
+            "the share of the bytes sent that were new payload (the rest: frame, DATA, UDP, IP and Ethernet " +
+            "headers, retransmissions, probes). One " +
             "1344-byte message per DATA on a 1500-byte link leaves at most 1344 / 1482 = 0.907 for this project's " +
             "64-byte DATA header and 1344 / 1418 = 0.948 for Aeron's.");
         lines.add("");
@@ -207,14 +211,25 @@ final class NetnsMultipathRig
                 args("send", system, publicationChannel, length, warmupMs, measureMs)));
             try
             {
+                // The wire rate is taken over the rig's own interval between two counter reads that both fall
+                // inside the receiver's measured phase: the first once its start has been seen, the second a quarter
+                // of a second before its end (once the receiver has gone, the sender runs out of window and the link
+                // goes quiet, which a read after the end would count as idle link time).
                 receiver.awaitLine("MEASURING", LINE_TIMEOUT_MS + warmupMs);
                 final long wireBytesBefore = wireBytes(topology, planes);
-                final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + measureMs);
+                final long wireReadBeforeNs = System.nanoTime();
+                final long secondReadNs = wireReadBeforeNs +
+                    TimeUnit.MILLISECONDS.toNanos(Math.max(measureMs / 2, measureMs - WIRE_READ_MARGIN_MS));
+                for (long wait; (wait = secondReadNs - System.nanoTime()) > 0; )
+                {
+                    LockSupport.parkNanos(wait);
+                }
                 final long wireBytesAfter = wireBytes(topology, planes);
+                final long wireReadNs = System.nanoTime() - wireReadBeforeNs;
+                final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + measureMs);
                 final String[] fields = result.split("[ =]");
-                final long ns = Long.parseLong(fields[4]);
-                goodputMbps = Long.parseLong(fields[2]) * 8e3 / ns;
-                wireMbps = (wireBytesAfter - wireBytesBefore) * 8e3 / ns;
+                goodputMbps = Long.parseLong(fields[2]) * 8e3 / Long.parseLong(fields[4]);
+                wireMbps = (wireBytesAfter - wireBytesBefore) * 8e3 / wireReadNs;
                 System.out.printf(Locale.ROOT, "netns %s over %s: %.1f Mb/s (%.1f Mb/s on the wire)%n", system,
                     publicationChannel, goodputMbps, wireMbps);
             }
