@@ -513,6 +513,22 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
+     * The engine is shutting down: acknowledge what arrived and is not acknowledged yet (a delayed ACK still
+     * pending), so that the sender does not send it again to whatever takes this receiver's place, where it would be
+     * delivered twice.
+     *
+     * @param nowNs current time.
+     */
+    void acknowledgePending(final long nowNs)
+    {
+        this.nowNs = nowNs;
+        if (!isTerminated() && ConnectionState.CLOSED != state && pendingPackets > 0)
+        {
+            sendAck();
+        }
+    }
+
+    /**
      * The credit scheduler extended this connection's grant.
      */
     void onGrant(final long grantLimit)

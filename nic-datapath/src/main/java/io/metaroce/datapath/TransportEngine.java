@@ -378,9 +378,11 @@ public final class TransportEngine implements AutoCloseable
             connection.release();
             ctx.connectionHandler().onSenderTerminated(connection, TerminationCause.SHUTDOWN);
         }
+        final long closeNs = clock.nanoTime();
         for (int i = receivers.size() - 1; i >= 0; i--)
         {
             final ReceiverConnection connection = receivers.get(i);
+            connection.acknowledgePending(closeNs);
             connection.terminationCause = TerminationCause.SHUTDOWN;
             connection.release();
             ctx.connectionHandler().onReceiverTerminated(connection, TerminationCause.SHUTDOWN);

@@ -276,6 +276,22 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldAcknowledgeWhatArrivedWhenTheEngineClosesBeforeTheDelayedAck()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, 0, 0);
+        data(id, WireFixture.ISN + 1, 0, 96);
+        assertTrue(f.sent().isEmpty(), "below ackEvery and before the delayed-ACK timer");
+        f.advance(10 * US);
+
+        f.engine.close();
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size(), "the pending ACK goes out before the connection is dropped");
+        f.read(acks.get(0));
+        assertEquals(WireFixture.ISN + 2, (int)f.reader.ack().header().psn());
+    }
+
+    @Test
     void shouldAcknowledgeOnceAckEveryBytesArrivedBeforeAckEveryPackets()
     {
         // [MR-ACK-13] 96-byte frames and ackEveryBytes 256: the third packet makes the ACK, not the eighth.
