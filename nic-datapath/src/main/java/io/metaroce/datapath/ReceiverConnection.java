@@ -522,7 +522,7 @@ public final class ReceiverConnection extends Connection
     void acknowledgePending(final long nowNs)
     {
         this.nowNs = nowNs;
-        if (!isTerminated() && ConnectionState.CLOSED != state && pendingPackets > 0)
+        if (ConnectionState.CLOSED != state && (ackNow || pendingPackets > 0))
         {
             sendAck();
         }

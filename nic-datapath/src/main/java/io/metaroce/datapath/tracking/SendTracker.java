@@ -724,19 +724,21 @@ public final class SendTracker
         }
 
         int found = 0;
-        for (int path = 0; path < pathHead.length; path++)
+        for (int plane = 0, firstPath = 0; plane < rackXmitNs.length; plane++, firstPath += pathsPerPlane)
         {
-            final long rackNs = rackXmitNs[path / pathsPerPlane];
-            if (Long.MIN_VALUE == rackNs)
+            if (Long.MIN_VALUE == rackXmitNs[plane])
             {
                 continue;
             }
-            final long sentBeforeNs = rackNs - reorderWindowNs;
-            int slot;
-            while (NONE != (slot = pathHead[path]) && sendTimeNs[slot] < sentBeforeNs)
+            final long sentBeforeNs = rackXmitNs[plane] - reorderWindowNs;
+            for (int path = firstPath; path < firstPath + pathsPerPlane; path++)
             {
-                markLost(slot, LossReason.RACK);
-                found++;
+                int slot;
+                while (NONE != (slot = pathHead[path]) && sendTimeNs[slot] < sentBeforeNs)
+                {
+                    markLost(slot, LossReason.RACK);
+                    found++;
+                }
             }
         }
 

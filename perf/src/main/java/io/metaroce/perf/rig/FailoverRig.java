@@ -150,7 +150,7 @@ final class FailoverRig
 
         final List<Result> sorted = new ArrayList<>(results);
         sorted.sort(Comparator.comparingLong(Result::recoveryNs));
-        report(runner, dir, length, sorted.get(sorted.size() / 2));
+        report(runner, settings, dir, length, sorted.get(sorted.size() / 2));
     }
 
     static Result run(
@@ -237,7 +237,8 @@ final class FailoverRig
         return publication.offer(message, 0, length) > 0;
     }
 
-    private static void report(final BenchRunner runner, final Path dir, final int length, final Result result)
+    private static void report(
+        final BenchRunner runner, final SystemSettings settings, final Path dir, final int length, final Result result)
     {
         final List<String> lines = new ArrayList<>();
         lines.add("## failover");
@@ -249,8 +250,8 @@ final class FailoverRig
             "that the first 10 ms after the failure already carried 3/4 of the goodput before it (the shortest " +
             "time this column can show). The longest gap between two deliveries is given before and after the " +
             "failure: the one before is what the machine does to a healthy stream. Driver `" +
-            SystemSettings.failoverDefaults().driverIdle() + "`, publisher and receiver `" +
-            SystemSettings.failoverDefaults().applicationIdle() + "` (they park when idle, so that three always " +
+            settings.driverIdle() + "`, publisher and receiver `" +
+            settings.applicationIdle() + "` (they park when idle, so that three always " +
             "runnable threads do not make the scheduler cut the stream into 4 ms slices on 2 cores). Median of " +
             runner.reps() + " run(s) by recovery time; warm-up " + runner.warmupNs() / 1_000_000 + " ms, measured " +
             runner.measureNs() / 1_000_000 + " ms. Aeron has no column (one path: a path down is an outage).");

@@ -28,8 +28,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The {@code netns} scenario: multipath goodput where planes have a capacity of their own. Two hosts in network
@@ -63,8 +61,6 @@ final class NetnsMultipathRig
     private static final long LINE_TIMEOUT_MS = 30_000;
     private static final long EXIT_TIMEOUT_MS = 10_000;
     private static final long WIRE_READ_MARGIN_MS = 250;
-    private static final Pattern ROOT_QDISC_BYTES =
-        Pattern.compile("\\{\"kind\":\"[a-z_]+\",\"handle\":\"[^\"]*\",\"dev\":\"([^\"]+)\".*?\"bytes\":(\\d+)");
 
     record Row(String system, int planes, double goodputMbps, double wireMbps, String transport)
     {
@@ -216,7 +212,7 @@ final class NetnsMultipathRig
                 // of a second before its end (once the receiver has gone, the sender runs out of window and the link
                 // goes quiet, which a read after the end would count as idle link time).
                 receiver.awaitLine("MEASURING", LINE_TIMEOUT_MS + warmupMs);
-                final long wireBytesBefore = wireBytes(topology, planes);
+                final long wireBytesBefore = topology.qdiscSentBytes(Host.A, planes);
                 final long wireReadBeforeNs = System.nanoTime();
                 final long secondReadNs = wireReadBeforeNs +
                     TimeUnit.MILLISECONDS.toNanos(Math.max(measureMs / 2, measureMs - WIRE_READ_MARGIN_MS));
@@ -224,7 +220,7 @@ final class NetnsMultipathRig
                 {
                     LockSupport.parkNanos(wait);
                 }
-                final long wireBytesAfter = wireBytes(topology, planes);
+                final long wireBytesAfter = topology.qdiscSentBytes(Host.A, planes);
                 final long wireReadNs = System.nanoTime() - wireReadBeforeNs;
                 final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + measureMs);
                 final String[] fields = result.split("[ =]");
@@ -249,35 +245,6 @@ final class NetnsMultipathRig
             }
             return new Outcome(goodputMbps, wireMbps, transport);
         }
-    }
-
-    /**
-     * Bytes that left the root qdiscs of host A's devices of the first planes: one {@code tc -s -j qdisc show} in the
-     * namespace (about 5 ms), where the topology's per-plane {@code tc-stats} costs a second of CPU on 2 cores.
-     */
-    private static long wireBytes(final NetnsTopology topology, final int planes)
-    {
-        final String json = topology.exec(Host.A, "tc", "-s", "-j", "qdisc", "show");
-        final Matcher matcher = ROOT_QDISC_BYTES.matcher(json);
-        long bytes = 0;
-        int found = 0;
-        while (matcher.find())
-        {
-            for (int plane = 0; plane < planes; plane++)
-            {
-                if (matcher.group(1).equals(topology.device(Host.A, plane)))
-                {
-                    bytes += Long.parseLong(matcher.group(2));
-                    found++;
-                }
-            }
-        }
-        if (found != planes)
-        {
-            throw new IllegalStateException("tc printed the counters of " + found + " of the " + planes +
-                " planes' qdiscs: " + json);
-        }
-        return bytes;
     }
 
     /**

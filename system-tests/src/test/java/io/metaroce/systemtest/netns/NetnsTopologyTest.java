@@ -175,6 +175,7 @@ class NetnsTopologyTest
 
             assertEquals("tbf", second.kind());
             assertTrue(second.sentBytes() > first.sentBytes(), "the limited plane carries traffic");
+            assertEquals(last.sentBytes(), topology.qdiscSentBytes(Host.A, 1), "one tc call reads the same counter");
             assertTrue(second.overlimits() > first.overlimits(), "the offered load exceeded the rate: " + second);
             assertTrue(measuredMbit <= mbit * 1.05 + burstMbit, "carried " + measuredMbit + " mbit/s > " + mbit);
             assertEquals(last.dropped(), senderUdp.sndbufErrors(),
