@@ -144,6 +144,12 @@ public final class Configuration
     public static final int MAX_MTU = 65504;
 
     /**
+     * Ended images whose end positions a receive endpoint remembers, the oldest forgotten first: a session that
+     * comes back after more than this many others ended may deliver again what its earlier image delivered.
+     */
+    public static final int IMAGE_ENDS_REMEMBERED = 4096;
+
+    /**
      * Property: default term window of IPC publications; 0 means half the term length.
      */
     public static final String IPC_TERM_WINDOW_PROP_NAME = "metaroce.ipc.term.window";

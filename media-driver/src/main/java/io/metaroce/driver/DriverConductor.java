@@ -47,6 +47,7 @@ import org.agrona.concurrent.status.UnsafeBufferPosition;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -132,7 +133,7 @@ final class DriverConductor implements Agent
     private long timerDeadlineNs;
     private long lastCommandConsumerPosition;
     private long timeOfLastCommandConsumerPositionChangeNs;
-    private int nextSessionId = ThreadLocalRandom.current().nextInt();
+    private final SecureRandom secureRandom = new SecureRandom();
     private long nextLossStageId;
 
     DriverConductor(
@@ -959,11 +960,15 @@ final class DriverConductor implements Agent
         return count;
     }
 
+    /**
+     * A random session id not in use for the stream: unpredictable, so that knowing one publication's id tells an
+     * off-path attacker nothing about another's (specification 18.2).
+     */
     private int nextSessionId(final int streamId)
     {
         while (true)
         {
-            final int sessionId = nextSessionId++;
+            final int sessionId = secureRandom.nextInt();
             boolean inUse = false;
             for (int i = 0, size = networkPublications.size(); i < size; i++)
             {
@@ -1358,7 +1363,8 @@ final class DriverConductor implements Agent
 
         return channel.applyTo(engineCtx
             .clock(nanoClock)
-            .random(new SplittableRandom(ThreadLocalRandom.current().nextLong()))
+            .random(new SplittableRandom(secureRandom.nextLong()))
+            .identityRandom(new SecureRandom())
             .countersManager(countersManager));
     }
 

@@ -104,19 +104,17 @@ final class ErrorLoggingTransport implements PacketTransport
         final int payloadOffset,
         final int payloadLength)
     {
-        final int result = transport.send(
-            destination, plane, entropy, header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
-        if (SENT == result)
-        {
-            isPlaneFailing[plane] = false;
-        }
-        else if (SEND_ERROR == result && !isPlaneFailing[plane])
-        {
-            isPlaneFailing[plane] = true;
-            onPlaneFailing(plane);
-        }
+        return onPlaneSendResult(plane, transport.send(
+            destination, plane, entropy, header, headerOffset, headerLength, payload, payloadOffset, payloadLength));
+    }
 
-        return result;
+    /**
+     * {@inheritDoc}
+     */
+    public int sendControl(
+        final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
+    {
+        return onPlaneSendResult(plane, transport.sendControl(destination, plane, buffer, offset, length));
     }
 
     /**
@@ -163,9 +161,9 @@ final class ErrorLoggingTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
-    public boolean isFromDestination(final int destination, final int plane)
+    public boolean isFromPeer(final int destination, final int plane)
     {
-        return transport.isFromDestination(destination, plane);
+        return transport.isFromPeer(destination, plane);
     }
 
     /**
@@ -190,6 +188,21 @@ final class ErrorLoggingTransport implements PacketTransport
     public void close()
     {
         transport.close();
+    }
+
+    private int onPlaneSendResult(final int plane, final int result)
+    {
+        if (SENT == result)
+        {
+            isPlaneFailing[plane] = false;
+        }
+        else if (SEND_ERROR == result && !isPlaneFailing[plane])
+        {
+            isPlaneFailing[plane] = true;
+            onPlaneFailing(plane);
+        }
+
+        return result;
     }
 
     private void onPlaneFailing(final int plane)

@@ -510,7 +510,7 @@ public final class MediaDriver implements AutoCloseable
 
             if (null != probe.transport() || null != probe.countersManager() || null != probe.connectionHandler() ||
                 null != probe.imageAdmission() || null != probe.clock() || null != probe.random() ||
-                !probe.counterLabel().isEmpty())
+                null != probe.identityRandom() || !probe.counterLabel().isEmpty())
             {
                 throw new ConfigurationException("engineContextConfigurator must set protocol tunables only: the " +
                     "driver sets the transport, counters manager, connection handler, image admission, clock, " +

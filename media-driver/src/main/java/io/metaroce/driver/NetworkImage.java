@@ -359,6 +359,27 @@ final class NetworkImage implements FramePlacement
         return windowLength;
     }
 
+    /**
+     * Receiver, once its connection has ended: the end of the contiguous complete frames placed, the furthest any
+     * subscriber can read. The scan starts at the consumer position, which no subscriber is behind.
+     *
+     * @return the stream position after the last contiguous frame.
+     */
+    long placedEnd()
+    {
+        return contiguousEndFrom(consumerPosition);
+    }
+
+    int initialTermId()
+    {
+        return initialTermId;
+    }
+
+    int termLength()
+    {
+        return termLength;
+    }
+
     private long contiguousEnd()
     {
         long position = consumerPosition;
@@ -367,6 +388,12 @@ final class NetworkImage implements FramePlacement
             position = Math.min(position, subscribers.get(i).position().getVolatile());
         }
 
+        return contiguousEndFrom(position);
+    }
+
+    private long contiguousEndFrom(final long from)
+    {
+        long position = from;
         final long limit = position + windowLength + termLength;
         while (position < limit)
         {

@@ -30,6 +30,8 @@ import io.metaroce.driver.buffer.RawLog;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2IntHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
@@ -69,6 +71,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     private final ErrorHandler errorHandler;
     private final int filePageSize;
     private final Int2IntHashMap subscriptionsByStream = new Int2IntHashMap(0);
+    private final Long2ObjectHashMap<ImageEnd> imageEnds = new Long2ObjectHashMap<>();
+    private final LongArrayQueue imageEndOrder = new LongArrayQueue();
     private int refCount;
 
     ReceiveEndpoint(
@@ -237,7 +241,9 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             windowLength,
             defaultHeader);
 
-        final long joinPosition = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
+        final long joinPosition = joinPosition(
+            streamId, sessionId, initialTermId, ((long)(activeTermId - initialTermId) * termLength) + termOffset,
+            termLength);
         final NetworkImage image = new NetworkImage(
             correlationId,
             streamId,
@@ -267,7 +273,55 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
     {
         final NetworkImage image = (NetworkImage)connection.placement();
+        rememberEnd(image);
         conductor.offerAgentEvent(() -> conductor.onNetworkImageEnded(image));
+    }
+
+    /**
+     * Where a new image of a session starts for its subscribers: where the SETUP starts the stream, or, when an
+     * earlier image of the same session got further, where that one ended. A sender's new incarnation resends from
+     * the position it last saw acknowledged, which can lie behind what the earlier image placed and its subscribers
+     * read; joining after it means no subscriber sees a message twice, while the engine still acknowledges the
+     * resent bytes.
+     */
+    private long joinPosition(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final long startPosition,
+        final int termLength)
+    {
+        final ImageEnd end = imageEnds.get(sessionKey(streamId, sessionId));
+        if (null != end && end.initialTermId == initialTermId && end.termLength == termLength &&
+            end.position > startPosition)
+        {
+            return end.position;
+        }
+
+        return startPosition;
+    }
+
+    private void rememberEnd(final NetworkImage image)
+    {
+        final long key = sessionKey(image.streamId(), image.sessionId());
+        final ImageEnd end = new ImageEnd(image.initialTermId(), image.termLength(), image.placedEnd());
+        if (null == imageEnds.put(key, end))
+        {
+            imageEndOrder.addLong(key);
+            if (imageEndOrder.size() > Configuration.IMAGE_ENDS_REMEMBERED)
+            {
+                imageEnds.remove(imageEndOrder.pollLong());
+            }
+        }
+    }
+
+    private static long sessionKey(final int streamId, final int sessionId)
+    {
+        return ((long)streamId << 32) | (sessionId & 0xFFFF_FFFFL);
+    }
+
+    private record ImageEnd(int initialTermId, int termLength, long position)
+    {
     }
 
     /**

@@ -195,17 +195,23 @@ class EndpointLifetimeTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(1);
-            final MediaDriver.Context ctx = NetworkTestHarness.driverContext()
-                .engineContextConfigurator((engineCtx) -> engineCtx
-                    .setupRetryMinNs(TimeUnit.MILLISECONDS.toNanos(1))
-                    .setupRetryMaxNs(TimeUnit.MILLISECONDS.toNanos(1)));
-            final MediaDriver driver = harness.launch(ctx);
+            final MediaDriver driver = harness.launch(NetworkTestHarness.driverContext());
             final MetaRoce client = harness.connect(driver);
+            final Subscription subscription = client.addSubscription(harness.subscriptionChannel(""), STREAM_ID);
+            final ExclusivePublication publication = client.addExclusivePublication(
+                harness.publicationChannel("|entropy=1"), STREAM_ID);
+            Await.until("connected", publication::isConnected);
 
-            // nothing is bound on the endpoint: the ICMP port unreachable of one SETUP fails the next send
-            client.addExclusivePublication(harness.publicationChannel("|entropy=1"), STREAM_ID);
+            // the endpoint closes with its last subscription: the ICMP port unreachable that answers one DATA or
+            // keepalive PROBE from the connected entropy socket fails the next send on it
+            subscription.close();
             final String expected = "send failed on plane 0 from 127.0.1.1 (send endpoint src=127.0.1.1)";
-            Await.until("send failure in the error log", 20_000, () -> errorLogContains(driver, expected));
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
+            Await.until("send failure in the error log", 20_000, () ->
+            {
+                publication.offer(message, 0, message.capacity());
+                return errorLogContains(driver, expected);
+            });
             assertTrue(counter(client, SystemCounterDescriptor.ERRORS.label()) > 0, "errors counted");
         });
     }

@@ -1213,6 +1213,70 @@ public final class Configuration
     }
 
     /**
+     * Property name of {@link #challengeTimeoutNs()}.
+     */
+    public static final String CHALLENGE_TIMEOUT_NS_PROP_NAME = "metaroce.datapath.challenge.timeout";
+
+    /**
+     * Default of {@link #challengeTimeoutNs()}: more than two keepalive intervals, so an idle but live sender that
+     * ignores the challenge still answers with a keepalive in time.
+     */
+    public static final long CHALLENGE_TIMEOUT_NS_DEFAULT = TimeUnit.MILLISECONDS.toNanos(250);
+
+    /**
+     * How long a receiver keeps a live connection after challenging its sender (a SETUP of a new incarnation came
+     * from elsewhere) before it gives the connection up if nothing of it arrived.
+     *
+     * @return the value of {@link #CHALLENGE_TIMEOUT_NS_PROP_NAME}, or the default when it is not set.
+     */
+    public static long challengeTimeoutNs()
+    {
+        return SystemUtil.getDurationInNanos(CHALLENGE_TIMEOUT_NS_PROP_NAME, CHALLENGE_TIMEOUT_NS_DEFAULT);
+    }
+
+    /**
+     * Property name of {@link #rejectReplyRate()}.
+     */
+    public static final String REJECT_REPLY_RATE_PROP_NAME = "metaroce.datapath.reject.reply.rate";
+
+    /**
+     * Default of {@link #rejectReplyRate()}: one answer is enough to fail a stale connection, so a hundred a second
+     * covers a restart that strands many connections while keeping a flood's reflection small.
+     */
+    public static final int REJECT_REPLY_RATE_DEFAULT = 100;
+
+    /**
+     * Most answers per second, over every peer, to packets of unknown connections (NACK(NO_CONNECTION),
+     * NACK(EPOCH_MISMATCH)) and ERRORs answering SETUP.
+     *
+     * @return the value of {@link #REJECT_REPLY_RATE_PROP_NAME}, or the default when it is not set.
+     */
+    public static int rejectReplyRate()
+    {
+        return Integer.getInteger(REJECT_REPLY_RATE_PROP_NAME, REJECT_REPLY_RATE_DEFAULT);
+    }
+
+    /**
+     * Property name of {@link #rejectReplyBurst()}.
+     */
+    public static final String REJECT_REPLY_BURST_PROP_NAME = "metaroce.datapath.reject.reply.burst";
+
+    /**
+     * Default of {@link #rejectReplyBurst()}.
+     */
+    public static final int REJECT_REPLY_BURST_DEFAULT = 10;
+
+    /**
+     * Answers to packets of unknown connections that may go back to back before {@link #rejectReplyRate()} applies.
+     *
+     * @return the value of {@link #REJECT_REPLY_BURST_PROP_NAME}, or the default when it is not set.
+     */
+    public static int rejectReplyBurst()
+    {
+        return Integer.getInteger(REJECT_REPLY_BURST_PROP_NAME, REJECT_REPLY_BURST_DEFAULT);
+    }
+
+    /**
      * Property name of {@link #retryAfterNs()}.
      */
     public static final String RETRY_AFTER_NS_PROP_NAME = "metaroce.datapath.retry.after";

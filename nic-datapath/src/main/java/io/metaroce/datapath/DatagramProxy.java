@@ -212,6 +212,17 @@ final class DatagramProxy
     }
 
     /**
+     * Send the control message just encoded from the plane's control socket, the port the peer answers to.
+     */
+    int sendControl(final int destination, final int plane, final int length)
+    {
+        final int result = transport.sendControl(destination, plane, controlBuffer, 0, length);
+        counters.onSendResult(result);
+
+        return result;
+    }
+
+    /**
      * Send the control message just encoded back to the source of the datagram being handled.
      */
     int sendToSource(final int port, final int length)

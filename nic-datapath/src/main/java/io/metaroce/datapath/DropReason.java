@@ -102,7 +102,8 @@ public final class DropReason
     public static final int PROTOCOL_VIOLATION = NO_CONNECTION + 13;
 
     /**
-     * Engine-specific: a SETUP for a stream and session that a live connection from another host carries.
+     * Engine-specific: a SETUP of a new incarnation for a stream and session that a live connection carries, from
+     * somewhere other than that connection's sender (its host and control port): dropped, and the sender challenged.
      */
     public static final int SETUP_CONFLICT = NO_CONNECTION + 14;
 

@@ -21,7 +21,8 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 /**
- * The engine-wide counters: datagrams and bytes in and out, send results, and drops by {@link DropReason}.
+ * The engine-wide counters: datagrams and bytes in and out, send results, drops by {@link DropReason}, challenges
+ * sent to live senders (section 5.4), and answers to unknown packets the rate limit held back (section 5.3).
  */
 final class EngineCounters implements AutoCloseable
 {
@@ -31,6 +32,8 @@ final class EngineCounters implements AutoCloseable
     final AtomicCounter sendBackPressured;
     final AtomicCounter sendErrors;
     final AtomicCounter sendNoRoute;
+    final AtomicCounter challengesSent;
+    final AtomicCounter rejectRepliesLimited;
     final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];
 
     EngineCounters(final CountersManager countersManager, final String label)
@@ -43,6 +46,8 @@ final class EngineCounters implements AutoCloseable
         sendBackPressured = DatapathCounters.allocate(countersManager, type, "snd-back-pressured", context);
         sendErrors = DatapathCounters.allocate(countersManager, type, "snd-errors", context);
         sendNoRoute = DatapathCounters.allocate(countersManager, type, "snd-no-route", context);
+        challengesSent = DatapathCounters.allocate(countersManager, type, "snd-challenges", context);
+        rejectRepliesLimited = DatapathCounters.allocate(countersManager, type, "snd-reject-replies-limited", context);
         for (int reason = 1; reason < DropReason.COUNT; reason++)
         {
             drops[reason] = DatapathCounters.allocate(
@@ -78,7 +83,7 @@ final class EngineCounters implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(datagramsReceived, bytesReceived, datagramsSent, sendBackPressured, sendErrors,
-            sendNoRoute);
+            sendNoRoute, challengesSent, rejectRepliesLimited);
         CloseHelper.closeAll(drops);
     }
 }

@@ -114,6 +114,9 @@ public final class ReceiverConnection extends Connection
     private long lastReceivedNs;
     private long statusDeadlineNs;
     private long lingerDeadlineNs = Long.MAX_VALUE;
+    private int endCause = -1;
+    private long challengeDeadlineNs = Long.MAX_VALUE;
+    private long lastChallengeNs = NEVER;
 
     private boolean ackNow;
     private int pendingPackets;
@@ -130,6 +133,7 @@ public final class ReceiverConnection extends Connection
     private long triggerArrivalNs;
     private boolean creditDirty;
     private boolean creditRequested;
+    private int creditRequestPlane;
     private boolean hasTrigger;
 
     private long holeDeadlineNs = Long.MAX_VALUE;
@@ -190,7 +194,7 @@ public final class ReceiverConnection extends Connection
 
         final long startPosition =
             ((long)(setup.activeTermId() - initialTermId) << positionBitsToShift) + setup.termOffset();
-        this.highestPlacedPosition = startPosition;
+        this.highestPlacedPosition = Math.max(startPosition, placement.consumerPosition());
         if (creditMode)
         {
             creditClient = creditScheduler.add(Math.min(setup.initialCreditBytes(), placement.windowLength()));
@@ -244,7 +248,7 @@ public final class ReceiverConnection extends Connection
      */
     public int terminationCause()
     {
-        return terminationCause;
+        return endCause >= 0 ? endCause : terminationCause;
     }
 
     /**
@@ -407,15 +411,9 @@ public final class ReceiverConnection extends Connection
     void onDatagram(final int templateId, final WireDatagramReader reader, final int plane, final long nowNs)
     {
         this.nowNs = nowNs;
-        lastReceivedNs = nowNs;
-        if (!replyKnown[plane])
-        {
-            replyKnown[plane] = transport.learnReplyAddress(destination, plane, replyPort);
-        }
-
         if (ConnectionState.CLOSED == state)
         {
-            if (CloseDecoder.TEMPLATE_ID == templateId)
+            if (CloseDecoder.TEMPLATE_ID == templateId && endCause < 0)
             {
                 sendCloseAck(plane, reader.transportHeader().tsNs(), reader.close().reason());
             }
@@ -425,6 +423,8 @@ public final class ReceiverConnection extends Connection
             }
             return;
         }
+
+        onHeard(plane);
 
         switch (templateId)
         {
@@ -437,7 +437,7 @@ public final class ReceiverConnection extends Connection
                 break;
 
             case CreditRequestDecoder.TEMPLATE_ID:
-                onCreditRequest(reader.creditRequest());
+                onCreditRequest(reader.creditRequest(), plane);
                 break;
 
             case CloseDecoder.TEMPLATE_ID:
@@ -445,7 +445,7 @@ public final class ReceiverConnection extends Connection
                 break;
 
             case ErrorDecoder.TEMPLATE_ID:
-                terminate(TerminationCause.ERROR_RECEIVED);
+                end(TerminationCause.ERROR_RECEIVED);
                 break;
 
             default:
@@ -459,12 +459,41 @@ public final class ReceiverConnection extends Connection
     void onDuplicateSetup(final int plane, final TransportHeaderDecoder header, final long nowNs)
     {
         this.nowNs = nowNs;
-        lastReceivedNs = nowNs;
-        if (!replyKnown[plane])
-        {
-            replyKnown[plane] = transport.learnReplyAddress(destination, plane, replyPort);
-        }
+        onHeard(plane);
         sendSetupAck(plane, header);
+    }
+
+    /**
+     * A SETUP of a new incarnation of this publication came from somewhere other than the sender's control port
+     * (section 5.4): keep the connection, and ask the sender, with a STATUS that requests an answer on every plane
+     * whose address is known, to show that it is alive [MR-ID-16]. Any datagram of the incarnation that arrives
+     * before the challenge timeout answers it; without one the connection ends (CHALLENGE_UNANSWERED) and a later
+     * SETUP finds the stream free. At most one challenge per challenge timeout, so SETUP floods cost the sender
+     * little.
+     *
+     * @param nowNs current time.
+     * @return true when a challenge was sent.
+     */
+    boolean challenge(final long nowNs)
+    {
+        this.nowNs = nowNs;
+        final long timeoutNs = ctx.challengeTimeoutNs();
+        if (ConnectionState.CLOSED == state || Long.MAX_VALUE != challengeDeadlineNs ||
+            (NEVER != lastChallengeNs && nowNs - lastChallengeNs < timeoutNs))
+        {
+            return false;
+        }
+
+        lastChallengeNs = nowNs;
+        challengeDeadlineNs = nowNs + timeoutNs;
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            if (replyKnown[plane])
+            {
+                sendStatus(plane, TransportFlag.ACK_REQUEST);
+            }
+        }
+        return true;
     }
 
     void sendSetupAck(final int plane, final TransportHeaderDecoder header)
@@ -497,6 +526,11 @@ public final class ReceiverConnection extends Connection
     int flushAck(final long nowNs)
     {
         this.nowNs = nowNs;
+        if (endCause >= 0)
+        {
+            return 0;
+        }
+
         int work = 0;
         if (ackNow)
         {
@@ -549,7 +583,7 @@ public final class ReceiverConnection extends Connection
         {
             if (nowNs >= lingerDeadlineNs)
             {
-                terminate(TerminationCause.NORMAL);
+                terminate(endCause >= 0 ? endCause : TerminationCause.NORMAL);
                 return 1;
             }
             return 0;
@@ -557,7 +591,12 @@ public final class ReceiverConnection extends Connection
 
         if (nowNs - lastReceivedNs >= ctx.connectionTimeoutNs())
         {
-            terminate(TerminationCause.TIMEOUT);
+            end(TerminationCause.TIMEOUT);
+            return 1;
+        }
+        if (nowNs >= challengeDeadlineNs)
+        {
+            end(TerminationCause.CHALLENGE_UNANSWERED);
             return 1;
         }
 
@@ -574,7 +613,7 @@ public final class ReceiverConnection extends Connection
         }
         if (nowNs >= statusDeadlineNs)
         {
-            sendStatus();
+            sendStatus(triggerPlane, 0);
             statusDeadlineNs = nowNs + ctx.statusIntervalNs();
             work++;
         }
@@ -598,7 +637,7 @@ public final class ReceiverConnection extends Connection
         }
 
         long deadline = Math.min(lastReceivedNs + ctx.connectionTimeoutNs(), statusDeadlineNs);
-        deadline = Math.min(deadline, holeDeadlineNs);
+        deadline = Math.min(deadline, Math.min(holeDeadlineNs, challengeDeadlineNs));
         if (pendingPackets > 0)
         {
             deadline = Math.min(deadline, delayedAckDeadlineNs);
@@ -618,7 +657,17 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * End the connection: the engine drops it at the end of the current call.
+     * Has the connection ended without a CLOSE (its image released to the handler) while its ids still linger?
+     *
+     * @return true from {@link #end(int)} until the engine frees the connection.
+     */
+    boolean hasEnded()
+    {
+        return endCause >= 0;
+    }
+
+    /**
+     * Free the connection: the engine drops it at the end of the current call.
      */
     void terminate(final int cause)
     {
@@ -631,6 +680,46 @@ public final class ReceiverConnection extends Connection
         terminationCause = cause;
         counters.state.setRelease(state.value());
         engine.onTerminated(this);
+    }
+
+    /**
+     * End the connection without a CLOSE (timeout, ERROR, a new incarnation, an unanswered challenge): the image is
+     * released to the handler at the end of the current call and never touched again, while the ids linger for
+     * lingerTimeout so that late packets of the incarnation are dropped as STATE rather than answered as unknown
+     * [MR-CONN-8].
+     */
+    private void end(final int cause)
+    {
+        if (ConnectionState.CLOSED == state)
+        {
+            return;
+        }
+
+        state = ConnectionState.CLOSED;
+        endCause = cause;
+        counters.state.setRelease(state.value());
+        lingerDeadlineNs = nowNs + ctx.lingerTimeoutNs();
+        holeDeadlineNs = Long.MAX_VALUE;
+        challengeDeadlineNs = Long.MAX_VALUE;
+        ackNow = false;
+        pendingPackets = 0;
+        creditDirty = false;
+        creditRequested = false;
+        if (creditMode)
+        {
+            creditScheduler.retire(creditClient);
+        }
+        engine.onTerminated(this);
+    }
+
+    private void onHeard(final int plane)
+    {
+        lastReceivedNs = nowNs;
+        challengeDeadlineNs = Long.MAX_VALUE;
+        if (!replyKnown[plane])
+        {
+            replyKnown[plane] = transport.learnReplyAddress(destination, plane, replyPort);
+        }
     }
 
     private void onData(
@@ -683,7 +772,7 @@ public final class ReceiverConnection extends Connection
 
         final long position = ((long)(termId - initialTermId) << positionBitsToShift) + termOffset;
         final long consumerPosition = placement.consumerPosition();
-        if (position < consumerPosition || position + advance - consumerPosition > placement.windowLength())
+        if (position + advance - consumerPosition > placement.windowLength())
         {
             engine.drop(DropReason.DATA_OUTSIDE_WINDOW);
             counters.dropped.incrementRelease();
@@ -696,7 +785,14 @@ public final class ReceiverConnection extends Connection
         }
 
         final boolean fillsHole = Serial.isBefore(psn, tracker.highestPsn());
-        placement.place(termId, termOffset, buffer, payloadOffset, length);
+        if (position >= consumerPosition)
+        {
+            placement.place(termId, termOffset, buffer, payloadOffset, length);
+        }
+        else
+        {
+            placeFrom(consumerPosition - position, termId, termOffset, buffer, payloadOffset, length);
+        }
         final int advanced = tracker.accept(psn);
         receivedBytes += length;
         highestPlacedPosition = Math.max(highestPlacedPosition, position + advance);
@@ -789,7 +885,7 @@ public final class ReceiverConnection extends Connection
         counters.probeAcks.incrementRelease();
     }
 
-    private void onCreditRequest(final CreditRequestDecoder request)
+    private void onCreditRequest(final CreditRequestDecoder request, final int plane)
     {
         if (creditMode)
         {
@@ -797,6 +893,7 @@ public final class ReceiverConnection extends Connection
             creditScheduler.onProgress(creditClient, receivedBytes, headroom(), isAboveWatermark());
             engine.runCreditScheduler(nowNs);
             creditRequested = true;
+            creditRequestPlane = plane;
         }
     }
 
@@ -859,7 +956,7 @@ public final class ReceiverConnection extends Connection
         error.code(WireErrorCode.STALE_EPOCH).reserved1(0).detail(0)
             .putMessage(STALE_EPOCH_TEXT, 0, STALE_EPOCH_TEXT.capacity());
         sendControl(plane, DatagramProxy.length(error));
-        terminate(TerminationCause.RESTARTED);
+        end(TerminationCause.RESTARTED);
     }
 
     private void onHoleTimer()
@@ -976,7 +1073,9 @@ public final class ReceiverConnection extends Connection
     private void sendCredit()
     {
         final CreditEncoder credit = proxy.credit();
-        final int plane = firstRoutedPlane(triggerPlane);
+        // A CREDIT that answers a CREDIT_REQUEST goes on the request's plane; an unsolicited grant follows the newest
+        // DATA or PROBE, as an ACK would (section 8.4).
+        final int plane = firstRoutedPlane(creditRequested ? creditRequestPlane : triggerPlane);
         DatagramProxy.header(credit.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.cumulativeAckPsn(), (int)nowNs);
         credit.grantLimit(grantLimit())
@@ -999,11 +1098,11 @@ public final class ReceiverConnection extends Connection
         sendControl(plane, DatagramProxy.length(closeAck));
     }
 
-    private void sendStatus()
+    private void sendStatus(final int preferredPlane, final int flags)
     {
         final StatusEncoder status = proxy.status();
-        final int plane = firstRoutedPlane(triggerPlane);
-        DatagramProxy.header(status.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
+        final int plane = firstRoutedPlane(preferredPlane);
+        DatagramProxy.header(status.header(), flags, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.cumulativeAckPsn(), (int)nowNs);
         status.highestReceivedPsn(Serial.wire(tracker.highestPsn()))
             .duplicatePackets(tracker.duplicates() & 0xFFFF_FFFFL)
@@ -1019,7 +1118,7 @@ public final class ReceiverConnection extends Connection
 
     private void sendControl(final int preferredPlane, final int length)
     {
-        proxy.send(destination, firstRoutedPlane(preferredPlane), 0, length);
+        proxy.sendControl(destination, firstRoutedPlane(preferredPlane), length);
     }
 
     private int firstRoutedPlane(final int preferredPlane)
@@ -1059,6 +1158,33 @@ public final class ReceiverConnection extends Connection
         }
 
         return (int)Math.min(127, 127 * (fill - highWatermark) / (1.0 - highWatermark));
+    }
+
+    /**
+     * Place only the frames at or after {@code skip} bytes into the payload. Every subscriber has read the bytes
+     * before: the image joined after them because an earlier image of the same session delivered them, and the
+     * sender's new incarnation sends them again from the position it last saw acknowledged. They are acknowledged
+     * like any DATA, so the sender moves on, but never delivered twice.
+     */
+    private void placeFrom(
+        final long skip,
+        final int termId,
+        final int termOffset,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        int position = 0;
+        while (position < length && position < skip)
+        {
+            final int frameLength = buffer.getInt(offset + position + FrameDescriptor.FRAME_LENGTH_OFFSET,
+                ByteOrder.LITTLE_ENDIAN);
+            position += FrameDescriptor.alignedLength(frameLength);
+        }
+        if (position < length)
+        {
+            placement.place(termId, termOffset + position, buffer, offset + position, length - position);
+        }
     }
 
     private long streamAdvance(final DirectBuffer buffer, final int offset, final int length)

@@ -152,6 +152,7 @@ public final class SenderConnection extends Connection
     private long tlpProbeSendNs = NEVER;
     private long creditBlockedSinceNs = NEVER;
     private long lastCreditRequestNs = NEVER;
+    private long lastChallengeAnswerNs = NEVER;
     private long closeRequestedNs = NEVER;
     private int closeTransmissions;
     private long closeDeadlineNs;
@@ -160,7 +161,6 @@ public final class SenderConnection extends Connection
     private long lastBaseRttProbeNs;
     private int probeSeq;
     private int statusPathCursor;
-    private int controlAttempts;
     private int setupErrorCode;
 
     SenderConnection(
@@ -189,8 +189,8 @@ public final class SenderConnection extends Connection
         this.trafficClass = settings.trafficClass();
         this.pathsPerPlane = pathsPerPlane;
         this.pathCount = planeCount * pathsPerPlane;
-        this.connEpoch = ctx.random().nextLong();
-        this.isn = ctx.random().nextInt();
+        this.connEpoch = ctx.identityRandom().nextLong();
+        this.isn = ctx.identityRandom().nextInt();
         this.askedWindow = ctx.mprPsns();
         this.lossRules = LossDetection.parse(ctx.lossDetection());
         this.startPosition = settings.startPosition();
@@ -614,6 +614,10 @@ public final class SenderConnection extends Connection
 
             case ErrorDecoder.TEMPLATE_ID:
                 onError(reader.error());
+                break;
+
+            case StatusDecoder.TEMPLATE_ID:
+                onStatus(reader.transportHeader(), plane);
                 break;
 
             default:
@@ -1444,7 +1448,7 @@ public final class SenderConnection extends Connection
 
         if (nowNs >= statusDeadlineNs)
         {
-            sendStatus();
+            sendStatus(Math.max(0, selector.selectForControl()) / pathsPerPlane);
             statusDeadlineNs = nowNs + ctx.statusIntervalNs();
             work++;
         }
@@ -1503,7 +1507,6 @@ public final class SenderConnection extends Connection
     private void sendSetup()
     {
         final int replyPort = engine.localPort();
-        final int entropy = controlAttempts++ % pathsPerPlane;
         for (int plane = 0; plane < planeCount; plane++)
         {
             final SetupEncoder setup = proxy.setup();
@@ -1524,14 +1527,13 @@ public final class SenderConnection extends Connection
                 .initialCreditBytes(ctx.initialCreditBytes())
                 .baseRttHintNs(ctx.baseRttHintNs())
                 .linkRateMbps(ctx.linkRateMbps());
-            proxy.send(destination, plane, entropy, DatagramProxy.length(setup));
+            proxy.sendControl(destination, plane, DatagramProxy.length(setup));
         }
     }
 
     private void sendClose()
     {
         closeTransmissions++;
-        final int entropy = controlAttempts++ % pathsPerPlane;
         final boolean anyUp = anyPlaneUp();
         for (int plane = 0; plane < planeCount; plane++)
         {
@@ -1543,7 +1545,7 @@ public final class SenderConnection extends Connection
             DatagramProxy.header(close.header(), TransportFlag.FIN, plane, TrafficClass.CONTROL, 0, 0, peerId,
                 localId, tracker.nextPsn(), (int)nowNs);
             close.finalPosition(senderPosition).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
-            proxy.send(destination, plane, entropy, DatagramProxy.length(close));
+            proxy.sendControl(destination, plane, DatagramProxy.length(close));
         }
         lastSendNs = nowNs;
     }
@@ -1577,18 +1579,31 @@ public final class SenderConnection extends Connection
         final long target = Math.min(0xFFFF_FFFFL, Math.max(
             (long)maxPayload, null == congestion ? maxPayload : congestion.window()));
         request.backlogBytes(Math.max(0, backlog)).creditTargetBytes(target).reserved1(0);
-        proxy.send(destination, plane, path % pathsPerPlane, DatagramProxy.length(request));
+        proxy.sendControl(destination, plane, DatagramProxy.length(request));
         lastCreditRequestNs = nowNs;
         counters.creditRequests.incrementRelease();
     }
 
-    private void sendStatus()
+    /**
+     * A STATUS with ackRequest is a receiver's challenge (section 5.4): a SETUP of another incarnation of this
+     * publication reached it from elsewhere, and it keeps this connection only if the sender shows it is alive. The
+     * answer is a STATUS on the challenge's plane, at most one per nackInterval.
+     */
+    private void onStatus(final TransportHeaderDecoder header, final int plane)
+    {
+        if (0 != (header.flags().getRaw() & TransportFlag.ACK_REQUEST) &&
+            (NEVER == lastChallengeAnswerNs || nowNs - lastChallengeAnswerNs >= ctx.nackIntervalNs()))
+        {
+            lastChallengeAnswerNs = nowNs;
+            sendStatus(plane);
+        }
+    }
+
+    private void sendStatus(final int plane)
     {
         final int first = statusPathCursor;
         final int perMessage = Math.min(WireProtocol.MAX_STATUS_PATHS, (mtu - 64) / STATUS_ENTRY_LENGTH);
         final int count = Math.min(perMessage, pathCount - first);
-        final int path = Math.max(0, selector.selectForControl());
-        final int plane = path / pathsPerPlane;
         final StatusEncoder status = proxy.status();
         DatagramProxy.header(status.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
@@ -1615,7 +1630,7 @@ public final class SenderConnection extends Connection
                 .reserved1(0);
         }
         statusPathCursor = first + count >= pathCount ? 0 : first + count;
-        proxy.send(destination, plane, path % pathsPerPlane, DatagramProxy.length(status));
+        proxy.sendControl(destination, plane, DatagramProxy.length(status));
     }
 
     private void fail(final int cause)
@@ -1637,7 +1652,7 @@ public final class SenderConnection extends Connection
                 (int)nowNs);
             error.code(WireErrorCode.RETRANSMIT_LIMIT).reserved1(0).detail(Serial.wire(psn))
                 .putMessage(RETRANSMIT_LIMIT_TEXT, 0, RETRANSMIT_LIMIT_TEXT.capacity());
-            proxy.send(destination, plane, controlAttempts++ % pathsPerPlane, DatagramProxy.length(error));
+            proxy.sendControl(destination, plane, DatagramProxy.length(error));
         }
         terminate(ConnectionState.FAILED, TerminationCause.RETRANSMIT_LIMIT);
     }

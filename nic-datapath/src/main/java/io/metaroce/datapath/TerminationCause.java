@@ -81,10 +81,17 @@ public final class TerminationCause
      */
     public static final int SETUP_REJECTED = 11;
 
+    /**
+     * A SETUP of a new incarnation came from somewhere other than the sender's control port, the receiver challenged
+     * the sender, and nothing of the connection arrived within the challenge timeout (section 5.4).
+     */
+    public static final int CHALLENGE_UNANSWERED = 12;
+
     private static final String[] NAMES =
     {
         "NORMAL", "CLOSE_UNANSWERED", "RETRANSMIT_LIMIT", "ERROR_RECEIVED", "NO_CONNECTION", "EPOCH_MISMATCH",
-        "TIMEOUT", "SOURCE_UNAVAILABLE", "RESTARTED", "FATAL", "SHUTDOWN", "SETUP_REJECTED"
+        "TIMEOUT", "SOURCE_UNAVAILABLE", "RESTARTED", "FATAL", "SHUTDOWN", "SETUP_REJECTED",
+        "CHALLENGE_UNANSWERED"
     };
 
     private TerminationCause()

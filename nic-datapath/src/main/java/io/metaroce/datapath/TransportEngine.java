@@ -18,6 +18,7 @@ package io.metaroce.datapath;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.CloseDecoder;
+import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditRequestDecoder;
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.ErrorEncoder;
@@ -64,10 +65,14 @@ import static io.metaroce.datapath.Configuration.*;
  * <b>Receive path.</b> Every datagram goes through the {@link WireDatagramReader} first; a rejected one is counted by
  * its {@link io.metaroce.codec.RejectReason} and dropped. A valid one is demultiplexed by dstConnId and must pass
  * the epoch rule (srcConnId equals the peer id learned at setup) and the plane check; failures are counted by
- * {@link DropReason} and dropped, and unknown connections or foreign epochs are answered, rate limited, with a NACK
- * whose connection ids are the offending packet's swapped, so that only the true peer can act on it. A SETUP is
- * validated, offered to the {@link ImageAdmission}, and answered with SETUP_ACK, or with ERROR. Bad input never
- * throws and never disturbs another connection.
+ * {@link DropReason} and dropped, and unknown connections or foreign epochs are answered with a NACK whose connection
+ * ids are the offending packet's swapped, so that only the true peer can act on it; those answers and the ERRORs to
+ * refused SETUPs are bounded per peer id and in total ({@link RejectReplyLimiter}). A SETUP is validated, offered to
+ * the {@link ImageAdmission}, and answered with SETUP_ACK, or with ERROR. A SETUP of a new incarnation replaces a live
+ * connection of its stream and session only when it comes from that connection's sender (host and control port);
+ * from anywhere else the live sender is challenged and keeps its connection while it answers. A connection that ends
+ * keeps its ids for the linger timeout, so late packets are dropped rather than answered. Bad input never throws and
+ * never disturbs another connection.
  * <p>
  * <b>Threading and memory.</b> All state is confined to the calling thread; counters are published with release
  * stores for readers elsewhere; frames reach subscribers through the {@link FramePlacement} contract (frame length
@@ -105,8 +110,7 @@ public final class TransportEngine implements AutoCloseable
     private final CreditGrantHandler grantHandler = this::onGrant;
     private ReceiverConnection[] receiversByCreditClient = new ReceiverConnection[8];
     private long nowNs;
-    private long lastRejectReplyNs = Long.MIN_VALUE;
-    private long lastSetupErrorNs = Long.MIN_VALUE;
+    private final RejectReplyLimiter rejectReplyLimiter;
     private boolean isClosed;
 
     /**
@@ -125,6 +129,8 @@ public final class TransportEngine implements AutoCloseable
         final long rateMbps = ctx.creditRateMbps() > 0 ? ctx.creditRateMbps() : ctx.linkRateMbps();
         this.creditScheduler = new CreditScheduler(
             rateMbps * 125_000L, ctx.creditOvercommit(), ctx.creditQuantum(), ctx.creditWindowBytes());
+        this.rejectReplyLimiter = new RejectReplyLimiter(
+            ctx.nackIntervalNs(), ctx.rejectReplyRate(), ctx.rejectReplyBurst());
         this.nowNs = clock.nanoTime();
     }
 
@@ -382,10 +388,14 @@ public final class TransportEngine implements AutoCloseable
         for (int i = receivers.size() - 1; i >= 0; i--)
         {
             final ReceiverConnection connection = receivers.get(i);
+            final boolean imageReleased = connection.hasEnded();
             connection.acknowledgePending(closeNs);
             connection.terminationCause = TerminationCause.SHUTDOWN;
             connection.release();
-            ctx.connectionHandler().onReceiverTerminated(connection, TerminationCause.SHUTDOWN);
+            if (!imageReleased)
+            {
+                ctx.connectionHandler().onReceiverTerminated(connection, TerminationCause.SHUTDOWN);
+            }
         }
         senders.clear();
         receivers.clear();
@@ -501,8 +511,8 @@ public final class TransportEngine implements AutoCloseable
 
     /**
      * Answer a sender-originated packet that failed demultiplexing with NACK(NO_CONNECTION | EPOCH_MISMATCH)
-     * [MR-ID-9], rate limited per engine (at most one per nackInterval, which also bounds the total rate,
-     * [MR-ID-10]), never in answer to a datagram shorter than the NACK [MR-ID-11, MR-SEC-1]. The NACK swaps the
+     * [MR-ID-9], at most one per offending srcConnId per nackInterval [MR-ID-10] and within the engine's total rate
+     * (section 5.3), never in answer to a datagram shorter than the NACK [MR-ID-11, MR-SEC-1]. The NACK swaps the
      * packet's connection ids, so it passes the epoch rule only at the connection that really sent the packet.
      */
     private void rejectFromPeer(
@@ -513,11 +523,11 @@ public final class TransportEngine implements AutoCloseable
         {
             return;
         }
-        if (Long.MIN_VALUE != lastRejectReplyNs && nowNs - lastRejectReplyNs < ctx.nackIntervalNs())
+        if (!rejectReplyLimiter.tryAcquire((int)header.srcConnId(), nowNs))
         {
+            counters.rejectRepliesLimited.incrementRelease();
             return;
         }
-        lastRejectReplyNs = nowNs;
 
         final NackEncoder nack = proxy.nack();
         DatagramProxy.header(nack.header(), header.flags().getRaw() & TransportFlag.RETX, header.planeId(),
@@ -536,33 +546,18 @@ public final class TransportEngine implements AutoCloseable
             return;
         }
 
+        if (!terminated.isEmpty())
+        {
+            // A connection that ended in this batch hands its image back first, so that the handler knows where the
+            // old image stopped before it is asked for a new one of the same session.
+            sweepTerminated();
+        }
         final long key = streamKey(setup.streamId(), setup.sessionId());
         final ReceiverConnection existing = receiversByStream.get(key);
-        if (null != existing && !existing.isTerminated())
+        if (null != existing && ConnectionState.CLOSED != existing.state() &&
+            !onSetupOfLiveStream(existing, setup, header, plane))
         {
-            if (!transport.isFromDestination(existing.destination(), plane))
-            {
-                counters.drop(DropReason.SETUP_CONFLICT);
-                return;
-            }
-            if (existing.isSameIncarnation(setup.connEpoch()))
-            {
-                if (srcConnId != existing.peerId)
-                {
-                    counters.drop(DropReason.EPOCH_MISMATCH);
-                }
-                else if (plane >= existing.planeCount || header.planeId() >= existing.planeCount)
-                {
-                    counters.drop(DropReason.PLANE_OUT_OF_RANGE);
-                }
-                else
-                {
-                    existing.onDuplicateSetup(plane, header, nowNs);
-                }
-                return;
-            }
-            existing.replace(nowNs);
-            sweepTerminated();
+            return;
         }
 
         final int invalidField = invalidSetupField(setup);
@@ -608,6 +603,57 @@ public final class TransportEngine implements AutoCloseable
         register(connection, key);
         connection.learnReplyAddress(plane);
         connection.sendSetupAck(plane, header);
+    }
+
+    /**
+     * A SETUP names the stream and session of a live connection (section 5.4): answer a retransmission, drop a
+     * mismatched one, replace the connection when its sender starts a new incarnation from its control port, and
+     * otherwise keep the connection and challenge its sender.
+     *
+     * @return true when the SETUP is to be handled as a new connection (the old one has ended).
+     */
+    private boolean onSetupOfLiveStream(
+        final ReceiverConnection existing,
+        final SetupDecoder setup,
+        final TransportHeaderDecoder header,
+        final int plane)
+    {
+        final int srcConnId = (int)header.srcConnId();
+        if (existing.isSameIncarnation(setup.connEpoch()))
+        {
+            if (srcConnId != existing.peerId)
+            {
+                counters.drop(DropReason.EPOCH_MISMATCH);
+            }
+            else if (plane >= existing.planeCount || header.planeId() >= existing.planeCount)
+            {
+                counters.drop(DropReason.PLANE_OUT_OF_RANGE);
+            }
+            else if (transport.hasRoute(existing.destination(), plane) &&
+                !transport.isFromPeer(existing.destination(), plane))
+            {
+                counters.drop(DropReason.SETUP_CONFLICT);
+            }
+            else
+            {
+                existing.onDuplicateSetup(plane, header, nowNs);
+            }
+            return false;
+        }
+
+        if (!transport.isFromPeer(existing.destination(), plane))
+        {
+            counters.drop(DropReason.SETUP_CONFLICT);
+            if (existing.challenge(nowNs))
+            {
+                counters.challengesSent.incrementRelease();
+            }
+            return false;
+        }
+
+        existing.replace(nowNs);
+        sweepTerminated();
+        return true;
     }
 
     private void register(final ReceiverConnection connection, final long key)
@@ -676,11 +722,11 @@ public final class TransportEngine implements AutoCloseable
         final SetupDecoder setup,
         final TransportHeaderDecoder header)
     {
-        if (Long.MIN_VALUE != lastSetupErrorNs && nowNs - lastSetupErrorNs < ctx.nackIntervalNs())
+        if (!rejectReplyLimiter.tryAcquire((int)header.srcConnId(), nowNs))
         {
+            counters.rejectRepliesLimited.incrementRelease();
             return;
         }
-        lastSetupErrorNs = nowNs;
 
         final int replyPort = setup.replyPort();
         final ErrorEncoder error = proxy.error();
@@ -696,6 +742,14 @@ public final class TransportEngine implements AutoCloseable
         for (int i = 0, size = terminated.size(); i < size; i++)
         {
             final Connection connection = terminated.get(i);
+            if (!connection.isTerminated())
+            {
+                // A receiver that ended without a CLOSE: its image goes now, its ids linger until it is freed.
+                final ReceiverConnection receiver = (ReceiverConnection)connection;
+                receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
+                ctx.connectionHandler().onReceiverTerminated(receiver, receiver.terminationCause());
+                continue;
+            }
             if (connectionsById.remove(connection.localId) != connection)
             {
                 continue;
@@ -716,7 +770,10 @@ public final class TransportEngine implements AutoCloseable
                 {
                     receiversByCreditClient[receiver.creditClient()] = null;
                 }
-                ctx.connectionHandler().onReceiverTerminated(receiver, receiver.terminationCause);
+                if (!receiver.hasEnded())
+                {
+                    ctx.connectionHandler().onReceiverTerminated(receiver, receiver.terminationCause);
+                }
             }
         }
         terminated.clear();
@@ -724,7 +781,7 @@ public final class TransportEngine implements AutoCloseable
 
     private int newConnectionId()
     {
-        final RandomGenerator random = ctx.random();
+        final RandomGenerator random = ctx.identityRandom();
         while (true)
         {
             final int id = random.nextInt();
@@ -762,6 +819,7 @@ public final class TransportEngine implements AutoCloseable
     {
         private NanoClock clock;
         private RandomGenerator random;
+        private RandomGenerator identityRandom;
         private PacketTransport transport;
         private CountersManager countersManager;
         private ConnectionHandler connectionHandler;
@@ -824,6 +882,9 @@ public final class TransportEngine implements AutoCloseable
         private int closeRetries = Configuration.closeRetries();
         private long closeRetryMinNs = Configuration.closeRetryMinNs();
         private long nackIntervalNs = Configuration.nackIntervalNs();
+        private long challengeTimeoutNs = Configuration.challengeTimeoutNs();
+        private int rejectReplyRate = Configuration.rejectReplyRate();
+        private int rejectReplyBurst = Configuration.rejectReplyBurst();
         private long retryAfterNs = Configuration.retryAfterNs();
         private int pollLimit = Configuration.pollLimit();
         private int sendBurst = Configuration.sendBurst();
@@ -859,7 +920,16 @@ public final class TransportEngine implements AutoCloseable
             }
             if (null == random)
             {
-                random = new SplittableRandom(new SecureRandom().nextLong());
+                final SecureRandom secureRandom = new SecureRandom();
+                random = new SplittableRandom(secureRandom.nextLong());
+                if (null == identityRandom)
+                {
+                    identityRandom = secureRandom;
+                }
+            }
+            if (null == identityRandom)
+            {
+                identityRandom = random;
             }
 
             checkProtocol();
@@ -896,7 +966,8 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Source of connection ids, epochs, ISNs and path permutations; seeded for a replayable simulation.
+         * Source of path permutations and, unless {@link #identityRandom(RandomGenerator)} is set, of connection ids,
+         * epochs and ISNs; seeded for a replayable simulation.
          *
          * @param random the generator.
          * @return this for a fluent API.
@@ -915,6 +986,31 @@ public final class TransportEngine implements AutoCloseable
         public RandomGenerator random()
         {
             return random;
+        }
+
+        /**
+         * Source of connection ids, connection epochs and ISNs, the values an off-path attacker must not predict
+         * [MR-ID-1, MR-SETUP-1]: a driver gives a {@link SecureRandom}, whose outputs do not reveal the next ones as a
+         * fast generator's do. Without it the engine uses {@link #random()} when that was given (a simulation replays
+         * by seed) and a {@link SecureRandom} otherwise.
+         *
+         * @param identityRandom the generator.
+         * @return this for a fluent API.
+         */
+        public Context identityRandom(final RandomGenerator identityRandom)
+        {
+            this.identityRandom = identityRandom;
+            return this;
+        }
+
+        /**
+         * Source of connection ids, epochs and ISNs.
+         *
+         * @return the generator.
+         */
+        public RandomGenerator identityRandom()
+        {
+            return identityRandom;
         }
 
         /**
@@ -2286,6 +2382,72 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
+         * How long a receiver keeps a live connection after challenging its sender before it gives it up.
+         *
+         * @param challengeTimeoutNs the value; see {@link Configuration#CHALLENGE_TIMEOUT_NS_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Context challengeTimeoutNs(final long challengeTimeoutNs)
+        {
+            this.challengeTimeoutNs = challengeTimeoutNs;
+            return this;
+        }
+
+        /**
+         * How long a receiver keeps a live connection after challenging its sender before it gives it up.
+         *
+         * @return the value.
+         */
+        public long challengeTimeoutNs()
+        {
+            return challengeTimeoutNs;
+        }
+
+        /**
+         * Most answers per second to packets of unknown connections and to refused SETUPs, over every peer.
+         *
+         * @param rejectReplyRate the value; see {@link Configuration#REJECT_REPLY_RATE_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Context rejectReplyRate(final int rejectReplyRate)
+        {
+            this.rejectReplyRate = rejectReplyRate;
+            return this;
+        }
+
+        /**
+         * Most answers per second to packets of unknown connections and to refused SETUPs, over every peer.
+         *
+         * @return the value.
+         */
+        public int rejectReplyRate()
+        {
+            return rejectReplyRate;
+        }
+
+        /**
+         * Answers to packets of unknown connections that may go back to back.
+         *
+         * @param rejectReplyBurst the value; see {@link Configuration#REJECT_REPLY_BURST_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Context rejectReplyBurst(final int rejectReplyBurst)
+        {
+            this.rejectReplyBurst = rejectReplyBurst;
+            return this;
+        }
+
+        /**
+         * Answers to packets of unknown connections that may go back to back.
+         *
+         * @return the value.
+         */
+        public int rejectReplyBurst()
+        {
+            return rejectReplyBurst;
+        }
+
+        /**
          * Delay a receiver asks for in NACK RX_OVERFLOW before the sender retransmits.
          *
          * @param retryAfterNs the value; see {@link Configuration#RETRY_AFTER_NS_PROP_NAME}.
@@ -2415,6 +2577,9 @@ public final class TransportEngine implements AutoCloseable
             check(closeRetries >= 1, CLOSE_RETRIES_PROP_NAME, closeRetries);
             check(closeRetryMinNs > 0, CLOSE_RETRY_MIN_NS_PROP_NAME, closeRetryMinNs);
             check(nackIntervalNs > 0, NACK_INTERVAL_NS_PROP_NAME, nackIntervalNs);
+            check(challengeTimeoutNs > 0, CHALLENGE_TIMEOUT_NS_PROP_NAME, challengeTimeoutNs);
+            check(rejectReplyRate >= 1, REJECT_REPLY_RATE_PROP_NAME, rejectReplyRate);
+            check(rejectReplyBurst >= 1, REJECT_REPLY_BURST_PROP_NAME, rejectReplyBurst);
             check(retryAfterNs >= 0 && retryAfterNs <= TimeUnit.MICROSECONDS.toNanos(65535),
                 RETRY_AFTER_NS_PROP_NAME, retryAfterNs);
             check(pollLimit >= 1, POLL_LIMIT_PROP_NAME, pollLimit);

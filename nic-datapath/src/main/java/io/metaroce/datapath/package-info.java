@@ -51,7 +51,8 @@
  * connection.
  * <p>
  * <b>Time and randomness</b> are injected: the clock is an Agrona {@code NanoClock} (a virtual clock in simulation)
- * and every random choice (connection ids, epochs, ISNs, path permutations) comes from the context's
- * {@code RandomGenerator}, so a simulation replays exactly from its seed.
+ * and every random choice comes from the context: path permutations from its {@code random()}, connection ids,
+ * epochs and ISNs from its {@code identityRandom()} (a {@code SecureRandom} in the driver, the seeded generator in a
+ * simulation), so a simulation replays exactly from its seed.
  */
 package io.metaroce.datapath;

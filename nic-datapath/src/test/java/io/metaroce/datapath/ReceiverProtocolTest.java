@@ -239,7 +239,175 @@ class ReceiverProtocolTest
         f.read(acks.get(0));
         assertNotEquals(oldId, (int)f.reader.setupAck().header().srcConnId());
         assertEquals(TerminationCause.RESTARTED, f.receiverTermination);
+        // [MR-CONN-8] the old connection lingers CLOSED beside the new one
+        assertEquals(2, f.engine.receiverCount());
+        f.advance(TimeUnit.SECONDS.toNanos(5));
         assertEquals(1, f.engine.receiverCount());
+    }
+
+    @Test
+    void shouldKeepTheLiveConnectionAndChallengeItsSenderWhenANewEpochComesFromAnotherPort()
+    {
+        final int id = establish();
+        f.inject(f.setup((s) -> {}), 1);
+        f.work();
+        f.sent();
+        final long epochs = WireFixture.EPOCH + 1;
+        final int forged = f.setup((s) -> s.connEpoch(epochs).header().srcConnId(0x0666));
+        f.transport.inject(f.buffer, 0, forged, 0, "peer", ScriptedTransport.PEER_PORT + 1);
+        f.work();
+        // [MR-ID-16]: no SETUP_ACK, no ERROR to the forger, the connection stays; its sender gets a challenge on
+        // every plane it is known on.
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        assertEquals(0, f.sentOfType(sent, SetupAckDecoder.TEMPLATE_ID).size());
+        assertEquals(0, f.sentOfType(sent, ErrorDecoder.TEMPLATE_ID).size());
+        final List<ScriptedTransport.Sent> challenges = f.sentOfType(sent, StatusDecoder.TEMPLATE_ID);
+        assertEquals(2, challenges.size());
+        for (final ScriptedTransport.Sent challenge : challenges)
+        {
+            f.read(challenge);
+            assertEquals(TransportFlag.ACK_REQUEST, f.reader.transportHeader().flags().getRaw());
+            assertEquals(id, (int)f.reader.transportHeader().srcConnId());
+            assertEquals(WireFixture.PEER_ID, (int)f.reader.transportHeader().dstConnId());
+            assertEquals(ScriptedTransport.PEER_PORT, challenge.port());
+        }
+        assertEquals(1, f.engine.drops(DropReason.SETUP_CONFLICT));
+        assertEquals(1, f.engine.receiverCount());
+
+        // The sender answers (any packet of the incarnation): the connection outlives the challenge timeout.
+        f.advance(TimeUnit.MILLISECONDS.toNanos(1));
+        f.inject(f.status(id, WireFixture.PEER_ID), 0);
+        f.work();
+        f.advance(TimeUnit.MILLISECONDS.toNanos(300));
+        assertEquals(ConnectionState.ESTABLISHED, f.engine.receiver(0).state());
+        assertEquals(-1, f.receiverTermination);
+
+        // A later forged SETUP draws a new challenge; another within the challenge timeout draws none.
+        f.sent();
+        f.transport.inject(f.buffer, 0, f.setup((s) -> s.connEpoch(epochs + 1).header().srcConnId(0x0667)), 0,
+            "peer", ScriptedTransport.PEER_PORT + 1);
+        f.work();
+        assertEquals(2, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size(), "a new challenge after 250 ms");
+        f.transport.inject(f.buffer, 0, f.setup((s) -> s.connEpoch(epochs + 2).header().srcConnId(0x0668)), 0,
+            "peer", ScriptedTransport.PEER_PORT + 1);
+        f.work();
+        assertEquals(0, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size(), "at most one per timeout");
+        assertEquals(3, f.engine.drops(DropReason.SETUP_CONFLICT));
+    }
+
+    @Test
+    void shouldEndTheConnectionWhenTheChallengeGoesUnansweredAndThenAcceptTheNewIncarnation()
+    {
+        establish();
+        final int forged = f.setup((s) -> s.connEpoch(99).header().srcConnId(0x0666));
+        f.transport.inject(f.buffer, 0, forged, 0, "other-host", ScriptedTransport.PEER_PORT);
+        f.work();
+        f.advance(TimeUnit.MILLISECONDS.toNanos(249));
+        assertEquals(ConnectionState.ESTABLISHED, f.engine.receiver(0).state());
+        f.advance(TimeUnit.MILLISECONDS.toNanos(1));
+        // The sender stayed silent for the challenge timeout: it is taken for gone.
+        assertEquals(TerminationCause.CHALLENGE_UNANSWERED, f.receiverTermination);
+        assertEquals(ConnectionState.CLOSED, f.engine.receiver(0).state());
+        f.sent();
+
+        f.transport.inject(f.buffer, 0, f.setup((s) -> s.connEpoch(99).header().srcConnId(0x0666)), 0,
+            "other-host", ScriptedTransport.PEER_PORT);
+        f.work();
+        assertEquals(1, f.sentOfType(f.sent(), SetupAckDecoder.TEMPLATE_ID).size(), "the stream is free again");
+    }
+
+    @Test
+    void shouldAcknowledgeButNotPlaceDataTheImageJoinedAfter()
+    {
+        f.imageJoinPosition = 192;
+        final int id = establish();
+        data(id, WireFixture.ISN, 0, 0);
+        data(id, WireFixture.ISN + 1, 0, 96);
+        data(id, WireFixture.ISN + 2, TransportFlag.ACK_REQUEST, 192);
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertEquals(WireFixture.ISN + 3, (int)f.reader.transportHeader().psn(), "all three acknowledged");
+        assertEquals(1, f.image.placements(), "only the bytes after the join are placed");
+        assertEquals(0, f.engine.drops(DropReason.DATA_OUTSIDE_WINDOW));
+    }
+
+    @Test
+    void shouldAnswerCreditRequestOnItsPlane()
+    {
+        final int id = establish();
+        data(id, WireFixture.ISN, 0, 0);
+        f.sent();
+        f.inject(f.creditRequest(id, 1_000_000), 1);
+        f.work();
+        // Section 8.4: a CREDIT's trigger is the CREDIT_REQUEST it answers.
+        final List<ScriptedTransport.Sent> credits = f.sentOfType(f.sent(), CreditDecoder.TEMPLATE_ID);
+        assertEquals(1, credits.size());
+        assertEquals(1, credits.get(0).plane());
+        f.read(credits.get(0));
+        assertEquals(1, f.reader.transportHeader().planeId());
+    }
+
+    @Test
+    void shouldSendOneCountTriggeredAckPerReceiveBatch()
+    {
+        final int id = establish();
+        long position = 0;
+        for (int i = 0; i < 64; i++)
+        {
+            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
+            position += 96;
+        }
+        f.work();
+        // [MR-ACK-13]: 64 in-order DATA in one batch reach ackEvery eight times; one ACK at the batch's end answers
+        // them all and echoes the newest.
+        List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertEquals(WireFixture.ISN + 64, (int)f.reader.transportHeader().psn());
+        assertEquals(63, f.reader.transportHeader().pathSeq());
+
+        for (int i = 64; i < 128; i++)
+        {
+            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
+            position += 96;
+            f.work();
+        }
+        // One DATA per batch: one ACK per ackEveryPackets.
+        acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(8, acks.size());
+    }
+
+    @Test
+    void shouldBoundAnswersToUnknownConnectionsPerPeerAndOverall()
+    {
+        establish();
+        final long start = f.clock.nanoTime();
+        for (int i = 0; i < 3000; i++)
+        {
+            final int length = f.data(0x4000 + i, WireFixture.ISN, 0, 0, 0, 0, 0, 64);
+            f.buffer.putInt(8 + 12, 0x5000 + i, java.nio.ByteOrder.LITTLE_ENDIAN);
+            f.inject(length, 0);
+            f.clock.advanceBy(TimeUnit.MICROSECONDS.toNanos(1000));
+            f.work();
+        }
+        final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(f.clock.nanoTime() - start);
+        final int nacks = f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID).size();
+        // Section 5.3: 3,000 DATA with guessed ids over 3 s draw the burst plus the rate (100/s), not one each.
+        assertEquals(3000, f.engine.drops(DropReason.NO_CONNECTION));
+        assertTrue(nacks <= Configuration.REJECT_REPLY_BURST_DEFAULT + Configuration.REJECT_REPLY_RATE_DEFAULT *
+            (elapsedMs + 999) / 1000, "NACKs: " + nacks);
+        assertTrue(nacks >= Configuration.REJECT_REPLY_RATE_DEFAULT * (elapsedMs / 1000), "NACKs: " + nacks);
+
+        f.sent();
+        for (int i = 0; i < 20; i++)
+        {
+            f.inject(f.data(0x4242, WireFixture.ISN, 0, 0, 0, 0, 0, 64), 0);
+        }
+        f.clock.advanceBy(TimeUnit.SECONDS.toNanos(1));
+        f.work();
+        // [MR-ID-10]: one per offending srcConnId per nackInterval, with tokens to spare.
+        assertEquals(1, f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID).size());
     }
 
     @Test
@@ -726,20 +894,45 @@ class ReceiverProtocolTest
     }
 
     @Test
-    void shouldCloseAfterConnectionTimeoutAndOnError()
+    void shouldCloseAfterConnectionTimeoutAndOnErrorAndLingerWithTheIds()
     {
-        establish();
+        final int timedOut = establish();
         f.advance(TimeUnit.SECONDS.toNanos(5));
-        // [MR-CONN-9]
-        assertEquals(0, f.engine.receiverCount());
+        // [MR-CONN-9] the image ends at the timeout
         assertEquals(TerminationCause.TIMEOUT, f.receiverTermination);
+        assertLingersThenFrees(timedOut);
 
-        final int id = establish();
-        f.inject(f.error(id, WireFixture.PEER_ID, 0, WireErrorCode.RETRANSMIT_LIMIT), 0);
+        final int failed = establish();
+        f.inject(f.error(failed, WireFixture.PEER_ID, 0, WireErrorCode.RETRANSMIT_LIMIT), 0);
         f.work();
         // [MR-ERR-8]
-        assertEquals(0, f.engine.receiverCount());
         assertEquals(TerminationCause.ERROR_RECEIVED, f.receiverTermination);
+        assertLingersThenFrees(failed);
+    }
+
+    /**
+     * [MR-CONN-8]: a connection that ended keeps its ids for lingerTimeout; a late DATA or CLOSE of the incarnation is
+     * dropped as STATE, not answered as unknown, and the connection is freed after the linger.
+     */
+    private void assertLingersThenFrees(final int id)
+    {
+        assertEquals(1, f.engine.receiverCount());
+        assertEquals(ConnectionState.CLOSED, f.engine.receiver(0).state());
+        final long stateDrops = f.engine.drops(DropReason.STATE);
+        final long unknown = f.engine.drops(DropReason.NO_CONNECTION);
+        data(id, WireFixture.ISN, 0, 0);
+        f.inject(f.close(id, WireFixture.ISN, 0), 0);
+        f.work();
+        assertTrue(f.sent().isEmpty(), "nothing answers a late packet of an ended incarnation");
+        assertEquals(stateDrops + 2, f.engine.drops(DropReason.STATE));
+        assertEquals(unknown, f.engine.drops(DropReason.NO_CONNECTION));
+
+        f.advance(TimeUnit.SECONDS.toNanos(5));
+        assertEquals(0, f.engine.receiverCount());
+        data(id, WireFixture.ISN + 1, 0, 96);
+        assertEquals(unknown + 1, f.engine.drops(DropReason.NO_CONNECTION), "forgotten after the linger");
+        f.sent();
+        f.advance(TimeUnit.MILLISECONDS.toNanos(10));
     }
 
     @Test

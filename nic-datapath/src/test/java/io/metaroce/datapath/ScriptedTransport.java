@@ -35,6 +35,17 @@ final class ScriptedTransport implements PacketTransport
 {
     static final int SOURCE = -100;
 
+    /**
+     * The entropy value recorded for a datagram sent from the control socket ({@link #sendControl}).
+     */
+    static final int CONTROL = -1;
+
+    /**
+     * Source port of injected datagrams unless a test names another: the replyPort of {@link WireFixture}'s SETUP, so
+     * the peer's datagrams come from its control port.
+     */
+    static final int PEER_PORT = 40_999;
+
     record Sent(int destination, int plane, int entropy, int port, UnsafeBuffer datagram)
     {
         int length()
@@ -43,7 +54,7 @@ final class ScriptedTransport implements PacketTransport
         }
     }
 
-    private record Inbound(byte[] bytes, int plane, String host)
+    private record Inbound(byte[] bytes, int plane, String host, int port)
     {
     }
 
@@ -54,6 +65,7 @@ final class ScriptedTransport implements PacketTransport
     private final ArrayList<String[]> destinations = new ArrayList<>();
     private final ArrayList<int[]> ports = new ArrayList<>();
     private String currentHost;
+    private int currentPort;
     private int currentPlane = -1;
     private int sendResult = SENT;
 
@@ -79,9 +91,20 @@ final class ScriptedTransport implements PacketTransport
 
     void inject(final DirectBuffer buffer, final int offset, final int length, final int plane, final String host)
     {
+        inject(buffer, offset, length, plane, host, PEER_PORT);
+    }
+
+    void inject(
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final int plane,
+        final String host,
+        final int port)
+    {
         final byte[] bytes = new byte[length];
         buffer.getBytes(offset, bytes);
-        inbound.add(new Inbound(bytes, plane, host));
+        inbound.add(new Inbound(bytes, plane, host, port));
     }
 
     void sendResult(final int result)
@@ -124,6 +147,7 @@ final class ScriptedTransport implements PacketTransport
             final Inbound datagram = inbound.poll();
             count++;
             currentHost = datagram.host();
+            currentPort = datagram.port();
             currentPlane = datagram.plane();
             final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(datagram.bytes().length + 64));
             buffer.putBytes(0, datagram.bytes());
@@ -166,6 +190,12 @@ final class ScriptedTransport implements PacketTransport
         return sendResult;
     }
 
+    public int sendControl(
+        final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
+    {
+        return send(destination, plane, CONTROL, buffer, offset, length, null, 0, 0);
+    }
+
     public int sendToSource(final int port, final DirectBuffer buffer, final int offset, final int length)
     {
         if (null == currentHost)
@@ -196,10 +226,10 @@ final class ScriptedTransport implements PacketTransport
         return true;
     }
 
-    public boolean isFromDestination(final int destination, final int plane)
+    public boolean isFromPeer(final int destination, final int plane)
     {
         final String known = destinations.get(destination)[plane];
-        return null == known || known.equals(currentHost);
+        return null != known && known.equals(currentHost) && ports.get(destination)[plane] == currentPort;
     }
 
     public boolean hasRoute(final int destination, final int plane)

@@ -368,6 +368,60 @@ class SenderProtocolTest
     }
 
     @Test
+    void shouldSendControlMessagesFromTheControlSocketAndDataFromEntropySockets()
+    {
+        establish((a) -> {});
+        offer(3, 100);
+        f.work();
+        // Section 2.1: DATA leaves from the path's entropy socket; SETUP (seen in connect), STATUS, CREDIT_REQUEST
+        // and CLOSE from the control socket, whose port is the replyPort of the SETUP.
+        for (final ScriptedTransport.Sent data : dataSent())
+        {
+            assertTrue(data.entropy() >= 0, "DATA from an entropy socket");
+        }
+        f.advance(100 * MS);
+        ack(isn + 3, isn + 3);
+        connection.requestClose();
+        f.advance(100 * MS);
+        int control = 0;
+        for (final ScriptedTransport.Sent sent : f.sent())
+        {
+            final int type = f.read(sent);
+            if (StatusDecoder.TEMPLATE_ID == type || CreditRequestDecoder.TEMPLATE_ID == type ||
+                SetupDecoder.TEMPLATE_ID == type || CloseDecoder.TEMPLATE_ID == type)
+            {
+                assertEquals(ScriptedTransport.CONTROL, sent.entropy(), "template " + type);
+                control++;
+            }
+        }
+        assertTrue(control >= 2, "STATUS and CLOSE seen: " + control);
+    }
+
+    @Test
+    void shouldAnswerAChallengeStatusWithAStatusOnItsPlane()
+    {
+        establish((a) -> {});
+        f.sent();
+        final int length = f.status(connection.localConnectionId(), RECEIVER_ID);
+        f.buffer.putShort(8, (short)TransportFlag.ACK_REQUEST, java.nio.ByteOrder.LITTLE_ENDIAN);
+        f.transport.inject(f.buffer, 0, length, 1, "receiver");
+        f.work();
+        // Section 5.4: the receiver asks whether this incarnation is alive; the answer goes on the challenge's plane.
+        final List<ScriptedTransport.Sent> answers = f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID);
+        assertEquals(1, answers.size());
+        assertEquals(1, answers.get(0).plane());
+        assertEquals(ScriptedTransport.CONTROL, answers.get(0).entropy());
+
+        f.transport.inject(f.buffer, 0, length, 1, "receiver");
+        f.work();
+        assertEquals(0, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size(), "one answer per nackInterval");
+
+        f.inject(f.status(connection.localConnectionId(), RECEIVER_ID), 0);
+        f.work();
+        assertEquals(0, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size(), "[MR-STAT-2] plain STATUS");
+    }
+
+    @Test
     void shouldShrinkTheWindowOnNackRxOverflow()
     {
         establish((a) -> {});

@@ -73,6 +73,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     SimulatedImage image;
     boolean admit = true;
     int imageWindow = TERM_LENGTH / 2;
+    long imageJoinPosition;
     long ackedPosition = -1;
     int senderTermination = -1;
     int receiverTermination = -1;
@@ -364,7 +365,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
             return null;
         }
         image = new SimulatedImage(initialTermId, termLength,
-            ((long)(activeTermId - initialTermId) * termLength) + termOffset, imageWindow);
+            Math.max(imageJoinPosition, ((long)(activeTermId - initialTermId) * termLength) + termOffset), imageWindow);
         return image;
     }
 

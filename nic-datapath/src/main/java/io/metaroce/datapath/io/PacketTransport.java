@@ -26,7 +26,8 @@ import org.agrona.DirectBuffer;
  * registered by the owner of the transport, with the implementation's own method, before a connection uses it. A
  * receiver learns its reply destinations from received datagrams: {@link #newReplyDestination()} creates an empty
  * one and {@link #learnReplyAddress(int, int, int)}, called while a datagram is being handled, records that datagram's
- * source host on its plane with the peer's reply port.
+ * source host on its plane with the peer's reply port. Control messages go out of the receive sockets
+ * ({@link #sendControl}), so a peer's control traffic always comes from its announced port.
  * <p>
  * <b>Sending never blocks and never throws</b>: a socket that accepts nothing (a plane whose peer link is down
  * makes a non-blocking send return 0) yields {@link #BACK_PRESSURED}, a socket error yields {@link #SEND_ERROR}; the
@@ -114,6 +115,20 @@ public interface PacketTransport extends AutoCloseable
         int payloadLength);
 
     /**
+     * Send a control message to a destination from the plane's receive socket, whose port is {@link #localPort()}:
+     * the port a sender announces as replyPort, so that its control messages come from the address its peer answers
+     * to and a receiver can tell them from a stranger's (specification 2.1, 5.4).
+     *
+     * @param destination id of the destination.
+     * @param plane       plane to send on.
+     * @param buffer      holding the message.
+     * @param offset      of the message.
+     * @param length      of the message.
+     * @return as {@link #send}.
+     */
+    int sendControl(int destination, int plane, DirectBuffer buffer, int offset, int length);
+
+    /**
      * Answer the datagram being handled, from the receive socket of its plane, to its source host: at {@code port},
      * or at its own source port when {@code port} is 0. Valid only inside {@link PacketHandler#onDatagram}.
      *
@@ -144,14 +159,15 @@ public interface PacketTransport extends AutoCloseable
     boolean learnReplyAddress(int destination, int plane, int port);
 
     /**
-     * Does the datagram being handled come from the host a destination has on that plane (or is the destination's
-     * address on that plane still unknown)? Valid only inside {@link PacketHandler#onDatagram}.
+     * Does the datagram being handled come from a destination's address on that plane, host and port? A receiver
+     * learns a sender's address as the sender's host with its announced replyPort, so only that sender's control
+     * socket matches. Valid only inside {@link PacketHandler#onDatagram}.
      *
      * @param destination a destination.
      * @param plane       the plane the datagram arrived on.
-     * @return true when it may come from that destination.
+     * @return true when the destination has an address on that plane and the datagram's source equals it.
      */
-    boolean isFromDestination(int destination, int plane);
+    boolean isFromPeer(int destination, int plane);
 
     /**
      * Does a destination have an address on a plane?

@@ -53,7 +53,8 @@ import java.util.function.Consumer;
  *     every {@value #SEND_CHANNEL_POLL_INTERVAL} polls, for answers a receiver sends to a datagram's source.</li>
  *     <li>Reply destinations ({@link #newReplyDestination()}) send from the plane's receive channel with
  *     {@code send(ByteBuffer, SocketAddress)} after copying into a staging buffer: they carry control messages only.
- *     </li>
+ *     {@link #sendControl} sends the same way to any destination, so a sender's control messages leave from the port
+ *     it announces.</li>
  * </ul>
  * Every channel is non-blocking, so a plane whose peer link is down yields {@link #BACK_PRESSURED} (0 bytes written)
  * instead of stalling the agent for seconds; socket errors yield {@link #SEND_ERROR}. Neither is thrown.
@@ -248,17 +249,18 @@ public final class UdpTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
-    public boolean isFromDestination(final int destination, final int plane)
+    public boolean isFromPeer(final int destination, final int plane)
     {
         final Destination d = destination(destination);
         final InetSocketAddress source = currentSource;
-        if (null == d || null == source)
+        if (null == d || null == source || plane < 0 || plane >= planeCount)
         {
             return false;
         }
 
         final InetSocketAddress address = d.addresses[plane];
-        return null == address || address.getAddress().equals(source.getAddress());
+        return null != address && address.getPort() == source.getPort() &&
+            address.getAddress().equals(source.getAddress());
     }
 
     /**
@@ -402,6 +404,22 @@ public final class UdpTransport implements PacketTransport
             gather[0] = null;
             gather[1] = null;
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int sendControl(
+        final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final Destination d = destination(destination);
+        if (null == d || plane < 0 || plane >= planeCount || null == d.addresses[plane])
+        {
+            return NO_ROUTE;
+        }
+
+        stagingBuffer.putBytes(0, buffer, offset, length);
+        return sendStaged(receiveChannels[plane], d.addresses[plane], length);
     }
 
     /**

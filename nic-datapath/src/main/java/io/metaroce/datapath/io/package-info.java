@@ -15,7 +15,8 @@
  */
 /**
  * Packet I/O of the engine: the {@link io.metaroce.datapath.io.PacketTransport} contract (receive sockets per plane,
- * send sockets per plane and entropy value, destinations as small integer ids, sends that never block or throw) and
+ * send sockets per plane and entropy value, control messages from the receive sockets, whose port peers answer to,
+ * destinations as small integer ids, sends that never block or throw) and
  * its implementation over non-blocking UDP channels with gathering writes. The deterministic simulated fabric
  * implements the same contract in {@code io.metaroce.datapath.sim}.
  * <p>

@@ -92,6 +92,12 @@ public final class SimulatedFabric
      */
     public static final int DROP_REASONS = 8;
 
+    /**
+     * The entropy value a node's control port sends with: a UDP 5-tuple of its own, so it has a route of its own,
+     * which route faults scheduled per entropy value do not touch (a plane fault does).
+     */
+    public static final int CONTROL_ENTROPY = 2047;
+
     private static final int STAGE_ROUTE = 1;
     private static final int STAGE_QUEUE = 2;
     private static final double BITS_PER_BYTE_NS = 8e9;
@@ -107,6 +113,7 @@ public final class SimulatedFabric
     private final int[] packetSrc;
     private final int[] packetDst;
     private final int[] packetPlane;
+    private final boolean[] packetFromControl;
     private final int[] packetStage;
     private final Route[] packetRoute;
     private final int[] freeSlots;
@@ -160,6 +167,7 @@ public final class SimulatedFabric
         this.packetSrc = new int[slots];
         this.packetDst = new int[slots];
         this.packetPlane = new int[slots];
+        this.packetFromControl = new boolean[slots];
         this.packetStage = new int[slots];
         this.packetRoute = new Route[slots];
         this.freeSlots = new int[slots];
@@ -454,6 +462,7 @@ public final class SimulatedFabric
         final int dstNode,
         final int plane,
         final int entropy,
+        final boolean fromControl,
         final DirectBuffer header,
         final int headerOffset,
         final int headerLength,
@@ -485,6 +494,7 @@ public final class SimulatedFabric
         packetSrc[slot] = srcNode;
         packetDst[slot] = dstNode;
         packetPlane[slot] = plane;
+        packetFromControl[slot] = fromControl;
 
         final long now = clock.nanoTime();
         applyFaults(now);
@@ -518,6 +528,7 @@ public final class SimulatedFabric
                 packetSrc[copy] = srcNode;
                 packetDst[copy] = dstNode;
                 packetPlane[copy] = plane;
+                packetFromControl[copy] = fromControl;
                 packetRoute[copy] = route;
                 packetStage[copy] = STAGE_ROUTE;
                 pushHeap(copy, arrival);
@@ -566,6 +577,11 @@ public final class SimulatedFabric
     int plane(final int slot)
     {
         return packetPlane[slot];
+    }
+
+    boolean isFromControl(final int slot)
+    {
+        return packetFromControl[slot];
     }
 
     void release(final int slot)

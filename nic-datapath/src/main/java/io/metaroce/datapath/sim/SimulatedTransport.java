@@ -26,7 +26,8 @@ import java.util.Arrays;
  * A node's {@link PacketTransport} on a {@link SimulatedFabric}. Addresses are node ids: a destination names the node
  * it reaches on each plane. {@link #addDestination(int)} registers a sender's destination (the same node on every
  * plane); reply destinations learn the source node of datagrams being handled. The entropy value of a send selects
- * the fabric route, as a UDP source port selects an ECMP route.
+ * the fabric route, as a UDP source port selects an ECMP route. Control messages ({@link #sendControl} and answers
+ * to a source) are marked as leaving from the node's control port, which {@link #isFromPeer} requires.
  * <p>
  * Sends never block: the fabric refuses a datagram it has no slot for ({@link #BACK_PRESSURED}) and loses the ones
  * its routes lose (still {@link #SENT}, as on a real network). {@link #failLocalPlane(int, boolean)} makes sends on a
@@ -46,6 +47,7 @@ public final class SimulatedTransport implements PacketTransport
     private final ArrayList<int[]> destinations = new ArrayList<>();
     private int currentSourceNode = NO_NODE;
     private int currentPlane = -1;
+    private boolean currentFromControl;
     private boolean isClosed;
 
     SimulatedTransport(final SimulatedFabric fabric, final int node, final int planeCount, final int entropyCount)
@@ -137,6 +139,7 @@ public final class SimulatedTransport implements PacketTransport
 
             currentSourceNode = fabric.sourceNode(slot);
             currentPlane = fabric.plane(slot);
+            currentFromControl = fabric.isFromControl(slot);
             try
             {
                 handler.onDatagram(fabric.packets(), fabric.slotOffset(slot), fabric.length(slot), currentPlane);
@@ -145,6 +148,7 @@ public final class SimulatedTransport implements PacketTransport
             {
                 currentSourceNode = NO_NODE;
                 currentPlane = -1;
+                currentFromControl = false;
                 fabric.release(slot);
             }
         }
@@ -180,8 +184,33 @@ public final class SimulatedTransport implements PacketTransport
             return SEND_ERROR;
         }
 
-        return fabric.send(node, nodePerPlane[plane], plane, Math.floorMod(entropy, entropyCount), header,
+        return fabric.send(node, nodePerPlane[plane], plane, Math.floorMod(entropy, entropyCount), false, header,
             headerOffset, headerLength, payload, payloadOffset, payloadLength);
+    }
+
+    /**
+     * {@inheritDoc} Travels the route of the node's control port ({@link SimulatedFabric#CONTROL_ENTROPY}), marked as
+     * coming from that port.
+     */
+    public int sendControl(
+        final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (destination < 0 || destination >= destinations.size() || plane < 0 || plane >= planeCount)
+        {
+            return NO_ROUTE;
+        }
+        final int[] nodePerPlane = destinations.get(destination);
+        if (null == nodePerPlane || NO_NODE == nodePerPlane[plane])
+        {
+            return NO_ROUTE;
+        }
+        if (localPlaneFailed[plane] || isClosed)
+        {
+            return SEND_ERROR;
+        }
+
+        return fabric.send(node, nodePerPlane[plane], plane, SimulatedFabric.CONTROL_ENTROPY, true, buffer, offset,
+            length, null, 0, 0);
     }
 
     /**
@@ -198,7 +227,8 @@ public final class SimulatedTransport implements PacketTransport
             return SEND_ERROR;
         }
 
-        return fabric.send(node, currentSourceNode, currentPlane, 0, buffer, offset, length, null, 0, 0);
+        return fabric.send(node, currentSourceNode, currentPlane, SimulatedFabric.CONTROL_ENTROPY, true, buffer, offset,
+            length, null, 0, 0);
     }
 
     /**
@@ -229,15 +259,16 @@ public final class SimulatedTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
-    public boolean isFromDestination(final int destination, final int plane)
+    public boolean isFromPeer(final int destination, final int plane)
     {
-        if (destination < 0 || destination >= destinations.size() || null == destinations.get(destination))
+        if (destination < 0 || destination >= destinations.size() || null == destinations.get(destination) ||
+            plane < 0 || plane >= planeCount)
         {
             return false;
         }
 
         final int known = destinations.get(destination)[plane];
-        return NO_NODE == known || known == currentSourceNode;
+        return NO_NODE != known && known == currentSourceNode && currentFromControl;
     }
 
     /**

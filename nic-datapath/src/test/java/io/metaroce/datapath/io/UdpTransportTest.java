@@ -28,6 +28,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -192,9 +193,9 @@ class UdpTransportTest
             receiver.poll((buffer, offset, length, plane) ->
             {
                 assertEquals(1, plane);
-                assertTrue(receiver.isFromDestination(reply, plane), "unknown address matches");
+                assertFalse(receiver.isFromPeer(reply, plane), "an unknown address matches nothing");
                 learned[0] = receiver.learnReplyAddress(reply, plane, sender.localPort());
-                assertTrue(receiver.isFromDestination(reply, plane));
+                assertFalse(receiver.isFromPeer(reply, plane), "an entropy socket is not the control port");
                 assertEquals(PacketTransport.SENT, receiver.sendToSource(0, buffer, offset, length));
             }, 1);
             Thread.sleep(1);
@@ -212,6 +213,46 @@ class UdpTransportTest
             Thread.sleep(1);
         }
         assertEquals(2, received.size());
+    }
+
+    @Test
+    void shouldSendControlFromTheAnnouncedPortAndTellItFromOtherSources() throws Exception
+    {
+        final UdpTransport sender = open(null);
+        final UdpTransport receiver = open(null);
+        final int destination = sender.addDestination(addresses(receiver));
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
+        message.putLong(0, 7);
+        assertEquals(PacketTransport.SENT, sender.sendControl(destination, 1, message, 0, 8));
+
+        final int reply = receiver.newReplyDestination();
+        final int[] sources = new int[2];
+        final boolean[] fromPeer = new boolean[2];
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (0 == sources[0] && System.nanoTime() < deadline)
+        {
+            receiver.poll((buffer, offset, length, plane) ->
+            {
+                receiver.learnReplyAddress(reply, plane, sender.localPort());
+                fromPeer[0] = receiver.isFromPeer(reply, plane);
+                sources[0] = 1;
+            }, 1);
+            Thread.sleep(1);
+        }
+        assertTrue(fromPeer[0], "a control message comes from the sender's announced port");
+
+        sender.send(destination, 1, 0, message, 0, 8, null, 0, 0);
+        while (0 == sources[1] && System.nanoTime() < deadline)
+        {
+            receiver.poll((buffer, offset, length, plane) ->
+            {
+                fromPeer[1] = receiver.isFromPeer(reply, plane);
+                sources[1] = 1;
+            }, 1);
+            Thread.sleep(1);
+        }
+        assertEquals(1, sources[1]);
+        assertFalse(fromPeer[1], "the same host from another port is not the peer");
     }
 
     @Test

@@ -115,6 +115,10 @@ class ConnectionLifecycleTest
         assertEquals(TerminationCause.ERROR_RECEIVED, scenario.senderTermination[0], scenario::describe);
         assertTrue(scenario.events.stream().anyMatch((e) -> e.contains("receiver 1 terminated RESTARTED")),
             scenario::describe);
+        // [MR-CONN-8]: the old connection's ids linger, CLOSED, for lingerTimeout, then it is freed.
+        assertEquals(2, scenario.receiverEngine.receiverCount());
+        assertEquals(ConnectionState.CLOSED, scenario.receiverEngine.receiver(0).state());
+        scenario.simulation.runFor(6 * S);
         assertEquals(1, scenario.receiverEngine.receiverCount());
     }
 
@@ -158,11 +162,16 @@ class ConnectionLifecycleTest
             {
                 scenario.fabric.scheduleRouteFailure(sender, receiver, plane, entropy, now, Long.MAX_VALUE);
             }
+            scenario.fabric.scheduleRouteFailure(
+                sender, receiver, plane, SimulatedFabric.CONTROL_ENTROPY, now, Long.MAX_VALUE);
         }
         scenario.simulation.runFor(6 * S);
-        // [MR-CONN-9]
-        assertEquals(0, scenario.receiverEngine.receiverCount());
+        // [MR-CONN-9], then [MR-CONN-8]: the image ends at the timeout, the ids linger for lingerTimeout
         assertTrue(scenario.events.stream().anyMatch((e) -> e.contains("terminated TIMEOUT")), scenario::describe);
+        assertEquals(1, scenario.receiverEngine.receiverCount());
+        assertEquals(ConnectionState.CLOSED, scenario.receiverEngine.receiver(0).state());
+        scenario.simulation.runFor(6 * S);
+        assertEquals(0, scenario.receiverEngine.receiverCount());
     }
 
     private static final class SubscriptionGate implements io.metaroce.datapath.ImageAdmission

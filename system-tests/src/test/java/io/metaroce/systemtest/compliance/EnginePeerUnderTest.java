@@ -128,6 +128,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             .statusIntervalNs(s.statusIntervalNs)
             .connectionTimeoutNs(s.connectionTimeoutNs)
             .lingerTimeoutNs(s.lingerTimeoutNs)
+            .challengeTimeoutNs(s.challengeTimeoutNs)
             .setupRetryMinNs(s.setupRetryMinNs)
             .setupRetryMaxNs(s.setupRetryMaxNs)
             .closeRetryMinNs(s.closeRetryMinNs)

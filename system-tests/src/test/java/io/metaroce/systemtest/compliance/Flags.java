@@ -51,6 +51,7 @@ final class Flags
             case 7:
                 return RETX;
             case 6:
+            case 12:
                 return ACK_REQUEST;
             case 10:
                 return FIN;

@@ -235,7 +235,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement({ "MR-STAT-2", "MR-CONN-9" })
+    @Requirement({ "MR-STAT-2", "MR-CONN-9", "MR-CONN-8" })
     void shouldTakeStatusAsLivenessOnlyAndCloseASilentConnection()
     {
         final int isn = 10;
@@ -253,9 +253,21 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
         assertEquals(2L * PAYLOAD, ack.read().ack().receivedBytes(), "MR-STAT-2 no state change");
 
         awaitTrue(() -> 0 == target.imageCount(STREAM_ID), "MR-CONN-9 the silent connection closes");
-        final long before = target.drops("NO_CONNECTION");
-        sender.data(isn + 2, Flags.ACK_REQUEST, 0);
-        awaitTrue(() -> target.drops("NO_CONNECTION") == before + 1, "the connection is gone");
+        assertLateDataDroppedAsState(sender, isn + 2);
+    }
+
+    /**
+     * [MR-CONN-8]: an incarnation that ended keeps its ids for lingerTimeout; its late DATA is dropped as STATE and
+     * draws no NACK(NO_CONNECTION).
+     */
+    private void assertLateDataDroppedAsState(final RawSender sender, final int psn)
+    {
+        final long state = target.drops("STATE");
+        final long unknown = target.drops("NO_CONNECTION");
+        sender.data(psn, Flags.ACK_REQUEST, 0);
+        awaitTrue(() -> target.drops("STATE") == state + 1, "MR-CONN-8 late DATA dropped as STATE");
+        assertNull(peer.poll((d) -> d.is(NackDecoder.TEMPLATE_ID), 200), "MR-CONN-8 no NACK while lingering");
+        assertEquals(unknown, target.drops("NO_CONNECTION"));
     }
 
     @Test
@@ -349,7 +361,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement({ "MR-ERR-8", "MR-ERR-4", "MR-ERR-6" })
+    @Requirement({ "MR-ERR-8", "MR-ERR-4", "MR-ERR-6", "MR-CONN-8" })
     void shouldEndTheConnectionOnAValidErrorWithoutAnsweringIt()
     {
         final int isn = 10;
@@ -366,5 +378,47 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
             "MR-ERR-6 no answer to an ERROR");
         assertFalse(peer.history().stream().anyMatch((d) -> d.is(io.metaroce.codec.wire.ErrorDecoder.TEMPLATE_ID)),
             "MR-ERR-6 no ERROR answers an ERROR");
+        assertLateDataDroppedAsState(sender, isn + 1);
+    }
+
+    @Test
+    @Requirement("MR-CRD-3")
+    void shouldAnswerACreditRequestOnThePlaneItArrivedOn()
+    {
+        final int isn = 10;
+        final RawSender sender = establish(new TargetSettings(), isn);
+        sender.dataAndAck(isn);
+        for (int plane = 0; plane < 2; plane++)
+        {
+            final int requestPlane = 1 - plane;
+            peer.send(requestPlane, peer.out.creditRequest(sender.header(requestPlane).psn(isn + 1), 1 << 20));
+            // Section 8.4: the request is the CREDIT's trigger, whatever plane the newest DATA came on.
+            final Datagram credit = peer.await((d) -> d.is(CreditDecoder.TEMPLATE_ID) &&
+                d.dstConnId() == sender.localId && d.planeId() == requestPlane, "CREDIT on the request's plane");
+            assertEquals(requestPlane, credit.plane, "sent on the request's plane");
+        }
+    }
+
+    @Test
+    @Requirement({ "MR-ID-19", "MR-ID-10" })
+    void shouldBoundTheTotalRateOfAnswersToUnknownConnections()
+    {
+        start(new TargetSettings());
+        target.subscribe(STREAM_ID);
+        final RawSender stranger = new RawSender(peer, STREAM_ID, SESSION_ID, 0xBEEF, 77);
+        stranger.peerId = 0xDEAD;
+        final long startNs = System.nanoTime();
+        for (int i = 0; i < 300; i++)
+        {
+            final int length = stranger.encodeData(77, 0, 0);
+            peer.out.buffer.putInt(8 + 12, 0x7000_0000 + i, java.nio.ByteOrder.LITTLE_ENDIAN);
+            peer.send(0, length);
+        }
+        final List<Datagram> nacks = peer.collect((d) -> d.is(NackDecoder.TEMPLATE_ID), 300);
+        final long elapsedMs = (System.nanoTime() - startNs) / 1_000_000;
+        awaitTrue(() -> 300 == target.drops("NO_CONNECTION"), "every DATA counted");
+        // 300 DATA with 300 guessed srcConnIds: the burst (10) plus 100 a second, not one NACK each.
+        assertTrue(nacks.size() >= 1 && nacks.size() <= 10 + (elapsedMs + 10) / 10,
+            "NACKs " + nacks.size() + " in " + elapsedMs + " ms");
     }
 }

@@ -17,8 +17,10 @@ package io.metaroce.systemtest.compliance;
 
 import io.metaroce.codec.wire.ErrorDecoder;
 import io.metaroce.codec.wire.MessageHeaderDecoder;
+import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import org.junit.jupiter.api.Test;
 
@@ -233,9 +235,69 @@ class ReceiverSetupComplianceTest extends ComplianceTest
         assertEquals(9001, replacement.dataAndAck(9000).psn(), "the new incarnation works");
         assertEquals(1, target.imageCount(STREAM_ID), "MR-ID-13 the old connection is closed");
 
-        final long before = target.drops("NO_CONNECTION");
+        // [MR-CONN-8] the old incarnation lingers CLOSED: its late DATA is dropped as STATE, not answered.
+        final long before = target.drops("STATE");
         old.data(501, Flags.ACK_REQUEST, 0);
-        awaitTrue(() -> target.drops("NO_CONNECTION") == before + 1, "old incarnation unknown");
+        awaitTrue(() -> target.drops("STATE") == before + 1, "late DATA of the old incarnation dropped as STATE");
+        assertNull(peer.poll((d) -> d.is(NackDecoder.TEMPLATE_ID), 200), "no NACK for the lingering incarnation");
+    }
+
+    @Test
+    @Requirement({ "MR-ID-16", "MR-ID-17" })
+    void shouldKeepTheLiveConnectionAndChallengeItsSenderWhenANewEpochComesFromAnotherPort()
+    {
+        start(new TargetSettings().challengeTimeoutNs(100_000_000L));
+        target.subscribe(STREAM_ID);
+        final RawSender sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 500);
+        sender.establish();
+        sender.dataAndAck(500);
+
+        try (RawPeer forger = new RawPeer(target))
+        {
+            final RawSender forged = new RawSender(forger, STREAM_ID, SESSION_ID, 0x0666_0666, 9000);
+            forged.setup.connEpoch = 0x0BAD_0BAD_0BAD_0BADL;
+            final long conflicts = target.drops("SETUP_CONFLICT");
+            for (int plane = 0; plane < forged.planes; plane++)
+            {
+                forged.sendSetup(plane);
+            }
+            // [MR-ID-16] the live sender is challenged on its planes; the forger gets no answer.
+            final Datagram challenge = peer.await(
+                (d) -> d.is(StatusDecoder.TEMPLATE_ID) && d.hasFlag(Flags.ACK_REQUEST), "challenge STATUS");
+            assertEquals(sender.localId, challenge.dstConnId());
+            assertEquals(sender.peerId, challenge.srcConnId());
+            awaitTrue(() -> target.drops("SETUP_CONFLICT") >= conflicts + forged.planes, "SETUP_CONFLICT counted");
+
+            // [MR-ID-17] the sender answers within the challenge timeout: the connection outlives it.
+            assertEquals(502, sender.dataAndAck(501).psn());
+            sleepMs(300);
+            assertEquals(503, sender.dataAndAck(502).psn(), "the live connection is undisturbed");
+            assertEquals(1, target.imageCount(STREAM_ID));
+            assertNull(forger.poll(ANSWER, 100), "nothing answers the forger");
+        }
+    }
+
+    @Test
+    @Requirement("MR-ID-17")
+    void shouldCloseAChallengedConnectionWhoseSenderIsSilentAndAcceptTheNewIncarnation()
+    {
+        start(new TargetSettings().challengeTimeoutNs(100_000_000L));
+        target.subscribe(STREAM_ID);
+        final RawSender sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 500);
+        sender.establish();
+        sender.dataAndAck(500);
+
+        try (RawPeer restarted = new RawPeer(target))
+        {
+            final RawSender next = new RawSender(restarted, STREAM_ID, SESSION_ID, 0x0102_0399, 9000);
+            next.setup.connEpoch = 0x1111_2222_3333_4444L;
+            next.sendSetup(0);
+            assertNull(restarted.poll((d) -> d.is(SetupAckDecoder.TEMPLATE_ID), 50), "challenged first");
+            // The old sender stays silent: after the challenge timeout its connection is closed.
+            sleepMs(200);
+            next.establish();
+            assertEquals(9001, next.dataAndAck(9000).psn(), "the new incarnation works");
+        }
     }
 
     @Test

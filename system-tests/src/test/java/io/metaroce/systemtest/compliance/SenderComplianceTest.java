@@ -17,6 +17,7 @@ package io.metaroce.systemtest.compliance;
 
 import io.metaroce.codec.wire.CloseDecoder;
 import io.metaroce.codec.wire.CloseReason;
+import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditRequestDecoder;
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.ErrorDecoder;
@@ -24,14 +25,17 @@ import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeDecoder;
 import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -39,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -561,6 +566,84 @@ class SenderComplianceTest extends ComplianceTest
         assertEquals(List.of(), publication.connectionEnds(), "MR-LOSS-6 refusals do not count");
         receiver.receiveAndAck(data);
         assertStreamClean();
+    }
+
+    @Test
+    @Requirement("MR-ENC-11")
+    void shouldSendItsControlMessagesFromTheReplyPortItAnnounced()
+    {
+        publish(new TargetSettings().statusIntervalNs(20_000_000L));
+        establish(2048, true);
+        for (int i = 0; i < 4; i++)
+        {
+            assertTrue(publication.offer(new byte[1000]));
+        }
+        boolean requested = false;
+        while (!requested)
+        {
+            final Datagram d = peer.await((x) -> x.srcConnId() == receiver.senderId &&
+                (x.is(DataDecoder.TEMPLATE_ID) || x.is(CreditRequestDecoder.TEMPLATE_ID)), "DATA or CREDIT_REQUEST");
+            requested = d.is(CreditRequestDecoder.TEMPLATE_ID);
+            if (!requested && stream.onDatagram(d))
+            {
+                receiver.receiveAndAck(d);
+            }
+        }
+        receiver.grantLimit = 1L << 40;
+        receiver.send(0, peer.out.credit(receiver.header(0).psn(receiver.cumAck), receiver.grantLimit));
+        while (stream.messages.size() < 4)
+        {
+            receiver.receiveAndAck(nextData());
+        }
+        sleepMs(50);
+        publication.close();
+        awaitClose();
+
+        final Set<Integer> seen = new HashSet<>();
+        for (final Datagram d : peer.history())
+        {
+            if (d.srcConnId() == receiver.senderId)
+            {
+                if (d.is(SetupDecoder.TEMPLATE_ID) || d.is(CreditRequestDecoder.TEMPLATE_ID) ||
+                    d.is(CloseDecoder.TEMPLATE_ID) || d.is(StatusDecoder.TEMPLATE_ID) ||
+                    d.is(ErrorDecoder.TEMPLATE_ID))
+                {
+                    assertEquals(receiver.replyPort, d.source.getPort(), "MR-ENC-11 template " + d.templateId);
+                    seen.add(d.templateId);
+                }
+                else if (d.is(DataDecoder.TEMPLATE_ID))
+                {
+                    assertNotEquals(receiver.replyPort, d.source.getPort(), "DATA from an entropy socket");
+                }
+            }
+        }
+        assertEquals(Set.of(SetupDecoder.TEMPLATE_ID, CreditRequestDecoder.TEMPLATE_ID, CloseDecoder.TEMPLATE_ID,
+            StatusDecoder.TEMPLATE_ID), seen, "every kind of control message was checked");
+        assertStreamClean();
+    }
+
+    @Test
+    @Requirement({ "MR-ID-18", "MR-STAT-2" })
+    void shouldAnswerAChallengeStatusWithAStatusOnItsPlane()
+    {
+        publish(new TargetSettings().statusIntervalNs(10_000_000_000L));
+        establish(1L << 40, true);
+        sleepMs(20);
+        peer.discardPending();
+        for (int plane = 0; plane < 2; plane++)
+        {
+            receiver.send(plane, peer.out.status(receiver.header(plane).flags(Flags.ACK_REQUEST).psn(receiver.cumAck),
+                0, ConnectionState.ESTABLISHED));
+            final int challengePlane = plane;
+            final Datagram answer = peer.await((d) -> d.is(StatusDecoder.TEMPLATE_ID) &&
+                d.srcConnId() == receiver.senderId && d.planeId() == challengePlane, "STATUS answering the challenge");
+            assertEquals(challengePlane, answer.plane, "MR-ID-18 on the challenge's plane");
+            assertEquals(receiver.localId, answer.dstConnId());
+            sleepMs(5);
+        }
+        receiver.send(0, peer.out.status(receiver.header(0).psn(receiver.cumAck), 0, ConnectionState.ESTABLISHED));
+        assertNull(peer.poll((d) -> d.is(StatusDecoder.TEMPLATE_ID) && d.srcConnId() == receiver.senderId,
+            200), "a plain STATUS draws no answer");
     }
 
     @Test

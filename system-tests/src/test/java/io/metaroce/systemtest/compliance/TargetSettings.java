@@ -38,6 +38,7 @@ final class TargetSettings
     long statusIntervalNs = TimeUnit.MILLISECONDS.toNanos(100);
     long connectionTimeoutNs = TimeUnit.SECONDS.toNanos(5);
     long lingerTimeoutNs = TimeUnit.SECONDS.toNanos(5);
+    long challengeTimeoutNs = TimeUnit.MILLISECONDS.toNanos(250);
     long setupRetryMinNs = TimeUnit.MILLISECONDS.toNanos(10);
     long setupRetryMaxNs = TimeUnit.SECONDS.toNanos(1);
     long closeRetryMinNs = TimeUnit.MILLISECONDS.toNanos(10);
@@ -52,6 +53,12 @@ final class TargetSettings
     int imageWindowLength = -1;
     long recoveryTimersMinNs = -1;
     long probeIntervalMinNs = 1_000_000L;
+
+    TargetSettings challengeTimeoutNs(final long challengeTimeoutNs)
+    {
+        this.challengeTimeoutNs = challengeTimeoutNs;
+        return this;
+    }
 
     TargetSettings planes(final int planes)
     {
