@@ -34,7 +34,9 @@ import org.junit.jupiter.api.Test;
 import java.io.File;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 
@@ -231,6 +233,30 @@ class IpcPubSubTest
         });
         assertEquals(firstValues, secondValues);
         assertEquals(99, firstValues.get(99));
+    }
+
+    @Test
+    void shouldGiveEveryPublicationAnUnpredictableSessionId()
+    {
+        final List<ExclusivePublication> publications = new ArrayList<>();
+        final Set<Integer> sessionIds = new HashSet<>();
+        int consecutive = 0;
+        for (int i = 0; i < 16; i++)
+        {
+            final ExclusivePublication publication = client.addExclusivePublication(
+                CHANNEL + "?term-length=65536", STREAM_ID);
+            if (!publications.isEmpty() &&
+                publication.sessionId() - publications.get(publications.size() - 1).sessionId() == 1)
+            {
+                consecutive++;
+            }
+            publications.add(publication);
+            sessionIds.add(publication.sessionId());
+        }
+        // Specification 18.2: one known session id must not predict the next one.
+        assertEquals(16, sessionIds.size(), "distinct");
+        assertTrue(consecutive < 3, "session ids follow each other: " + sessionIds);
+        publications.forEach(ExclusivePublication::close);
     }
 
     @Test
