@@ -170,22 +170,9 @@ public final class SimulatedTransport implements PacketTransport
         final int payloadOffset,
         final int payloadLength)
     {
-        if (destination < 0 || destination >= destinations.size() || plane < 0 || plane >= planeCount)
-        {
-            return NO_ROUTE;
-        }
-        final int[] nodePerPlane = destinations.get(destination);
-        if (null == nodePerPlane || NO_NODE == nodePerPlane[plane])
-        {
-            return NO_ROUTE;
-        }
-        if (localPlaneFailed[plane] || isClosed)
-        {
-            return SEND_ERROR;
-        }
-
-        return fabric.send(node, nodePerPlane[plane], plane, Math.floorMod(entropy, entropyCount), false, header,
-            headerOffset, headerLength, payload, payloadOffset, payloadLength);
+        final int target = targetNode(destination, plane);
+        return target < 0 ? target : fabric.send(node, target, plane, Math.floorMod(entropy, entropyCount), false,
+            header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
     }
 
     /**
@@ -195,22 +182,9 @@ public final class SimulatedTransport implements PacketTransport
     public int sendControl(
         final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
     {
-        if (destination < 0 || destination >= destinations.size() || plane < 0 || plane >= planeCount)
-        {
-            return NO_ROUTE;
-        }
-        final int[] nodePerPlane = destinations.get(destination);
-        if (null == nodePerPlane || NO_NODE == nodePerPlane[plane])
-        {
-            return NO_ROUTE;
-        }
-        if (localPlaneFailed[plane] || isClosed)
-        {
-            return SEND_ERROR;
-        }
-
-        return fabric.send(node, nodePerPlane[plane], plane, SimulatedFabric.CONTROL_ENTROPY, true, buffer, offset,
-            length, null, 0, 0);
+        final int target = targetNode(destination, plane);
+        return target < 0 ? target : fabric.send(
+            node, target, plane, SimulatedFabric.CONTROL_ENTROPY, true, buffer, offset, length, null, 0, 0);
     }
 
     /**
@@ -297,6 +271,29 @@ public final class SimulatedTransport implements PacketTransport
     public void close()
     {
         isClosed = true;
+    }
+
+    /**
+     * The node a destination has on a plane, or the send result that stops the send: {@link #NO_ROUTE} without one,
+     * {@link #SEND_ERROR} when the local plane failed or the transport is closed.
+     */
+    private int targetNode(final int destination, final int plane)
+    {
+        if (destination < 0 || destination >= destinations.size() || plane < 0 || plane >= planeCount)
+        {
+            return NO_ROUTE;
+        }
+        final int[] nodePerPlane = destinations.get(destination);
+        if (null == nodePerPlane || NO_NODE == nodePerPlane[plane])
+        {
+            return NO_ROUTE;
+        }
+        if (localPlaneFailed[plane] || isClosed)
+        {
+            return SEND_ERROR;
+        }
+
+        return nodePerPlane[plane];
     }
 
     private int register(final int[] nodePerPlane)

@@ -246,11 +246,7 @@ class ReceiverSetupComplianceTest extends ComplianceTest
     @Requirement({ "MR-ID-16", "MR-ID-17" })
     void shouldKeepTheLiveConnectionAndChallengeItsSenderWhenANewEpochComesFromAnotherPort()
     {
-        start(new TargetSettings().challengeTimeoutNs(100_000_000L));
-        target.subscribe(STREAM_ID);
-        final RawSender sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 500);
-        sender.establish();
-        sender.dataAndAck(500);
+        final RawSender sender = establishForChallenge();
 
         try (RawPeer forger = new RawPeer(target))
         {
@@ -281,11 +277,7 @@ class ReceiverSetupComplianceTest extends ComplianceTest
     @Requirement("MR-ID-17")
     void shouldCloseAChallengedConnectionWhoseSenderIsSilentAndAcceptTheNewIncarnation()
     {
-        start(new TargetSettings().challengeTimeoutNs(100_000_000L));
-        target.subscribe(STREAM_ID);
-        final RawSender sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 500);
-        sender.establish();
-        sender.dataAndAck(500);
+        establishForChallenge();
 
         try (RawPeer restarted = new RawPeer(target))
         {
@@ -313,6 +305,19 @@ class ReceiverSetupComplianceTest extends ComplianceTest
         assertNull(peer.poll((d) -> d.is(SetupAckDecoder.TEMPLATE_ID), 200), "MR-ID-14 no SETUP_ACK");
         awaitTrue(() -> 1 == target.drops("EPOCH_MISMATCH"), "EPOCH_MISMATCH counted");
         assertEquals(501, sender.dataAndAck(500).psn(), "the connection is undisturbed");
+    }
+
+    /**
+     * A live connection with a short challenge timeout (100 ms), one DATA acknowledged.
+     */
+    private RawSender establishForChallenge()
+    {
+        start(new TargetSettings().challengeTimeoutNs(100_000_000L));
+        target.subscribe(STREAM_ID);
+        final RawSender sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 500);
+        sender.establish();
+        sender.dataAndAck(500);
+        return sender;
     }
 
     @Test
