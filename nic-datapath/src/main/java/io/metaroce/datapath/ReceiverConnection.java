@@ -808,7 +808,13 @@ public final class ReceiverConnection extends Connection
         }
         if (creditMode)
         {
-            creditScheduler.onDemand(creditClient, data.backlogBytes());
+            // backlogBytes is the sender's backlog when it sent this PSN: only the highest PSN says what it holds now
+            // (10.5); an earlier one that arrives late, over another plane or retransmitted, would revive a backlog
+            // already sent and keep a finished sender holding credit.
+            if (!fillsHole)
+            {
+                creditScheduler.onDemand(creditClient, data.backlogBytes());
+            }
             creditScheduler.onProgress(creditClient, receivedBytes, headroom(), isAboveWatermark());
         }
 
@@ -889,7 +895,11 @@ public final class ReceiverConnection extends Connection
     {
         if (creditMode)
         {
-            creditScheduler.onDemand(creditClient, request.backlogBytes());
+            // psn is the sender's next PSN: a request overtaken by a DATA it preceded carries an older backlog.
+            if (Serial.isBefore(tracker.highestPsn(), Serial.psn(request.header().psn())))
+            {
+                creditScheduler.onDemand(creditClient, request.backlogBytes());
+            }
             creditScheduler.onProgress(creditClient, receivedBytes, headroom(), isAboveWatermark());
             engine.runCreditScheduler(nowNs);
             creditRequested = true;

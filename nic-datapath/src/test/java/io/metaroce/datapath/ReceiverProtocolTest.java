@@ -518,6 +518,49 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldTakeTheBacklogOfTheHighestPsnOnlyWhenAnEarlierDataOrCreditRequestArrivesLate()
+    {
+        // Section 10.5: a sender's backlog is the one its latest packet reported. Over two planes the last DATA of a
+        // stream (backlog 0) can overtake an earlier one, and a CREDIT_REQUEST sent before a DATA can arrive after
+        // it; taking their older backlog would keep a finished sender active, holding its credit against the window.
+        final int id = establish();
+        f.inject(dataWithBacklog(id, WireFixture.ISN + 1, 96, 0), 0);
+        f.work();
+        f.inject(dataWithBacklog(id, WireFixture.ISN, 0, 96), 1);
+        f.work();
+        assertEquals(0, f.engine.creditScheduler().activeSenders(), "a late DATA does not revive its backlog");
+
+        f.sent();
+        f.inject(f.creditRequest(id, WireFixture.ISN + 1, 1 << 20), 1);
+        f.work();
+        assertEquals(0, f.engine.creditScheduler().activeSenders(), "nor does an overtaken CREDIT_REQUEST");
+        assertEquals(1, f.sentOfType(f.sent(), CreditDecoder.TEMPLATE_ID).size(), "[MR-CRD-3] it is still answered");
+
+        f.inject(f.creditRequest(id, WireFixture.ISN + 2, 1 << 20), 0);
+        f.work();
+        assertEquals(1, f.engine.creditScheduler().activeSenders(), "a request sent after the DATA is demand");
+
+        f.inject(dataWithBacklog(id, WireFixture.ISN + 3, 288, 0), 0);
+        f.work();
+        f.inject(dataWithBacklog(id, WireFixture.ISN + 2, 192, 96, TransportFlag.RETX), 1);
+        f.work();
+        assertEquals(0, f.engine.creditScheduler().activeSenders(), "nor a retransmission that fills a hole");
+    }
+
+    private int dataWithBacklog(final int id, final int psn, final long position, final long backlogBytes)
+    {
+        return dataWithBacklog(id, psn, position, backlogBytes, 0);
+    }
+
+    private int dataWithBacklog(
+        final int id, final int psn, final long position, final long backlogBytes, final int flags)
+    {
+        final int length = f.data(id, psn, flags, 0, 1, psn - WireFixture.ISN, position, 64);
+        new DataEncoder().wrap(f.buffer, MessageHeaderEncoder.ENCODED_LENGTH).backlogBytes(backlogBytes);
+        return length;
+    }
+
+    @Test
     void shouldAcknowledgeImmediatelyOnAckRequestRetxAndFinButNotOnLastOfMessage()
     {
         final int id = establish();

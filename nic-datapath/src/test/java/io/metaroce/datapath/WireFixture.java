@@ -241,8 +241,13 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
 
     int creditRequest(final int dstConnId, final long backlog)
     {
+        return creditRequest(dstConnId, ISN, backlog);
+    }
+
+    int creditRequest(final int dstConnId, final int nextPsn, final long backlog)
+    {
         final CreditRequestEncoder request = new CreditRequestEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
-        DatagramProxy.header(request.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, PEER_ID, 0, 0);
+        DatagramProxy.header(request.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, PEER_ID, nextPsn, 0);
         request.backlogBytes(backlog).creditTargetBytes(65_536).reserved1(0);
         return DatagramProxy.length(request);
     }

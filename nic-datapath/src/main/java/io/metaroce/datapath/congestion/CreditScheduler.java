@@ -150,7 +150,8 @@ public final class CreditScheduler
     }
 
     /**
-     * A sender told its backlog (DATA backlogBytes or CREDIT_REQUEST).
+     * A sender told its backlog (DATA backlogBytes or CREDIT_REQUEST): the newest report only, never one that an
+     * earlier-sent packet carried.
      *
      * @param client       its id.
      * @param backlogBytes bytes waiting at the sender.
