@@ -482,13 +482,14 @@ class ReceiverProtocolTest
     void shouldGrantMoreCreditToASenderWhoseDataAnnouncesABacklog()
     {
         // The backlog a DATA announces is demand (section 10.5): the scheduler grants beyond the initial credit without
-        // waiting for a CREDIT_REQUEST.
+        // waiting for a CREDIT_REQUEST. A small quantum keeps the unrequested top-up of a sender without backlog
+        // below the image window, which bounds the other's grants.
         assertTrue(grantAfterDataWithBacklog(4 << 20) > grantAfterDataWithBacklog(0));
     }
 
     private static long grantAfterDataWithBacklog(final int backlogBytes)
     {
-        final WireFixture g = new WireFixture(2, (ctx) -> {});
+        final WireFixture g = new WireFixture(2, (ctx) -> ctx.creditQuantum(4096));
         g.imageWindow = WireFixture.TERM_LENGTH; // nothing consumes here: the image window bounds every grant
         g.inject(g.setup((s) -> s.initialCreditBytes(16_384)), 0);
         g.work();

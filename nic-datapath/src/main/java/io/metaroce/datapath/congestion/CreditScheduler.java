@@ -26,6 +26,10 @@ import java.util.Arrays;
  *     token bucket that holds at most two quanta.</li>
  *     <li><b>Fairness</b>: quanta (64 KiB by default) go round robin to the senders with backlog, so that credit
  *     freed by one sender's arrivals goes to the next sender in turn.</li>
+ *     <li><b>Demand</b>: a sender with backlog is granted no further than its received bytes plus the backlog it
+ *     reported last, which is what it still needs to send (holes in its data aside, the received bytes are what it
+ *     had sent when it reported). The caller reports only the newest backlog: a stale one, from a packet that was
+ *     overtaken, would keep a finished sender active, holding credit it never uses against the window.</li>
  *     <li><b>Unrequested credit</b>: a sender without backlog is topped up to min(quantum, windowBytes /
  *     senders) of outstanding credit once half of it is used, so that a message after an idle spell does not wait
  *     for a CREDIT_REQUEST round trip (a ping-pong would otherwise wait one on every message), while idle senders
@@ -212,9 +216,10 @@ public final class CreditScheduler
 
     /**
      * Issue the grants the budget allows: one pass over the senders in round-robin order from the sender after the
-     * last one served, each getting at most one grant of {@code min(quantum, backlog, its image's room)} bytes, and
-     * only a whole one: a sender whose grant does not fit the shared credit waits, so that freed credit goes to the
-     * next sender in turn instead of trickling to whoever comes first.
+     * last one served, each getting at most one grant of {@code min(quantum, backlog - outstanding, its image's
+     * room)} bytes (a backlog its outstanding credit already covers gets nothing), and only a whole one: a sender
+     * whose grant does not fit the shared credit waits, so that freed credit goes to the next sender in turn instead
+     * of trickling to whoever comes first.
      *
      * @param nowNs   current time.
      * @param handler told of every grant.
@@ -257,11 +262,12 @@ public final class CreditScheduler
             // share of the window when many senders are connected, topped up once half of it is used (from its
             // first data on; the initial grant covers the start), so that a message sent after an idle spell (a
             // ping of a ping-pong) does not wait for a CREDIT_REQUEST round trip. A sender with backlog gets grants
-            // that follow the backlog it reports.
+            // that follow the backlog it reports, less the credit it already holds: a backlog of one frame earns
+            // that frame's credit once, not once per pass.
             final long granted = grantLimit[c];
             final long clientOutstanding = Math.max(0, granted - receivedBytes[c]);
             final long backlog = backlogBytes[c];
-            final long demand = backlog > 0 ? backlog :
+            final long demand = backlog > 0 ? backlog - clientOutstanding :
                 (receivedBytes[c] > 0 && clientOutstanding <= unrequested >> 1 ? unrequested - clientOutstanding : 0);
             final long amount = Math.min(Math.min(quantum, demand),
                 saturatedAdd(receivedBytes[c], headroomBytes[c]) - granted);

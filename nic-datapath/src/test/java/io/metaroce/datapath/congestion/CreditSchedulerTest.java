@@ -65,6 +65,36 @@ class CreditSchedulerTest
     }
 
     @Test
+    void shouldGrantNoFurtherThanTheReportedBacklogNeedsBeyondTheCreditHeld()
+    {
+        // A sender whose last DATA reported one frame left gets that frame's credit once, not another frame's worth on
+        // every pass: credit it will never use would count against the window for as long as it stays active.
+        final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 1L << 20);
+        final int client = scheduler.add(QUANTUM);
+        scheduler.onDemand(client, 288);
+        scheduler.onProgress(client, QUANTUM, 1L << 30, false);
+        for (int pass = 0; pass < 4; pass++)
+        {
+            scheduler.doWork(pass, (c, limit) -> {});
+            assertEquals(QUANTUM + 288, scheduler.grantLimit(client), "pass " + pass);
+        }
+
+        scheduler.onDemand(client, 3 * QUANTUM);
+        for (int pass = 4; pass < 10; pass++)
+        {
+            scheduler.doWork(pass, (c, limit) -> {});
+        }
+        assertEquals(4 * QUANTUM, scheduler.grantLimit(client), "a quantum a pass up to the backlog");
+
+        scheduler.onProgress(client, 4 * QUANTUM, 1L << 30, false);
+        scheduler.onDemand(client, QUANTUM / 2);
+        scheduler.doWork(10, (c, limit) -> {});
+        scheduler.doWork(11, (c, limit) -> {});
+        assertEquals(4 * QUANTUM + QUANTUM / 2, scheduler.grantLimit(client), "then what is left");
+        assertEquals(1, scheduler.activeSenders());
+    }
+
+    @Test
     void shouldShareQuantaRoundRobinAndKeepOutstandingWithinTheWindow()
     {
         final int senders = 8;
