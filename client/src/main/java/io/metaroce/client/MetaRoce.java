@@ -557,7 +557,8 @@ public final class MetaRoce implements AutoCloseable
      * @param ctx settings of the client; concluded here.
      * @return the connected client.
      * @throws DriverTimeoutException if no live driver is found in time.
-     * @throws ConfigurationException if a setting is invalid.
+     * @throws ConfigurationException if a setting is invalid, or at once if this process may not use the driver's
+     *                                directory or CnC file (permission denied).
      */
     public static MetaRoce connect(final Context ctx)
     {

@@ -16,6 +16,8 @@
 package io.metaroce.samples;
 
 import io.metaroce.client.MetaRoce;
+import io.metaroce.client.cnc.CncFile;
+import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.driver.status.LossReportDescriptor;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -49,7 +51,18 @@ public final class LossStat
     {
         final File directory = new File(MetaRoce.Configuration.directoryName());
         final File file = new File(directory, LossReportDescriptor.FILE_NAME);
-        if (!file.isFile())
+        final long length;
+        try
+        {
+            length = CncFile.lengthIfAccessible(file, true);
+        }
+        catch (final ConfigurationException ex)
+        {
+            System.err.println(ex.getMessage());
+            System.exit(1);
+            return;
+        }
+        if (length < 0 || !file.isFile())
         {
             System.err.println("no loss report in " + directory + " (set -Dmetaroce.dir=...)");
             System.exit(1);

@@ -17,6 +17,7 @@ package io.metaroce.samples;
 
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.cnc.CncFile;
+import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.datapath.DatapathCounters;
 import org.agrona.concurrent.status.CountersReader;
@@ -51,7 +52,17 @@ public final class MetaRoceStat
     {
         final boolean once = args.length > 0 && "--once".equals(args[0]);
         final File directory = new File(MetaRoce.Configuration.directoryName());
-        final CncFile cncFile = CncFile.mapExisting(directory, true);
+        final CncFile cncFile;
+        try
+        {
+            cncFile = CncFile.mapExisting(directory, true);
+        }
+        catch (final ConfigurationException ex)
+        {
+            System.err.println(ex.getMessage());
+            System.exit(1);
+            return;
+        }
         if (null == cncFile)
         {
             System.err.println("no media driver CnC file in " + directory + " (set -Dmetaroce.dir=...)");

@@ -15,6 +15,8 @@
  */
 package io.metaroce.client.cnc;
 
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.DriverTimeoutException;
 import org.agrona.IoUtil;
 import org.agrona.SemanticVersion;
@@ -24,8 +26,13 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.locks.LockSupport;
 
@@ -72,6 +79,7 @@ public final class CncFile implements AutoCloseable
      * @return the mapped file.
      * @throws DriverTimeoutException if the file is not ready in time.
      * @throws IllegalStateException  if the file has an incompatible version or is too short.
+     * @throws ConfigurationException if this process may not use the file or its directory.
      */
     public static CncFile awaitAndMap(final File directory, final long timeoutMs, final EpochClock epochClock)
     {
@@ -80,7 +88,7 @@ public final class CncFile implements AutoCloseable
 
         while (true)
         {
-            if (file.exists() && file.length() >= CncFileDescriptor.END_OF_META_DATA_OFFSET)
+            if (lengthIfAccessible(file, false) >= CncFileDescriptor.END_OF_META_DATA_OFFSET)
             {
                 final MappedByteBuffer mapped = IoUtil.mapExistingFile(file, FileChannel.MapMode.READ_WRITE, "CnC");
                 final int version = CncFileDescriptor.cncVersionVolatile(
@@ -108,12 +116,13 @@ public final class CncFile implements AutoCloseable
      * @param directory of the driver.
      * @param readOnly  map the file read-only, for tools that only observe.
      * @return the mapped file, or null when there is no initialised CnC file.
-     * @throws IllegalStateException if the file has an incompatible version or is too short.
+     * @throws IllegalStateException  if the file has an incompatible version or is too short.
+     * @throws ConfigurationException if this process may not use the file or its directory.
      */
     public static CncFile mapExisting(final File directory, final boolean readOnly)
     {
         final File file = new File(directory, CncFileDescriptor.CNC_FILE);
-        if (!file.exists() || file.length() < CncFileDescriptor.END_OF_META_DATA_OFFSET)
+        if (lengthIfAccessible(file, readOnly) < CncFileDescriptor.END_OF_META_DATA_OFFSET)
         {
             return null;
         }
@@ -128,6 +137,49 @@ public final class CncFile implements AutoCloseable
         }
 
         return checkedMapping(file, mapped, version);
+    }
+
+    /**
+     * The length of a file of a driver directory, or -1 when there is none, failing at once when this process may
+     * not use it: a user without access to another user's driver directory learns that from the first look rather
+     * than after waiting out the driver timeout for a file it cannot see.
+     *
+     * @param file     in a driver directory.
+     * @param readOnly true when the file is only to be read.
+     * @return its length, or -1 when it does not exist.
+     * @throws ConfigurationException naming the file when access to it or its directory is denied.
+     */
+    public static long lengthIfAccessible(final File file, final boolean readOnly)
+    {
+        final Path path = file.toPath();
+        final long length;
+        try
+        {
+            length = Files.readAttributes(path, BasicFileAttributes.class).size();
+        }
+        catch (final AccessDeniedException ex)
+        {
+            throw permissionDenied(file, readOnly);
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
+
+        if (!Files.isReadable(path) || (!readOnly && !Files.isWritable(path)))
+        {
+            throw permissionDenied(file, readOnly);
+        }
+
+        return length;
+    }
+
+    private static ConfigurationException permissionDenied(final File file, final boolean readOnly)
+    {
+        return new ConfigurationException("permission denied: this process may not " +
+            (readOnly ? "read " : "read and write ") + file + " (" + MetaRoce.Configuration.DIR_PROP_NAME + "=" +
+            file.getParent() + "); run as the media driver's user, or point " +
+            MetaRoce.Configuration.DIR_PROP_NAME + " at a driver of your own");
     }
 
     private static CncFile checkedMapping(final File file, final MappedByteBuffer mapped, final int version)
