@@ -19,19 +19,18 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.cnc.CncFileDescriptor;
 import io.metaroce.client.exceptions.ActiveDriverException;
 import io.metaroce.client.exceptions.ConfigurationException;
+import io.metaroce.client.exceptions.MetaRoceException;
 import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReport;
-import io.metaroce.driver.status.LossReportDescriptor;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import io.metaroce.driver.status.SystemCounters;
 import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
-import org.agrona.IoUtil;
 import org.agrona.SemanticVersion;
 import org.agrona.SystemUtil;
 import org.agrona.concurrent.Agent;
@@ -75,8 +74,7 @@ import java.util.function.ToLongFunction;
 public final class MediaDriver implements AutoCloseable
 {
     private final Context ctx;
-    private final MappedByteBuffer cncMapping;
-    private final MappedByteBuffer lossReportMapping;
+    private final DriverDirectory driverDirectory;
     private final SystemCounters systemCounters;
     private final LoggingErrorHandler loggingErrorHandler;
     private final ArrayList<AgentRunner> runners = new ArrayList<>();
@@ -89,7 +87,6 @@ public final class MediaDriver implements AutoCloseable
         this.ctx = ctx;
         final File directory = new File(ctx.directoryName());
         final StorageAllocator storageAllocator = new StorageAllocator(ctx.usableSpaceFunction());
-        DriverDirectory.reclaimAndCreate(directory, ctx.driverTimeoutMs(), ctx.epochClock().time(), System.out);
 
         final int toDriverLength = ctx.toDriverBufferLength() + RingBufferDescriptor.TRAILER_LENGTH;
         final int toClientsLength = ctx.toClientsBufferLength() + BroadcastBufferDescriptor.TRAILER_LENGTH;
@@ -101,9 +98,9 @@ public final class MediaDriver implements AutoCloseable
             (long)toDriverLength + toClientsLength + countersMetaDataLength + countersValuesLength + errorLogLength,
             ctx.filePageSize());
 
-        cncMapping = DriverDirectory.createCncFile(directory, cncLength, storageAllocator);
-        lossReportMapping = IoUtil.mapNewFile(
-            new File(directory, LossReportDescriptor.FILE_NAME), LossReportDescriptor.FILE_LENGTH);
+        driverDirectory = DriverDirectory.create(
+            directory, cncLength, ctx.driverTimeoutMs(), ctx.epochClock(), storageAllocator, System.out);
+        final MappedByteBuffer cncMapping = driverDirectory.cncMapping();
         try
         {
             final UnsafeBuffer metaData = CncFileDescriptor.createMetaDataBuffer(cncMapping);
@@ -158,16 +155,15 @@ public final class MediaDriver implements AutoCloseable
                 receiverCommands,
                 sender,
                 receiver,
-                new LossReport(new UnsafeBuffer(lossReportMapping)));
+                new LossReport(new UnsafeBuffer(driverDirectory.lossReportMapping())));
 
             CncFileDescriptor.signalCncReady(metaData, CncFileDescriptor.CNC_VERSION);
             sharedAgentInvoker = startAgents(ctx, conductor, sender, receiver);
         }
-        catch (final RuntimeException ex)
+        catch (final Throwable ex)
         {
             CloseHelper.closeAll(runners);
-            IoUtil.unmap(cncMapping);
-            IoUtil.unmap(lossReportMapping);
+            driverDirectory.closeAfterFailedStart(ctx.dirDeleteOnShutdown());
             throw ex;
         }
     }
@@ -224,18 +220,32 @@ public final class MediaDriver implements AutoCloseable
      */
     public static void main(final String[] args)
     {
-        SystemUtil.loadPropertiesFiles(args);
-
-        final ShutdownSignalBarrier barrier = new ShutdownSignalBarrier();
         final MediaDriver driver;
+        final ShutdownSignalBarrier barrier;
         try
         {
-            driver = launch(new Context().terminationHook(barrier::signalAll));
+            loadPropertiesFiles(args);
+            barrier = new ShutdownSignalBarrier();
+            try
+            {
+                driver = launch(new Context().terminationHook(barrier::signalAll));
+            }
+            catch (final Throwable ex)
+            {
+                barrier.close();
+                throw ex;
+            }
         }
-        catch (final ActiveDriverException | StorageSpaceException | ConfigurationException ex)
+        catch (final Throwable ex)
         {
-            System.err.println("metaroce: " + ex.getMessage());
-            barrier.close();
+            // Every start failure ends the process with status 1, so that a supervisor sees it: a barrier left
+            // waiting would keep the JVM alive and deaf to SIGTERM.
+            System.err.println("metaroce: the media driver cannot start: " + (ex instanceof MetaRoceException ?
+                ex.getMessage() : ex.toString()));
+            if (!(ex instanceof MetaRoceException))
+            {
+                ex.printStackTrace(System.err);
+            }
             System.exit(1);
             return;
         }
@@ -248,6 +258,24 @@ public final class MediaDriver implements AutoCloseable
         driver.close();
         System.out.println("metaroce media driver stopped");
         barrier.close();
+    }
+
+    /**
+     * Load each argument as a properties file (a file, a URL or a class-path resource) into the system properties,
+     * refusing one that names none of these rather than starting a driver without its settings.
+     */
+    private static void loadPropertiesFiles(final String[] args)
+    {
+        for (final String name : args)
+        {
+            if (!new File(name).isFile() && !name.contains(":") &&
+                null == MediaDriver.class.getClassLoader().getResource(name))
+            {
+                throw new ConfigurationException("properties file " + name + " not found (the driver's arguments " +
+                    "name properties files, URLs or class-path resources)");
+            }
+        }
+        SystemUtil.loadPropertiesFiles(args);
     }
 
     /**
@@ -299,13 +327,7 @@ public final class MediaDriver implements AutoCloseable
         conductor.closeNetworkResources();
         systemCounters.close();
         loggingErrorHandler.close();
-        IoUtil.unmap(cncMapping);
-        IoUtil.unmap(lossReportMapping);
-
-        if (ctx.dirDeleteOnShutdown())
-        {
-            IoUtil.delete(new File(ctx.directoryName()), true);
-        }
+        driverDirectory.close(ctx.dirDeleteOnShutdown());
     }
 
     TransportCommandQueue senderCommands()

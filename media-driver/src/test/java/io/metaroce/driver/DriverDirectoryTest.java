@@ -18,6 +18,7 @@ package io.metaroce.driver;
 import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.exceptions.ActiveDriverException;
+import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.codec.control.ControlErrorCode;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class DriverDirectoryTest
 {
@@ -72,7 +75,9 @@ class DriverDirectoryTest
 
             assertEquals("rwx------", permissions(directory));
             assertEquals("rwx------", permissions(new File(directory, "publications")));
+            assertEquals("rwx------", permissions(new File(directory, "images")));
             assertEquals("rw-------", permissions(new File(directory, "cnc.dat")));
+            assertEquals("rw-------", permissions(new File(directory, "loss-report.dat")));
             assertEquals("rw-------", permissions(log));
         }
     }
@@ -151,6 +156,147 @@ class DriverDirectoryTest
             usableSpace.set(Long.MAX_VALUE);
             assertFalse(client.addExclusivePublication("metaroce:ipc", 5).isClosed(), "works again once space frees");
         }
+    }
+
+    @Test
+    void shouldRefuseADirectoryHoldingAnythingElseAndTouchNothingInIt() throws IOException
+    {
+        directoryName = TestContexts.uniqueDirectoryName();
+        final File directory = new File(directoryName);
+        assertTrue(new File(directory, "sub").mkdirs());
+        Files.writeString(new File(directory, "important.txt").toPath(), "keep me");
+        Files.writeString(new File(directory, "sub/file").toPath(), "me too");
+        Files.setPosixFilePermissions(directory.toPath(), PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        final ConfigurationException ex = assertThrows(ConfigurationException.class,
+            () -> MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName)));
+        assertTrue(ex.getMessage().contains("metaroce.dir=" + directoryName), ex.getMessage());
+        assertTrue(ex.getMessage().contains("important.txt, sub"), ex.getMessage());
+        assertEquals("keep me", Files.readString(new File(directory, "important.txt").toPath()));
+        assertEquals("me too", Files.readString(new File(directory, "sub/file").toPath()));
+        assertEquals("rwxr-xr-x", permissions(directory), "not made owner-only either");
+        assertFalse(new File(directory, "cnc.dat").exists());
+    }
+
+    @Test
+    void shouldRefuseAStaleDriverDirectoryThatAlsoHoldsSomethingElse() throws IOException
+    {
+        directoryName = TestContexts.uniqueDirectoryName();
+        MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName).dirDeleteOnShutdown(false))
+            .close();
+        Files.writeString(new File(directoryName, "notes.txt").toPath(), "mine");
+
+        final ConfigurationException ex = assertThrows(ConfigurationException.class, () -> MediaDriver.launch(
+            TestContexts.driverContext().directoryName(directoryName)));
+        assertTrue(ex.getMessage().contains("notes.txt"), ex.getMessage());
+        assertTrue(new File(directoryName, "cnc.dat").exists(), "the stale driver's files stay too");
+        assertEquals("mine", Files.readString(new File(directoryName, "notes.txt").toPath()));
+    }
+
+    @Test
+    void shouldRefuseASymbolicLinkAndLeaveItAndItsTargetAlone() throws IOException
+    {
+        final Path target = Path.of(TestContexts.uniqueDirectoryName());
+        final Path link = Path.of(TestContexts.uniqueDirectoryName());
+        try
+        {
+            Files.createDirectory(target);
+            Files.writeString(target.resolve("keep.txt"), "keep me");
+            Files.createSymbolicLink(link, target);
+
+            final ConfigurationException ex = assertThrows(ConfigurationException.class,
+                () -> MediaDriver.launch(TestContexts.driverContext().directoryName(link.toString())));
+            assertTrue(ex.getMessage().contains("metaroce.dir=" + link + " is a symbolic link"), ex.getMessage());
+            assertTrue(Files.isSymbolicLink(link), "the link stays");
+            assertEquals("keep me", Files.readString(target.resolve("keep.txt")), "its target is untouched");
+        }
+        finally
+        {
+            Files.deleteIfExists(link);
+            IoUtil.delete(target.toFile(), true);
+        }
+    }
+
+    @Test
+    void shouldNotFollowASymbolicLinkPlantedInAStaleDriverDirectory() throws IOException
+    {
+        directoryName = TestContexts.uniqueDirectoryName();
+        final Path target = Path.of(TestContexts.uniqueDirectoryName());
+        try
+        {
+            Files.createDirectory(target);
+            Files.writeString(target.resolve("keep.txt"), "keep me");
+            MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName).dirDeleteOnShutdown(false))
+                .close();
+            IoUtil.delete(new File(directoryName, "images"), false);
+            Files.createSymbolicLink(Path.of(directoryName, "images"), target);
+
+            final ConfigurationException ex = assertThrows(ConfigurationException.class, () -> MediaDriver.launch(
+                TestContexts.driverContext().directoryName(directoryName)));
+            assertTrue(ex.getMessage().contains("images (a symbolic link)"), ex.getMessage());
+            assertEquals("keep me", Files.readString(target.resolve("keep.txt")), "the link's target is untouched");
+        }
+        finally
+        {
+            Files.deleteIfExists(Path.of(directoryName, "images"));
+            IoUtil.delete(target.toFile(), true);
+        }
+    }
+
+    @Test
+    void shouldRefuseADirectoryOwnedByAnotherUser() throws IOException
+    {
+        assumeTrue("root".equals(System.getProperty("user.name")), "only root can give a directory to another user");
+        directoryName = TestContexts.uniqueDirectoryName();
+        final Path directory = Files.createDirectory(Path.of(directoryName));
+        Files.setOwner(directory, directory.getFileSystem().getUserPrincipalLookupService()
+            .lookupPrincipalByName("nobody"));
+
+        final ConfigurationException ex = assertThrows(ConfigurationException.class,
+            () -> MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName)));
+        assertTrue(ex.getMessage().contains("metaroce.dir=" + directoryName + " is owned by nobody"), ex.getMessage());
+        assertEquals("nobody", Files.getOwner(directory).getName());
+    }
+
+    @Test
+    void shouldRefuseADirectoryEveryUserMayWriteTo() throws IOException
+    {
+        directoryName = TestContexts.uniqueDirectoryName();
+        final Path directory = Files.createDirectory(Path.of(directoryName));
+        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        final ConfigurationException ex = assertThrows(ConfigurationException.class,
+            () -> MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName)));
+        assertTrue(ex.getMessage().contains("is writable by every user"), ex.getMessage());
+        assertEquals("rwxrwxrwx", permissions(directory.toFile()), "a shared directory keeps its permissions");
+    }
+
+    @Test
+    void shouldDeleteOnlyItsOwnEntriesOnShutdown() throws IOException
+    {
+        driver = MediaDriver.launch(TestContexts.driverContext());
+        final File directory = new File(driver.directoryName());
+        directoryName = driver.directoryName();
+        Files.writeString(new File(directory, "operator-notes.txt").toPath(), "keep me");
+        driver.close();
+        driver = null;
+
+        assertEquals("keep me", Files.readString(new File(directory, "operator-notes.txt").toPath()));
+        assertFalse(new File(directory, "cnc.dat").exists(), "the driver's own entries are gone");
+        assertFalse(new File(directory, "publications").exists());
+    }
+
+    @Test
+    void shouldSayWhenTheHeartbeatOfADriverDirectoryIsInTheFuture()
+    {
+        directoryName = TestContexts.uniqueDirectoryName();
+        MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName).dirDeleteOnShutdown(false)
+            .epochClock(() -> System.currentTimeMillis() + 60_000)).close();
+
+        final ActiveDriverException ex = assertThrows(ActiveDriverException.class,
+            () -> MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName)));
+        assertTrue(ex.getMessage().contains("ms in the future"), ex.getMessage());
+        assertFalse(ex.getMessage().contains(" -"), "no negative age: " + ex.getMessage());
     }
 
     private static String permissions(final File file) throws IOException

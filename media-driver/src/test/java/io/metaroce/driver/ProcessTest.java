@@ -60,6 +60,11 @@ class ProcessTest
     {
         directoryName = TestContexts.uniqueDirectoryName();
         propertiesFile = File.createTempFile("metaroce-driver-", ".properties");
+        writeProperties();
+    }
+
+    private void writeProperties() throws IOException
+    {
         Files.writeString(propertiesFile.toPath(), String.join("\n",
             "metaroce.dir=" + directoryName,
             "metaroce.dir.delete.on.shutdown=true",
@@ -191,6 +196,65 @@ class ProcessTest
                 "third-driver", MediaDriver.class.getName(), propertiesFile.getPath());
             third.awaitLine("reclaiming stale driver directory " + directoryName, START_TIMEOUT_MS);
             third.awaitLine("running in " + directoryName, START_TIMEOUT_MS);
+        });
+    }
+
+    @Test
+    void shouldExitWithStatusOneWhenTheDirectoryCannotBeCreated() throws IOException
+    {
+        final File regularFile = File.createTempFile("metaroce-not-a-directory-", ".txt");
+        try
+        {
+            assertTimeoutPreemptively(Duration.ofSeconds(90), () ->
+            {
+                directoryName = new File(regularFile, "driver").getPath();
+                writeProperties();
+                final ChildProcess driver = startProcess(
+                    "driver", MediaDriver.class.getName(), propertiesFile.getPath());
+                final String line = driver.awaitLine("the media driver cannot start", START_TIMEOUT_MS);
+                assertTrue(line.contains("metaroce.dir=" + directoryName) && line.contains("cannot be created"),
+                    line);
+                // item 3 of issue 14: the process ends, it does not hang on its shutdown barrier
+                assertEquals(1, driver.awaitExit(START_TIMEOUT_MS));
+            });
+        }
+        finally
+        {
+            directoryName = TestContexts.uniqueDirectoryName();
+            IoUtil.deleteIfExists(regularFile);
+        }
+    }
+
+    @Test
+    void shouldExitWithStatusOneAndTouchNothingWhenTheDirectoryHoldsSomethingElse()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(90), () ->
+        {
+            final File directory = new File(directoryName);
+            assertTrue(new File(directory, "sub").mkdirs());
+            Files.writeString(new File(directory, "important.txt").toPath(), "keep me", StandardCharsets.UTF_8);
+            Files.writeString(new File(directory, "sub/file").toPath(), "me too", StandardCharsets.UTF_8);
+            final ChildProcess driver = startProcess("driver", MediaDriver.class.getName(), propertiesFile.getPath());
+            final String line = driver.awaitLine("the media driver cannot start", START_TIMEOUT_MS);
+            assertTrue(line.contains("metaroce.dir=" + directoryName) && line.contains("important.txt, sub"), line);
+            assertEquals(1, driver.awaitExit(START_TIMEOUT_MS));
+            assertEquals("keep me", Files.readString(new File(directory, "important.txt").toPath()));
+            assertEquals("me too", Files.readString(new File(directory, "sub/file").toPath()));
+            assertFalse(new File(directory, "cnc.dat").exists(), "nothing of the driver's was created");
+        });
+    }
+
+    @Test
+    void shouldExitWithStatusOneWhenAPropertiesFileIsMissing()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(90), () ->
+        {
+            final String missing = propertiesFile.getPath() + ".missing";
+            final ChildProcess driver = startProcess("driver", MediaDriver.class.getName(), missing);
+            final String line = driver.awaitLine("the media driver cannot start", START_TIMEOUT_MS);
+            assertTrue(line.contains("properties file " + missing + " not found"), line);
+            assertEquals(1, driver.awaitExit(START_TIMEOUT_MS));
+            assertFalse(new File(directoryName).exists(), "no driver started");
         });
     }
 

@@ -24,19 +24,21 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.function.ToLongFunction;
 
 /**
- * Creates the driver's files safely: owner-only permissions (0700 directories, 0600 files) and a free-space check
- * before every file, so that an undersized file system (a small {@code /dev/shm} in a container, say) fails with a
- * {@link StorageSpaceException} naming the numbers instead of a SIGBUS when a mapped page cannot be backed. Files
- * that are not sparse are filled with zeros when created, which makes the file system back every page up front.
+ * Creates the driver's files safely: owner-only permissions (0600), never through a symbolic link, and a free-space
+ * check before every file, so that an undersized file system (a small {@code /dev/shm} in a container, say) fails
+ * with a {@link StorageSpaceException} naming the numbers instead of a SIGBUS when a mapped page cannot be backed.
+ * Files that are not sparse are filled with zeros when created, which makes the file system back every page up front.
  * <p>
  * Thread safe; used on the conductor and at start.
  */
@@ -44,7 +46,6 @@ public final class StorageAllocator
 {
     private static final boolean IS_POSIX =
         java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-    private static final Set<PosixFilePermission> DIRECTORY_PERMISSIONS = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> FILE_PERMISSIONS = PosixFilePermissions.fromString("rw-------");
 
     private final ToLongFunction<File> usableSpaceFunction;
@@ -96,32 +97,6 @@ public final class StorageAllocator
     }
 
     /**
-     * Create a directory, and its missing parents, with owner-only permissions.
-     *
-     * @param directory to create.
-     */
-    public static void createOwnerOnlyDirectory(final File directory)
-    {
-        try
-        {
-            final Path path = directory.toPath();
-            if (IS_POSIX)
-            {
-                Files.createDirectories(path, PosixFilePermissions.asFileAttribute(DIRECTORY_PERMISSIONS));
-                Files.setPosixFilePermissions(path, DIRECTORY_PERMISSIONS);
-            }
-            else
-            {
-                Files.createDirectories(path);
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot create directory " + directory, ex);
-        }
-    }
-
-    /**
      * Create a new file with owner-only permissions after checking the space for it.
      *
      * @param file   to create; must not exist.
@@ -142,14 +117,16 @@ public final class StorageAllocator
                 final FileAttribute<Set<PosixFilePermission>> permissions =
                     PosixFilePermissions.asFileAttribute(FILE_PERMISSIONS);
                 Files.createFile(path, permissions);
-                Files.setPosixFilePermissions(path, FILE_PERMISSIONS);
+                Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setPermissions(FILE_PERMISSIONS);
             }
             else
             {
                 Files.createFile(path);
             }
 
-            try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            try (FileChannel channel = FileChannel.open(
+                path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))
             {
                 if (sparse)
                 {
