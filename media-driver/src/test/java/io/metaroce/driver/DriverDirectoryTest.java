@@ -272,6 +272,29 @@ class DriverDirectoryTest
     }
 
     @Test
+    void shouldRefuseAMountPoint() throws Exception
+    {
+        assumeTrue("root".equals(System.getProperty("user.name")), "mounting a tmpfs needs root");
+        directoryName = TestContexts.uniqueDirectoryName();
+        final Path directory = Files.createDirectory(Path.of(directoryName));
+        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
+        final Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=1m", "none", directoryName)
+            .redirectErrorStream(true).start();
+        assumeTrue(0 == mount.waitFor(), "tmpfs mount refused here");
+        try
+        {
+            final ConfigurationException ex = assertThrows(ConfigurationException.class,
+                () -> MediaDriver.launch(TestContexts.driverContext().directoryName(directoryName)));
+            assertTrue(ex.getMessage().contains("metaroce.dir=" + directoryName + " is a mount point"),
+                ex.getMessage());
+        }
+        finally
+        {
+            assertEquals(0, new ProcessBuilder("umount", directoryName).start().waitFor(), "unmounted");
+        }
+    }
+
+    @Test
     void shouldDeleteOnlyItsOwnEntriesOnShutdown() throws IOException
     {
         driver = MediaDriver.launch(TestContexts.driverContext());
