@@ -17,7 +17,6 @@ package io.metaroce.samples;
 
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.cnc.CncFile;
-import io.metaroce.client.exceptions.ConfigurationException;
 import org.agrona.concurrent.errors.ErrorLogReader;
 
 import java.io.File;
@@ -44,23 +43,7 @@ public final class ErrorStat
     public static void main(final String[] args)
     {
         final File directory = new File(MetaRoce.Configuration.directoryName());
-        final CncFile cncFile;
-        try
-        {
-            cncFile = CncFile.mapExisting(directory, true);
-        }
-        catch (final ConfigurationException ex)
-        {
-            System.err.println(ex.getMessage());
-            System.exit(1);
-            return;
-        }
-        if (null == cncFile)
-        {
-            System.err.println("no media driver CnC file in " + directory + " (set -Dmetaroce.dir=...)");
-            System.exit(1);
-            return;
-        }
+        final CncFile cncFile = MetaRoceStat.mapCncOrExit(directory);
 
         try
         {

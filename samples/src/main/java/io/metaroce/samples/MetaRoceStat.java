@@ -51,24 +51,7 @@ public final class MetaRoceStat
     public static void main(final String[] args) throws InterruptedException
     {
         final boolean once = args.length > 0 && "--once".equals(args[0]);
-        final File directory = new File(MetaRoce.Configuration.directoryName());
-        final CncFile cncFile;
-        try
-        {
-            cncFile = CncFile.mapExisting(directory, true);
-        }
-        catch (final ConfigurationException ex)
-        {
-            System.err.println(ex.getMessage());
-            System.exit(1);
-            return;
-        }
-        if (null == cncFile)
-        {
-            System.err.println("no media driver CnC file in " + directory + " (set -Dmetaroce.dir=...)");
-            System.exit(1);
-            return;
-        }
+        final CncFile cncFile = mapCncOrExit(new File(MetaRoce.Configuration.directoryName()));
 
         try
         {
@@ -91,6 +74,32 @@ public final class MetaRoceStat
         {
             cncFile.close();
         }
+    }
+
+    /**
+     * Map the CnC file of a driver directory read-only for a tool, or say why not (no driver, permission denied) and
+     * exit with status 1.
+     *
+     * @param directory of the driver.
+     * @return the mapped file.
+     */
+    static CncFile mapCncOrExit(final File directory)
+    {
+        try
+        {
+            final CncFile cncFile = CncFile.mapExisting(directory, true);
+            if (null != cncFile)
+            {
+                return cncFile;
+            }
+            System.err.println("no media driver CnC file in " + directory + " (set -Dmetaroce.dir=...)");
+        }
+        catch (final ConfigurationException ex)
+        {
+            System.err.println(ex.getMessage());
+        }
+        System.exit(1);
+        throw new IllegalStateException("exit returned");
     }
 
     /**
