@@ -56,9 +56,12 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  *   (LISTEN) --valid SETUP, image admitted--&gt; ESTABLISHED --CLOSE with every PSN received--&gt; CLOSED (lingers)
  *   ESTABLISHED --CLOSE with PSNs missing--&gt; CLOSING --the last one arrives--&gt; CLOSED (lingers)
- *   ESTABLISHED, CLOSING --silence for the connection timeout, ERROR, or a new incarnation's SETUP--&gt; ended
+ *   ESTABLISHED, CLOSING --silence for the connection timeout, ERROR, the sender's SETUP of a new incarnation, or
+ *                         a challenge unanswered for the challenge timeout--&gt; CLOSED (image ended at once, lingers)
  * </pre>
- * A lingering CLOSED connection answers duplicate CLOSEs with the same CLOSE_ACK and drops everything else.
+ * Every CLOSED connection keeps its ids for the linger timeout and drops the packets of its incarnation (STATE); one
+ * that closed by CLOSE also answers duplicate CLOSEs with the same CLOSE_ACK. A SETUP of a new incarnation from
+ * anywhere but the sender's control port draws a challenge of the sender instead.
  * <b>DATA.</b> A PSN at or beyond cumAck + window is dropped and answered with NACK(OUT_OF_WINDOW); a PSN already
  * received is not placed again and is answered at once by an ACK with the duplicate flag; a placement outside its
  * term is dropped; a placement beyond the image's window is dropped, answered with NACK(RX_OVERFLOW) and flagged on
