@@ -24,7 +24,7 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.LossGenerator;
-import io.metaroce.datapath.io.UdpTransport;
+import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.RawLog;
 import io.metaroce.driver.status.LossReport;
@@ -1087,7 +1087,8 @@ final class DriverConductor implements Agent
 
         final int sessionId = nextSessionId(streamId);
         final int initialTermId = ThreadLocalRandom.current().nextInt();
-        initialiseLogMetaData(rawLog, registrationId, sessionId, streamId, channel.frameMtu(),
+        initialiseLogMetaData(rawLog, registrationId, sessionId, streamId,
+            channel.frameMtu(endpoint.datagramOverhead()),
             channel.termWindowLength, initialTermId, initialTermId, 0);
 
         final String label = channel.canonicalForm();
@@ -1228,10 +1229,10 @@ final class DriverConductor implements Agent
         if (null == endpoint)
         {
             final InetAddress[] interfaces = channel.resolveInterfaces();
-            final UdpTransport transport;
+            final PacketTransport transport;
             try
             {
-                transport = new UdpTransport(channel.transportContext(interfaces, 0, newLossStage()));
+                transport = ctx.transportFactory().open(channel.transportSpec(interfaces, 0, newLossStage()));
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -1316,10 +1317,10 @@ final class DriverConductor implements Agent
             addresses[i] = channel.endpoints[i].getAddress();
         }
 
-        final UdpTransport transport;
+        final PacketTransport transport;
         try
         {
-            transport = new UdpTransport(channel.transportContext(addresses, channel.port, newLossStage()));
+            transport = ctx.transportFactory().open(channel.transportSpec(addresses, channel.port, newLossStage()));
         }
         catch (final IOException | RuntimeException ex)
         {

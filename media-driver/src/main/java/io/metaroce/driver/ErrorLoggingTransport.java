@@ -17,14 +17,16 @@ package io.metaroce.driver;
 
 import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
-import io.metaroce.datapath.io.UdpTransport;
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 
 /**
- * The {@link PacketTransport} an endpoint's engine sends through: the endpoint's {@link UdpTransport}, plus a report
+ * The {@link PacketTransport} an endpoint's engine sends through: the endpoint's transport (whatever its
+ * factory opened), plus a report
  * to the driver's distinct error log when sends on a plane start to fail ({@link PacketTransport#SEND_ERROR}: the
  * socket raised an error, for example a link down, {@code ENETUNREACH}, {@code EPERM} from a firewall or a
  * {@code ECONNREFUSED} left by an ICMP port unreachable). The engine still counts every failed datagram
@@ -32,8 +34,8 @@ import java.io.IOException;
  * and the endpoint, logged again each time the plane goes from sending to failing, so the distinct log counts the
  * episodes. Replies to a datagram's source (which plane is not known here) have one entry of their own.
  * <p>
- * The {@link UdpTransport} returns the result code only: the exception the socket raised is not exposed, so the
- * entry says that the socket reported an error without its message.
+ * A transport returns the result code only: the exception the socket raised is not exposed, so the entry says that
+ * the socket reported an error without its message.
  * <p>
  * Allocation: the exception logged for a plane is built the first time that plane fails and reused for every later
  * episode; steady-state sending, failing or not, allocates nothing. Confined, like the transport, to the agent
@@ -41,7 +43,7 @@ import java.io.IOException;
  */
 final class ErrorLoggingTransport implements PacketTransport
 {
-    private final UdpTransport transport;
+    private final PacketTransport transport;
     private final ErrorHandler errorHandler;
     private final String endpointLabel;
     private final boolean[] isPlaneFailing;
@@ -49,7 +51,7 @@ final class ErrorLoggingTransport implements PacketTransport
     private boolean isReplyFailing;
     private IOException replyError;
 
-    ErrorLoggingTransport(final UdpTransport transport, final String endpointLabel, final ErrorHandler errorHandler)
+    ErrorLoggingTransport(final PacketTransport transport, final String endpointLabel, final ErrorHandler errorHandler)
     {
         this.transport = transport;
         this.endpointLabel = endpointLabel;
@@ -133,7 +135,7 @@ final class ErrorLoggingTransport implements PacketTransport
             if (null == replyError)
             {
                 replyError = new IOException("send failed: a reply to a datagram's source on " + endpointLabel +
-                    ": the socket reported an error (" + UdpTransport.class.getSimpleName() +
+                    ": the socket reported an error (" + transport.getClass().getSimpleName() +
                     " does not expose its message)");
             }
             errorHandler.onError(replyError);
@@ -185,6 +187,46 @@ final class ErrorLoggingTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public InetAddress planeAddress(final int plane)
+    {
+        return transport.planeAddress(plane);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int datagramOverhead()
+    {
+        return transport.datagramOverhead();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long receiveErrors()
+    {
+        return transport.receiveErrors();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int addDestination(final InetSocketAddress... addressPerPlane) throws IOException
+    {
+        return transport.addDestination(addressPerPlane);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int flush()
+    {
+        return transport.flush();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public void close()
     {
         transport.close();
@@ -212,7 +254,7 @@ final class ErrorLoggingTransport implements PacketTransport
         {
             error = new IOException("send failed on plane " + plane + " from " +
                 transport.planeAddress(plane).getHostAddress() + " (" + endpointLabel + "): the socket reported an " +
-                "error (" + UdpTransport.class.getSimpleName() + " does not expose its message)");
+                "error (" + transport.getClass().getSimpleName() + " does not expose its message)");
             planeErrors[plane] = error;
         }
         errorHandler.onError(error);

@@ -23,6 +23,7 @@ import io.metaroce.client.exceptions.MetaRoceException;
 import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReport;
@@ -444,6 +445,7 @@ public final class MediaDriver implements AutoCloseable
         private ErrorHandler errorHandler;
         private ToLongFunction<File> usableSpaceFunction;
         private NetworkLossGenerator lossGenerator;
+        private PacketTransportFactory transportFactory;
         private Consumer<TransportEngine.Context> engineContextConfigurator;
 
         /**
@@ -490,6 +492,10 @@ public final class MediaDriver implements AutoCloseable
                 nanoClock = SystemNanoClock.INSTANCE;
             }
 
+            if (null == transportFactory)
+            {
+                transportFactory = PacketTransportFactory.udp();
+            }
             if (null == lossGenerator)
             {
                 try
@@ -891,6 +897,30 @@ public final class MediaDriver implements AutoCloseable
         public NetworkLossGenerator lossGenerator()
         {
             return lossGenerator;
+        }
+
+        /**
+         * Set the factory that opens the packet transports of network endpoints (one per send and per receive
+         * endpoint): another packet I/O or a decorator of the default plugs in here. By default plain UDP sockets,
+         * {@link PacketTransportFactory#udp()}. It is called on the conductor thread.
+         *
+         * @param transportFactory the factory; null for the default.
+         * @return this for a fluent API.
+         */
+        public Context transportFactory(final PacketTransportFactory transportFactory)
+        {
+            this.transportFactory = transportFactory;
+            return this;
+        }
+
+        /**
+         * The factory that opens the packet transports of network endpoints.
+         *
+         * @return the factory (the default after {@link #conclude()} when none was set).
+         */
+        public PacketTransportFactory transportFactory()
+        {
+            return transportFactory;
         }
 
         /**

@@ -92,6 +92,7 @@ final class NetworkPublication implements PayloadSource
     private final RawLog rawLog;
     private final UnsafeBuffer metaDataBuffer;
     private final UnsafeBuffer[] termBuffers;
+    private final UnsafeBuffer[] sendTermBuffers;
     private final int termLength;
     private final int positionBitsToShift;
     private final int initialTermId;
@@ -153,6 +154,7 @@ final class NetworkPublication implements PayloadSource
         this.streamId = defaultHeader.getInt(FrameDescriptor.STREAM_ID_OFFSET, ByteOrder.LITTLE_ENDIAN);
         this.sessionId = defaultHeader.getInt(FrameDescriptor.SESSION_ID_OFFSET, ByteOrder.LITTLE_ENDIAN);
         this.termBuffers = rawLog.termBuffers();
+        this.sendTermBuffers = rawLog.sliceTerms();
         this.termLength = rawLog.termLength();
         this.positionBitsToShift = LogBufferDescriptor.positionBitsToShift(termLength);
         this.initialTermId = LogBufferDescriptor.initialTermId(metaDataBuffer);
@@ -510,7 +512,7 @@ final class NetworkPublication implements PayloadSource
             return 0;
         }
 
-        final UnsafeBuffer term = termBuffers[indexByPosition(position, positionBitsToShift)];
+        final UnsafeBuffer term = sendTermBuffers[indexByPosition(position, positionBitsToShift)];
         final int start = (int)position & (termLength - 1);
         final int available = (int)Math.min(limit - position, termLength - start);
         final int scanned = TermFrameScanner.scan(term, start, available, maxLength);
@@ -540,7 +542,7 @@ final class NetworkPublication implements PayloadSource
             return false;
         }
 
-        view.wrap(termBuffers[indexByPosition(position, positionBitsToShift)], termOffset, length);
+        view.wrap(sendTermBuffers[indexByPosition(position, positionBitsToShift)], termOffset, length);
         return true;
     }
 

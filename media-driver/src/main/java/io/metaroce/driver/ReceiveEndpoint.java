@@ -24,7 +24,7 @@ import io.metaroce.datapath.ImageAdmission;
 import io.metaroce.datapath.ReceiverConnection;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.TransportEngine;
-import io.metaroce.datapath.io.UdpTransport;
+import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.RawLog;
 import org.agrona.CloseHelper;
@@ -36,8 +36,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 /**
- * The receiving side of the network transport for one subscription channel: a {@link UdpTransport} bound on the
- * channel's endpoints (one socket per plane, all on the channel's port) and a {@link TransportEngine}. Every
+ * The receiving side of the network transport for one subscription channel: a {@link PacketTransport}, opened by the
+ * driver's transport factory, bound on the channel's endpoints (one socket per plane, all on the channel's port), and
+ * a {@link TransportEngine}. Every
  * subscription whose channel names the same endpoints shares it.
  * <p>
  * <b>Images.</b> The engine asks {@link #onImageRequest} when a SETUP arrives. The endpoint admits streams that have
@@ -62,7 +63,7 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
 {
     private final UdpChannel channel;
-    private final UdpTransport transport;
+    private final PacketTransport transport;
     private final TransportEngine engine;
     private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final DriverConductor conductor;
@@ -77,7 +78,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
 
     ReceiveEndpoint(
         final UdpChannel channel,
-        final UdpTransport transport,
+        final PacketTransport transport,
         final TransportEngine.Context engineCtx,
         final DriverConductor conductor,
         final LogFactory logFactory,

@@ -20,7 +20,7 @@ import io.metaroce.datapath.ReceiverConnection;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
 import io.metaroce.datapath.TransportEngine;
-import io.metaroce.datapath.io.UdpTransport;
+import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.driver.status.LossReport;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
@@ -32,8 +32,9 @@ import java.util.ArrayList;
 
 /**
  * The sending side of the network transport for one set of local plane addresses and engine settings: one
- * {@link UdpTransport} (a receive socket per plane on one ephemeral port, for the acknowledgements, plus per
- * publication one connected send socket per plane and entropy value) and one {@link TransportEngine}. Every network
+ * {@link PacketTransport} opened by the driver's transport factory (for UDP, a receive socket per plane on one
+ * ephemeral port for the acknowledgements, plus per publication one connected send socket per plane and entropy
+ * value) and one {@link TransportEngine}. Every network
  * publication whose channel has the same {@link UdpChannel#sendEndpointKey()} is a sender connection on it, so
  * publications share the endpoint's receive sockets and engine.
  * <p>
@@ -58,7 +59,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     static final long LOSS_SAMPLE_INTERVAL_NS = 100_000_000L;
 
     private final String key;
-    private final UdpTransport transport;
+    private final PacketTransport transport;
+    private final int datagramOverhead;
     private final TransportEngine engine;
     private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final ErrorHandler errorHandler;
@@ -72,7 +74,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
 
     SendEndpoint(
         final String key,
-        final UdpTransport transport,
+        final PacketTransport transport,
         final TransportEngine.Context engineCtx,
         final LossReport lossReport,
         final EpochClock epochClock,
@@ -80,6 +82,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     {
         this.key = key;
         this.transport = transport;
+        this.datagramOverhead = transport.datagramOverhead();
         this.lossReport = lossReport;
         this.epochClock = epochClock;
         this.errorHandler = errorHandler;
@@ -146,6 +149,17 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     boolean closeIfRequested()
     {
         return lifecycle.closeIfRequested(this::close, errorHandler);
+    }
+
+    /**
+     * Bytes the endpoint's transport adds to every datagram, which the log's frames leave room for. Read when the
+     * transport was opened, so the conductor may ask.
+     *
+     * @return the overhead in bytes.
+     */
+    int datagramOverhead()
+    {
+        return datagramOverhead;
     }
 
     /**

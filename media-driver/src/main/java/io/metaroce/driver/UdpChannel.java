@@ -23,7 +23,7 @@ import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.LossGenerator;
-import io.metaroce.datapath.io.UdpTransport;
+import io.metaroce.datapath.io.TransportSpec;
 import org.agrona.SystemUtil;
 
 import java.io.IOException;
@@ -185,13 +185,13 @@ final class UdpChannel
     }
 
     /**
-     * A transport context over local plane addresses and a port, with the channel's entropy, the driver's socket
-     * buffer lengths and loss stage.
+     * What to open for a transport over local plane addresses and a port, with the channel's entropy, the driver's
+     * socket buffer lengths and loss stage.
      */
-    UdpTransport.Context transportContext(
+    TransportSpec transportSpec(
         final InetAddress[] planeAddresses, final int port, final LossGenerator lossGenerator)
     {
-        return new UdpTransport.Context()
+        return new TransportSpec()
             .planeAddresses(planeAddresses)
             .port(port)
             .entropyCount(entropy)
@@ -206,11 +206,14 @@ final class UdpChannel
     }
 
     /**
-     * Largest log frame, header included, that fits one DATA datagram of the channel's MTU.
+     * Largest log frame, header included, that fits one DATA datagram of the channel's MTU once the transport has
+     * added its own bytes to the datagram.
+     *
+     * @param datagramOverhead bytes the endpoint's transport adds to every datagram.
      */
-    int frameMtu()
+    int frameMtu(final int datagramOverhead)
     {
-        return (mtu - DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1);
+        return (mtu - datagramOverhead - DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1);
     }
 
     String canonicalForm()

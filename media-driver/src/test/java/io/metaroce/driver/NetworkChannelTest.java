@@ -117,7 +117,8 @@ class NetworkChannelTest
         assertEquals(a.sendEndpointKey(), b.sendEndpointKey());
         assertNotEquals(a.canonicalForm(), c.canonicalForm());
         assertEquals(a.receiveEndpointKey(), c.receiveEndpointKey());
-        assertEquals(1440 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu());
+        assertEquals(1440 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu(0));
+        assertEquals(1440 - 16 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu(16));
     }
 
     private void assertRefused(final boolean subscription, final String channel, final String parameter)

@@ -43,6 +43,11 @@ public final class Configuration
     public static final int MTU_DEFAULT = 1408;
 
     /**
+     * Smallest MTU an engine is configured with or accepts in a SETUP.
+     */
+    public static final int MIN_MTU = 128;
+
+    /**
      * Largest UDP payload this engine sends or accepts on a connection (negotiated down to the peer's).
      *
      * @return the value of {@link #MTU_PROP_NAME}, or the default when it is not set.

@@ -124,6 +124,7 @@ public final class TransportEngine implements AutoCloseable
         this.ctx = ctx;
         this.clock = ctx.clock();
         this.transport = ctx.transport();
+        reserveTransportOverhead(ctx, transport.datagramOverhead());
         this.counters = new EngineCounters(ctx.countersManager(), ctx.counterLabel());
         this.proxy = new DatagramProxy(transport, counters);
         final long rateMbps = ctx.creditRateMbps() > 0 ? ctx.creditRateMbps() : ctx.linkRateMbps();
@@ -132,6 +133,23 @@ public final class TransportEngine implements AutoCloseable
         this.rejectReplyLimiter = new RejectReplyLimiter(
             ctx.nackIntervalNs(), ctx.rejectReplyRate(), ctx.rejectReplyBurst());
         this.nowNs = clock.nanoTime();
+    }
+
+    /**
+     * A transport that adds bytes to every datagram (an authentication tag) takes them from the MTU, so that what
+     * goes on the wire still fits the path.
+     */
+    private static void reserveTransportOverhead(final Context ctx, final int overhead)
+    {
+        if (overhead < 0 || ctx.mtu() - overhead < Configuration.MIN_MTU)
+        {
+            throw new IllegalArgumentException(Configuration.MTU_PROP_NAME + "=" + ctx.mtu() + " leaves less than " +
+                Configuration.MIN_MTU + " bytes once the transport adds its " + overhead + " bytes per datagram");
+        }
+        if (overhead > 0)
+        {
+            ctx.mtu(ctx.mtu() - overhead);
+        }
     }
 
     /**
@@ -171,13 +189,24 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * One duty cycle: {@link #poll()}, {@link #processTimers()}, {@link #send()}.
+     * One duty cycle: {@link #poll()}, {@link #processTimers()}, {@link #send()}, then {@link #flush()}.
      *
      * @return work done; 0 lets the agent's idle strategy back off.
      */
     public int doWork()
     {
-        return poll() + processTimers() + send();
+        return poll() + processTimers() + send() + flush();
+    }
+
+    /**
+     * Hand what the transport queued during this duty cycle to the network ({@link PacketTransport#flush()}). A
+     * caller that runs {@link #poll()}, {@link #processTimers()} and {@link #send()} itself calls it last.
+     *
+     * @return datagrams the transport sent on this call.
+     */
+    public int flush()
+    {
+        return isClosed ? 0 : transport.flush();
     }
 
     /**
@@ -692,7 +721,7 @@ public final class TransportEngine implements AutoCloseable
         {
             return FIELD_ACTIVE_TERM_ID;
         }
-        if (setup.mtu() < 128 || setup.mtu() > WireProtocol.MAX_DATAGRAM_LENGTH)
+        if (setup.mtu() < Configuration.MIN_MTU || setup.mtu() > WireProtocol.MAX_DATAGRAM_LENGTH)
         {
             return FIELD_MTU;
         }
@@ -2515,7 +2544,7 @@ public final class TransportEngine implements AutoCloseable
 
         private void checkProtocol()
         {
-            check(mtu >= 128 && mtu <= WireProtocol.MAX_DATAGRAM_LENGTH, MTU_PROP_NAME, mtu);
+            check(mtu >= Configuration.MIN_MTU && mtu <= WireProtocol.MAX_DATAGRAM_LENGTH, MTU_PROP_NAME, mtu);
             check(pathsPerPlane >= 1 && pathsPerPlane <= 1024, PATHS_PER_PLANE_PROP_NAME, pathsPerPlane);
             check(mprPsns >= 64 && mprPsns <= 1 << 20 && BitUtil.isPowerOfTwo(mprPsns), MPR_PSNS_PROP_NAME, mprPsns);
             check(maxMprPsns >= 64 && maxMprPsns <= 1 << 20 && BitUtil.isPowerOfTwo(maxMprPsns),

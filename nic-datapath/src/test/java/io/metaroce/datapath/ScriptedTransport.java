@@ -20,6 +20,8 @@ import io.metaroce.datapath.io.PacketTransport;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -122,6 +124,31 @@ final class ScriptedTransport implements PacketTransport
         final ArrayList<Sent> copy = new ArrayList<>(sent);
         sent.clear();
         return copy;
+    }
+
+    public InetAddress planeAddress(final int plane)
+    {
+        return InetAddress.getLoopbackAddress();
+    }
+
+    public int datagramOverhead()
+    {
+        return 0;
+    }
+
+    public long receiveErrors()
+    {
+        return 0;
+    }
+
+    public int addDestination(final InetSocketAddress... addressPerPlane)
+    {
+        return addDestination(addressPerPlane[0].getHostString());
+    }
+
+    public int flush()
+    {
+        return 0;
     }
 
     public int planeCount()

@@ -19,6 +19,7 @@ import io.metaroce.client.logbuffer.LogBuffers;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.File;
+import java.nio.ByteBuffer;
 
 /**
  * The driver's handle on a log buffer file it created: the mapping and the file. Closing it unmaps and deletes the
@@ -55,6 +56,28 @@ public final class RawLog implements AutoCloseable
     public UnsafeBuffer[] termBuffers()
     {
         return logBuffers.termBuffers();
+    }
+
+    /**
+     * New views of the terms, each over a ByteBuffer slice of its own, for the one thread that sends from them: a
+     * packet transport positions a payload's ByteBuffer to write it in place, so the sender gets buffers nobody else
+     * positions (the term buffers above share the file's mapping). Built once per publication.
+     *
+     * @return three new term views, indexed by partition.
+     */
+    public UnsafeBuffer[] sliceTerms()
+    {
+        final UnsafeBuffer[] terms = logBuffers.termBuffers();
+        final UnsafeBuffer[] slices = new UnsafeBuffer[terms.length];
+        for (int i = 0; i < terms.length; i++)
+        {
+            final ByteBuffer mapping = terms[i].byteBuffer();
+            slices[i] = null == mapping ?
+                new UnsafeBuffer(terms[i]) :
+                new UnsafeBuffer(mapping.slice(terms[i].wrapAdjustment(), terms[i].capacity()));
+        }
+
+        return slices;
     }
 
     /**

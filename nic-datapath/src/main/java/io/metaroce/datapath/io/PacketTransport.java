@@ -17,13 +17,17 @@ package io.metaroce.datapath.io;
 
 import org.agrona.DirectBuffer;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
 /**
  * Datagram I/O of one engine over P planes: one receive socket per plane (all bound to the same
  * {@link #localPort()}, the port peers reply to) and, per destination, one send socket per (plane, entropy value),
  * each with its own source port, so that ECMP fabrics hash the entropy values of a plane onto different routes.
  * <p>
  * <b>Destinations</b> are small integer ids. A sender's destination (the receiver's address on every plane) is
- * registered by the owner of the transport, with the implementation's own method, before a connection uses it. A
+ * registered by the owner of the transport with {@link #addDestination}, before a connection uses it. A
  * receiver learns its reply destinations from received datagrams: {@link #newReplyDestination()} creates an empty
  * one and {@link #learnReplyAddress(int, int, int)}, called while a datagram is being handled, records that datagram's
  * source host on its plane with the peer's reply port. Control messages go out of the receive sockets
@@ -32,10 +36,21 @@ import org.agrona.DirectBuffer;
  * <b>Sending never blocks and never throws</b>: a socket that accepts nothing (a plane whose peer link is down
  * makes a non-blocking send return 0) yields {@link #BACK_PRESSURED}, a socket error yields {@link #SEND_ERROR}; the
  * caller counts both and treats the datagram as lost. DATA is sent with a gathering write of header and payload, so
- * payload bytes are not copied on the way out when the payload buffer wraps a {@link java.nio.ByteBuffer} or a
- * byte array.
+ * payload bytes are not copied on the way out when the payload buffer wraps a {@link java.nio.ByteBuffer}.
  * <p>
- * Not thread safe: one transport per agent thread. Methods other than {@code close} allocate nothing in steady state.
+ * <b>Buffers handed to {@link #send}</b>: when a header or payload {@link DirectBuffer} wraps a
+ * {@link java.nio.ByteBuffer}, the transport may set that ByteBuffer's position and limit to write from it, so its
+ * owner hands the sending thread ByteBuffers that nobody else positions (a publication keeps one slice per term for
+ * its sender, as Aeron's {@code sliceTerms} does). Other buffers are copied.
+ * <p>
+ * <b>Batching</b>: an implementation may hold datagrams accepted by {@link #send}, {@link #sendControl} and
+ * {@link #sendToSource} until {@link #flush()}, which the engine calls at the end of every duty cycle; a result of
+ * {@link #SENT} then means "queued". An implementation that adds bytes to each datagram (an authentication tag, an
+ * encapsulation) says how many in {@link #datagramOverhead()}, and the engine keeps its datagrams that much below
+ * the MTU.
+ * <p>
+ * Not thread safe: one transport per agent thread. Methods other than {@code close} and {@link #addDestination}
+ * allocate nothing in steady state.
  */
 public interface PacketTransport extends AutoCloseable
 {
@@ -79,6 +94,47 @@ public interface PacketTransport extends AutoCloseable
      * @return the local port.
      */
     int localPort();
+
+    /**
+     * Local address of a plane's receive socket.
+     *
+     * @param plane 0 to {@link #planeCount()} - 1.
+     * @return the address.
+     */
+    InetAddress planeAddress(int plane);
+
+    /**
+     * Bytes this transport adds to every datagram on the wire beyond what it is given (0 for plain UDP).
+     *
+     * @return the overhead in bytes.
+     */
+    int datagramOverhead();
+
+    /**
+     * Receive errors seen so far (a socket that raised on read); the datagram is lost and the transport goes on.
+     *
+     * @return the count.
+     */
+    long receiveErrors();
+
+    /**
+     * Register a sender destination: the receiver's address (its receive port) on every plane, opening whatever the
+     * implementation needs to reach it (send sockets, one per plane and entropy value, for plain UDP). Not on the hot
+     * path: called when a publication starts.
+     *
+     * @param addressPerPlane the receiver's socket address on plane 0, 1, ...; as many as {@link #planeCount()}.
+     * @return the destination id.
+     * @throws IOException when a socket cannot be opened.
+     */
+    int addDestination(InetSocketAddress... addressPerPlane) throws IOException;
+
+    /**
+     * Hand every queued datagram to the network. The engine calls it at the end of each duty cycle; a transport that
+     * sends at once returns 0.
+     *
+     * @return datagrams handed to the network by this call.
+     */
+    int flush();
 
     /**
      * Receive up to {@code limit} datagrams, handing each to the handler.

@@ -48,9 +48,11 @@ import java.util.function.Consumer;
  *     duty cycle before, against Aeron's 4).</li>
  *     <li>Per sender destination ({@link #addDestination(InetSocketAddress...)}), one channel per (plane, entropy
  *     value), bound to the plane's address and an ephemeral source port and connected to the destination's address on
- *     that plane, so that DATA goes out with a gathering {@code write(ByteBuffer[])} of header and payload views: the
- *     payload is not copied when its buffer wraps a {@link ByteBuffer} or a byte array. These channels are also read,
- *     every {@value #SEND_CHANNEL_POLL_INTERVAL} polls, for answers a receiver sends to a datagram's source.</li>
+ *     that plane, so that DATA goes out with a gathering {@code write(ByteBuffer[])} of the header's and the
+ *     payload's own ByteBuffers, positioned in place (see {@link PacketTransport} on buffers): the payload is not
+ *     copied when its buffer wraps a {@link ByteBuffer}, and copied once into a staging buffer otherwise. These
+ *     channels are also read, every {@value #SEND_CHANNEL_POLL_INTERVAL} polls, for answers a receiver sends to a
+ *     datagram's source.</li>
  *     <li>Reply destinations ({@link #newReplyDestination()}) send from the plane's receive channel with
  *     {@code send(ByteBuffer, SocketAddress)} after copying into a staging buffer: they carry control messages only.
  *     {@link #sendControl} sends the same way to any destination, so a sender's control messages leave from the port
@@ -59,15 +61,13 @@ import java.util.function.Consumer;
  * Every channel is non-blocking, so a plane whose peer link is down yields {@link #BACK_PRESSURED} (0 bytes written)
  * instead of stalling the agent for seconds; socket errors yield {@link #SEND_ERROR}. Neither is thrown.
  * <p>
- * Allocation: sending allocates nothing once a payload buffer has been seen (its {@link ByteBuffer} view is cached by
- * identity). On receive, {@link DatagramChannel#receive(ByteBuffer)} returns the source address, which the JDK
- * caches for a repeated source but allocates for a new one: a receiver fed by many entropy source ports allocates a
- * small object per datagram, a limit of NIO that only native code removes. With more than one plane the selector
- * costs 16 bytes per readable channel per poll when the channels' file descriptors are above 127: the JDK's epoll
- * selector looks each ready descriptor up in a map keyed by a boxed {@link Integer} (measured: 16.0 bytes per
- * datagram with three planes and one datagram per poll, 0 with one plane). That garbage is the price of one
- * {@code epoll_wait} instead of one {@code recvfrom} per plane on every idle duty cycle, which on four planes took the
- * loopback ping-pong's median from 2.47 to 1.4 x Aeron's.
+ * Allocation: sending allocates nothing, whatever the number of payload buffers. On receive,
+ * {@link DatagramChannel#receive(ByteBuffer)} returns the source address, which the JDK caches for a repeated source
+ * but allocates for a new one, so a receiver fed by many entropy source ports allocates a small object per datagram:
+ * a limit of NIO that only native code removes. With more than one plane the JDK's epoll selector boxes each ready
+ * file descriptor above 127 to look it up, a small allocation per readable channel per poll that buys one
+ * {@code epoll_wait} instead of one {@code recvfrom} per plane on every idle duty cycle (numbers in
+ * docs/performance.md).
  * <p>
  * Not thread safe: one transport per agent thread.
  */
@@ -79,10 +79,9 @@ public final class UdpTransport implements PacketTransport
     public static final int SEND_CHANNEL_POLL_INTERVAL = 64;
 
     private static final int BUFFER_LENGTH = 64 * 1024;
-    private static final int VIEW_CACHE_SIZE = 16;
     private static final int BIND_ATTEMPTS = 16;
 
-    private final Context ctx;
+    private final TransportSpec spec;
     private final InetAddress[] planeAddresses;
     private final DatagramChannel[] receiveChannels;
     private final Selector selector;
@@ -97,9 +96,6 @@ public final class UdpTransport implements PacketTransport
     private final ByteBuffer stagingByteBuffer = ByteBuffer.allocateDirect(BUFFER_LENGTH);
     private final UnsafeBuffer stagingBuffer = new UnsafeBuffer(stagingByteBuffer);
     private final ByteBuffer[] gather = new ByteBuffer[2];
-    private final Object[] viewKeys = new Object[VIEW_CACHE_SIZE];
-    private final ByteBuffer[] viewValues = new ByteBuffer[VIEW_CACHE_SIZE];
-    private int viewVictim;
 
     private final ArrayList<Destination> destinations = new ArrayList<>();
     private InetSocketAddress currentSource;
@@ -114,19 +110,19 @@ public final class UdpTransport implements PacketTransport
     /**
      * Open the receive channels.
      *
-     * @param ctx the transport's configuration.
+     * @param spec what to open.
      * @throws IOException when a channel cannot be opened or bound.
      */
-    public UdpTransport(final Context ctx) throws IOException
+    public UdpTransport(final TransportSpec spec) throws IOException
     {
-        ctx.conclude();
-        this.ctx = ctx;
-        this.planeAddresses = ctx.planeAddresses.clone();
+        spec.conclude();
+        this.spec = spec;
+        this.planeAddresses = spec.planeAddresses();
         this.planeCount = planeAddresses.length;
-        this.entropyCount = ctx.entropyCount;
-        this.lossGenerator = ctx.lossGenerator;
+        this.entropyCount = spec.entropyCount();
+        this.lossGenerator = spec.lossGenerator();
         this.receiveChannels = new DatagramChannel[planeCount];
-        this.localPort = bindReceiveChannels(ctx.port);
+        this.localPort = bindReceiveChannels(spec.port());
         this.selector = planeCount > 1 ? openSelector(receiveChannels) : null;
     }
 
@@ -152,6 +148,22 @@ public final class UdpTransport implements PacketTransport
     public int localPort()
     {
         return localPort;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int datagramOverhead()
+    {
+        return 0;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int flush()
+    {
+        return 0;
     }
 
     /**
@@ -378,22 +390,30 @@ public final class UdpTransport implements PacketTransport
         }
 
         final DatagramChannel channel = d.channels[plane][Math.floorMod(entropy, entropyCount)];
-        final ByteBuffer[] gather = this.gather;
-        gather[0] = view(header, headerOffset, headerLength);
-        final int count;
-        if (payloadLength > 0)
-        {
-            gather[1] = view(payload, payloadOffset, payloadLength);
-            count = 2;
-        }
-        else
-        {
-            count = 1;
-        }
-
+        final ByteBuffer headerView = view(header, headerOffset, headerLength);
+        final ByteBuffer payloadView = payloadLength > 0 ? view(payload, payloadOffset, payloadLength) : null;
         try
         {
-            return channel.write(gather, 0, count) > 0 ? SENT : BACK_PRESSURED;
+            if (null == headerView || (payloadLength > 0 && null == payloadView))
+            {
+                stagingBuffer.putBytes(0, header, headerOffset, headerLength);
+                if (payloadLength > 0)
+                {
+                    stagingBuffer.putBytes(headerLength, payload, payloadOffset, payloadLength);
+                }
+                final ByteBuffer staged = stagingByteBuffer;
+                staged.limit(headerLength + payloadLength).position(0);
+                return channel.write(staged) > 0 ? SENT : BACK_PRESSURED;
+            }
+
+            if (null == payloadView)
+            {
+                return channel.write(headerView) > 0 ? SENT : BACK_PRESSURED;
+            }
+
+            gather[0] = headerView;
+            gather[1] = payloadView;
+            return channel.write(gather, 0, 2) > 0 ? SENT : BACK_PRESSURED;
         }
         catch (final IOException ex)
         {
@@ -551,40 +571,23 @@ public final class UdpTransport implements PacketTransport
         }
     }
 
-    private ByteBuffer view(final DirectBuffer buffer, final int offset, final int length)
+    /**
+     * The buffer's own ByteBuffer, positioned on the bytes to write, or null when it wraps none (the caller copies).
+     * Positioning it is allowed by the interface's contract: its owner hands the sending thread ByteBuffers nobody
+     * else positions, so nothing is duplicated or cached here.
+     */
+    private static ByteBuffer view(final DirectBuffer buffer, final int offset, final int length)
     {
         final ByteBuffer byteBuffer = buffer.byteBuffer();
-        final byte[] array = buffer.byteArray();
-        final Object key = null != byteBuffer ? byteBuffer : array;
-        if (null == key)
+        if (null == byteBuffer)
         {
-            final ByteBuffer copy = ByteBuffer.allocateDirect(length);
-            buffer.getBytes(offset, copy, length);
-            return copy.flip();
-        }
-
-        ByteBuffer view = null;
-        for (int i = 0; i < VIEW_CACHE_SIZE; i++)
-        {
-            if (viewKeys[i] == key)
-            {
-                view = viewValues[i];
-                break;
-            }
-        }
-        if (null == view)
-        {
-            view = null != byteBuffer ? byteBuffer.duplicate() : ByteBuffer.wrap(array);
-            viewKeys[viewVictim] = key;
-            viewValues[viewVictim] = view;
-            viewVictim = (viewVictim + 1) % VIEW_CACHE_SIZE;
+            return null;
         }
 
         final int index = buffer.wrapAdjustment() + offset;
-        view.clear();
-        view.position(index).limit(index + length);
+        byteBuffer.limit(index + length).position(index);
 
-        return view;
+        return byteBuffer;
     }
 
     private Destination destination(final int id)
@@ -667,13 +670,13 @@ public final class UdpTransport implements PacketTransport
         try
         {
             channel.configureBlocking(false);
-            if (ctx.socketReceiveBufferLength > 0)
+            if (spec.socketReceiveBufferLength() > 0)
             {
-                channel.setOption(StandardSocketOptions.SO_RCVBUF, ctx.socketReceiveBufferLength);
+                channel.setOption(StandardSocketOptions.SO_RCVBUF, spec.socketReceiveBufferLength());
             }
-            if (ctx.socketSendBufferLength > 0)
+            if (spec.socketSendBufferLength() > 0)
             {
-                channel.setOption(StandardSocketOptions.SO_SNDBUF, ctx.socketSendBufferLength);
+                channel.setOption(StandardSocketOptions.SO_SNDBUF, spec.socketSendBufferLength());
             }
         }
         catch (final IOException ex)
@@ -715,125 +718,6 @@ public final class UdpTransport implements PacketTransport
                 {
                     CloseHelper.closeAll(plane);
                 }
-            }
-        }
-    }
-
-    /**
-     * Configuration of a {@link UdpTransport}: the planes' local addresses, the common port, the entropy values per
-     * plane, socket buffer sizes and an optional drop stage.
-     */
-    public static final class Context
-    {
-        private InetAddress[] planeAddresses;
-        private int port;
-        private int entropyCount = 16;
-        private int socketReceiveBufferLength;
-        private int socketSendBufferLength;
-        private LossGenerator lossGenerator;
-
-        /**
-         * Local address of every plane, plane 0 first.
-         *
-         * @param addresses one per plane, 1 to 255 of them.
-         * @return this for a fluent API.
-         */
-        public Context planeAddresses(final InetAddress... addresses)
-        {
-            this.planeAddresses = addresses.clone();
-            return this;
-        }
-
-        /**
-         * Port of the receive sockets on every plane; 0 picks an ephemeral port.
-         *
-         * @param port 0 to 65535.
-         * @return this for a fluent API.
-         */
-        public Context port(final int port)
-        {
-            this.port = port;
-            return this;
-        }
-
-        /**
-         * Send sockets (entropy values) per plane and destination.
-         *
-         * @param entropyCount 1 to 1024.
-         * @return this for a fluent API.
-         */
-        public Context entropyCount(final int entropyCount)
-        {
-            this.entropyCount = entropyCount;
-            return this;
-        }
-
-        /**
-         * SO_RCVBUF of every socket; 0 keeps the system default.
-         *
-         * @param length in bytes.
-         * @return this for a fluent API.
-         */
-        public Context socketReceiveBufferLength(final int length)
-        {
-            this.socketReceiveBufferLength = length;
-            return this;
-        }
-
-        /**
-         * SO_SNDBUF of every socket; 0 keeps the system default.
-         *
-         * @param length in bytes.
-         * @return this for a fluent API.
-         */
-        public Context socketSendBufferLength(final int length)
-        {
-            this.socketSendBufferLength = length;
-            return this;
-        }
-
-        /**
-         * Drop stage applied to every received datagram; null for none.
-         *
-         * @param lossGenerator the stage.
-         * @return this for a fluent API.
-         */
-        public Context lossGenerator(final LossGenerator lossGenerator)
-        {
-            this.lossGenerator = lossGenerator;
-            return this;
-        }
-
-        /**
-         * Validate the configuration.
-         *
-         * @throws IllegalArgumentException naming the setting that is wrong.
-         */
-        public void conclude()
-        {
-            if (null == planeAddresses || planeAddresses.length < 1 || planeAddresses.length > 255)
-            {
-                throw new IllegalArgumentException("planeAddresses: need 1 to 255 plane addresses");
-            }
-            for (final InetAddress address : planeAddresses)
-            {
-                if (null == address)
-                {
-                    throw new IllegalArgumentException("planeAddresses: null address");
-                }
-            }
-            if (port < 0 || port > 0xFFFF)
-            {
-                throw new IllegalArgumentException("port out of range: " + port);
-            }
-            if (entropyCount < 1 || entropyCount * planeAddresses.length > 1024)
-            {
-                throw new IllegalArgumentException("entropyCount: need 1 <= entropyCount and planes x entropy <= " +
-                    "1024: " + entropyCount);
-            }
-            if (socketReceiveBufferLength < 0 || socketSendBufferLength < 0)
-            {
-                throw new IllegalArgumentException("socket buffer lengths must be >= 0");
             }
         }
     }

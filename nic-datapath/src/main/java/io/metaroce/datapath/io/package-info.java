@@ -16,11 +16,15 @@
 /**
  * Packet I/O of the engine: the {@link io.metaroce.datapath.io.PacketTransport} contract (receive sockets per plane,
  * send sockets per plane and entropy value, control messages from the receive sockets, whose port peers answer to,
- * destinations as small integer ids, sends that never block or throw) and
- * its implementation over non-blocking UDP channels with gathering writes. The deterministic simulated fabric
- * implements the same contract in {@code io.metaroce.datapath.sim}.
+ * destinations as small integer ids, sends that never block or throw, an optional batch flushed at the end of each
+ * duty cycle, the bytes a transport adds per datagram), the {@link io.metaroce.datapath.io.PacketTransportFactory}
+ * a media driver opens its transports with, the {@link io.metaroce.datapath.io.TransportSpec} it opens them from,
+ * and the default implementation over non-blocking UDP channels with gathering writes. Nothing outside this package
+ * names that implementation. The deterministic simulated fabric implements the same contract in
+ * {@code io.metaroce.datapath.sim}.
  * <p>
  * Contracts: a transport is used by one thread; the buffer handed to a {@link io.metaroce.datapath.io.PacketHandler}
- * is valid only during the call; send results are return codes.
+ * is valid only during the call; send results are return codes; a buffer's ByteBuffer handed to {@code send} may be
+ * positioned by the transport, so owners hand the sending thread ByteBuffers nobody else positions.
  */
 package io.metaroce.datapath.io;

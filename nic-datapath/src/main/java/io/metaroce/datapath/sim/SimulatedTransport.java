@@ -19,13 +19,18 @@ import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
 import org.agrona.DirectBuffer;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Arrays;
 
 /**
  * A node's {@link PacketTransport} on a {@link SimulatedFabric}. Addresses are node ids: a destination names the node
  * it reaches on each plane. {@link #addDestination(int)} registers a sender's destination (the same node on every
- * plane); reply destinations learn the source node of datagrams being handled. The entropy value of a send selects
+ * plane); so does {@link #addDestination(InetSocketAddress...)} with the synthetic addresses of
+ * {@link #planeAddress(int)} (10.plane.node), for owners that register destinations by socket address, as the media
+ * driver does. Reply destinations learn the source node of datagrams being handled. The entropy value of a send selects
  * the fabric route, as a UDP source port selects an ECMP route. Control messages ({@link #sendControl} and answers
  * to a source) are marked as leaving from the node's control port, which {@link #isFromPeer} requires.
  * <p>
@@ -84,6 +89,76 @@ public final class SimulatedTransport implements PacketTransport
         final int[] nodePerPlane = new int[planeCount];
         Arrays.fill(nodePerPlane, remoteNode);
         return register(nodePerPlane);
+    }
+
+    /**
+     * Register a sender destination by the synthetic socket addresses of a node ({@link #planeAddress(int)} of the
+     * remote transport, any port): the node is read from each plane's address.
+     *
+     * @param addressPerPlane one per plane.
+     * @return the destination id.
+     */
+    public int addDestination(final InetSocketAddress... addressPerPlane)
+    {
+        if (addressPerPlane.length != planeCount)
+        {
+            throw new IllegalArgumentException(
+                "need one address per plane: " + planeCount + " planes, " + addressPerPlane.length + " addresses");
+        }
+        final int[] nodePerPlane = new int[planeCount];
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            final byte[] bytes = addressPerPlane[plane].getAddress().getAddress();
+            if (bytes.length != 4 || bytes[0] != 10 || (bytes[1] & 0xFF) != plane)
+            {
+                throw new IllegalArgumentException("not a simulated node address on plane " + plane + ": " +
+                    addressPerPlane[plane]);
+            }
+            nodePerPlane[plane] = ((bytes[2] & 0xFF) << 8) | (bytes[3] & 0xFF);
+        }
+        return register(nodePerPlane);
+    }
+
+    /**
+     * The synthetic address of this node on a plane: 10.plane.(node / 256).(node % 256).
+     *
+     * @param plane the plane.
+     * @return the address.
+     */
+    public InetAddress planeAddress(final int plane)
+    {
+        try
+        {
+            return InetAddress.getByAddress(new byte[]{ 10, (byte)plane, (byte)(node >> 8), (byte)node });
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int datagramOverhead()
+    {
+        return 0;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long receiveErrors()
+    {
+        return 0;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int flush()
+    {
+        return 0;
     }
 
     /**

@@ -83,7 +83,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
         {
             planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
         }
-        final UdpTransport transport = new UdpTransport(new UdpTransport.Context()
+        final UdpTransport transport = new UdpTransport(new TransportSpec()
             .planeAddresses(planes).entropyCount(4).socketReceiveBufferLength(2 * 1024 * 1024)
             .lossGenerator(lossGenerator));
         transports.add(transport);

@@ -47,7 +47,7 @@ class UdpTransportTest
         {
             planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
         }
-        final UdpTransport transport = new UdpTransport(new UdpTransport.Context()
+        final UdpTransport transport = new UdpTransport(new TransportSpec()
             .planeAddresses(planes).entropyCount(4).lossGenerator(lossGenerator));
         transports.add(transport);
         return transport;

@@ -26,7 +26,9 @@ import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
 import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
-import io.metaroce.datapath.io.UdpTransport;
+import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.io.PacketTransportFactory;
+import io.metaroce.datapath.io.TransportSpec;
 import io.metaroce.datapath.sim.SimulatedImage;
 import io.metaroce.datapath.sim.SimulatedPublication;
 import org.agrona.CloseHelper;
@@ -55,12 +57,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The transport engine of {@code nic-datapath} as the implementation under test: one {@link TransportEngine} on a
- * real {@link UdpTransport} over loopback planes (127.0.0.2, 127.0.0.3, ...) with an ephemeral port, driven by its own
- * agent thread with a sleeping idle strategy. Subscriptions get {@link SimulatedImage}s whose delivered messages are
- * recorded; publications are {@link SimulatedPublication}s. As a driver would, a publication whose connection failed
- * starts a new incarnation from its acknowledged position. Every call from the test thread runs on the agent thread
- * (the engine is single-threaded) and waits for its result.
+ * The transport engine of {@code nic-datapath} as the implementation under test: one {@link TransportEngine} on a real
+ * UDP transport ({@link PacketTransportFactory#udp()}) over loopback planes (127.0.0.2, 127.0.0.3, ...) with an
+ * ephemeral port, driven by its own agent thread with a sleeping idle strategy. Subscriptions get {@link
+ * SimulatedImage}s whose delivered messages are recorded; publications are {@link SimulatedPublication}s. As a driver
+ * would, a publication whose connection failed starts a new incarnation from its acknowledged position. Every call from
+ * the test thread runs on the agent thread (the engine is single-threaded) and waits for its result.
  */
 final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, ImageAdmission, Agent
 {
@@ -68,7 +70,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     private static final long CALL_TIMEOUT_MS = 10_000;
 
     private final TargetSettings settings;
-    private final UdpTransport transport;
+    private final PacketTransport transport;
     private final TransportEngine engine;
     private final AgentRunner runner;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -93,7 +95,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             {
                 planes[i] = InetAddress.getByName("127.0.0." + (FIRST_PLANE_ADDRESS + i));
             }
-            transport = new UdpTransport(new UdpTransport.Context()
+            transport = PacketTransportFactory.udp().open(new TransportSpec()
                 .planeAddresses(planes).entropyCount(settings.entropyPerPlane)
                 .socketReceiveBufferLength(1024 * 1024));
         }

@@ -1,0 +1,198 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.io;
+
+import java.net.InetAddress;
+
+/**
+ * What a {@link PacketTransport} is asked to open: the planes' local addresses, the common receive port, the entropy
+ * values (send sockets) per plane and destination, socket buffer sizes and an optional drop stage. A
+ * {@link PacketTransportFactory} opens a transport from it; every implementation reads the same settings.
+ */
+public final class TransportSpec
+{
+    private InetAddress[] planeAddresses;
+    private int port;
+    private int entropyCount = 16;
+    private int socketReceiveBufferLength;
+    private int socketSendBufferLength;
+    private LossGenerator lossGenerator;
+
+    /**
+     * Local address of every plane, plane 0 first.
+     *
+     * @param addresses one per plane, 1 to 255 of them.
+     * @return this for a fluent API.
+     */
+    public TransportSpec planeAddresses(final InetAddress... addresses)
+    {
+        this.planeAddresses = addresses.clone();
+        return this;
+    }
+
+    /**
+     * Port of the receive sockets on every plane; 0 picks an ephemeral port.
+     *
+     * @param port 0 to 65535.
+     * @return this for a fluent API.
+     */
+    public TransportSpec port(final int port)
+    {
+        this.port = port;
+        return this;
+    }
+
+    /**
+     * Send sockets (entropy values) per plane and destination.
+     *
+     * @param entropyCount 1 to 1024.
+     * @return this for a fluent API.
+     */
+    public TransportSpec entropyCount(final int entropyCount)
+    {
+        this.entropyCount = entropyCount;
+        return this;
+    }
+
+    /**
+     * SO_RCVBUF of every socket; 0 keeps the system default.
+     *
+     * @param length in bytes.
+     * @return this for a fluent API.
+     */
+    public TransportSpec socketReceiveBufferLength(final int length)
+    {
+        this.socketReceiveBufferLength = length;
+        return this;
+    }
+
+    /**
+     * SO_SNDBUF of every socket; 0 keeps the system default.
+     *
+     * @param length in bytes.
+     * @return this for a fluent API.
+     */
+    public TransportSpec socketSendBufferLength(final int length)
+    {
+        this.socketSendBufferLength = length;
+        return this;
+    }
+
+    /**
+     * Drop stage applied to every received datagram; null for none.
+     *
+     * @param lossGenerator the stage.
+     * @return this for a fluent API.
+     */
+    public TransportSpec lossGenerator(final LossGenerator lossGenerator)
+    {
+        this.lossGenerator = lossGenerator;
+        return this;
+    }
+
+    /**
+     * Validate the configuration.
+     *
+     * @throws IllegalArgumentException naming the setting that is wrong.
+     */
+    public void conclude()
+    {
+        if (null == planeAddresses || planeAddresses.length < 1 || planeAddresses.length > 255)
+        {
+            throw new IllegalArgumentException("planeAddresses: need 1 to 255 plane addresses");
+        }
+        for (final InetAddress address : planeAddresses)
+        {
+            if (null == address)
+            {
+                throw new IllegalArgumentException("planeAddresses: null address");
+            }
+        }
+        if (port < 0 || port > 0xFFFF)
+        {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
+        if (entropyCount < 1 || entropyCount * planeAddresses.length > 1024)
+        {
+            throw new IllegalArgumentException("entropyCount: need 1 <= entropyCount and planes x entropy <= " +
+                "1024: " + entropyCount);
+        }
+        if (socketReceiveBufferLength < 0 || socketSendBufferLength < 0)
+        {
+            throw new IllegalArgumentException("socket buffer lengths must be >= 0");
+        }
+    }
+
+    /**
+     * Local address of every plane, plane 0 first.
+     *
+     * @return a copy of the addresses.
+     */
+    public InetAddress[] planeAddresses()
+    {
+        return planeAddresses.clone();
+    }
+
+    /**
+     * Port of the receive sockets; 0 for an ephemeral one.
+     *
+     * @return the port.
+     */
+    public int port()
+    {
+        return port;
+    }
+
+    /**
+     * Send sockets (entropy values) per plane and destination.
+     *
+     * @return the count.
+     */
+    public int entropyCount()
+    {
+        return entropyCount;
+    }
+
+    /**
+     * SO_RCVBUF of every socket; 0 keeps the system default.
+     *
+     * @return in bytes.
+     */
+    public int socketReceiveBufferLength()
+    {
+        return socketReceiveBufferLength;
+    }
+
+    /**
+     * SO_SNDBUF of every socket; 0 keeps the system default.
+     *
+     * @return in bytes.
+     */
+    public int socketSendBufferLength()
+    {
+        return socketSendBufferLength;
+    }
+
+    /**
+     * Drop stage applied to every received datagram.
+     *
+     * @return the stage, or null for none.
+     */
+    public LossGenerator lossGenerator()
+    {
+        return lossGenerator;
+    }
+}
