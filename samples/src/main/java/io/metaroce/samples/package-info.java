@@ -28,6 +28,8 @@
  *     a subscriber for a standalone driver ({@code ./metaroce driver}).</li>
  *     <li>{@link io.metaroce.samples.MetaRoceStat} and {@link io.metaroce.samples.ErrorStat}: a driver's counters and
  *     its distinct error log, read from its CnC file; {@link io.metaroce.samples.LossStat}: its loss report.</li>
+ *     <li>{@link io.metaroce.samples.PrometheusExporter}: a driver's counters served over HTTP in the Prometheus text
+ *     format, read from its CnC file on each scrape ({@code ./metaroce exporter}).</li>
  *     <li>{@link io.metaroce.samples.WireCodecDemo}: the MetaRoCE wire codecs and validating reader at work.</li>
  * </ul>
  * The samples are examples, not library code: they print, and they allocate outside their measured loops.

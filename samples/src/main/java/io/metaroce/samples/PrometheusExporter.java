@@ -1,0 +1,240 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.samples;
+
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.exceptions.ConfigurationException;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.ShutdownSignalBarrier;
+import org.agrona.concurrent.SystemEpochClock;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Serves every counter of a running media driver over HTTP in the Prometheus text format, read from its CnC file on
+ * each scrape (see {@link DriverMetricsCollector}): {@code ./metaroce exporter [--port PORT] [--bind ADDRESS]}.
+ * The metric names, types and labels are listed in {@code docs/driver.md} ("Metrics").
+ * <p>
+ * It listens on 127.0.0.1 unless told otherwise: the endpoint has no authentication and shows the host's channels,
+ * addresses and streams, so serving it beyond the host is a choice to make explicitly with {@code --bind}.
+ * The directory is {@code metaroce.dir} or the default one; the driver may start, stop and restart while the
+ * exporter runs.
+ */
+public final class PrometheusExporter implements AutoCloseable
+{
+    /**
+     * Port served unless {@code --port} says otherwise.
+     */
+    public static final int DEFAULT_PORT = 9464;
+
+    /**
+     * Address listened on unless {@code --bind} says otherwise: the local host only.
+     */
+    public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
+
+    private static final String USAGE =
+        "usage: ./metaroce exporter [--port <n>] [--bind <address>] [--help]\n" +
+        "Serves the counters of the media driver in metaroce.dir (" + MetaRoce.Configuration.DIR_PROP_NAME +
+        "=" + MetaRoce.Configuration.directoryName() + ")\n" +
+        "at http://<address>:<port>/metrics in the Prometheus text format.\n" +
+        "  --port <n>        TCP port, 0 for any free one (default " + DEFAULT_PORT + ")\n" +
+        "  --bind <address>  local address to listen on (default " + DEFAULT_BIND_ADDRESS + ", this host only;\n" +
+        "                    0.0.0.0 serves every interface: the endpoint has no authentication)\n" +
+        "  --help            print this and exit";
+
+    private final DriverMetricsCollector collector;
+    private final HTTPServer server;
+
+    private PrometheusExporter(final DriverMetricsCollector collector, final HTTPServer server)
+    {
+        this.collector = collector;
+        this.server = server;
+    }
+
+    /**
+     * Start serving the counters of the driver of a directory. The driver need not be running yet.
+     *
+     * @param directory   of the driver.
+     * @param bindAddress local address to listen on.
+     * @param port        TCP port, 0 for any free one.
+     * @param epochClock  to age the driver's heartbeat.
+     * @param log         to print a line to when the driver appears, goes or cannot be read.
+     * @return the running exporter.
+     * @throws IOException            if the address cannot be listened on.
+     * @throws ConfigurationException if this process may not read the driver's CnC file.
+     * @throws IllegalStateException  if the CnC file has an incompatible version.
+     */
+    public static PrometheusExporter start(
+        final File directory,
+        final InetAddress bindAddress,
+        final int port,
+        final EpochClock epochClock,
+        final PrintStream log) throws IOException
+    {
+        final DriverMetricsCollector collector = new DriverMetricsCollector(
+            directory, TimeUnit.NANOSECONDS.toMillis(MetaRoce.Configuration.driverTimeoutNs()), epochClock, log);
+        try
+        {
+            collector.mapIfPresent();
+            final PrometheusRegistry registry = new PrometheusRegistry();
+            registry.register(collector);
+            final HTTPServer server = HTTPServer.builder()
+                .inetAddress(bindAddress)
+                .port(port)
+                .registry(registry)
+                .buildAndStart();
+
+            return new PrometheusExporter(collector, server);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            collector.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * The port the exporter listens on.
+     *
+     * @return the TCP port, the one chosen when started with 0.
+     */
+    public int port()
+    {
+        return server.getPort();
+    }
+
+    /**
+     * Stop serving and unmap the CnC file.
+     */
+    public void close()
+    {
+        server.close();
+        collector.close();
+    }
+
+    /**
+     * Run the exporter until SIGINT or SIGTERM.
+     *
+     * @param args {@code --port PORT}, {@code --bind ADDRESS}, {@code --help}.
+     */
+    public static void main(final String[] args)
+    {
+        int port = DEFAULT_PORT;
+        String bind = DEFAULT_BIND_ADDRESS;
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            if ("--help".equals(arg) || "-h".equals(arg))
+            {
+                System.out.println(USAGE);
+                System.exit(0);
+            }
+            else if (("--port".equals(arg) || "--bind".equals(arg)) && i + 1 < args.length)
+            {
+                final String value = args[++i];
+                if ("--port".equals(arg))
+                {
+                    port = parsePort(value);
+                }
+                else
+                {
+                    bind = value;
+                }
+            }
+            else
+            {
+                usageError("unknown or incomplete option '" + arg + "'");
+            }
+        }
+
+        final File directory = new File(MetaRoce.Configuration.directoryName());
+        final PrometheusExporter exporter;
+        try
+        {
+            exporter = start(directory, bindAddress(bind), port, SystemEpochClock.INSTANCE, System.out);
+        }
+        catch (final IOException ex)
+        {
+            System.err.println("metaroce: the exporter cannot start: cannot listen on " + bind + ":" + port + " (" +
+                ex + "); choose another --port or --bind");
+            System.exit(1);
+            return;
+        }
+        catch (final ConfigurationException | IllegalStateException ex)
+        {
+            System.err.println("metaroce: the exporter cannot start: " + ex.getMessage());
+            System.exit(1);
+            return;
+        }
+
+        try (ShutdownSignalBarrier barrier = new ShutdownSignalBarrier())
+        {
+            System.out.println("metaroce exporter: serving http://" + bind + ":" + exporter.port() + "/metrics for " +
+                MetaRoce.Configuration.DIR_PROP_NAME + "=" + directory);
+            barrier.await();
+        }
+        finally
+        {
+            exporter.close();
+        }
+    }
+
+    private static int parsePort(final String value)
+    {
+        try
+        {
+            final int port = Integer.parseInt(value);
+            if (port >= 0 && port <= 65535)
+            {
+                return port;
+            }
+        }
+        catch (final NumberFormatException ignore)
+        {
+            // reported below with the value
+        }
+
+        usageError("--port must be a TCP port from 0 to 65535, not '" + value + "'");
+        return -1;
+    }
+
+    private static InetAddress bindAddress(final String bind)
+    {
+        try
+        {
+            return InetAddress.getByName(bind);
+        }
+        catch (final UnknownHostException ex)
+        {
+            usageError("--bind: unknown address '" + bind + "'");
+            return null;
+        }
+    }
+
+    private static void usageError(final String message)
+    {
+        System.err.println("metaroce exporter: " + message);
+        System.err.println(USAGE);
+        System.exit(2);
+    }
+}

@@ -1,0 +1,416 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.samples;
+
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.Publication;
+import io.metaroce.client.Subscription;
+import io.metaroce.client.cnc.CncFile;
+import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.driver.MediaDriver;
+import io.metaroce.driver.ThreadingMode;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.SleepingIdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Prometheus exporter against an embedded driver carrying an IPC stream and a two-plane UDP stream over loopback:
+ * scraped with a real HTTP client, the text format parsed strictly, every counter of the CnC file served under a
+ * known family, and the values moving as messages flow. Threads park when idle; nothing asserts a time.
+ */
+class PrometheusExporterTest
+{
+    private static final int IPC_STREAM = 1001;
+    private static final int UDP_STREAM = 1002;
+    private static final int MESSAGE_LENGTH = 200;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final HttpClient httpClient = HttpClient.newHttpClient();
+    private final ByteArrayOutputStream log = new ByteArrayOutputStream();
+    private final UnsafeBuffer message = new UnsafeBuffer(new byte[MESSAGE_LENGTH]);
+
+    @AfterEach
+    void tearDown()
+    {
+        // Reverse order: exporter and client before the driver.
+        for (int i = resources.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(resources.get(i));
+        }
+    }
+
+    @Test
+    void shouldServeEveryCounterInValidTextFormatAndShowValuesMove()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final MediaDriver driver = launchDriver(uniqueDirectory());
+            final MetaRoce client = connect(driver);
+            final int port = freePort();
+            final String endpoints = "127.0.0.2:" + port + ",127.0.0.3:" + port;
+            final Publication ipcPublication = client.addPublication("metaroce:ipc", IPC_STREAM);
+            final Subscription ipcSubscription = client.addSubscription("metaroce:ipc", IPC_STREAM);
+            final Subscription udpSubscription = client.addSubscription(
+                "metaroce:udp?endpoint=" + endpoints + "|entropy=2", UDP_STREAM);
+            final Publication udpPublication = client.addPublication(
+                "metaroce:udp?endpoint=" + endpoints + "|interface=127.0.1.1,127.0.1.2|entropy=2", UDP_STREAM);
+            while (!udpPublication.isConnected() || !ipcPublication.isConnected() || !udpSubscription.isConnected())
+            {
+                TimeUnit.MILLISECONDS.sleep(1);
+            }
+
+            final PrometheusExporter exporter = startExporter(new File(driver.directoryName()));
+            exchange(ipcPublication, ipcSubscription, 10);
+            exchange(udpPublication, udpSubscription, 10);
+
+            final int allocatedCounters = allocatedCounters(driver);
+            final PrometheusText first = PrometheusText.parse(scrape(exporter));
+            assertEquals(1.0, first.one("metaroce_up").value);
+            assertEquals(allocatedCounters, countersServed(first), "every allocated counter is served");
+            assertTrue(first.family("metaroce_unmapped_counter").isEmpty(), first.family("metaroce_unmapped_counter")
+                .toString());
+            assertLabelledTheSameWay(first, udpPublication.sessionId());
+
+            exchange(ipcPublication, ipcSubscription, 50);
+            exchange(udpPublication, udpSubscription, 50);
+            final PrometheusText second = PrometheusText.parse(scrape(exporter));
+
+            final String udpSession = Integer.toString(udpPublication.sessionId());
+            assertIncreased(first, second, "metaroce_subscriber_position_bytes", "stream", "1001");
+            assertIncreased(first, second, "metaroce_subscriber_position_bytes", "stream", "1002");
+            assertIncreased(first, second, "metaroce_sender_data_bytes_total", "session", udpSession);
+            assertIncreased(first, second, "metaroce_sender_data_packets_total", "session", udpSession);
+            assertIncreased(first, second, "metaroce_receiver_data_bytes_total", "session", udpSession);
+            assertIncreased(first, second, "metaroce_engine_received_bytes_total", "endpoint", endpoints);
+            assertTrue(sum(second, "metaroce_path_packets_total", "0") > sum(first, "metaroce_path_packets_total", "0"),
+                "plane 0 carried packets");
+            assertTrue(sum(second, "metaroce_path_packets_total", "1") > sum(first, "metaroce_path_packets_total", "1"),
+                "plane 1 carried packets");
+
+            // The driver samples the publisher position on its own duty cycle: scrape until it shows the messages.
+            final double ipcPosition = first.one(
+                "metaroce_publisher_position_bytes", "stream", Integer.toString(IPC_STREAM)).value;
+            PrometheusText latest = second;
+            while (latest.one("metaroce_publisher_position_bytes", "stream", "1001").value <= ipcPosition)
+            {
+                TimeUnit.MILLISECONDS.sleep(10);
+                latest = PrometheusText.parse(scrape(exporter));
+            }
+        });
+    }
+
+    @Test
+    void shouldReportUpOnlyWhileTheDriverRuns()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final File directory = uniqueDirectory();
+            final PrometheusExporter exporter = startExporter(directory);
+
+            final PrometheusText before = PrometheusText.parse(scrape(exporter));
+            assertEquals(0.0, before.one("metaroce_up").value);
+            assertTrue(before.family("metaroce_errors_total").isEmpty(), "no driver, no counters");
+
+            final MediaDriver driver = launchDriver(directory);
+            final PrometheusText running = PrometheusText.parse(scrape(exporter));
+            assertEquals(1.0, running.one("metaroce_up").value);
+            assertEquals(0.0, running.one("metaroce_errors_total").value);
+            assertEquals(Long.toString(ProcessHandle.current().pid()), running.one("metaroce_driver_info")
+                .labels.get("pid"));
+
+            driver.close();
+            final PrometheusText after = PrometheusText.parse(scrape(exporter));
+            assertEquals(0.0, after.one("metaroce_up").value);
+            assertTrue(after.family("metaroce_errors_total").isEmpty(), "a stopped driver's counters are not served");
+
+            final MediaDriver restarted = launchDriver(directory);
+            final PrometheusText again = PrometheusText.parse(scrape(exporter));
+            assertEquals(1.0, again.one("metaroce_up").value);
+            assertTrue(again.one("metaroce_driver_start_timestamp_seconds").value >=
+                running.one("metaroce_driver_start_timestamp_seconds").value);
+            restarted.close();
+
+            final String lines = log.toString(StandardCharsets.UTF_8);
+            assertTrue(lines.contains("no media driver CnC file in " + directory), lines);
+            assertTrue(lines.contains("in " + directory + " is live"), lines);
+        });
+    }
+
+    @Test
+    void shouldTellApartCountersThatDecodeToTheSameSeries()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final MediaDriver driver = launchDriver(uniqueDirectory());
+            final MetaRoce client = connect(driver);
+            final String channel = "metaroce:udp?endpoint=127.0.0.2:" + freePort() + "|interface=127.0.1.1";
+            // Two send endpoints on the same interface with different settings: two engines with the same label.
+            client.addPublication(channel + "|mtu=1440", UDP_STREAM);
+            client.addPublication(channel + "|mtu=1408", UDP_STREAM + 1);
+            client.addCounter(CounterTypeId.MIN_CUSTOM_TYPE_ID, "orders");
+            client.addCounter(CounterTypeId.MIN_CUSTOM_TYPE_ID, "orders");
+
+            final PrometheusText scrape = PrometheusText.parse(scrape(startExporter(new File(driver.directoryName()))));
+            final List<PrometheusText.Sample> engines = scrape.family("metaroce_engine_sent_datagrams_total");
+            assertEquals(2, engines.size(), engines.toString());
+            for (final PrometheusText.Sample engine : engines)
+            {
+                assertEquals("127.0.1.1", engine.labels.get("interface"));
+                assertTrue(engine.labels.containsKey("counter_id"), engine.toString());
+            }
+            final List<PrometheusText.Sample> custom = scrape.family("metaroce_custom_counter");
+            assertEquals(2, custom.size(), custom.toString());
+            assertEquals("orders", custom.get(0).labels.get("label"));
+            assertEquals("untyped", scrape.typeByFamily.get("metaroce_custom_counter"));
+        });
+    }
+
+    @Test
+    void shouldPrintUsageAndExitZeroForHelpAndTwoForBadOption() throws IOException, InterruptedException
+    {
+        final Run help = runMain("--help");
+        assertEquals(0, help.exitCode, help.output);
+        assertTrue(help.output.contains("usage: ./metaroce exporter [--port <n>] [--bind <address>]"), help.output);
+
+        final Run badPort = runMain("--port", "70000");
+        assertEquals(2, badPort.exitCode, badPort.output);
+        assertTrue(badPort.output.contains("--port must be a TCP port from 0 to 65535, not '70000'"), badPort.output);
+
+        final Run unknown = runMain("--prot", "9000");
+        assertEquals(2, unknown.exitCode, unknown.output);
+        assertTrue(unknown.output.contains("unknown or incomplete option '--prot'"), unknown.output);
+    }
+
+    private static Run runMain(final String... args) throws IOException, InterruptedException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(PrometheusExporter.class.getName());
+        command.addAll(List.of(args));
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+        return new Run(process.waitFor(), output);
+    }
+
+    private static final class Run
+    {
+        final int exitCode;
+        final String output;
+
+        Run(final int exitCode, final String output)
+        {
+            this.exitCode = exitCode;
+            this.output = output;
+        }
+    }
+
+    private void assertLabelledTheSameWay(final PrometheusText scrape, final int udpSessionId)
+    {
+        final String session = Integer.toString(udpSessionId);
+        assertEquals("metaroce:ipc", scrape.one("metaroce_publisher_limit_bytes", "stream", "1001")
+            .labels.get("channel"));
+        assertTrue(scrape.one("metaroce_subscriber_position_bytes", "stream", "1002", "session", session)
+            .labels.get("channel").startsWith("metaroce:udp?endpoint="));
+        assertEquals(2.0, scrape.one("metaroce_sender_state", "session", session).value, "ESTABLISHED");
+        assertEquals(2.0, scrape.one("metaroce_receiver_state", "session", session).value, "ESTABLISHED");
+        assertEquals("127.0.1.1,127.0.1.2", scrape.one("metaroce_sender_state", "session", session)
+            .labels.get("interface"));
+        assertEquals(4, scrape.family("metaroce_path_state").size(), "2 planes x entropy 2");
+        assertEquals(1.0, scrape.one("metaroce_path_state", "path", "3", "plane", "1").value, "ACTIVE");
+        assertTrue(scrape.one("metaroce_sender_srtt_seconds", "session", session).value < 1.0, "seconds, not ns");
+        assertTrue(scrape.one("metaroce_engine_dropped_datagrams_total", "reason", "DUPLICATE",
+            "interface", "127.0.1.1,127.0.1.2").value >= 0);
+        assertEquals(7, scrape.family("metaroce_sender_retransmits_by_reason_total").size(), "one per loss reason");
+        assertEquals(3, scrape.family("metaroce_agent_max_cycle_time_seconds").size());
+        assertEquals(1.0, scrape.one("metaroce_endpoints_open", "direction", "send").value);
+        assertEquals(1.0, scrape.one("metaroce_endpoints_open", "direction", "receive").value);
+        assertEquals(1, scrape.family("metaroce_client_heartbeat_timestamp_seconds").size());
+        for (final PrometheusText.Sample sample : scrape.samples)
+        {
+            assertTrue(sample.name.startsWith("metaroce_"), sample.toString());
+            assertTrue(!sample.labels.containsKey("label") && !sample.labels.containsKey("counter_id"),
+                "every driver counter's label parses into labels: " + sample);
+        }
+        scrape.typeByFamily.forEach((name, type) -> assertTrue(
+            !"counter".equals(type) || name.endsWith("_total"), name));
+    }
+
+    private static void assertIncreased(
+        final PrometheusText before, final PrometheusText after, final String name, final String... labels)
+    {
+        final double was = before.one(name, labels).value;
+        final double is = after.one(name, labels).value;
+        assertTrue(is > was, name + " " + String.join(",", labels) + ": " + was + " then " + is);
+    }
+
+    private static double sum(final PrometheusText scrape, final String name, final String plane)
+    {
+        double sum = 0;
+        for (final PrometheusText.Sample sample : scrape.family(name))
+        {
+            sum += plane.equals(sample.labels.get("plane")) ? sample.value : 0;
+        }
+
+        return sum;
+    }
+
+    private static int countersServed(final PrometheusText scrape)
+    {
+        int served = 0;
+        for (final PrometheusText.Sample sample : scrape.samples)
+        {
+            served += sample.name.startsWith("metaroce_up") || sample.name.startsWith("metaroce_driver_") ? 0 : 1;
+        }
+
+        return served;
+    }
+
+    private static int allocatedCounters(final MediaDriver driver)
+    {
+        final AtomicInteger count = new AtomicInteger();
+        try (CncFile cncFile = CncFile.mapExisting(new File(driver.directoryName()), true))
+        {
+            cncFile.newCountersReader().forEach((counterId, typeId, keyBuffer, label) -> count.incrementAndGet());
+        }
+
+        return count.get();
+    }
+
+    private void exchange(final Publication publication, final Subscription subscription, final int messages)
+        throws InterruptedException
+    {
+        final AtomicInteger received = new AtomicInteger();
+        int sent = 0;
+        while (received.get() < messages)
+        {
+            if (sent < messages && publication.offer(message, 0, MESSAGE_LENGTH) > 0)
+            {
+                sent++;
+            }
+            if (0 == subscription.poll((buffer, offset, length, header) -> received.incrementAndGet(), 10))
+            {
+                TimeUnit.MICROSECONDS.sleep(100);
+            }
+        }
+    }
+
+    private String scrape(final PrometheusExporter exporter) throws IOException, InterruptedException
+    {
+        final HttpResponse<String> response = httpClient.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + exporter.port() + "/metrics")).GET().build(),
+            HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        assertEquals(200, response.statusCode(), response.body());
+        final String contentType = response.headers().firstValue("Content-Type").orElse("");
+        assertTrue(contentType.startsWith("text/plain") && contentType.contains("version=0.0.4"), contentType);
+
+        return response.body();
+    }
+
+    private PrometheusExporter startExporter(final File directory) throws IOException
+    {
+        final PrometheusExporter exporter = PrometheusExporter.start(directory, InetAddress.getLoopbackAddress(), 0,
+            SystemEpochClock.INSTANCE, new PrintStream(log, true, StandardCharsets.UTF_8));
+        resources.add(exporter);
+        return exporter;
+    }
+
+    private MediaDriver launchDriver(final File directory)
+    {
+        final MediaDriver driver = MediaDriver.launch(new MediaDriver.Context()
+            .directoryName(directory.getPath())
+            .dirDeleteOnShutdown(true)
+            .threadingMode(ThreadingMode.SHARED)
+            .sharedIdleStrategy(new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(100)))
+            .ipcTermLength(64 * 1024)
+            .termSparseFile(true)
+            .toDriverBufferLength(64 * 1024)
+            .toClientsBufferLength(64 * 1024)
+            .countersBufferLength(256 * 1024)
+            .errorBufferLength(64 * 1024));
+        resources.add(driver);
+        return driver;
+    }
+
+    private MetaRoce connect(final MediaDriver driver)
+    {
+        final MetaRoce client = MetaRoce.connect(new MetaRoce.Context()
+            .directoryName(driver.directoryName())
+            .idleStrategy(new SleepingIdleStrategy(TimeUnit.MILLISECONDS.toNanos(1))));
+        resources.add(client);
+        return client;
+    }
+
+    private static File uniqueDirectory()
+    {
+        final String base = new File("/dev/shm").isDirectory() ? "/dev/shm" : System.getProperty("java.io.tmpdir");
+        return new File(base, "metaroce-exporter-test-" + UUID.randomUUID());
+    }
+
+    /**
+     * A UDP port free on both loopback planes the stream uses.
+     */
+    private static int freePort() throws IOException
+    {
+        for (int attempt = 0; attempt < 50; attempt++)
+        {
+            try (DatagramSocket first = new DatagramSocket(
+                new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0)))
+            {
+                // The port must also be free on the second plane's address.
+                final int port = first.getLocalPort();
+                final DatagramSocket second = new DatagramSocket(
+                    new InetSocketAddress(InetAddress.getByName("127.0.0.3"), port));
+                second.close();
+                return port;
+            }
+            catch (final IOException ex)
+            {
+                continue;
+            }
+        }
+
+        throw new IOException("no UDP port free on 127.0.0.2 and 127.0.0.3");
+    }
+}
