@@ -47,8 +47,8 @@ import static io.metaroce.samples.MetricFamily.millisTimestampGauge;
 /**
  * A Prometheus collector that reads a media driver's counters from its CnC file on every scrape: nothing is copied on
  * a timer, and the driver is never disturbed (the file is mapped read-only). The collector follows the driver
- * across restarts: when {@code cnc.dat} is replaced or removed it maps the new file, or reports
- * {@code metaroce_up 0} until one appears.
+ * across restarts: when {@code cnc.dat} is replaced or removed, or its driver falls silent, it maps the file anew on
+ * the next scrape, and reports {@code metaroce_up 0} until a live driver's file is there.
  * <p>
  * The counters themselves are served only while the driver is live (its heartbeat younger than the driver
  * timeout): a stopped driver's file holds frozen values that would read as an idle, healthy driver. Two counters
@@ -174,7 +174,10 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
     private void refresh(final boolean failOnError)
     {
         final Object identity = fileIdentity(new File(directory, CncFileDescriptor.CNC_FILE));
-        if (null != cncFile && (null == identity || !identity.equals(mappedFileIdentity)))
+        // A file that was replaced, removed, or whose driver fell silent is mapped afresh: a restarted driver may
+        // have reused the inode of a deleted file.
+        if (null != cncFile && (null == identity || !identity.equals(mappedFileIdentity) ||
+            epochClock.time() - cncFile.driverHeartbeatMs() > driverTimeoutMs))
         {
             unmap();
         }

@@ -189,7 +189,8 @@ public final class PrometheusExporter implements AutoCloseable
 
         try (ShutdownSignalBarrier barrier = new ShutdownSignalBarrier())
         {
-            System.out.println("metaroce exporter: serving http://" + bind + ":" + exporter.port() + "/metrics for " +
+            final String host = bind.indexOf(':') >= 0 ? "[" + bind + "]" : bind;
+            System.out.println("metaroce exporter: serving http://" + host + ":" + exporter.port() + "/metrics for " +
                 MetaRoce.Configuration.DIR_PROP_NAME + "=" + directory);
             barrier.await();
         }

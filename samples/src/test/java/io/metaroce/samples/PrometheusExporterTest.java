@@ -23,6 +23,7 @@ import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -47,6 +48,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -172,6 +174,31 @@ class PrometheusExporterTest
             final String lines = log.toString(StandardCharsets.UTF_8);
             assertTrue(lines.contains("no media driver CnC file in " + directory), lines);
             assertTrue(lines.contains("in " + directory + " is live"), lines);
+        });
+    }
+
+    @Test
+    void shouldServeNoCountersWhenTheHeartbeatIsOlderThanTheDriverTimeout()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final MediaDriver driver = launchDriver(uniqueDirectory());
+            final AtomicLong clockOffsetMs = new AtomicLong();
+            final PrometheusExporter exporter = startExporter(
+                new File(driver.directoryName()), () -> System.currentTimeMillis() + clockOffsetMs.get());
+            assertEquals(1.0, PrometheusText.parse(scrape(exporter)).one("metaroce_up").value);
+
+            // The driver seen from a clock a minute ahead: as if it had stopped heartbeating a minute ago.
+            clockOffsetMs.set(TimeUnit.MINUTES.toMillis(1));
+            final PrometheusText silent = PrometheusText.parse(scrape(exporter));
+            assertEquals(0.0, silent.one("metaroce_up").value);
+            assertEquals(1, silent.family("metaroce_driver_heartbeat_timestamp_seconds").size());
+            assertTrue(silent.family("metaroce_errors_total").isEmpty(), "a silent driver's counters are not served");
+            final String lines = log.toString(StandardCharsets.UTF_8);
+            assertTrue(lines.contains(" is not live: heartbeat "), lines);
+
+            clockOffsetMs.set(0);
+            assertEquals(1.0, PrometheusText.parse(scrape(exporter)).one("metaroce_up").value);
         });
     }
 
@@ -350,8 +377,13 @@ class PrometheusExporterTest
 
     private PrometheusExporter startExporter(final File directory) throws IOException
     {
+        return startExporter(directory, SystemEpochClock.INSTANCE);
+    }
+
+    private PrometheusExporter startExporter(final File directory, final EpochClock epochClock) throws IOException
+    {
         final PrometheusExporter exporter = PrometheusExporter.start(directory, InetAddress.getLoopbackAddress(), 0,
-            SystemEpochClock.INSTANCE, new PrintStream(log, true, StandardCharsets.UTF_8));
+            epochClock, new PrintStream(log, true, StandardCharsets.UTF_8));
         resources.add(exporter);
         return exporter;
     }
