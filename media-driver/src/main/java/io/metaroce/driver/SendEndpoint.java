@@ -33,8 +33,8 @@ import java.util.ArrayList;
 /**
  * The sending side of the network transport for one set of local plane addresses and engine settings: one
  * {@link PacketTransport} opened by the driver's transport factory (for UDP, a receive socket per plane on one
- * ephemeral port for the acknowledgements, plus per publication one connected send socket per plane and entropy
- * value) and one {@link TransportEngine}. Every network
+ * ephemeral port for the acknowledgements, plus per receiver one connected send socket per plane and entropy
+ * value, shared by every publication to that receiver) and one {@link TransportEngine}. Every network
  * publication whose channel has the same {@link UdpChannel#sendEndpointKey()} is a sender connection on it, so
  * publications share the endpoint's receive sockets and engine.
  * <p>

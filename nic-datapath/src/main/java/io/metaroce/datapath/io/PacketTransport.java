@@ -119,8 +119,10 @@ public interface PacketTransport extends AutoCloseable
 
     /**
      * Register a sender destination: the receiver's address (its receive port) on every plane, opening whatever the
-     * implementation needs to reach it (send sockets, one per plane and entropy value, for plain UDP). Not on the hot
-     * path: called when a publication starts.
+     * implementation needs to reach it (send sockets, one per plane and entropy value, for plain UDP). Registering
+     * the same addresses again may return the same id (publications to one receiver share its sockets); every
+     * registration is released once with {@link #releaseDestination(int)}. Not on the hot path: called when a
+     * publication starts.
      *
      * @param addressPerPlane the receiver's socket address on plane 0, 1, ...; as many as {@link #planeCount()}.
      * @return the destination id.
@@ -235,7 +237,7 @@ public interface PacketTransport extends AutoCloseable
     boolean hasRoute(int destination, int plane);
 
     /**
-     * Free a destination and its sockets.
+     * Release one registration of a destination; the last release frees it and its sockets.
      *
      * @param destination the id.
      */

@@ -39,35 +39,33 @@ import java.util.function.Consumer;
 /**
  * {@link PacketTransport} over non-blocking UDP {@link DatagramChannel}s.
  * <ul>
- *     <li>One receive channel per plane, bound to the plane's local address and the common {@link #localPort()}.
- *     When the configured port is 0 the first plane picks an ephemeral port and the other planes bind the same one
- *     (retried on collision). With one plane {@link #poll(PacketHandler, int)} reads the channel until it is empty;
- *     with more it first asks a {@link Selector} which channels are readable ({@code selectNow}, one
- *     {@code epoll_wait}) and reads only those, so that an idle duty cycle costs one system call per transport
- *     rather than one per plane (an idle 4-plane ping-pong through one driver made 13 {@code recvfrom} calls per
- *     duty cycle before, against Aeron's 4).</li>
- *     <li>Per sender destination ({@link #addDestination(InetSocketAddress...)}), one channel per (plane, entropy
- *     value), bound to the plane's address and an ephemeral source port and connected to the destination's address on
- *     that plane, so that DATA goes out with a gathering {@code write(ByteBuffer[])} of the header's and the
- *     payload's own ByteBuffers, positioned in place (see {@link PacketTransport} on buffers): the payload is not
- *     copied when its buffer wraps a {@link ByteBuffer}, and copied once into a staging buffer otherwise. These
- *     channels are also read, every {@value #SEND_CHANNEL_POLL_INTERVAL} polls, for answers a receiver sends to a
- *     datagram's source.</li>
+ *     <li>One receive channel per plane, bound to the plane's local address and the common {@link #localPort()}. When
+ *         the configured port is 0 the first plane picks an ephemeral port and the other planes bind the same one
+ *         (retried on collision). With one plane {@link #poll(PacketHandler, int)} reads the channel until it is empty;
+ *         with more it first asks a {@link Selector} which channels are readable ({@code selectNow}, one
+ *         {@code epoll_wait}) and reads only those, so that an idle duty cycle costs one system call per transport
+ *         rather than one per plane.</li>
+ *     <li>Per sender destination ({@link #addDestination(InetSocketAddress...)}: one per receiver, shared by every
+ *         publication to it), one channel per (plane, entropy value), bound to the plane's address and an ephemeral
+ *         source port and connected to the destination's address on that plane, so that DATA goes out with a gathering
+ *         {@code write(ByteBuffer[])} of the header's and the payload's own ByteBuffers, positioned in place (see
+ *         {@link PacketTransport} on buffers): the payload is not copied when its buffer wraps a {@link ByteBuffer},
+ *         and copied once into a staging buffer otherwise. These channels are also read, every
+ *         {@value #SEND_CHANNEL_POLL_INTERVAL} polls, for answers a receiver sends to a datagram's source.</li>
  *     <li>Reply destinations ({@link #newReplyDestination()}) send from the plane's receive channel with
- *     {@code send(ByteBuffer, SocketAddress)} after copying into a staging buffer: they carry control messages only.
- *     {@link #sendControl} sends the same way to any destination, so a sender's control messages leave from the port
- *     it announces.</li>
+ *         {@code send(ByteBuffer, SocketAddress)} after copying into a staging buffer: they carry control messages
+ *         only. {@link #sendControl} sends the same way to any destination, so a sender's control messages leave from
+ *         the port it announces.</li>
  * </ul>
  * Every channel is non-blocking, so a plane whose peer link is down yields {@link #BACK_PRESSURED} (0 bytes written)
  * instead of stalling the agent for seconds; socket errors yield {@link #SEND_ERROR}. Neither is thrown.
  * <p>
  * Allocation: sending allocates nothing, whatever the number of payload buffers. On receive,
  * {@link DatagramChannel#receive(ByteBuffer)} returns the source address, which the JDK caches for a repeated source
- * but allocates for a new one, so a receiver fed by many entropy source ports allocates a small object per datagram:
- * a limit of NIO that only native code removes. With more than one plane the JDK's epoll selector boxes each ready
- * file descriptor above 127 to look it up, a small allocation per readable channel per poll that buys one
- * {@code epoll_wait} instead of one {@code recvfrom} per plane on every idle duty cycle (numbers in
- * docs/performance.md).
+ * but allocates for a new one, so a receiver fed by many entropy source ports allocates a small object per datagram: a
+ * limit of NIO that only native code removes. With more than one plane the JDK's epoll selector boxes each ready file
+ * descriptor above 127 to look it up, a small allocation per readable channel per poll that buys one {@code epoll_wait}
+ * instead of one {@code recvfrom} per plane on every idle duty cycle (numbers in docs/performance.md).
  * <p>
  * Not thread safe: one transport per agent thread.
  */
@@ -190,7 +188,9 @@ public final class UdpTransport implements PacketTransport
 
     /**
      * Register a sender destination: the receiver's address (its receive port) on every plane, and open its send
-     * channels, one per (plane, entropy value).
+     * channels, one per (plane, entropy value). Publications to the same receiver share one destination and its
+     * channels (the receiver tells their connections apart by connection id, not by source port): a second
+     * registration of the same addresses returns the same id, and each registration is released once.
      *
      * @param addressPerPlane the receiver's socket address on plane 0, 1, ...; as many as this transport's planes.
      * @return the destination id.
@@ -204,7 +204,18 @@ public final class UdpTransport implements PacketTransport
                 "need one address per plane: " + planeCount + " planes, " + addressPerPlane.length + " addresses");
         }
 
+        for (int i = 0, size = destinations.size(); i < size; i++)
+        {
+            final Destination existing = destinations.get(i);
+            if (null != existing && null != existing.requested && Arrays.equals(existing.requested, addressPerPlane))
+            {
+                existing.references++;
+                return i;
+            }
+        }
+
         final Destination destination = new Destination(planeCount);
+        destination.requested = addressPerPlane.clone();
         destination.channels = new DatagramChannel[planeCount][entropyCount];
         try
         {
@@ -290,7 +301,7 @@ public final class UdpTransport implements PacketTransport
     public void releaseDestination(final int destination)
     {
         final Destination d = destination(destination);
-        if (null != d)
+        if (null != d && --d.references <= 0)
         {
             d.close();
             destinations.set(destination, null);
@@ -703,7 +714,9 @@ public final class UdpTransport implements PacketTransport
     private static final class Destination implements AutoCloseable
     {
         final InetSocketAddress[] addresses;
+        InetSocketAddress[] requested;
         DatagramChannel[][] channels;
+        int references = 1;
 
         Destination(final int planeCount)
         {

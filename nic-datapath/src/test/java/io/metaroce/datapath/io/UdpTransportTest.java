@@ -20,15 +20,20 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -89,6 +94,42 @@ class UdpTransportTest
             Thread.sleep(1);
         }
         return received;
+    }
+
+    @Test
+    void shouldShareOneDestinationAndItsSocketsBetweenRegistrationsOfTheSameReceiver() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final UdpTransport c = open(null);
+        final long descriptorsBefore = openDescriptors();
+        final int first = a.addDestination(addresses(b));
+        final long descriptorsForOne = openDescriptors() - descriptorsBefore;
+        final int second = a.addDestination(addresses(b));
+        final int other = a.addDestination(addresses(c));
+
+        assertEquals(first, second, "a second publication to the same receiver shares the destination");
+        assertNotEquals(first, other, "another receiver has a destination of its own");
+        assertEquals(PLANES * 4, descriptorsForOne, "one socket per plane and entropy value");
+        assertEquals(2 * descriptorsForOne, openDescriptors() - descriptorsBefore, "no sockets for the second");
+
+        final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(16));
+        a.releaseDestination(first);
+        assertTrue(a.hasRoute(second, 0), "still registered once");
+        assertEquals(PacketTransport.SENT, a.send(second, 0, 1, header, 0, 4, null, 0, 0));
+        assertEquals(1, receive(b, 1, null).size());
+
+        a.releaseDestination(second);
+        assertFalse(a.hasRoute(second, 0), "the last release frees it");
+        assertEquals(descriptorsForOne, openDescriptors() - descriptorsBefore, "its sockets are closed");
+    }
+
+    private static long openDescriptors() throws IOException
+    {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd")))
+        {
+            return fds.count();
+        }
     }
 
     @Test
