@@ -1232,7 +1232,8 @@ final class DriverConductor implements Agent
             final PacketTransport transport;
             try
             {
-                transport = ctx.transportFactory().open(channel.transportSpec(interfaces, 0, newLossStage()));
+                transport = ctx.transportFactory().open(
+                    channel.transportSpec(interfaces, 0, newLossStage()).pollGroup(senderAgent.pollGroup()));
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -1320,7 +1321,8 @@ final class DriverConductor implements Agent
         final PacketTransport transport;
         try
         {
-            transport = ctx.transportFactory().open(channel.transportSpec(addresses, channel.port, newLossStage()));
+            transport = ctx.transportFactory().open(
+                channel.transportSpec(addresses, channel.port, newLossStage()).pollGroup(receiverAgent.pollGroup()));
         }
         catch (final IOException | RuntimeException ex)
         {

@@ -24,6 +24,7 @@ import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransportFactory;
+import io.metaroce.datapath.io.PollGroup;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReport;
@@ -81,6 +82,8 @@ public final class MediaDriver implements AutoCloseable
     private final ArrayList<AgentRunner> runners = new ArrayList<>();
     private final AgentInvoker sharedAgentInvoker;
     private final DriverConductor conductor;
+    private PollGroup senderPollGroup;
+    private PollGroup receiverPollGroup;
     private boolean isClosed;
 
     private MediaDriver(final Context ctx)
@@ -136,14 +139,18 @@ public final class MediaDriver implements AutoCloseable
 
             final TransportCommandQueue senderCommands = new TransportCommandQueue();
             final TransportCommandQueue receiverCommands = new TransportCommandQueue();
+            // Sender and receiver on one thread share one poll group, which the sender (run first) selects.
+            final boolean separateNetworkThreads = ThreadingMode.DEDICATED == ctx.threadingMode();
+            senderPollGroup = ctx.transportFactory().newPollGroup();
+            receiverPollGroup = separateNetworkThreads ? ctx.transportFactory().newPollGroup() : senderPollGroup;
             final SenderAgent sender = new SenderAgent(senderCommands, new DutyCycleTracker(
                 systemCounters.get(SystemCounterDescriptor.SENDER_MAX_CYCLE_TIME),
                 systemCounters.get(SystemCounterDescriptor.SENDER_CYCLE_TIME_THRESHOLD_EXCEEDED),
-                ctx.cycleThresholdNs()), ctx.nanoClock());
+                ctx.cycleThresholdNs()), ctx.nanoClock(), senderPollGroup, true);
             final ReceiverAgent receiver = new ReceiverAgent(receiverCommands, new DutyCycleTracker(
                 systemCounters.get(SystemCounterDescriptor.RECEIVER_MAX_CYCLE_TIME),
                 systemCounters.get(SystemCounterDescriptor.RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED),
-                ctx.cycleThresholdNs()), ctx.nanoClock());
+                ctx.cycleThresholdNs()), ctx.nanoClock(), receiverPollGroup, separateNetworkThreads);
             conductor = new DriverConductor(
                 ctx,
                 toDriverCommands,
@@ -164,6 +171,7 @@ public final class MediaDriver implements AutoCloseable
         catch (final Throwable ex)
         {
             CloseHelper.closeAll(runners);
+            CloseHelper.closeAll(senderPollGroup, receiverPollGroup);
             driverDirectory.closeAfterFailedStart(ctx.dirDeleteOnShutdown());
             throw ex;
         }
@@ -326,6 +334,7 @@ public final class MediaDriver implements AutoCloseable
         }
         CloseHelper.closeAll(runners);
         conductor.closeNetworkResources();
+        CloseHelper.closeAll(senderPollGroup, receiverPollGroup);
         systemCounters.close();
         loggingErrorHandler.close();
         driverDirectory.close(ctx.dirDeleteOnShutdown());

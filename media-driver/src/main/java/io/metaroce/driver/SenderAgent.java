@@ -15,6 +15,7 @@
  */
 package io.metaroce.driver;
 
+import io.metaroce.datapath.io.PollGroup;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
@@ -34,14 +35,40 @@ final class SenderAgent implements Agent
     private final TransportCommandQueue commandQueue;
     private final DutyCycleTracker dutyCycleTracker;
     private final NanoClock nanoClock;
+    private final PollGroup pollGroup;
+    private final boolean selectsPollGroup;
     private final ArrayList<SendEndpoint> endpoints = new ArrayList<>();
 
+    /**
+     * An agent over its command queue, whose duty cycle checks its endpoints' sockets with one select.
+     *
+     * @param commandQueue     commands from the conductor.
+     * @param dutyCycleTracker of the agent's duty cycle time.
+     * @param nanoClock        the driver's clock.
+     * @param pollGroup        the group this agent's transports are opened in.
+     * @param selectsPollGroup whether this agent runs the group's select each duty cycle; false when another agent
+     *                         on the same thread runs it first (a shared network thread).
+     */
     SenderAgent(
-        final TransportCommandQueue commandQueue, final DutyCycleTracker dutyCycleTracker, final NanoClock nanoClock)
+        final TransportCommandQueue commandQueue,
+        final DutyCycleTracker dutyCycleTracker,
+        final NanoClock nanoClock,
+        final PollGroup pollGroup,
+        final boolean selectsPollGroup)
     {
         this.commandQueue = commandQueue;
         this.dutyCycleTracker = dutyCycleTracker;
         this.nanoClock = nanoClock;
+        this.pollGroup = pollGroup;
+        this.selectsPollGroup = selectsPollGroup;
+    }
+
+    /**
+     * The poll group this agent's transports are opened in.
+     */
+    PollGroup pollGroup()
+    {
+        return pollGroup;
     }
 
     /**
@@ -60,6 +87,10 @@ final class SenderAgent implements Agent
         final long nowNs = nanoClock.nanoTime();
         dutyCycleTracker.update(nowNs);
         int workCount = commandQueue.drain(COMMAND_LIMIT);
+        if (selectsPollGroup)
+        {
+            pollGroup.select();
+        }
         final ArrayList<SendEndpoint> endpoints = this.endpoints;
         for (int i = 0, size = endpoints.size(); i < size; i++)
         {

@@ -37,12 +37,24 @@ public interface PacketTransportFactory
     PacketTransport open(TransportSpec spec) throws IOException;
 
     /**
-     * The default: plain non-blocking UDP sockets, one datagram per system call.
+     * A poll group for one agent's transports ({@link TransportSpec#pollGroup(PollGroup)}), whose single
+     * {@link PollGroup#select()} per duty cycle replaces a readiness check per transport. A factory whose transports
+     * cannot share one returns {@link PollGroup#NONE}, the default.
+     *
+     * @return a new group, closed by its owner.
+     */
+    default PollGroup newPollGroup()
+    {
+        return PollGroup.NONE;
+    }
+
+    /**
+     * The default: plain non-blocking UDP sockets, one datagram per system call, and poll groups over one selector.
      *
      * @return a factory of {@link UdpTransport}s.
      */
     static PacketTransportFactory udp()
     {
-        return UdpTransport::new;
+        return UdpTransportFactory.INSTANCE;
     }
 }

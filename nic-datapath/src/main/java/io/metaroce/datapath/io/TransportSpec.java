@@ -30,6 +30,7 @@ public final class TransportSpec
     private int socketReceiveBufferLength;
     private int socketSendBufferLength;
     private LossGenerator lossGenerator;
+    private PollGroup pollGroup = PollGroup.NONE;
 
     /**
      * Local address of every plane, plane 0 first.
@@ -101,6 +102,30 @@ public final class TransportSpec
     {
         this.lossGenerator = lossGenerator;
         return this;
+    }
+
+    /**
+     * The poll group of the agent that will run the transport: it then checks its sockets' readiness in the group's
+     * {@link PollGroup#select()} instead of on its own. A group another factory made, or {@link PollGroup#NONE},
+     * leaves the transport checking its own sockets.
+     *
+     * @param pollGroup the group.
+     * @return this for a fluent API.
+     */
+    public TransportSpec pollGroup(final PollGroup pollGroup)
+    {
+        this.pollGroup = null == pollGroup ? PollGroup.NONE : pollGroup;
+        return this;
+    }
+
+    /**
+     * The poll group of the agent that will run the transport.
+     *
+     * @return the group, {@link PollGroup#NONE} when none was given.
+     */
+    public PollGroup pollGroup()
+    {
+        return pollGroup;
     }
 
     /**

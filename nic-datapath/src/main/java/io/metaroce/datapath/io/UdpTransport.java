@@ -44,7 +44,9 @@ import java.util.function.Consumer;
  *         (retried on collision). With one plane {@link #poll(PacketHandler, int)} reads the channel until it is empty;
  *         with more it first asks a {@link Selector} which channels are readable ({@code selectNow}, one
  *         {@code epoll_wait}) and reads only those, so that an idle duty cycle costs one system call per transport
- *         rather than one per plane.</li>
+ *         rather than one per plane. Opened in a poll group ({@link TransportSpec#pollGroup(PollGroup)}), it reads
+ *         only the channels the group's one select per agent duty cycle found readable, so that an agent running
+ *         many endpoints makes one system call per idle duty cycle.</li>
  *     <li>Per sender destination ({@link #addDestination(InetSocketAddress...)}: one per receiver, shared by every
  *         publication to it), one channel per (plane, entropy value), bound to the plane's address and an ephemeral
  *         source port and connected to the destination's address on that plane, so that DATA goes out with a gathering
@@ -83,6 +85,8 @@ public final class UdpTransport implements PacketTransport
     private final InetAddress[] planeAddresses;
     private final DatagramChannel[] receiveChannels;
     private final Selector selector;
+    private final UdpPollGroup pollGroup;
+    private final UdpPollGroup.ReadyFlag[] readyFlags;
     private final Consumer<SelectionKey> onReadable = this::onReadable;
     private final int planeCount;
     private final int entropyCount;
@@ -104,6 +108,7 @@ public final class UdpTransport implements PacketTransport
     private int selectReceived;
     private long polls;
     private long receiveErrors;
+    private boolean isClosed;
 
     /**
      * Open the receive channels.
@@ -121,7 +126,9 @@ public final class UdpTransport implements PacketTransport
         this.lossGenerator = spec.lossGenerator();
         this.receiveChannels = new DatagramChannel[planeCount];
         this.localPort = bindReceiveChannels(spec.port());
-        this.selector = planeCount > 1 ? openSelector(receiveChannels) : null;
+        this.pollGroup = spec.pollGroup() instanceof UdpPollGroup ? (UdpPollGroup)spec.pollGroup() : null;
+        this.readyFlags = null != pollGroup ? joinPollGroup(pollGroup, receiveChannels) : null;
+        this.selector = null == pollGroup && planeCount > 1 ? openSelector(receiveChannels) : null;
     }
 
     /**
@@ -313,7 +320,8 @@ public final class UdpTransport implements PacketTransport
      */
     public int poll(final PacketHandler handler, final int limit)
     {
-        int received = null == selector ? pollEach(handler, limit) : pollReadable(handler, limit);
+        int received = null != readyFlags ? pollFlagged(handler, limit) :
+            null == selector ? pollEach(handler, limit) : pollReadable(handler, limit);
         if (0 == (++polls % SEND_CHANNEL_POLL_INTERVAL))
         {
             received += pollSendChannels(handler, limit);
@@ -331,6 +339,25 @@ public final class UdpTransport implements PacketTransport
         {
             final int plane = (start + i) % planeCount;
             received += receive(receiveChannels[plane], null, plane, handler, limit - received);
+        }
+
+        return received;
+    }
+
+    private int pollFlagged(final PacketHandler handler, final int limit)
+    {
+        int received = 0;
+        final int start = pollCursor;
+        pollCursor = start + 1 == planeCount ? 0 : start + 1;
+        for (int i = 0; i < planeCount && received < limit; i++)
+        {
+            final int plane = (start + i) % planeCount;
+            final UdpPollGroup.ReadyFlag flag = readyFlags[plane];
+            if (flag.isReady)
+            {
+                flag.isReady = false;
+                received += receive(receiveChannels[plane], null, plane, handler, limit - received);
+            }
         }
 
         return received;
@@ -486,6 +513,11 @@ public final class UdpTransport implements PacketTransport
         destinations.clear();
         CloseHelper.closeAll(selector);
         CloseHelper.closeAll(receiveChannels);
+        if (null != pollGroup && !isClosed)
+        {
+            pollGroup.onTransportClosed();
+        }
+        isClosed = true;
     }
 
     private int receive(
@@ -651,6 +683,28 @@ public final class UdpTransport implements PacketTransport
                 throw ex;
             }
         }
+    }
+
+    private static UdpPollGroup.ReadyFlag[] joinPollGroup(final UdpPollGroup group, final DatagramChannel[] channels)
+        throws IOException
+    {
+        final UdpPollGroup.ReadyFlag[] flags = new UdpPollGroup.ReadyFlag[channels.length];
+        try
+        {
+            for (int plane = 0; plane < channels.length; plane++)
+            {
+                flags[plane] = new UdpPollGroup.ReadyFlag();
+                group.register(channels[plane], flags[plane]);
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            CloseHelper.closeAll(channels);
+            throw ex;
+        }
+        group.onTransportOpened();
+
+        return flags;
     }
 
     private static Selector openSelector(final DatagramChannel[] channels) throws IOException

@@ -1,0 +1,46 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.io;
+
+import java.io.IOException;
+
+/**
+ * {@link PacketTransportFactory#udp()}: {@link UdpTransport}s and {@link UdpPollGroup}s.
+ */
+final class UdpTransportFactory implements PacketTransportFactory
+{
+    static final UdpTransportFactory INSTANCE = new UdpTransportFactory();
+
+    private UdpTransportFactory()
+    {
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public PacketTransport open(final TransportSpec spec) throws IOException
+    {
+        return new UdpTransport(spec);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public PollGroup newPollGroup()
+    {
+        return new UdpPollGroup();
+    }
+}
