@@ -42,15 +42,14 @@ import io.metaroce.codec.wire.StatusEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
-import io.metaroce.datapath.congestion.DelayCongestionControl;
-import io.metaroce.datapath.congestion.Pacer;
+import io.metaroce.datapath.congestion.CongestionControl;
+import io.metaroce.datapath.congestion.CongestionControlSupplier;
 import io.metaroce.datapath.congestion.RttEstimator;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.path.PathHealthHandler;
 import io.metaroce.datapath.path.PathHealthPolicy;
-import io.metaroce.datapath.path.PathSelector;
+import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
-import io.metaroce.datapath.path.PlaneWeights;
 import io.metaroce.datapath.tracking.LossReason;
 import io.metaroce.datapath.tracking.SendTracker;
 import io.metaroce.datapath.tracking.SendTrackerHandler;
@@ -78,6 +77,17 @@ import java.nio.charset.StandardCharsets;
  * reports {@link ConnectionHandler#onSenderTerminated}; after a failure the publication starts a new incarnation with
  * {@link TransportEngine#connect}.
  * <p>
+ * The connection runs the state machine, sends and decodes the messages, and delegates the policies to named parts:
+ * <ul>
+ *     <li>{@link SendGate}: tracking window, congestion window, receiver credit, pacing and credit requests;</li>
+ *     <li>{@link LossRecovery}: the loss-inference rules it drives on the {@link SendTracker}, the RTO, tail-loss
+ *     probe and RACK formulas, and the spurious-loss allowances;</li>
+ *     <li>a {@link CongestionControl} from the settings' or the context's {@link CongestionControlSupplier}, made at
+ *     establishment (channel parameter {@code cc});</li>
+ *     <li>{@link SenderPaths}: the {@link PathTable} of path health and a {@link PathPolicy} from the settings' or the
+ *     context's supplier (channel parameter {@code path-policy}), with the feedback that feeds both.</li>
+ * </ul>
+ * <p>
  * Owned by the engine's thread; the accessors are for that thread too (tests, the driver's conductor when it runs on
  * the same thread). Other threads observe a connection through its counters.
  */
@@ -93,6 +103,7 @@ public final class SenderConnection extends Connection
 
     private final TransportEngine engine;
     private final TransportEngine.Context ctx;
+    private final CongestionControlSupplier congestionSupplier;
     private final DatagramProxy proxy;
     private final ConnectionHandler handler;
     private final PayloadSource source;
@@ -111,30 +122,22 @@ public final class SenderConnection extends Connection
     private final long connEpoch;
     private final int isn;
     private final int askedWindow;
-    private final int lossRules;
     private final long startPosition;
     private final SendTracker tracker;
-    private final PathTable paths;
-    private final PlaneWeights planeWeights;
-    private final PathSelector selector;
+    private final SenderPaths paths;
+    private final PathTable table;
+    private final PathPolicy policy;
     private final RttEstimator rtt;
-    private final SpuriousLossAllowance spuriousLoss = new SpuriousLossAllowance();
-    private final Pacer pacer = new Pacer();
+    private final LossRecovery recovery;
+    private final SendGate gate;
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private final long[] sackWords = new long[WireProtocol.MAX_SACK_WORDS];
     private final SenderCounters counters;
 
-    private DelayCongestionControl congestion;
+    private CongestionControl congestion;
     private ConnectionState state = ConnectionState.SETUP;
-    private int window;
     private int mtu;
-    private int maxPayload;
-    private boolean windowMode;
-    private boolean creditMode;
-    private long grantLimit;
-    private long grantRateBytesPerSecond;
     private long senderPosition;
-    private long sentBytes;
     private long ackedPosition;
     private long nowNs;
     private long frameAdvance;
@@ -144,14 +147,6 @@ public final class SenderConnection extends Connection
     private long lastHeardNs;
     private long lastSendNs;
     private long statusDeadlineNs;
-    private long lastProgressNs;
-    private long rtoBaseNs;
-    private int rtoBackoff;
-    private boolean tlpArmed;
-    private int tlpProbeSeq;
-    private long tlpProbeSendNs = NEVER;
-    private long creditBlockedSinceNs = NEVER;
-    private long lastCreditRequestNs = NEVER;
     private long lastChallengeAnswerNs = NEVER;
     private long closeRequestedNs = NEVER;
     private int closeTransmissions;
@@ -192,7 +187,7 @@ public final class SenderConnection extends Connection
         this.connEpoch = ctx.identityRandom().nextLong();
         this.isn = ctx.identityRandom().nextInt();
         this.askedWindow = ctx.mprPsns();
-        this.lossRules = LossDetection.parse(ctx.lossDetection());
+        this.congestionSupplier = SenderPolicies.congestionControl(settings, ctx);
         this.startPosition = settings.startPosition();
         this.senderPosition = startPosition;
         this.ackedPosition = startPosition;
@@ -202,7 +197,7 @@ public final class SenderConnection extends Connection
             settings.counterLabel()), pathCount, pathsPerPlane);
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, callbacks);
         this.tracker.reset(isn);
-        this.paths = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(
+        this.table = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(
             ctx.pathEviction(),
             ctx.maxEvictFraction(),
             ctx.lossWindowSrtts(),
@@ -213,10 +208,12 @@ public final class SenderConnection extends Connection
             ctx.readmissionProbeAcks(),
             ctx.rttOutlierFactor(),
             ctx.planeDownFraction()), callbacks);
-        this.planeWeights = new PlaneWeights(planeCount, ctx.planeWeightFloor());
-        this.selector = new PathSelector(paths, ctx.repsRingCapacity(), ctx.random(), planeWeights);
+        this.policy = SenderPolicies.pathPolicy(settings, ctx).newInstance(table, ctx.random());
+        this.paths = new SenderPaths(table, policy);
         this.rtt = new RttEstimator(
             ctx.baseRttHintNs() > 0 ? ctx.baseRttHintNs() : ctx.initialRttNs(), ctx.baseRttWindowNs());
+        this.recovery = new LossRecovery(tracker, rtt, ctx);
+        this.gate = new SendGate(tracker, ctx.ackEveryPackets(), ctx.creditRequestMinNs());
 
         for (int p = 0; p < pathCount; p++)
         {
@@ -358,7 +355,7 @@ public final class SenderConnection extends Connection
      */
     public int pathState(final int path)
     {
-        return paths.state(path);
+        return table.state(path);
     }
 
     /**
@@ -368,7 +365,7 @@ public final class SenderConnection extends Connection
      */
     public int activePaths()
     {
-        return paths.activeCount();
+        return table.activeCount();
     }
 
     /**
@@ -379,7 +376,7 @@ public final class SenderConnection extends Connection
      */
     public boolean isPlaneDown(final int plane)
     {
-        return paths.isPlaneDown(plane);
+        return table.isPlaneDown(plane);
     }
 
     /**
@@ -471,7 +468,7 @@ public final class SenderConnection extends Connection
      */
     public long grantLimit()
     {
-        return grantLimit;
+        return gate.grantLimit();
     }
 
     /**
@@ -481,7 +478,7 @@ public final class SenderConnection extends Connection
      */
     public long sentBytes()
     {
-        return sentBytes;
+        return gate.sentBytes();
     }
 
     /**
@@ -501,7 +498,7 @@ public final class SenderConnection extends Connection
      */
     public int trackingWindow()
     {
-        return window;
+        return gate.trackingWindow();
     }
 
     /**
@@ -521,7 +518,7 @@ public final class SenderConnection extends Connection
      */
     public boolean isCreditMode()
     {
-        return creditMode;
+        return gate.isCreditMode();
     }
 
     /**
@@ -656,7 +653,7 @@ public final class SenderConnection extends Connection
         {
             return work;
         }
-        work += paths.processTimers(nowNs, rtt.srttNs());
+        work += table.processTimers(nowNs, rtt.srttNs());
         work += onPeriodicTimers();
         work += onCloseTimers();
 
@@ -676,17 +673,16 @@ public final class SenderConnection extends Connection
 
         long deadline = Math.min(lastHeardNs + ctx.connectionTimeoutNs(), statusDeadlineNs);
         deadline = Math.min(deadline, lastSendNs + ctx.keepaliveIntervalNs());
-        deadline = Math.min(deadline, paths.nextDeadlineNs());
-        deadline = Math.min(deadline, rtoDeadlineNs());
-        deadline = Math.min(deadline, tlpDeadlineNs());
+        deadline = Math.min(deadline, table.nextDeadlineNs());
+        deadline = Math.min(deadline, recovery.nextDeadlineNs());
         deadline = Math.min(deadline, tracker.nextDeferredNs());
         if (isOutlierCheckEnabled())
         {
             deadline = Math.min(deadline, outlierCheckNs);
         }
-        if (NEVER != creditBlockedSinceNs)
+        if (gate.isCreditBlocked())
         {
-            deadline = Math.min(deadline, creditRequestDeadlineNs());
+            deadline = Math.min(deadline, gate.creditRequestDeadlineNs(rtt.srttNs()));
         }
         if (ConnectionState.CLOSING == state)
         {
@@ -696,9 +692,9 @@ public final class SenderConnection extends Connection
         {
             deadline = Math.min(deadline, closeRequestedNs + ctx.lingerTimeoutNs());
         }
-        if (!pacer.isReady(nowNs) && source.availablePosition() > senderPosition)
+        if (source.availablePosition() > senderPosition)
         {
-            deadline = Math.min(deadline, pacer.nextSendNs());
+            deadline = Math.min(deadline, gate.pacingDeadlineNs(nowNs));
         }
 
         return deadline;
@@ -721,7 +717,7 @@ public final class SenderConnection extends Connection
         {
             if (tracker.hasRetransmit(nowNs))
             {
-                if (!congestionAllows(tracker.length(tracker.nextRetransmitPsn())) || !retransmitOne())
+                if (!gate.congestionAllows(tracker.length(tracker.nextRetransmitPsn())) || !retransmitOne())
                 {
                     break;
                 }
@@ -746,92 +742,48 @@ public final class SenderConnection extends Connection
         counters.close();
     }
 
-    private boolean congestionAllows(final int length)
-    {
-        final long inflight = tracker.inflightBytes();
-        return !windowMode || 0 == inflight || inflight + length <= congestion.window();
-    }
-
     private boolean sendNewOne()
     {
-        if (tracker.outstanding() >= window || !pacer.isReady(nowNs) || source.availablePosition() <= senderPosition)
+        final long available = source.availablePosition();
+        final int maxLength = gate.newDataLimit(available, senderPosition, nowNs);
+        if (0 == maxLength)
         {
             return false;
-        }
-
-        int maxLength = maxPayload;
-        if (creditMode)
-        {
-            final long room = grantLimit - sentBytes;
-            if (room < Math.min(maxPayload, source.availablePosition() - senderPosition))
-            {
-                if (NEVER == creditBlockedSinceNs)
-                {
-                    creditBlockedSinceNs = nowNs;
-                }
-                if (room < FRAME_ALIGNMENT)
-                {
-                    return false;
-                }
-            }
-            maxLength = (int)Math.min(maxLength, room);
         }
 
         final long position = senderPosition;
         final int length = source.frames(position, maxLength, view);
-        if (0 == length || !congestionAllows(length))
+        if (0 == length || !gate.congestionAllows(length))
         {
             return false;
         }
-        creditBlockedSinceNs = NEVER;
+        gate.onNewDataAllowed();
 
-        final int path = selector.selectNew(nowNs);
-        if (PathSelector.NO_PATH == path)
+        final int path = policy.selectNew(nowNs);
+        if (PathPolicy.NO_PATH == path)
         {
             return false;
         }
 
         final int dataFlags = scanFrames(length);
         final long advance = frameAdvance;
-        final int pathSeq = paths.takePathSeq(path);
+        final int pathSeq = table.takePathSeq(path);
         final boolean wasIdle = 0 == tracker.inflightPackets();
         final long backlog = Math.max(0, source.availablePosition() - (position + advance));
         final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, nowNs);
         senderPosition = position + advance;
-        sentBytes += length;
+        gate.onNewDataSent(length, nowNs);
 
         // The DATA that ends the data to send carries no ackRequest: the receiver's delayed-ACK timer answers it, which
         // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2).
-        final int flags = isAckStarved(backlog) ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
+        final int flags = gate.isAckStarved(backlog) ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
         transmit(psn, position, flags, path, pathSeq, length, backlog);
-        pacer.onSend(length, nowNs);
         if (wasIdle)
         {
-            lastProgressNs = nowNs;
-            tlpArmed = true;
+            recovery.onSendFromIdle(nowNs);
         }
 
         return true;
-    }
-
-    /**
-     * True when the send just made leaves data waiting that the window, the PSN window or the credit will not let out
-     * before an acknowledgement, and fewer packets are in flight than the receiver's ACK count (ackEveryPackets,
-     * section 8.2): no further arrival would make the receiver answer, so it would wait for its delayed-ACK timer and
-     * the connection would idle for delayedAck per round trip. It would also make a lone packet's answer later than
-     * RTO_low. The DATA then carries ackRequest so that the receiver answers at once.
-     */
-    private boolean isAckStarved(final long backlog)
-    {
-        if (tracker.inflightPackets() >= ctx.ackEveryPackets())
-        {
-            return false;
-        }
-
-        final long next = Math.min(maxPayload, backlog);
-        return tracker.outstanding() >= window ||
-            (windowMode && tracker.inflightBytes() + next > congestion.window()) ||
-            (creditMode && grantLimit - sentBytes < next);
     }
 
     private boolean retransmitOne()
@@ -856,16 +808,16 @@ public final class SenderConnection extends Connection
         }
 
         final int previousPath = tracker.path(psn);
-        final int path = selector.selectRetransmit(previousPath, nowNs - 4 * rtt.srttNs(), nowNs);
-        if (PathSelector.NO_PATH == path)
+        final int path = policy.selectRetransmit(previousPath, nowNs - 4 * rtt.srttNs(), nowNs);
+        if (PathPolicy.NO_PATH == path)
         {
             return false;
         }
 
         final int reason = tracker.lossReason(psn);
-        final int pathSeq = paths.takePathSeq(path);
+        final int pathSeq = table.takePathSeq(path);
         tracker.recordRetransmit(psn, path, pathSeq, nowNs);
-        spuriousLoss.onRetransmit(path, pathSeq, reason);
+        recovery.onRetransmit(path, pathSeq, reason);
         transmit(psn, position, tracker.dataFlags(psn) | TransportFlag.RETX, path, pathSeq, length,
             tracker.backlogBytes(psn));
 
@@ -899,7 +851,7 @@ public final class SenderConnection extends Connection
             .reserved2(0);
 
         final int result = proxy.sendData(destination, plane, path % pathsPerPlane, view, length);
-        paths.onLocalSendResult(plane, PacketTransport.SEND_ERROR == result);
+        table.onLocalSendResult(plane, PacketTransport.SEND_ERROR == result);
         lastSendNs = nowNs;
         counters.dataPackets.incrementRelease();
         counters.dataBytes.getAndAddRelease(length);
@@ -972,7 +924,7 @@ public final class SenderConnection extends Connection
         }
 
         counters.acks.incrementRelease();
-        updateGrant(ack.grantLimit());
+        onGrant(ack.grantLimit());
 
         final int oldCum = tracker.cumulativeAckPsn();
         final long minRtt = rtt.baseRttNs();
@@ -992,61 +944,36 @@ public final class SenderConnection extends Connection
             // The receiver already held what a retransmission carried: the rule that declared it lost erred, and
             // its allowance grows before this ACK's own loss inference runs (14.3).
             counters.spuriousRetransmits.incrementRelease();
-            spuriousLoss.onSpuriousRetransmit(echoPath, header.pathSeq(), rtt.srttNs(), nowNs);
+            recovery.onSpuriousRetransmit(echoPath, header.pathSeq(), nowNs);
         }
         else if (0 != (flags & TransportFlag.RETX) && !stale)
         {
             // The receiver lacked what the retransmission carried: the rule that declared it lost was right.
-            spuriousLoss.onNeededRetransmit(echoPath, header.pathSeq(), rtt.srttNs(), nowNs);
+            recovery.onNeededRetransmit(echoPath, header.pathSeq(), nowNs);
         }
 
         final long sample = stale ? -1 : rttSample(header.tsNs(), ack.serviceTimeNs());
         if (sample >= 0)
         {
             rtt.onSample(sample, nowNs);
-            paths.onRttSample(echoPath, sample);
-            planeWeights.onSample(echoPath / pathsPerPlane, sample);
-            planeWeights.update(
-                nowNs, rtt.srttNs(), rtt.baseRttNs(), congestion.targetNs(rtt.baseRttNs(), rtt.srttNs()));
-            counters.pathSrttNs[echoPath].setRelease(paths.srttNs(echoPath));
-            counters.srttNs.setRelease(rtt.srttNs());
+            final long srtt = rtt.srttNs();
+            final long baseRtt = rtt.baseRttNs();
+            paths.onAckRttSample(echoPath, sample, nowNs, srtt, baseRtt, congestion.delayAllowanceNs(baseRtt, srtt));
+            counters.pathSrttNs[echoPath].setRelease(table.srttNs(echoPath));
+            counters.srttNs.setRelease(srtt);
         }
 
-        if (0 != (lossRules & LossDetection.PATH_SEQ) && wordCount > 0)
-        {
-            tracker.detectPathSeqGap(echoPath, header.pathSeq(), ctx.pathSeqTolerance(), sackBase, wordCount);
-        }
-        if (0 != (lossRules & LossDetection.OUT_OF_ORDER))
-        {
-            tracker.detectOutOfOrder(dupThresh());
-        }
-        if (0 != (lossRules & LossDetection.RACK))
-        {
-            tracker.detectRack(reorderWindowNs());
-        }
+        recovery.onAck(echoPath, header.pathSeq(), sackBase, wordCount, table.activeCount());
 
         if (!stale)
         {
-            onEchoFeedback(echoPath, header.pathSeq(), sample, flags);
+            // Path feedback asks the controller whether the sample shows congestion, before the controller reacts.
+            final boolean congested = 0 != (flags & TransportFlag.OVERFLOW) ||
+                (sample >= 0 && congestion.isCongestionSignal(sample, rtt.baseRttNs(), rtt.srttNs()));
+            paths.onAckEcho(echoPath, header.pathSeq(), 0 != (flags & TransportFlag.RETX), congested, nowNs,
+                rtt.srttNs());
         }
         onAcknowledged(newlyAcked, sample, ack.rcvCwndPenalty(), 0 != (flags & TransportFlag.OVERFLOW));
-    }
-
-    private void onEchoFeedback(final int echoPath, final int echoPathSeq, final long sample, final int flags)
-    {
-        final boolean congested = 0 != (flags & TransportFlag.OVERFLOW) ||
-            (sample >= 0 && sample >= congestion.targetNs(rtt.baseRttNs(), rtt.srttNs()));
-
-        final boolean good = 0 == (flags & TransportFlag.RETX) && !congested;
-        paths.onEcho(echoPath, echoPathSeq, good, nowNs);
-        if (congested)
-        {
-            paths.markCongested(echoPath, nowNs + rtt.srttNs());
-        }
-        else if (good && paths.isActive(echoPath))
-        {
-            selector.recycle(echoPath);
-        }
     }
 
     private void onAcknowledged(final long newlyAcked, final long sample, final int penalty, final boolean overflow)
@@ -1058,15 +985,13 @@ public final class SenderConnection extends Connection
         {
             congestion.onOverflow(srtt, nowNs);
         }
-        updatePacing();
+        gate.updatePacing(srtt);
         counters.cwnd.setRelease(congestion.window());
         counters.inflight.setRelease(tracker.inflightBytes());
 
         if (newlyAcked > 0)
         {
-            lastProgressNs = nowNs;
-            rtoBackoff = 0;
-            tlpArmed = true;
+            recovery.onProgress(nowNs);
         }
 
         final int cum = tracker.cumulativeAckPsn();
@@ -1104,7 +1029,7 @@ public final class SenderConnection extends Connection
             return;
         }
 
-        updateGrant(nack.grantLimit());
+        onGrant(nack.grantLimit());
         final int cumAck = Serial.psn(nack.cumulativeAckPsn());
         long newlyAcked = 0;
         if (Serial.isBefore(tracker.cumulativeAckPsn(), cumAck) && !Serial.isBefore(tracker.nextPsn(), cumAck))
@@ -1115,18 +1040,14 @@ public final class SenderConnection extends Connection
         final int echoPath = header.pathId();
         if (echoPath < pathCount)
         {
-            paths.onEcho(echoPath, header.pathSeq(), false, nowNs);
+            table.onEcho(echoPath, header.pathSeq(), false, nowNs);
         }
 
         final int psn = Serial.psn(header.psn());
         final long retryAfterNs = nack.retryAfterUs() * 1000L;
         if (NackReason.INFERRED_LOSS.value() == reason)
         {
-            if (0 != (lossRules & LossDetection.NACK) && tracker.isTracked(psn) &&
-                (1 == tracker.transmissions(psn) || nowNs - tracker.lastSendTimeNs(psn) >= rtt.srttNs()))
-            {
-                tracker.onNack(psn, LossReason.NACK, nowNs, false, nowNs);
-            }
+            recovery.onInferredLossNack(psn, nowNs);
         }
         else if (NackReason.RX_OVERFLOW.value() == reason)
         {
@@ -1134,7 +1055,7 @@ public final class SenderConnection extends Connection
             congestion.onOverflow(rtt.srttNs(), nowNs);
             if (echoPath < pathCount)
             {
-                paths.markCongested(echoPath, nowNs + rtt.srttNs());
+                table.markCongested(echoPath, nowNs + rtt.srttNs());
             }
         }
         else if (NackReason.NOT_READY.value() == reason)
@@ -1159,7 +1080,7 @@ public final class SenderConnection extends Connection
             return;
         }
 
-        updateGrant(probeAck.grantLimit());
+        onGrant(probeAck.grantLimit());
         long newlyAcked = 0;
         if (Serial.isBefore(tracker.cumulativeAckPsn(), cumAck))
         {
@@ -1174,22 +1095,19 @@ public final class SenderConnection extends Connection
         {
             rtt.onSample(sample, nowNs);
             paths.onRttSample(echoPath, sample);
-            planeWeights.onSample(echoPath / pathsPerPlane, sample);
             counters.srttNs.setRelease(rtt.srttNs());
         }
 
         if (ProbeKind.PATH.value() == kind)
         {
-            paths.onProbeAck(echoPath, seq, nowNs);
+            table.onProbeAck(echoPath, seq, nowNs);
         }
         else
         {
-            paths.onEcho(echoPath, header.pathSeq(), false, nowNs);
-            if (ProbeKind.TAIL_LOSS.value() == kind && seq == tlpProbeSeq && NEVER != tlpProbeSendNs &&
-                0 != (lossRules & LossDetection.TAIL_LOSS_PROBE))
+            table.onEcho(echoPath, header.pathSeq(), false, nowNs);
+            if (ProbeKind.TAIL_LOSS.value() == kind)
             {
-                tracker.detectTailLoss(tlpProbeSendNs, reorderWindowNs());
-                tlpProbeSendNs = NEVER;
+                recovery.onTailLossProbeAck(seq);
             }
         }
 
@@ -1198,9 +1116,9 @@ public final class SenderConnection extends Connection
 
     private void onCredit(final CreditDecoder credit)
     {
-        updateGrant(credit.grantLimit());
-        grantRateBytesPerSecond = credit.grantRateMbps() * 125_000L;
-        updatePacing();
+        onGrant(credit.grantLimit());
+        gate.onGrantRate(credit.grantRateMbps() * 125_000L);
+        gate.updatePacing(rtt.srttNs());
     }
 
     private void onSetupAck(final SetupAckDecoder setupAck, final TransportHeaderDecoder header)
@@ -1224,33 +1142,29 @@ public final class SenderConnection extends Connection
         }
 
         peerId = (int)header.srcConnId();
-        window = (int)granted;
+        final int window = (int)granted;
         mtu = peerMtu;
-        maxPayload = (mtu - DatagramProxy.DATA_HEADER_LENGTH) & ~(FRAME_ALIGNMENT - 1);
-        windowMode = modes.senderWindow();
-        creditMode = modes.receiverCredit();
-        grantLimit = setupAck.initialGrantLimit();
-        congestion = new DelayCongestionControl(
-            mtu,
-            initialWindow(setupAck.linkRateMbps()),
-            (long)window * mtu,
-            ctx.ccAdditiveIncrease(),
-            ctx.ccBeta(),
-            ctx.ccMaxMdf(),
-            ctx.ccSlackNs());
-        congestion.planeCount(planeCount);
+        congestion = congestionSupplier.newInstance(
+            mtu, initialWindow(setupAck.linkRateMbps()), (long)window * mtu, planeCount);
+        gate.onEstablished(
+            window,
+            (mtu - DatagramProxy.DATA_HEADER_LENGTH) & ~(FRAME_ALIGNMENT - 1),
+            modes.senderWindow(),
+            modes.receiverCredit(),
+            setupAck.initialGrantLimit(),
+            congestion);
 
         state = ConnectionState.ESTABLISHED;
         counters.state.setRelease(state.value());
         counters.cwnd.setRelease(congestion.window());
-        counters.grantLimit.setRelease(grantLimit);
+        counters.grantLimit.setRelease(gate.grantLimit());
         lastHeardNs = nowNs;
         lastSendNs = nowNs;
-        lastProgressNs = nowNs;
+        recovery.onEstablished(nowNs);
         lastBaseRttProbeNs = nowNs;
         statusDeadlineNs = nowNs + ctx.statusIntervalNs();
         outlierCheckNs = nowNs + outlierIntervalNs();
-        updatePacing();
+        gate.updatePacing(rtt.srttNs());
         handler.onSenderEstablished(this);
     }
 
@@ -1291,25 +1205,12 @@ public final class SenderConnection extends Connection
         lastHeardNs = nowNs;
     }
 
-    private void updateGrant(final long limit)
+    private void onGrant(final long limit)
     {
-        if (creditMode && limit > grantLimit)
+        if (gate.onGrant(limit))
         {
-            grantLimit = limit;
             counters.grantLimit.setRelease(limit);
         }
-    }
-
-    private void updatePacing()
-    {
-        final long window = congestion.window();
-        final long windowRate = (long)(ctx.pacingGain() * window * 1e9 / Math.max(1, rtt.srttNs()));
-        long rate = windowMode && window < 4L * mtu ? windowRate : 0;
-        if (creditMode && grantRateBytesPerSecond > 0)
-        {
-            rate = windowMode ? Math.min(grantRateBytesPerSecond, windowRate) : grantRateBytesPerSecond;
-        }
-        pacer.rate(rate);
     }
 
     private long rttSample(final long tsEcho, final long serviceTimeNs)
@@ -1317,66 +1218,6 @@ public final class SenderConnection extends Connection
         final long elapsed = ((int)nowNs - (int)tsEcho) & 0xFFFF_FFFFL;
         final long sample = elapsed - serviceTimeNs;
         return sample > 0 ? sample : -1;
-    }
-
-    private int dupThresh()
-    {
-        return Math.max(ctx.dupThreshMin(), 3 * paths.activeCount()) * spuriousLoss.dupThreshMultiplier();
-    }
-
-    private long reorderWindowNs()
-    {
-        final long srtt = rtt.srttNs();
-        final long window = Math.min(srtt, spuriousLoss.reorderMultiplier() * (srtt >> 2));
-        return Math.max(ctx.reorderWindowMinNs(), window);
-    }
-
-    private long rtoNs()
-    {
-        // RTO_low of section 12.1 is max(4 x baseRtt, 100 us). baseRtt is the fastest path's minimum, so a lone
-        // packet on a slower or skewed path (planes differ by up to tens of microseconds) can legitimately take
-        // longer than 4 x baseRtt; and a packet without ackRequest may be answered only when the receiver's
-        // delayed-ACK timer expires, which the RTT samples exclude (they subtract the service time). Either would
-        // be retransmitted spuriously. The low RTO is therefore also bounded below by srtt + 4 x rttvar +
-        // delayedAck (the local delayedAck standing for the peer's, which the wire does not carry), as RFC 9002's
-        // probe timeout adds max_ack_delay. MR-LOSS-2 permits it: the RTO must not be below RTO_low, nor above 1 s.
-        final long base = rtt.baseRttNs();
-        final long variance = rtt.srttNs() + 4 * rtt.rttVarNs();
-        final long rto = tracker.inflightPackets() <= 3 ?
-            Math.max(Math.max(4 * base, variance + ctx.delayedAckNs()), ctx.rtoLowMinNs()) :
-            Math.max(Math.max(variance, 8 * base), ctx.rtoHighMinNs());
-
-        return Math.min((rto * spuriousLoss.timeoutMultiplier()) << Math.min(rtoBackoff, 20), ctx.rtoMaxNs());
-    }
-
-    private long rtoDeadlineNs()
-    {
-        if (0 == tracker.inflightPackets())
-        {
-            return Long.MAX_VALUE;
-        }
-
-        return Math.max(Math.max(tracker.oldestSendTimeNs(), lastProgressNs), rtoBaseNs) + rtoNs();
-    }
-
-    private long tlpDeadlineNs()
-    {
-        if (!tlpArmed || 0 == tracker.inflightPackets() || 0 == (lossRules & LossDetection.TAIL_LOSS_PROBE))
-        {
-            return Long.MAX_VALUE;
-        }
-
-        // The tail is answered by the receiver's delayed-ACK timer (MR-ACK-16), so the probe waits for srtt plus
-        // delayedAck (the local setting standing for the peer's) at least, as RFC 9002's probe timeout adds
-        // max_ack_delay.
-        final long srtt = rtt.srttNs();
-        return lastProgressNs + Math.max(Math.max(2 * srtt, srtt + ctx.delayedAckNs()), ctx.tailLossProbeMinNs());
-    }
-
-    private long creditRequestDeadlineNs()
-    {
-        final long interval = Math.max(2 * rtt.srttNs(), ctx.creditRequestMinNs());
-        return Math.max(creditBlockedSinceNs, lastCreditRequestNs) + interval;
     }
 
     private long outlierIntervalNs()
@@ -1397,24 +1238,18 @@ public final class SenderConnection extends Connection
     private int onLossTimers()
     {
         int work = 0;
-        if (nowNs >= tlpDeadlineNs())
+        if (recovery.isTailLossProbeDue(nowNs))
         {
-            tlpArmed = false;
-            final int path = selector.selectForControl();
-            if (PathSelector.NO_PATH != path)
+            final int path = policy.selectForControl();
+            if (PathPolicy.NO_PATH != path)
             {
-                tlpProbeSendNs = nowNs;
-                tlpProbeSeq = sendProbe(path, ProbeKind.TAIL_LOSS, TransportFlag.ACK_REQUEST);
-                rtoBaseNs = nowNs;
+                recovery.onTailLossProbeSent(sendProbe(path, ProbeKind.TAIL_LOSS, TransportFlag.ACK_REQUEST), nowNs);
                 work++;
             }
         }
 
-        if (nowNs >= rtoDeadlineNs())
+        if (recovery.onTimeoutTimer(nowNs))
         {
-            tracker.detectTimeout(nowNs, rtoNs());
-            rtoBackoff++;
-            rtoBaseNs = nowNs;
             work++;
         }
 
@@ -1424,17 +1259,17 @@ public final class SenderConnection extends Connection
     private int onPeriodicTimers()
     {
         int work = 0;
-        spuriousLoss.decay(rtt.srttNs(), nowNs);
+        recovery.decay(nowNs);
         if (isOutlierCheckEnabled() && nowNs >= outlierCheckNs)
         {
-            work += paths.checkRttOutliers(nowNs);
+            work += table.checkRttOutliers(nowNs);
             outlierCheckNs = nowNs + outlierIntervalNs();
         }
 
         if (nowNs - lastSendNs >= ctx.keepaliveIntervalNs())
         {
-            final int path = selector.selectForControl();
-            if (PathSelector.NO_PATH != path)
+            final int path = policy.selectForControl();
+            if (PathPolicy.NO_PATH != path)
             {
                 final boolean baseRtt = nowNs - lastBaseRttProbeNs >= ctx.baseRttWindowNs() >> 1;
                 sendProbe(path, baseRtt ? ProbeKind.BASE_RTT : ProbeKind.KEEPALIVE, 0);
@@ -1448,21 +1283,21 @@ public final class SenderConnection extends Connection
 
         if (nowNs >= statusDeadlineNs)
         {
-            sendStatus(Math.max(0, selector.selectForControl()) / pathsPerPlane);
+            sendStatus(Math.max(0, policy.selectForControl()) / pathsPerPlane);
             statusDeadlineNs = nowNs + ctx.statusIntervalNs();
             work++;
         }
 
-        if (NEVER != creditBlockedSinceNs && nowNs >= creditRequestDeadlineNs())
+        if (gate.isCreditBlocked() && nowNs >= gate.creditRequestDeadlineNs(rtt.srttNs()))
         {
-            if (creditMode && source.availablePosition() > senderPosition)
+            if (gate.isCreditMode() && source.availablePosition() > senderPosition)
             {
                 sendCreditRequest();
                 work++;
             }
             else
             {
-                creditBlockedSinceNs = NEVER;
+                gate.clearCreditBlocked();
             }
         }
 
@@ -1499,7 +1334,7 @@ public final class SenderConnection extends Connection
         state = ConnectionState.CLOSING;
         counters.state.setRelease(state.value());
         closeTransmissions = 0;
-        closeBackoffNs = Math.max(rtoNs(), ctx.closeRetryMinNs());
+        closeBackoffNs = Math.max(recovery.rtoNs(), ctx.closeRetryMinNs());
         sendClose();
         closeDeadlineNs = nowNs + closeBackoffNs;
     }
@@ -1537,7 +1372,7 @@ public final class SenderConnection extends Connection
         final boolean anyUp = anyPlaneUp();
         for (int plane = 0; plane < planeCount; plane++)
         {
-            if (anyUp && paths.isPlaneDown(plane))
+            if (anyUp && table.isPlaneDown(plane))
             {
                 continue;
             }
@@ -1554,12 +1389,12 @@ public final class SenderConnection extends Connection
     {
         final int seq = ++probeSeq;
         final int plane = path / pathsPerPlane;
-        final int pathSeq = paths.takePathSeq(path);
+        final int pathSeq = table.takePathSeq(path);
         final ProbeEncoder probe = proxy.probe();
         DatagramProxy.header(probe.header(), flags, plane, TrafficClass.CONTROL, path, pathSeq, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
         probe.probeSeq(seq & 0xFFFF_FFFFL).kind(kind).reserved1((short)0).reserved2(0);
-        paths.onLocalSendResult(plane, PacketTransport.SEND_ERROR ==
+        table.onLocalSendResult(plane, PacketTransport.SEND_ERROR ==
             proxy.send(destination, plane, path % pathsPerPlane, DatagramProxy.length(probe)));
         lastSendNs = nowNs;
         counters.probes.incrementRelease();
@@ -1570,17 +1405,15 @@ public final class SenderConnection extends Connection
 
     private void sendCreditRequest()
     {
-        final int path = Math.max(0, selector.selectForControl());
+        final int path = Math.max(0, policy.selectForControl());
         final int plane = path / pathsPerPlane;
         final CreditRequestEncoder request = proxy.creditRequest();
         DatagramProxy.header(request.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
         final long backlog = source.availablePosition() - senderPosition;
-        final long target = Math.min(0xFFFF_FFFFL, Math.max(
-            (long)maxPayload, null == congestion ? maxPayload : congestion.window()));
-        request.backlogBytes(Math.max(0, backlog)).creditTargetBytes(target).reserved1(0);
+        request.backlogBytes(Math.max(0, backlog)).creditTargetBytes(gate.creditTargetBytes()).reserved1(0);
         proxy.sendControl(destination, plane, DatagramProxy.length(request));
-        lastCreditRequestNs = nowNs;
+        gate.onCreditRequestSent(nowNs);
         counters.creditRequests.incrementRelease();
     }
 
@@ -1624,8 +1457,8 @@ public final class SenderConnection extends Connection
             entries.next()
                 .pathId(entry)
                 .planeId((short)(entry / pathsPerPlane))
-                .state(PathState.get((short)paths.state(entry)))
-                .srttUs(Math.min(0xFFFF_FFFFL, paths.srttNs(entry) / 1000))
+                .state(PathState.get((short)table.state(entry)))
+                .srttUs(Math.min(0xFFFF_FFFFL, table.srttNs(entry) / 1000))
                 .lossPpm(lossPpm)
                 .reserved1(0);
         }
@@ -1643,7 +1476,7 @@ public final class SenderConnection extends Connection
         final boolean anyUp = anyPlaneUp();
         for (int plane = 0; plane < planeCount; plane++)
         {
-            if (anyUp && paths.isPlaneDown(plane))
+            if (anyUp && table.isPlaneDown(plane))
             {
                 continue;
             }
@@ -1661,7 +1494,7 @@ public final class SenderConnection extends Connection
     {
         for (int plane = 0; plane < planeCount; plane++)
         {
-            if (!paths.isPlaneDown(plane))
+            if (!table.isPlaneDown(plane))
             {
                 return true;
             }
@@ -1692,7 +1525,7 @@ public final class SenderConnection extends Connection
             }
 
             counters.pathLosses[path].incrementRelease();
-            final int result = paths.onLoss(path, sendTimeNs, LossReason.TIMEOUT == reason, rtt.srttNs(), nowNs);
+            final int result = table.onLoss(path, sendTimeNs, LossReason.TIMEOUT == reason, rtt.srttNs(), nowNs);
             if (PathTable.LOSS_CONGESTION == result)
             {
                 counters.congestionLosses.incrementRelease();
@@ -1712,11 +1545,11 @@ public final class SenderConnection extends Connection
         {
             counters.pathState[path].setRelease(newState);
             counters.pathStateChanges[path].incrementRelease();
-            counters.pathsActive.setRelease(paths.activeCount());
+            counters.pathsActive.setRelease(table.activeCount());
             int down = 0;
             for (int plane = 0; plane < planeCount; plane++)
             {
-                if (paths.isPlaneDown(plane))
+                if (table.isPlaneDown(plane))
                 {
                     down++;
                 }

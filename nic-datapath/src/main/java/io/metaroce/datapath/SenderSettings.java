@@ -38,6 +38,8 @@ public final class SenderSettings
     private int pathsPerPlane;
     private TrafficClass trafficClass = TrafficClass.BULK;
     private String counterLabel = "";
+    private String congestionControl;
+    private String pathPolicy;
 
     /**
      * Stream id of the publication.
@@ -283,6 +285,50 @@ public final class SenderSettings
     }
 
     /**
+     * Name the connection's congestion controller ({@link SenderPolicies#DELAY} or {@link SenderPolicies#AIMD}).
+     *
+     * @param congestionControl the name, or null (the default) for the engine context's supplier.
+     * @return this for a fluent API.
+     */
+    public SenderSettings congestionControl(final String congestionControl)
+    {
+        this.congestionControl = congestionControl;
+        return this;
+    }
+
+    /**
+     * Name of the connection's congestion controller.
+     *
+     * @return the name, or null for the engine context's supplier.
+     */
+    public String congestionControl()
+    {
+        return congestionControl;
+    }
+
+    /**
+     * Name the connection's path policy ({@link SenderPolicies#WEIGHTED} or {@link SenderPolicies#ROUND_ROBIN}).
+     *
+     * @param pathPolicy the name, or null (the default) for the engine context's supplier.
+     * @return this for a fluent API.
+     */
+    public SenderSettings pathPolicy(final String pathPolicy)
+    {
+        this.pathPolicy = pathPolicy;
+        return this;
+    }
+
+    /**
+     * Name of the connection's path policy.
+     *
+     * @return the name, or null for the engine context's supplier.
+     */
+    public String pathPolicy()
+    {
+        return pathPolicy;
+    }
+
+    /**
      * Stream position of the first byte the connection sends.
      *
      * @return {@code (activeTermId - initialTermId) x termLength + termOffset}.
@@ -318,6 +364,16 @@ public final class SenderSettings
         if (TrafficClass.BULK != trafficClass && TrafficClass.LOW_LATENCY != trafficClass)
         {
             throw new IllegalArgumentException("trafficClass of DATA must be BULK or LOW_LATENCY: " + trafficClass);
+        }
+        if (null != congestionControl && !SenderPolicies.isCongestionControl(congestionControl))
+        {
+            throw new IllegalArgumentException("congestionControl '" + congestionControl + "' is unknown: use " +
+                SenderPolicies.DELAY + " or " + SenderPolicies.AIMD);
+        }
+        if (null != pathPolicy && !SenderPolicies.isPathPolicy(pathPolicy))
+        {
+            throw new IllegalArgumentException("pathPolicy '" + pathPolicy + "' is unknown: use " +
+                SenderPolicies.WEIGHTED + " or " + SenderPolicies.ROUND_ROBIN);
         }
     }
 }

@@ -30,10 +30,12 @@ import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
+import io.metaroce.datapath.congestion.CongestionControlSupplier;
 import io.metaroce.datapath.congestion.CreditGrantHandler;
 import io.metaroce.datapath.congestion.CreditScheduler;
 import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.path.PathPolicySupplier;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -853,6 +855,8 @@ public final class TransportEngine implements AutoCloseable
         private CountersManager countersManager;
         private ConnectionHandler connectionHandler;
         private ImageAdmission imageAdmission;
+        private CongestionControlSupplier congestionControlSupplier;
+        private PathPolicySupplier pathPolicySupplier;
         private boolean isConcluded;
         private int mtu = Configuration.mtu();
         private int pathsPerPlane = Configuration.pathsPerPlane();
@@ -963,6 +967,14 @@ public final class TransportEngine implements AutoCloseable
 
             checkProtocol();
             checkCongestion();
+            if (null == congestionControlSupplier)
+            {
+                congestionControlSupplier = SenderPolicies.congestionControl(SenderPolicies.DELAY, this);
+            }
+            if (null == pathPolicySupplier)
+            {
+                pathPolicySupplier = SenderPolicies.pathPolicy(SenderPolicies.WEIGHTED, this);
+            }
             check(reprobeMaxNs >= reprobeMinNs, REPROBE_MAX_NS_PROP_NAME, reprobeMaxNs);
             check(setupRetryMaxNs >= setupRetryMinNs, SETUP_RETRY_MAX_NS_PROP_NAME, setupRetryMaxNs);
             check(creditWindowBytes >= creditQuantum, CREDIT_WINDOW_BYTES_PROP_NAME, creditWindowBytes);
@@ -970,6 +982,53 @@ public final class TransportEngine implements AutoCloseable
             isConcluded = true;
 
             return this;
+        }
+
+        /**
+         * Congestion controller of the sender connections whose {@link SenderSettings#congestionControl()} names
+         * none.
+         *
+         * @param supplier makes one controller per connection; null (the default) for {@link SenderPolicies#DELAY}
+         *                 with this context's tunables.
+         * @return this for a fluent API.
+         */
+        public Context congestionControlSupplier(final CongestionControlSupplier supplier)
+        {
+            this.congestionControlSupplier = supplier;
+            return this;
+        }
+
+        /**
+         * Congestion controller of the sender connections whose settings name none.
+         *
+         * @return the supplier; after {@link #conclude()} never null.
+         */
+        public CongestionControlSupplier congestionControlSupplier()
+        {
+            return congestionControlSupplier;
+        }
+
+        /**
+         * Path policy of the sender connections whose {@link SenderSettings#pathPolicy()} names none.
+         *
+         * @param supplier makes one policy per connection; null (the default) for {@link SenderPolicies#WEIGHTED}
+         *                 with this context's tunables.
+         * @return this for a fluent API.
+         */
+        public Context pathPolicySupplier(final PathPolicySupplier supplier)
+        {
+            this.pathPolicySupplier = supplier;
+            return this;
+        }
+
+        /**
+         * Path policy of the sender connections whose settings name none.
+         *
+         * @return the supplier; after {@link #conclude()} never null.
+         */
+        public PathPolicySupplier pathPolicySupplier()
+        {
+            return pathPolicySupplier;
         }
 
         /**

@@ -19,8 +19,18 @@
  * {@code docs/spec/metaroce-wire-protocol.md} (connection state machines with their timers, PSN assignment and
  * serial arithmetic, per-packet path selection, the send gate of congestion window, receiver credit and tracking
  * window, pacing, the loss-inference rules and retransmission, receiver tracking with cumulative and selective
- * acknowledgement and NACKs, the receiver credit scheduler, delay-based congestion control, path health, keepalives,
+ * acknowledgement and NACKs, the receiver credit scheduler, congestion control, path health, keepalives,
  * STATUS, CLOSE and ERROR) and knows nothing of log files, clients or the CnC.
+ * <p>
+ * <b>Sender connection.</b> A {@link io.metaroce.datapath.SenderConnection} runs the state machine, sends and decodes
+ * the messages, and delegates its policies to parts that are each testable alone: the {@code SendGate} (tracking
+ * window, congestion window, receiver credit, pacing, credit requests), the {@code LossRecovery} (the loss-inference
+ * rules it drives on the send tracker, the RTO, tail-loss probe and RACK formulas, the spurious-loss allowances), a
+ * {@link io.metaroce.datapath.congestion.CongestionControl} and a {@link io.metaroce.datapath.path.PathPolicy} over
+ * its {@code SenderPaths} (path table and feedback). The two policies come from suppliers: the ones
+ * {@link io.metaroce.datapath.SenderSettings} names ({@link io.metaroce.datapath.SenderPolicies}: {@code delay} or
+ * {@code aimd}, {@code weighted} or {@code round-robin}, the driver's channel parameters {@code cc} and
+ * {@code path-policy}), else the engine context's.
  * <p>
  * <b>Boundaries.</b> A {@link io.metaroce.datapath.TransportEngine} reads the stream it sends through a
  * {@link io.metaroce.datapath.PayloadSource} and writes the stream it receives through a

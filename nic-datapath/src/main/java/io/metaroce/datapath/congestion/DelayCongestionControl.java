@@ -36,14 +36,22 @@ package io.metaroce.datapath.congestion;
  *     <li>the receiver's rcvCwndPenalty p cuts {@code newlyAcked x p / 128};</li>
  *     <li>a loss treated as congestion (the eviction cap was reached) decreases by maxMdf, at most once per srtt.</li>
  * </ul>
- * The window stays within [mtu, maxWindow]. Single-threaded; no allocation.
+ * The window stays within [mtu, maxWindow]. A sample is a congestion signal for path feedback when it is at or above
+ * the target; the pacing rate is pacingGain x cwnd / srtt while the window is below {@link #PACED_BELOW_PACKETS}
+ * packets (a small window sent in one burst queues at the bottleneck), and never above the receiver's grant rate when
+ * one is in force. Single-threaded; no allocation.
  */
-public final class DelayCongestionControl
+public final class DelayCongestionControl implements CongestionControl
 {
     /**
      * Packets the delay target allows queued at the rate the window sends, whatever the slack.
      */
     public static final int QUEUE_PACKETS = 4;
+
+    /**
+     * Windows of fewer packets than this are paced even without a receiver grant rate.
+     */
+    public static final int PACED_BELOW_PACKETS = 4;
 
     private final int mtu;
     private final long minWindow;
@@ -52,6 +60,7 @@ public final class DelayCongestionControl
     private final double beta;
     private final double maxMdf;
     private final long slackNs;
+    private final double pacingGain;
 
     private long window;
     private long lastDecreaseNs = Long.MIN_VALUE;
@@ -71,6 +80,7 @@ public final class DelayCongestionControl
      * @param beta             decrease gain (0.8 by default).
      * @param maxMdf           largest multiplicative decrease (0.5 by default).
      * @param slackNs          fixed part of the target above base RTT (25 us by default).
+     * @param pacingGain       multiple of cwnd / srtt the pacing rate allows (1.25 by default).
      */
     public DelayCongestionControl(
         final int mtu,
@@ -79,9 +89,11 @@ public final class DelayCongestionControl
         final double additiveIncrease,
         final double beta,
         final double maxMdf,
-        final long slackNs)
+        final long slackNs,
+        final double pacingGain)
     {
-        if (mtu <= 0 || maxWindow < mtu || beta <= 0 || maxMdf <= 0 || maxMdf >= 1 || additiveIncrease <= 0)
+        if (mtu <= 0 || maxWindow < mtu || beta <= 0 || maxMdf <= 0 || maxMdf >= 1 || additiveIncrease <= 0 ||
+            !(pacingGain > 0))
         {
             throw new IllegalArgumentException("invalid congestion control parameters");
         }
@@ -92,17 +104,76 @@ public final class DelayCongestionControl
         this.beta = beta;
         this.maxMdf = maxMdf;
         this.slackNs = slackNs;
+        this.pacingGain = pacingGain;
         this.window = clamp(initialWindow);
     }
 
     /**
-     * The congestion window.
+     * A supplier of delay-based controllers with these tunables, each spraying over the connection's planes.
      *
-     * @return bytes that may be in flight.
+     * @param additiveIncrease ai, in mtu per window of acknowledged bytes.
+     * @param beta             decrease gain.
+     * @param maxMdf           largest multiplicative decrease.
+     * @param slackNs          fixed part of the target above base RTT.
+     * @param pacingGain       multiple of cwnd / srtt the pacing rate allows.
+     * @return the supplier.
+     */
+    public static CongestionControlSupplier supplier(
+        final double additiveIncrease,
+        final double beta,
+        final double maxMdf,
+        final long slackNs,
+        final double pacingGain)
+    {
+        return (mtu, initialWindow, maxWindow, planeCount) ->
+        {
+            final DelayCongestionControl cc = new DelayCongestionControl(
+                mtu, initialWindow, maxWindow, additiveIncrease, beta, maxMdf, slackNs, pacingGain);
+            cc.planeCount(planeCount);
+            return cc;
+        };
+    }
+
+    /**
+     * {@inheritDoc}
      */
     public long window()
     {
         return window;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The sample is at or above {@link #targetNs(long, long)}.
+     */
+    public boolean isCongestionSignal(final long rttNs, final long baseRttNs, final long srttNs)
+    {
+        return rttNs >= targetNs(baseRttNs, srttNs);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The target's part above the base RTT.
+     */
+    public long delayAllowanceNs(final long baseRttNs, final long srttNs)
+    {
+        return targetNs(baseRttNs, srttNs) - baseRttNs;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long pacingRate(final long srttNs, final long grantRateBytesPerSecond)
+    {
+        final long windowRate = (long)(pacingGain * window * 1e9 / Math.max(1, srttNs));
+        if (grantRateBytesPerSecond > 0)
+        {
+            return Math.min(grantRateBytesPerSecond, windowRate);
+        }
+
+        return window < (long)PACED_BELOW_PACKETS * mtu ? windowRate : 0;
     }
 
     /**

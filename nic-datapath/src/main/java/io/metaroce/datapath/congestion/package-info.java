@@ -14,9 +14,12 @@
  * limitations under the License.
  */
 /**
- * Rate and window control: RTT estimation from echoed timestamps with base-RTT tracking, the delay-based congestion
- * window, the pacer, and the receiver-driven credit scheduler that shares a receiver's budget fairly across its
- * senders.
+ * Rate and window control: RTT estimation from echoed timestamps with base-RTT tracking, the sender's congestion
+ * controller behind {@link io.metaroce.datapath.congestion.CongestionControl} (one per connection, made by a
+ * {@link io.metaroce.datapath.congestion.CongestionControlSupplier}: the delay-based window, the default, or the AIMD
+ * window driven by delay marks and loss), the pacer, and the receiver-driven credit scheduler that shares a
+ * receiver's budget fairly across its senders. A controller owns the window, its pacing rate and the answer to "is
+ * this RTT sample a congestion signal" that path feedback asks; loss detection stays with the connection.
  * <p>
  * Contracts: single-threaded; no allocation in steady state; time is always passed in (nanoseconds of the engine's
  * injected clock), never read.

@@ -39,16 +39,19 @@ import java.util.random.RandomGenerator;
  * A retransmission avoids the path of the previous transmission whenever another ACTIVE path exists, and prefers the
  * path with the most recent good echo, so repair traffic goes where delivery was last seen to work.
  * <p>
+ * The default {@link PathPolicy} (channel parameter {@code path-policy=weighted}): RTT samples feed the plane
+ * weights, and every ACK with a sample ends their epoch when it is due.
+ * <p>
  * Single-threaded; no allocation after construction; a selection visits each path at most once, so it costs
  * O(paths) at worst and O(planes) when the planes' first paths can take the packet. Randomness comes from the
  * injected generator so that a simulation replays by seed.
  */
-public final class PathSelector
+public final class PathSelector implements PathPolicy
 {
     /**
      * No ACTIVE path exists.
      */
-    public static final int NO_PATH = -1;
+    public static final int NO_PATH = PathPolicy.NO_PATH;
 
     private static final int CREDIT_MAX = 2 * PlaneWeights.FULL;
     private static final int CREDIT_MIN = -PlaneWeights.FULL;
@@ -123,6 +126,59 @@ public final class PathSelector
             entropyOrder[i] = i % pathsPerPlane;
         }
         reshuffle();
+    }
+
+    /**
+     * A supplier of selectors with these tunables, each with plane weights of its own.
+     *
+     * @param ringCapacity     size of the REPS ring of recycled paths, a power of two.
+     * @param planeWeightFloor lowest plane weight as a fraction of the heaviest, in (0, 1]; 1 keeps planes equal.
+     * @return the supplier.
+     */
+    public static PathPolicySupplier supplier(final int ringCapacity, final double planeWeightFloor)
+    {
+        return (paths, random) ->
+            new PathSelector(paths, ringCapacity, random, new PlaneWeights(paths.planeCount(), planeWeightFloor));
+    }
+
+    /**
+     * The plane weights of the spray.
+     *
+     * @return the weights.
+     */
+    public PlaneWeights weights()
+    {
+        return weights;
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The path is {@link #recycle recycled}.
+     */
+    public void onGoodEcho(final int path)
+    {
+        recycle(path);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The sample is charged to the path's plane.
+     */
+    public void onRttSample(final int path, final long rttNs)
+    {
+        weights.onSample(path / pathsPerPlane, rttNs);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The plane weights end their epoch when it is due, with the band a quarter of the delay allowance.
+     */
+    public void onAckSampled(final long nowNs, final long srttNs, final long baseRttNs, final long delayAllowanceNs)
+    {
+        weights.update(nowNs, srttNs, baseRttNs, baseRttNs + delayAllowanceNs);
     }
 
     /**

@@ -15,13 +15,16 @@
  */
 /**
  * Paths of a connection: the path table with the path-health state machine (ACTIVE, SUSPECT, EVICTED, probes,
- * re-admission, the eviction cap and the switch that disables eviction), the per-packet path selector (recycled
- * good paths, plane-stratified random spraying weighted by plane, congestion skip, retransmission on a different
- * path), and the plane weights, which move new DATA off a healthy plane whose delay grows past the others' (a slower
- * or rate-limited plane) towards its share of the capacity, within a floor so that no ACTIVE plane is starved.
+ * re-admission, the eviction cap and the switch that disables eviction), the path-selection policy behind
+ * {@link io.metaroce.datapath.path.PathPolicy} (made per connection by a
+ * {@link io.metaroce.datapath.path.PathPolicySupplier}): the default per-packet path selector (recycled good
+ * paths, plane-stratified random spraying weighted by plane, congestion skip, retransmission on a different path) or
+ * plain round robin as a baseline, and the plane weights, which move new DATA off a healthy plane whose delay grows
+ * past the others' (a slower or rate-limited plane) towards its share of the capacity, within a floor so that no
+ * ACTIVE plane is starved.
  * <p>
  * Contracts: single-threaded; no allocation after construction; the only randomness is the generator handed to the
- * selector, and the weights read time only from their callers, so a simulation replays by seed; a choice of a new
+ * policy, and the weights read time only from their callers, so a simulation replays by seed; a choice of a new
  * DATA path visits each path at most once (O(paths)). At most {@code floor(maxEvictFraction x paths)} paths are ever
  * out of service, so a connection always has an ACTIVE path.
  */

@@ -28,7 +28,7 @@ class DelayCongestionControlTest
     private static final long SRTT = 25_000;
 
     private final DelayCongestionControl cc =
-        new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000);
+        new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
 
     @Test
     void shouldIncreaseAdditivelyBelowTarget()
@@ -52,7 +52,7 @@ class DelayCongestionControlTest
         assertEquals(6_000, cc.window());
 
         final DelayCongestionControl other =
-            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000);
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
         other.onAck(1000, 100 * target, BASE, SRTT, 1_000);
         // [MR-CC-3] never more than maxMdf
         assertEquals(5_000, other.window());
@@ -94,7 +94,7 @@ class DelayCongestionControlTest
     void shouldAllowFourPacketsQueuedAtTheWindowsRateWhenThatExceedsTheSlack()
     {
         final DelayCongestionControl small =
-            new DelayCongestionControl(MTU, 2 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000);
+            new DelayCongestionControl(MTU, 2 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
         // 4 x 1000 bytes at 2000 bytes per 25 us: 50 us of queue, more than the 25 us slack
         assertEquals(BASE + 50_000, small.targetNs(BASE, SRTT));
         assertEquals(BASE + 25_000, cc.targetNs(BASE, SRTT), "10 packets per srtt: the slack is larger");
@@ -133,8 +133,35 @@ class DelayCongestionControlTest
         }
         // [MR-CC-2] never below 1 x mtu
         assertEquals(MTU, cc.window());
-        final DelayCongestionControl big = new DelayCongestionControl(MTU, 1L << 40, 64L * MTU, 1.0, 0.8, 0.5, 0);
+        final DelayCongestionControl big =
+            new DelayCongestionControl(MTU, 1L << 40, 64L * MTU, 1.0, 0.8, 0.5, 0, 1.25);
         assertEquals(64L * MTU, big.window(), "[MR-CC-2] never above mpr x mtu");
         assertTrue(big.targetNs(0) >= 0);
+    }
+
+    @Test
+    void shouldCallSamplesAtOrAboveTheTargetACongestionSignalForPathFeedback()
+    {
+        final long target = cc.targetNs(BASE, SRTT);
+        assertFalse(cc.isCongestionSignal(target - 1, BASE, SRTT));
+        assertTrue(cc.isCongestionSignal(target, BASE, SRTT));
+        assertEquals(target - BASE, cc.delayAllowanceNs(BASE, SRTT));
+        assertEquals(10_000, cc.window(), "asking changes nothing");
+    }
+
+    @Test
+    void shouldPaceSmallWindowsAndNeverAboveTheGrantRate()
+    {
+        assertEquals(0, cc.pacingRate(SRTT, 0), "10 packets: ACK-clocked, no pacing");
+        // 1.25 x 10000 bytes per 25 us = 500 MB/s, above the grant rate
+        assertEquals(1_000_000, cc.pacingRate(SRTT, 1_000_000));
+        assertEquals(500_000_000, cc.pacingRate(SRTT, 1_000_000_000));
+
+        final CongestionControl small = DelayCongestionControl.supplier(1.0, 0.8, 0.5, 25_000, 1.25)
+            .newInstance(MTU, 2 * MTU, 4096L * MTU, 4);
+        assertEquals(2 * MTU, small.window());
+        assertEquals(100_000_000, small.pacingRate(SRTT, 0), "below 4 packets: 1.25 x 2000 bytes per 25 us");
+        // the supplier sets the plane count: 4 x 1000 x 4 planes at 2000 bytes per 25 us is 200 us of queue
+        assertEquals(200_000, small.delayAllowanceNs(BASE, SRTT));
     }
 }

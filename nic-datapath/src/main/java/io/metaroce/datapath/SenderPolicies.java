@@ -1,0 +1,141 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.datapath.congestion.AimdCongestionControl;
+import io.metaroce.datapath.congestion.CongestionControlSupplier;
+import io.metaroce.datapath.congestion.DelayCongestionControl;
+import io.metaroce.datapath.path.PathPolicySupplier;
+import io.metaroce.datapath.path.PathSelector;
+import io.metaroce.datapath.path.RoundRobinPathPolicy;
+
+/**
+ * The built-in policies of a sender connection by the names that {@link SenderSettings} and the driver's channel
+ * parameters ({@code cc}, {@code path-policy}) use, bound to the tunables of an engine context. A connection whose
+ * settings name no policy uses the context's supplier, by default {@link #DELAY} and {@link #WEIGHTED}.
+ */
+public final class SenderPolicies
+{
+    /**
+     * Congestion control {@link DelayCongestionControl}, the default.
+     */
+    public static final String DELAY = "delay";
+
+    /**
+     * Congestion control {@link AimdCongestionControl}.
+     */
+    public static final String AIMD = "aimd";
+
+    /**
+     * Path policy {@link PathSelector}: recycled good paths, plane-stratified spray weighted by plane delay,
+     * congestion skip; the default.
+     */
+    public static final String WEIGHTED = "weighted";
+
+    /**
+     * Path policy {@link RoundRobinPathPolicy}: plain round robin over the ACTIVE paths.
+     */
+    public static final String ROUND_ROBIN = "round-robin";
+
+    private SenderPolicies()
+    {
+    }
+
+    /**
+     * Is this the name of a built-in congestion controller?
+     *
+     * @param name a name.
+     * @return true for {@link #DELAY} and {@link #AIMD}.
+     */
+    public static boolean isCongestionControl(final String name)
+    {
+        return DELAY.equals(name) || AIMD.equals(name);
+    }
+
+    /**
+     * Is this the name of a built-in path policy?
+     *
+     * @param name a name.
+     * @return true for {@link #WEIGHTED} and {@link #ROUND_ROBIN}.
+     */
+    public static boolean isPathPolicy(final String name)
+    {
+        return WEIGHTED.equals(name) || ROUND_ROBIN.equals(name);
+    }
+
+    /**
+     * The supplier of a built-in congestion controller with a context's tunables ({@code cc.ai}, {@code cc.beta},
+     * {@code cc.max.mdf}, {@code cc.slack}, {@code pacing.gain}; AIMD uses all but beta, and max.mdf as its decrease
+     * on loss).
+     *
+     * @param name {@link #DELAY} or {@link #AIMD}.
+     * @param ctx  the engine context.
+     * @return the supplier.
+     * @throws IllegalArgumentException naming the setting when the name is unknown.
+     */
+    public static CongestionControlSupplier congestionControl(final String name, final TransportEngine.Context ctx)
+    {
+        if (DELAY.equals(name))
+        {
+            return DelayCongestionControl.supplier(
+                ctx.ccAdditiveIncrease(), ctx.ccBeta(), ctx.ccMaxMdf(), ctx.ccSlackNs(), ctx.pacingGain());
+        }
+        if (AIMD.equals(name))
+        {
+            return AimdCongestionControl.supplier(
+                ctx.ccAdditiveIncrease(), ctx.ccMaxMdf(), ctx.ccSlackNs(), ctx.pacingGain());
+        }
+
+        throw new IllegalArgumentException(
+            "congestionControl '" + name + "' is unknown: use " + DELAY + " or " + AIMD);
+    }
+
+    /**
+     * The supplier of a built-in path policy with a context's tunables ({@code reps.ring.capacity},
+     * {@code plane.weight.floor}).
+     *
+     * @param name {@link #WEIGHTED} or {@link #ROUND_ROBIN}.
+     * @param ctx  the engine context.
+     * @return the supplier.
+     * @throws IllegalArgumentException naming the setting when the name is unknown.
+     */
+    public static PathPolicySupplier pathPolicy(final String name, final TransportEngine.Context ctx)
+    {
+        if (WEIGHTED.equals(name))
+        {
+            return PathSelector.supplier(ctx.repsRingCapacity(), ctx.planeWeightFloor());
+        }
+        if (ROUND_ROBIN.equals(name))
+        {
+            return RoundRobinPathPolicy.supplier();
+        }
+
+        throw new IllegalArgumentException(
+            "pathPolicy '" + name + "' is unknown: use " + WEIGHTED + " or " + ROUND_ROBIN);
+    }
+
+    static CongestionControlSupplier congestionControl(final SenderSettings settings, final TransportEngine.Context ctx)
+    {
+        final String name = settings.congestionControl();
+        return null == name ? ctx.congestionControlSupplier() : congestionControl(name, ctx);
+    }
+
+    static PathPolicySupplier pathPolicy(final SenderSettings settings, final TransportEngine.Context ctx)
+    {
+        final String name = settings.pathPolicy();
+        return null == name ? ctx.pathPolicySupplier() : pathPolicy(name, ctx);
+    }
+}
