@@ -404,6 +404,8 @@ final class NetworkPublication implements PayloadSource
                 .destination(destination)
                 .planeCount(channel.planeCount())
                 .pathsPerPlane(channel.entropy)
+                .congestionControl(channel.congestionControlName)
+                .pathPolicy(channel.pathPolicy)
                 .counterLabel(counterLabel);
             this.connection = endpoint.connect(settings, this);
             reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;

@@ -21,6 +21,7 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
+import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.LossGenerator;
 import io.metaroce.datapath.io.TransportSpec;
@@ -54,6 +55,7 @@ final class UdpChannel
     static final String CONGESTION_PARAM = "cc";
     static final String LINK_RATE_PARAM = "link-rate";
     static final String PATH_EVICTION_PARAM = "path-eviction";
+    static final String PATH_POLICY_PARAM = "path-policy";
 
     /**
      * The largest multiple of 32 that a 1500-byte Ethernet frame carries as UDP payload without IP fragmentation over
@@ -84,6 +86,8 @@ final class UdpChannel
     final int receiverWindowLength;
     final boolean credit;
     final boolean congestionControl;
+    final String congestionControlName;
+    final String pathPolicy;
     final boolean pathEviction;
     final long linkRateMbps;
     final long lingerTimeoutNs;
@@ -132,8 +136,10 @@ final class UdpChannel
         receiverWindowLength = parseWindow(RECEIVER_WINDOW_PARAM, params.get(RECEIVER_WINDOW_PARAM));
         credit = parseBoolean(CREDIT_PARAM, params.get(CREDIT_PARAM),
             io.metaroce.datapath.Configuration.receiverCredit());
-        congestionControl = parseBoolean(CONGESTION_PARAM, params.get(CONGESTION_PARAM),
-            io.metaroce.datapath.Configuration.senderWindow());
+        final String cc = params.get(CONGESTION_PARAM);
+        congestionControl = null == cc ? io.metaroce.datapath.Configuration.senderWindow() : !"false".equals(cc);
+        congestionControlName = parseCongestionControl(cc);
+        pathPolicy = parsePathPolicy(params.get(PATH_POLICY_PARAM));
         pathEviction = parseBoolean(PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM),
             io.metaroce.datapath.Configuration.pathEviction());
         linkRateMbps = parseLong(LINK_RATE_PARAM, params.get(LINK_RATE_PARAM),
@@ -143,7 +149,9 @@ final class UdpChannel
         isSparse = parseBoolean(ChannelUri.SPARSE_PARAM, params.get(ChannelUri.SPARSE_PARAM), ctx.termSparseFile());
 
         final String settings = "|entropy=" + entropy + "|mtu=" + mtu + "|credit=" + credit + "|cc=" +
-            congestionControl + "|path-eviction=" + pathEviction + "|link-rate=" + linkRateMbps;
+            (congestionControl ? congestionControlName : "false") +
+            (isSubscription ? "" : "|path-policy=" + pathPolicy) + "|path-eviction=" + pathEviction +
+            "|link-rate=" + linkRateMbps;
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
             (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
             "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength;
@@ -326,6 +334,7 @@ final class UdpChannel
             case INTERFACE_PARAM:
             case ChannelUri.TERM_WINDOW_PARAM:
             case ChannelUri.LINGER_PARAM:
+            case PATH_POLICY_PARAM:
                 return !isSubscription;
             default:
                 return false;
@@ -536,6 +545,40 @@ final class UdpChannel
         {
             throw invalid("parameter '" + key + "=" + value + "' is not a duration (such as 500ms or 5s)");
         }
+    }
+
+    /**
+     * The controller a {@code cc} value names: {@code true}, {@code false} and no value name the default (with
+     * {@code false} it runs unenforced, for path feedback only).
+     */
+    private static String parseCongestionControl(final String value)
+    {
+        if (null == value || "true".equals(value) || "false".equals(value))
+        {
+            return SenderPolicies.DELAY;
+        }
+        if (SenderPolicies.isCongestionControl(value))
+        {
+            return value;
+        }
+
+        throw invalid("parameter '" + CONGESTION_PARAM + "=" + value + "' must be " + SenderPolicies.DELAY + ", " +
+            SenderPolicies.AIMD + ", true (" + SenderPolicies.DELAY + ") or false (no sender window)");
+    }
+
+    private static String parsePathPolicy(final String value)
+    {
+        if (null == value)
+        {
+            return SenderPolicies.WEIGHTED;
+        }
+        if (SenderPolicies.isPathPolicy(value))
+        {
+            return value;
+        }
+
+        throw invalid("parameter '" + PATH_POLICY_PARAM + "=" + value + "' must be " + SenderPolicies.WEIGHTED +
+            " or " + SenderPolicies.ROUND_ROBIN);
     }
 
     private static boolean parseBoolean(final String key, final String value, final boolean defaultValue)

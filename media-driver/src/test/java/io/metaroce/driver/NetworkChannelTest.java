@@ -26,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -74,6 +75,8 @@ class NetworkChannelTest
         assertRefused(false, endpoints + "|term-window=10m", "'term-window");
         assertRefused(false, endpoints + "|credit=maybe", "'credit");
         assertRefused(false, endpoints + "|cc=yes", "'cc");
+        assertRefused(false, endpoints + "|cc=cubic", "'cc");
+        assertRefused(false, endpoints + "|path-policy=random", "'path-policy");
         assertRefused(false, endpoints + "|path-eviction=1", "'path-eviction");
         assertRefused(false, endpoints + "|link-rate=-5", "'link-rate");
         assertRefused(false, endpoints + "|linger=soon", "'linger");
@@ -89,6 +92,8 @@ class NetworkChannelTest
         assertRefused(true, channel + "|interface=127.0.1.1,127.0.1.2", "'interface'");
         assertRefused(true, channel + "|term-window=64k", "'term-window'");
         assertRefused(true, channel + "|rcv-window=1", "'rcv-window");
+        assertRefused(true, channel + "|path-policy=round-robin", "'path-policy'");
+        assertRefused(true, channel + "|cc=reno", "'cc");
 
         try (Subscription held = client.addSubscription(channel, STREAM_ID))
         {
@@ -119,6 +124,29 @@ class NetworkChannelTest
         assertEquals(a.receiveEndpointKey(), c.receiveEndpointKey());
         assertEquals(1440 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu(0));
         assertEquals(1440 - 16 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu(16));
+    }
+
+    @Test
+    void shouldNameTheCongestionControllerAndPathPolicyInTheCanonicalForm()
+    {
+        final MediaDriver.Context ctx = new MediaDriver.Context();
+        final UdpChannel plain =
+            UdpChannel.forPublication(ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456"), ctx);
+        final UdpChannel delay = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|cc=true|path-policy=weighted"), ctx);
+        final UdpChannel aimd = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|cc=aimd|path-policy=round-robin"), ctx);
+        final UdpChannel off = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|cc=false"), ctx);
+
+        assertEquals(plain.canonicalForm(), delay.canonicalForm(), "cc=true is the default controller, delay");
+        assertTrue(plain.canonicalForm().contains("|cc=delay|path-policy=weighted|"), plain.canonicalForm());
+        assertTrue(aimd.canonicalForm().contains("|cc=aimd|path-policy=round-robin|"), aimd.canonicalForm());
+        assertNotEquals(plain.sendEndpointKey(), aimd.sendEndpointKey());
+        assertTrue(aimd.congestionControl);
+        assertEquals("round-robin", aimd.pathPolicy);
+        assertFalse(off.congestionControl, "cc=false: no sender window");
+        assertTrue(off.canonicalForm().contains("|cc=false|"), off.canonicalForm());
     }
 
     private void assertRefused(final boolean subscription, final String channel, final String parameter)

@@ -84,6 +84,14 @@ class NetworkPubSubTest
     }
 
     @Test
+    void shouldDeliverExactlyOnceWithAimdCongestionControlAndRoundRobinPathsUnderLoss()
+    {
+        publicationExtra = "|cc=aimd|path-policy=round-robin";
+        final NetworkLossGenerator receiverLoss = new NetworkLossGenerator(SEED).dataRate(0, 0.02);
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> transfer(2, 1_000, "", receiverLoss, null));
+    }
+
+    @Test
     void shouldCarryLargerFramesWhenPublicationSetsMtuAndSubscriptionNone()
     {
         publicationExtra = "|mtu=8192";
