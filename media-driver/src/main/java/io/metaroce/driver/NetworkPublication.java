@@ -406,6 +406,7 @@ final class NetworkPublication implements PayloadSource
                 .pathsPerPlane(channel.entropy)
                 .congestionControl(channel.congestionControlName)
                 .pathPolicy(channel.pathPolicy)
+                .pathCounters(channel.pathCounters)
                 .counterLabel(counterLabel);
             this.connection = endpoint.connect(settings, this);
             reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;

@@ -56,6 +56,7 @@ final class UdpChannel
     static final String LINK_RATE_PARAM = "link-rate";
     static final String PATH_EVICTION_PARAM = "path-eviction";
     static final String PATH_POLICY_PARAM = "path-policy";
+    static final String PATH_COUNTERS_PARAM = "path-counters";
 
     /**
      * The largest multiple of 32 that a 1500-byte Ethernet frame carries as UDP payload without IP fragmentation over
@@ -89,6 +90,7 @@ final class UdpChannel
     final String congestionControlName;
     final String pathPolicy;
     final boolean pathEviction;
+    final boolean pathCounters;
     final long linkRateMbps;
     final long lingerTimeoutNs;
     final boolean isSparse;
@@ -142,6 +144,8 @@ final class UdpChannel
         pathPolicy = parsePathPolicy(params.get(PATH_POLICY_PARAM));
         pathEviction = parseBoolean(PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM),
             io.metaroce.datapath.Configuration.pathEviction());
+        pathCounters = parseBoolean(PATH_COUNTERS_PARAM, params.get(PATH_COUNTERS_PARAM),
+            io.metaroce.datapath.Configuration.pathCounters());
         linkRateMbps = parseLong(LINK_RATE_PARAM, params.get(LINK_RATE_PARAM),
             io.metaroce.datapath.Configuration.linkRateMbps(), 0, 100_000_000L);
         lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM, params.get(ChannelUri.LINGER_PARAM),
@@ -154,7 +158,8 @@ final class UdpChannel
             "|link-rate=" + linkRateMbps;
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
             (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
-            "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength;
+            "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
+            (isSubscription ? "" : "|path-counters=" + pathCounters);
         endpointList = join(endpoints);
         receiveEndpointKey = "endpoint=" + endpointList;
         sendEndpointKey = "planes=" + endpoints.length +
@@ -335,6 +340,7 @@ final class UdpChannel
             case ChannelUri.TERM_WINDOW_PARAM:
             case ChannelUri.LINGER_PARAM:
             case PATH_POLICY_PARAM:
+            case PATH_COUNTERS_PARAM:
                 return !isSubscription;
             default:
                 return false;

@@ -236,7 +236,7 @@ class NetworkPubSubTest
             final Subscription second = receiverClient.addSubscription(harness.subscriptionChannel(""), STREAM_ID);
             final Subscription other = receiverClient.addSubscription(harness.subscriptionChannel(""), STREAM_ID + 1);
             final ExclusivePublication a = senderClient.addExclusivePublication(
-                harness.publicationChannel(""), STREAM_ID);
+                harness.publicationChannel("|path-counters=true"), STREAM_ID);
             final Publication b = senderClient.addPublication(harness.publicationChannel(""), STREAM_ID + 1);
             Await.until("images", () -> first.isConnected() && second.isConnected() && other.isConnected());
 
@@ -248,6 +248,13 @@ class NetworkPubSubTest
             assertEquals(1, countLabels(receiverClient, "rcv-datagrams: engine"), "one receive endpoint");
             assertTrue(countLabels(senderClient, "path-packets: ", "dst=" + harness.endpoints() + " path=") > 0,
                 "path counters name the destination");
+            assertEquals(0, countLabels(senderClient, "path-packets: ", "session=" + b.sessionId() + " "),
+                "no path counters without path-counters=true");
+            assertEquals(0, countLabels(senderClient, "snd-data-packets: ", "session=" + b.sessionId() + " "),
+                "only the default sender counters without path-counters=true");
+            assertEquals(1, countLabels(senderClient, "snd-cwnd: ", "session=" + b.sessionId() + " "),
+                "the default sender counters");
+            assertEquals(2, countLabels(senderClient, "plane-packets: engine"), "per-plane totals of the engine");
             assertTrue(countLabels(receiverClient, "rcv-data-packets: ", "rcv=" + harness.endpoints()) >= 2,
                 "receiver connection counters name the endpoints");
         });

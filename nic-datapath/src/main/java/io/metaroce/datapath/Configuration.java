@@ -185,6 +185,29 @@ public final class Configuration
     }
 
     /**
+     * Property name of {@link #pathCounters()}.
+     */
+    public static final String PATH_COUNTERS_PROP_NAME = "metaroce.datapath.path.counters";
+
+    /**
+     * Default of {@link #pathCounters()}: sender connections show their state, retransmissions, window and RTT, and
+     * their paths add to the engine's per-plane totals, so that a driver's counters do not grow with its paths.
+     */
+    public static final boolean PATH_COUNTERS_DEFAULT = false;
+
+    /**
+     * Whether every sender connection also shows all its statistics and a set of counters per path (a channel's
+     * {@code path-counters=true} asks for them for one stream).
+     *
+     * @return the value of {@link #PATH_COUNTERS_PROP_NAME}, or the default when it is not set.
+     */
+    public static boolean pathCounters()
+    {
+        return Boolean.parseBoolean(
+            System.getProperty(PATH_COUNTERS_PROP_NAME, Boolean.toString(PATH_COUNTERS_DEFAULT)));
+    }
+
+    /**
      * Property name of {@link #maxEvictFraction()}.
      */
     public static final String MAX_EVICT_FRACTION_PROP_NAME = "metaroce.datapath.max.evict.fraction";

@@ -25,14 +25,16 @@ import org.agrona.concurrent.status.CountersManager;
  * updates it with release stores ({@code incrementRelease}, {@code setRelease}); readers in any process read it with
  * acquire loads.
  * <p>
- * Labels: {@code "<name>: engine"} for engine counters; {@code "<name>: conn=<localId hex> stream=<id>
- * session=<id>"} for connection counters, with {@code " path=<index> plane=<plane>"} appended for path counters and
- * {@code " reason=<name>"} for per-reason counters. The engine's {@code counterLabel} (and for a sender connection
+ * Labels: {@code "<name>: engine"} for engine counters, {@code "<name>: engine plane=<plane>"} for its per-plane
+ * totals; {@code "<name>: conn=<localId hex> stream=<id> session=<id>"} for connection counters, with
+ * {@code " path=<index> plane=<plane>"} appended for path counters and {@code " reason=<name>"} for per-reason
+ * counters. The engine's {@code counterLabel} (and for a sender connection
  * its settings' {@code counterLabel}) follows the context when set, before the path and reason suffixes. Connection
  * counters are freed when the connection ends.
  * <p>
- * Space per connection: {@link #SENDER_COUNTERS} + {@value #PATH_COUNTERS} per path for a sender,
- * {@value #RECEIVER_COUNTERS} for a receiver; {@value #ENGINE_COUNTERS} for the engine.
+ * Space: {@value #SENDER_COUNTERS} per sender connection by default, or {@link #SENDER_DETAILED_COUNTERS} +
+ * {@value #PATH_COUNTERS} per path with per-path counters on; {@value #RECEIVER_COUNTERS} per receiver connection;
+ * {@link #ENGINE_COUNTERS} for the engine, plus {@value #PLANE_COUNTERS} per plane once it has a sender connection.
  */
 public final class DatapathCounters
 {
@@ -57,17 +59,32 @@ public final class DatapathCounters
     public static final int PATH_TYPE_ID = 4103;
 
     /**
+     * Type id of an engine's per-plane totals over its sender connections.
+     */
+    public static final int PLANE_TYPE_ID = 4104;
+
+    /**
      * Counters an engine allocates for itself.
      */
-    public static final int ENGINE_COUNTERS = 6 + DropReason.COUNT - 1;
+    public static final int ENGINE_COUNTERS = 8 + DropReason.COUNT - 1;
 
     /**
-     * Counters a sender connection allocates, its paths excluded.
+     * Counters an engine with sender connections allocates per plane (its {@code plane-*} totals).
      */
-    public static final int SENDER_COUNTERS = 16 + LossReason.COUNT;
+    public static final int PLANE_COUNTERS = 5;
 
     /**
-     * Counters a sender connection allocates per path.
+     * Counters a sender connection allocates by default: state, retransmissions, window and smoothed RTT.
+     */
+    public static final int SENDER_COUNTERS = 4;
+
+    /**
+     * Counters a sender connection with per-path counters allocates, its paths excluded.
+     */
+    public static final int SENDER_DETAILED_COUNTERS = 17 + LossReason.COUNT;
+
+    /**
+     * Counters a sender connection with per-path counters allocates per path.
      */
     public static final int PATH_COUNTERS = 7;
 
@@ -83,12 +100,13 @@ public final class DatapathCounters
     /**
      * Counters a sender connection with a given number of paths allocates.
      *
-     * @param pathCount paths of the connection.
+     * @param pathCount    paths of the connection.
+     * @param pathCounters whether it has per-path counters.
      * @return the number of counters.
      */
-    public static int senderCounters(final int pathCount)
+    public static int senderCounters(final int pathCount, final boolean pathCounters)
     {
-        return SENDER_COUNTERS + PATH_COUNTERS * pathCount;
+        return pathCounters ? SENDER_DETAILED_COUNTERS + PATH_COUNTERS * pathCount : SENDER_COUNTERS;
     }
 
     static AtomicCounter allocate(

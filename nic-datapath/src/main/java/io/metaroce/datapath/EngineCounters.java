@@ -35,11 +35,16 @@ final class EngineCounters implements AutoCloseable
     final AtomicCounter challengesSent;
     final AtomicCounter rejectRepliesLimited;
     final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];
+    private final CountersManager countersManager;
+    private final String context;
+    private PlaneCounters planeCounters;
 
     EngineCounters(final CountersManager countersManager, final String label)
     {
         final int type = DatapathCounters.ENGINE_TYPE_ID;
         final String context = DatapathCounters.withLabel("engine", label);
+        this.countersManager = countersManager;
+        this.context = context;
         datagramsReceived = DatapathCounters.allocate(countersManager, type, "rcv-datagrams", context);
         bytesReceived = DatapathCounters.allocate(countersManager, type, "rcv-bytes", context);
         datagramsSent = DatapathCounters.allocate(countersManager, type, "snd-datagrams", context);
@@ -53,6 +58,19 @@ final class EngineCounters implements AutoCloseable
             drops[reason] = DatapathCounters.allocate(
                 countersManager, type, "rcv-drops", context + " reason=" + DropReason.name(reason));
         }
+    }
+
+    /**
+     * The per-plane totals, allocated on the first call (when the engine opens its first sender connection).
+     */
+    PlaneCounters planeCounters(final int planeCount)
+    {
+        if (null == planeCounters)
+        {
+            planeCounters = new PlaneCounters(countersManager, context, planeCount);
+        }
+
+        return planeCounters;
     }
 
     void drop(final int reason)
@@ -85,5 +103,6 @@ final class EngineCounters implements AutoCloseable
         CloseHelper.closeAll(datagramsReceived, bytesReceived, datagramsSent, sendBackPressured, sendErrors,
             sendNoRoute, challengesSent, rejectRepliesLimited);
         CloseHelper.closeAll(drops);
+        CloseHelper.close(planeCounters);
     }
 }

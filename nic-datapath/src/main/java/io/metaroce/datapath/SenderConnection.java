@@ -194,7 +194,8 @@ public final class SenderConnection extends Connection
 
         this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(DatapathCounters.withLabel(
             DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()),
-            settings.counterLabel()), pathCount, pathsPerPlane);
+            settings.counterLabel()), pathCount, pathsPerPlane, settings.pathCounters() || ctx.pathCounters(),
+            engine.planeCounters());
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, callbacks);
         this.tracker.reset(isn);
         this.table = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(

@@ -21,83 +21,113 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 /**
- * Counters of one sender connection and of each of its paths.
+ * Counters of one sender connection and of each of its paths. Every statistic is a {@link MirroredCounter}: the
+ * connection's own value, shown in the CnC file by a counter of its own only when asked for. By default a connection
+ * shows {@link DatapathCounters#SENDER_COUNTERS} counters (state, retransmissions, window, smoothed RTT) and its
+ * paths add to the engine's {@link PlaneCounters}; with per-path counters on (the driver's
+ * {@code metaroce.datapath.path.counters} or the channel's {@code path-counters=true}) it shows every statistic and
+ * each path's counters as well.
  */
 final class SenderCounters implements AutoCloseable
 {
-    final AtomicCounter state;
-    final AtomicCounter dataPackets;
-    final AtomicCounter dataBytes;
-    final AtomicCounter retransmitsTotal;
-    final AtomicCounter[] retransmits = new AtomicCounter[LossReason.COUNT];
-    final AtomicCounter srttNs;
-    final AtomicCounter cwnd;
-    final AtomicCounter inflight;
-    final AtomicCounter grantLimit;
-    final AtomicCounter ackedPosition;
-    final AtomicCounter probes;
-    final AtomicCounter creditRequests;
-    final AtomicCounter pathsActive;
-    final AtomicCounter planesDown;
-    final AtomicCounter congestionLosses;
-    final AtomicCounter spuriousRetransmits;
-    final AtomicCounter acks;
-    final AtomicCounter nacks;
+    final MirroredCounter state;
+    final MirroredCounter dataPackets;
+    final MirroredCounter dataBytes;
+    final MirroredCounter retransmitsTotal;
+    final MirroredCounter[] retransmits = new MirroredCounter[LossReason.COUNT];
+    final MirroredCounter srttNs;
+    final MirroredCounter cwnd;
+    final MirroredCounter inflight;
+    final MirroredCounter grantLimit;
+    final MirroredCounter ackedPosition;
+    final MirroredCounter probes;
+    final MirroredCounter creditRequests;
+    final MirroredCounter pathsActive;
+    final MirroredCounter planesDown;
+    final MirroredCounter congestionLosses;
+    final MirroredCounter spuriousRetransmits;
+    final MirroredCounter acks;
+    final MirroredCounter nacks;
 
-    final AtomicCounter[] pathPackets;
-    final AtomicCounter[] pathRetransmits;
-    final AtomicCounter[] pathLosses;
-    final AtomicCounter[] pathSrttNs;
-    final AtomicCounter[] pathState;
-    final AtomicCounter[] pathStateChanges;
-    final AtomicCounter[] pathProbes;
+    final MirroredCounter[] pathPackets;
+    final MirroredCounter[] pathRetransmits;
+    final MirroredCounter[] pathLosses;
+    final MirroredCounter[] pathSrttNs;
+    final MirroredCounter[] pathState;
+    final MirroredCounter[] pathStateChanges;
+    final MirroredCounter[] pathProbes;
+
+    private final CountersManager manager;
+    private final boolean isDetailed;
 
     SenderCounters(
-        final CountersManager manager, final String context, final int pathCount, final int pathsPerPlane)
+        final CountersManager manager,
+        final String context,
+        final int pathCount,
+        final int pathsPerPlane,
+        final boolean isDetailed,
+        final PlaneCounters planes)
     {
-        final int type = DatapathCounters.SENDER_TYPE_ID;
-        state = DatapathCounters.allocate(manager, type, "snd-state", context);
-        dataPackets = DatapathCounters.allocate(manager, type, "snd-data-packets", context);
-        dataBytes = DatapathCounters.allocate(manager, type, "snd-data-bytes", context);
-        retransmitsTotal = DatapathCounters.allocate(manager, type, "snd-retransmits", context);
+        this.manager = manager;
+        this.isDetailed = isDetailed;
+        state = shown("snd-state", context);
+        dataPackets = detail("snd-data-packets", context);
+        dataBytes = detail("snd-data-bytes", context);
+        retransmitsTotal = shown("snd-retransmits", context);
         for (int reason = 0; reason < LossReason.COUNT; reason++)
         {
-            retransmits[reason] = DatapathCounters.allocate(
-                manager, type, "snd-retransmits", context + " reason=" + LossReason.name(reason));
+            retransmits[reason] = detail("snd-retransmits", context + " reason=" + LossReason.name(reason));
         }
-        srttNs = DatapathCounters.allocate(manager, type, "snd-srtt-ns", context);
-        cwnd = DatapathCounters.allocate(manager, type, "snd-cwnd", context);
-        inflight = DatapathCounters.allocate(manager, type, "snd-inflight-bytes", context);
-        grantLimit = DatapathCounters.allocate(manager, type, "snd-grant-limit", context);
-        ackedPosition = DatapathCounters.allocate(manager, type, "snd-acked-position", context);
-        probes = DatapathCounters.allocate(manager, type, "snd-probes", context);
-        creditRequests = DatapathCounters.allocate(manager, type, "snd-credit-requests", context);
-        pathsActive = DatapathCounters.allocate(manager, type, "snd-paths-active", context);
-        planesDown = DatapathCounters.allocate(manager, type, "snd-planes-down", context);
-        congestionLosses = DatapathCounters.allocate(manager, type, "snd-congestion-losses", context);
-        spuriousRetransmits = DatapathCounters.allocate(manager, type, "snd-spurious-retransmits", context);
-        acks = DatapathCounters.allocate(manager, type, "snd-acks-received", context);
-        nacks = DatapathCounters.allocate(manager, type, "snd-nacks-received", context);
+        srttNs = shown("snd-srtt-ns", context);
+        cwnd = shown("snd-cwnd", context);
+        inflight = detail("snd-inflight-bytes", context);
+        grantLimit = detail("snd-grant-limit", context);
+        ackedPosition = detail("snd-acked-position", context);
+        probes = detail("snd-probes", context);
+        creditRequests = detail("snd-credit-requests", context);
+        pathsActive = detail("snd-paths-active", context);
+        planesDown = detail("snd-planes-down", context);
+        congestionLosses = detail("snd-congestion-losses", context);
+        spuriousRetransmits = detail("snd-spurious-retransmits", context);
+        acks = detail("snd-acks-received", context);
+        nacks = detail("snd-nacks-received", context);
 
-        pathPackets = new AtomicCounter[pathCount];
-        pathRetransmits = new AtomicCounter[pathCount];
-        pathLosses = new AtomicCounter[pathCount];
-        pathSrttNs = new AtomicCounter[pathCount];
-        pathState = new AtomicCounter[pathCount];
-        pathStateChanges = new AtomicCounter[pathCount];
-        pathProbes = new AtomicCounter[pathCount];
-        final int pathType = DatapathCounters.PATH_TYPE_ID;
+        pathPackets = new MirroredCounter[pathCount];
+        pathRetransmits = new MirroredCounter[pathCount];
+        pathLosses = new MirroredCounter[pathCount];
+        pathSrttNs = new MirroredCounter[pathCount];
+        pathState = new MirroredCounter[pathCount];
+        pathStateChanges = new MirroredCounter[pathCount];
+        pathProbes = new MirroredCounter[pathCount];
         for (int p = 0; p < pathCount; p++)
         {
-            final String pathContext = context + " path=" + p + " plane=" + (p / pathsPerPlane);
-            pathPackets[p] = DatapathCounters.allocate(manager, pathType, "path-packets", pathContext);
-            pathRetransmits[p] = DatapathCounters.allocate(manager, pathType, "path-retransmits", pathContext);
-            pathLosses[p] = DatapathCounters.allocate(manager, pathType, "path-losses-charged", pathContext);
-            pathSrttNs[p] = DatapathCounters.allocate(manager, pathType, "path-srtt-ns", pathContext);
-            pathState[p] = DatapathCounters.allocate(manager, pathType, "path-state", pathContext);
-            pathStateChanges[p] = DatapathCounters.allocate(manager, pathType, "path-state-changes", pathContext);
-            pathProbes[p] = DatapathCounters.allocate(manager, pathType, "path-probes", pathContext);
+            final int plane = p / pathsPerPlane;
+            final String pathContext = context + " path=" + p + " plane=" + plane;
+            pathPackets[p] = path("path-packets", pathContext, planes.packets[plane]);
+            pathRetransmits[p] = path("path-retransmits", pathContext, planes.retransmits[plane]);
+            pathLosses[p] = path("path-losses-charged", pathContext, planes.lossesCharged[plane]);
+            pathSrttNs[p] = path("path-srtt-ns", pathContext, null);
+            pathState[p] = path("path-state", pathContext, null);
+            pathStateChanges[p] = path("path-state-changes", pathContext, planes.pathStateChanges[plane]);
+            pathProbes[p] = path("path-probes", pathContext, planes.probes[plane]);
         }
+    }
+
+    private MirroredCounter shown(final String name, final String counterContext)
+    {
+        return new MirroredCounter(
+            DatapathCounters.allocate(manager, DatapathCounters.SENDER_TYPE_ID, name, counterContext), null);
+    }
+
+    private MirroredCounter detail(final String name, final String counterContext)
+    {
+        return isDetailed ? shown(name, counterContext) : new MirroredCounter(null, null);
+    }
+
+    private MirroredCounter path(final String name, final String pathContext, final AtomicCounter aggregate)
+    {
+        return new MirroredCounter(isDetailed ?
+            DatapathCounters.allocate(manager, DatapathCounters.PATH_TYPE_ID, name, pathContext) : null, aggregate);
     }
 
     public void close()

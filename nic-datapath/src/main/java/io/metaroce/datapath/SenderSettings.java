@@ -36,6 +36,7 @@ public final class SenderSettings
     private int destination = -1;
     private int planeCount = 1;
     private int pathsPerPlane;
+    private boolean pathCounters;
     private TrafficClass trafficClass = TrafficClass.BULK;
     private String counterLabel = "";
     private String congestionControl;
@@ -237,6 +238,29 @@ public final class SenderSettings
     public int pathsPerPlane()
     {
         return pathsPerPlane;
+    }
+
+    /**
+     * Show all this connection's statistics and a set of counters per path, whatever the engine's default
+     * ({@link TransportEngine.Context#pathCounters()}).
+     *
+     * @param pathCounters true to show them.
+     * @return this for a fluent API.
+     */
+    public SenderSettings pathCounters(final boolean pathCounters)
+    {
+        this.pathCounters = pathCounters;
+        return this;
+    }
+
+    /**
+     * Whether this connection asks for per-path counters.
+     *
+     * @return the value.
+     */
+    public boolean pathCounters()
+    {
+        return pathCounters;
     }
 
     /**

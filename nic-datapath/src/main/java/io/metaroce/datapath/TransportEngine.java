@@ -155,6 +155,14 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
+     * The per-plane totals its sender connections' paths add to.
+     */
+    PlaneCounters planeCounters()
+    {
+        return counters.planeCounters(transport.planeCount());
+    }
+
+    /**
      * The engine's configuration.
      *
      * @return the concluded context.
@@ -865,6 +873,7 @@ public final class TransportEngine implements AutoCloseable
         private int repsRingCapacity = Configuration.repsRingCapacity();
         private double planeWeightFloor = Configuration.planeWeightFloor();
         private boolean pathEviction = Configuration.pathEviction();
+        private boolean pathCounters = Configuration.pathCounters();
         private double maxEvictFraction = Configuration.maxEvictFraction();
         private int lossWindowSrtts = Configuration.lossWindowSrtts();
         private int probesBeforeEviction = Configuration.probesBeforeEviction();
@@ -1365,6 +1374,29 @@ public final class TransportEngine implements AutoCloseable
         public boolean pathEviction()
         {
             return pathEviction;
+        }
+
+        /**
+         * Whether every sender connection shows all its statistics and counters per path, rather than the default
+         * few, with its paths counted in the engine's per-plane totals only.
+         *
+         * @param pathCounters the value; see {@link Configuration#PATH_COUNTERS_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Context pathCounters(final boolean pathCounters)
+        {
+            this.pathCounters = pathCounters;
+            return this;
+        }
+
+        /**
+         * Whether every sender connection shows all its statistics and counters per path.
+         *
+         * @return the value.
+         */
+        public boolean pathCounters()
+        {
+            return pathCounters;
         }
 
         /**

@@ -169,7 +169,9 @@ public final class MultipathDemo
                 "127.0.2.", pingPort, null, planes), PING_STREAM);
             final Subscription pongSubscription = pingClient.addSubscription(channel(
                 "127.0.4.", pongPort, null, planes), PONG_STREAM);
-            final ExclusivePublication pingPublication = pingClient.addExclusivePublication(toPong, PING_STREAM);
+            // per-path counters on for the ping stream: the demo shows its traffic and retransmissions per plane
+            final ExclusivePublication pingPublication = pingClient.addExclusivePublication(
+                toPong + "|path-counters=true", PING_STREAM);
             final ExclusivePublication pongPublication = pongClient.addExclusivePublication(toPing, PONG_STREAM);
             awaitConnected(pingPublication, pongPublication, pingSubscription, pongSubscription);
 

@@ -183,7 +183,9 @@ final class NetnsMultipathRig
             interfaces.append(0 == plane ? "" : ",").append(topology.address(Host.A, plane));
         }
 
-        return "metaroce:udp?endpoint=" + endpoints + (sender ? "|interface=" + interfaces : "") + "|term-length=" +
+        // the sender shows every statistic and its paths: the report reads them per stream
+        final String senderParams = sender ? "|interface=" + interfaces + "|path-counters=true" : "";
+        return "metaroce:udp?endpoint=" + endpoints + senderParams + "|term-length=" +
             SystemSettings.udpDefaults().termLength() + System.getProperty(EXTRA_PARAMS_PROP_NAME, "");
     }
 

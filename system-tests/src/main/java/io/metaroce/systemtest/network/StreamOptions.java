@@ -129,6 +129,11 @@ public final class StreamOptions
         {
             channel.append("|interface=").append(values.get("interfaces"));
         }
+        if (isSource())
+        {
+            // the source reports its stream's statistics per path (StreamCounters)
+            channel.append("|path-counters=true");
+        }
         final String params = values.get("channel-params");
         if (null != params && !params.isEmpty())
         {
