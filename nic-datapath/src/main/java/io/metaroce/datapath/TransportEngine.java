@@ -2280,7 +2280,7 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Pacing rate as a multiple of cwnd / srtt, used while cwnd < 4 x mtu.
+         * Pacing rate as a multiple of cwnd / srtt, used while {@code cwnd < 4 x mtu}.
          *
          * @param pacingGain the value; see {@link Configuration#PACING_GAIN_PROP_NAME}.
          * @return this for a fluent API.
@@ -2292,7 +2292,7 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Pacing rate as a multiple of cwnd / srtt, used while cwnd < 4 x mtu.
+         * Pacing rate as a multiple of cwnd / srtt, used while {@code cwnd < 4 x mtu}.
          *
          * @return the value.
          */
