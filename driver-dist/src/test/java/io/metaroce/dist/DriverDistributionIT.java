@@ -46,7 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The deployable artifacts as an operator uses them, from a temporary directory outside the repository and with no
  * JVM flag: {@code java -jar metaroce-driver.jar} with the archive's example properties file runs a driver, a tool
  * reads it, and SIGTERM stops it cleanly with its directory removed; the archive's launcher script does the same;
- * {@code --help} lists the tools and an unknown tool exits with status 2.
+ * {@code --help} lists the tools and an unknown tool exits with status 2; the example unit runs the launcher and
+ * treats the exit status after SIGTERM as a success.
  */
 class DriverDistributionIT
 {
@@ -151,6 +152,25 @@ class DriverDistributionIT
             assertTrue(unknown.text().contains("unknown tool 'stats'"), unknown.text());
             assertFalse(Files.exists(Path.of(directoryName)), "no driver started");
         });
+    }
+
+    @Test
+    void shouldShipAnExecutableLauncherAndAUnitThatRunsItWithTheExampleConfiguration() throws IOException
+    {
+        assertTrue(Files.isExecutable(distribution.resolve("bin/metaroce-driver")));
+        assertTrue(Files.isRegularFile(distribution.resolve("lib/metaroce-driver.jar")));
+
+        final List<String> unit = Files.readAllLines(distribution.resolve("systemd/metaroce-driver.service"));
+        for (final String line : List.of(
+            "ExecStart=/opt/metaroce/bin/metaroce-driver /etc/metaroce/metaroce-driver.properties",
+            "KillSignal=SIGTERM",
+            "SuccessExitStatus=" + SIGTERM_EXIT_STATUS,
+            "Restart=on-failure",
+            "Documentation=file:///opt/metaroce/docs/driver.md"))
+        {
+            assertTrue(unit.contains(line), "the unit has no line " + line);
+        }
+        assertTrue(Files.isRegularFile(distribution.resolve("docs/driver.md")));
     }
 
     private void assertStopsCleanlyOnSigterm(final Output driver) throws InterruptedException
