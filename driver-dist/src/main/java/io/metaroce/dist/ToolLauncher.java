@@ -25,6 +25,7 @@ import io.metaroce.samples.IpcThroughput;
 import io.metaroce.samples.LossStat;
 import io.metaroce.samples.MetaRoceStat;
 import io.metaroce.samples.MultipathDemo;
+import io.metaroce.samples.PrometheusExporter;
 import io.metaroce.samples.WireCodecDemo;
 
 import java.io.File;
@@ -76,6 +77,8 @@ public final class ToolLauncher
         new Tool("stat", "[--once]", "print the counters of a running driver", MetaRoceStat::main),
         new Tool("errors", "", "print the distinct error log of a driver", ErrorStat::main),
         new Tool("loss", "", "print the loss report of a driver (network streams)", LossStat::main),
+        new Tool("exporter", "[--port N] [--bind address]",
+            "serve a running driver's counters to Prometheus over HTTP", PrometheusExporter::main),
         new Tool("publisher", "", "publish messages through a running driver", BasicPublisher::main),
         new Tool("subscriber", "", "print the messages of a stream of a running driver", BasicSubscriber::main),
         new Tool("demo", "", "the multipath demo: two embedded drivers on loopback", MultipathDemo::main),

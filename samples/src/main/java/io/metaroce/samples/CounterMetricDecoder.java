@@ -184,6 +184,17 @@ final class CounterMetricDecoder
     static final MetricFamily PATH_PROBES = counter(
         "metaroce_path_probes", "Probes sent on a path.");
 
+    static final MetricFamily PLANE_PACKETS = counter(
+        "metaroce_plane_packets", "DATA packets a send endpoint sent on a plane, over all its connections.");
+    static final MetricFamily PLANE_RETRANSMITS = counter(
+        "metaroce_plane_retransmits", "Retransmitted DATA packets a send endpoint sent on a plane.");
+    static final MetricFamily PLANE_LOSSES_CHARGED = counter(
+        "metaroce_plane_losses_charged", "Losses charged to the paths of a plane by their health tracking.");
+    static final MetricFamily PLANE_PROBES = counter(
+        "metaroce_plane_probes", "Probes a send endpoint sent on a plane.");
+    static final MetricFamily PLANE_PATH_STATE_CHANGES = counter(
+        "metaroce_plane_path_state_changes", "State changes of the paths of a plane.");
+
     static final MetricFamily RECEIVER_STATE = gauge(
         "metaroce_receiver_state", "State of a receiver connection: 1 SETUP, 2 ESTABLISHED, 3 CLOSING, 4 CLOSED, " +
         "5 FAILED.");
@@ -281,6 +292,12 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.PATH_TYPE_ID, "path-state-changes", PATH_STATE_CHANGES);
         datapath(DatapathCounters.PATH_TYPE_ID, "path-probes", PATH_PROBES);
 
+        datapath(DatapathCounters.PLANE_TYPE_ID, "plane-packets", PLANE_PACKETS);
+        datapath(DatapathCounters.PLANE_TYPE_ID, "plane-retransmits", PLANE_RETRANSMITS);
+        datapath(DatapathCounters.PLANE_TYPE_ID, "plane-losses-charged", PLANE_LOSSES_CHARGED);
+        datapath(DatapathCounters.PLANE_TYPE_ID, "plane-probes", PLANE_PROBES);
+        datapath(DatapathCounters.PLANE_TYPE_ID, "plane-path-state-changes", PLANE_PATH_STATE_CHANGES);
+
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-state", RECEIVER_STATE);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-data-packets", RECEIVER_DATA_PACKETS);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-data-bytes", RECEIVER_DATA_BYTES);
@@ -366,6 +383,7 @@ final class CounterMetricDecoder
             case DatapathCounters.SENDER_TYPE_ID:
             case DatapathCounters.RECEIVER_TYPE_ID:
             case DatapathCounters.PATH_TYPE_ID:
+            case DatapathCounters.PLANE_TYPE_ID:
                 decodeDatapath(counterId, typeId, label, value, sink);
                 break;
             default:
@@ -453,7 +471,8 @@ final class CounterMetricDecoder
         for (int i = 0; i < tokens.length; i++)
         {
             final String token = tokens[i];
-            if (0 == i && DatapathCounters.ENGINE_TYPE_ID == typeId && "engine".equals(token))
+            if (0 == i && (DatapathCounters.ENGINE_TYPE_ID == typeId || DatapathCounters.PLANE_TYPE_ID == typeId) &&
+                "engine".equals(token))
             {
                 continue;
             }

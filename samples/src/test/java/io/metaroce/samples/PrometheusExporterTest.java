@@ -94,7 +94,8 @@ class PrometheusExporterTest
             final Subscription udpSubscription = client.addSubscription(
                 "metaroce:udp?endpoint=" + endpoints + "|entropy=2", UDP_STREAM);
             final Publication udpPublication = client.addPublication(
-                "metaroce:udp?endpoint=" + endpoints + "|interface=127.0.1.1,127.0.1.2|entropy=2", UDP_STREAM);
+                "metaroce:udp?endpoint=" + endpoints + "|interface=127.0.1.1,127.0.1.2|entropy=2|path-counters=true",
+                UDP_STREAM);
             while (!udpPublication.isConnected() || !ipcPublication.isConnected() || !udpSubscription.isConnected())
             {
                 TimeUnit.MILLISECONDS.sleep(1);
@@ -127,6 +128,9 @@ class PrometheusExporterTest
                 "plane 0 carried packets");
             assertTrue(sum(second, "metaroce_path_packets_total", "1") > sum(first, "metaroce_path_packets_total", "1"),
                 "plane 1 carried packets");
+            final String planePackets = "metaroce_plane_packets_total";
+            assertTrue(sum(second, planePackets, "0") > sum(first, planePackets, "0"), "the plane 0 total moved");
+            assertTrue(sum(second, planePackets, "1") > sum(first, planePackets, "1"), "the plane 1 total moved");
 
             // The driver samples the publisher position on its own duty cycle: scrape until it shows the messages.
             final double ipcPosition = first.one(
