@@ -1004,6 +1004,7 @@ final class DriverConductor implements Agent
     void onNetworkImageCreated(final NetworkImage image)
     {
         networkImages.add(image);
+        allocateReceiverHwm(image);
         bytesMapped.getAndAddRelease(image.logLength());
         for (int i = 0, size = subscriptionLinks.size(); i < size; i++)
         {
@@ -1012,6 +1013,31 @@ final class DriverConductor implements Agent
             {
                 linkNetworkSubscriber(image, subscription);
             }
+        }
+    }
+
+    /**
+     * The image's receiver high-water counter, or none (and an error in the log) when the counters file is full: the
+     * stream still flows, only the tools cannot show its receiver backlog.
+     */
+    private void allocateReceiverHwm(final NetworkImage image)
+    {
+        try
+        {
+            final int counterId = streamCounter.allocate(
+                CounterTypeId.RECEIVER_HWM,
+                image.correlationId(),
+                image.sessionId(),
+                image.streamId(),
+                image.endpoint().channel().canonicalForm(),
+                "",
+                image.joinPosition());
+            image.receiverHwm(new UnsafeBufferPosition(countersValuesBuffer, counterId, countersManager));
+        }
+        catch (final IllegalStateException ex)
+        {
+            ctx.errorHandler().onError(new IllegalStateException("counters file full: image of stream " +
+                image.streamId() + " session " + image.sessionId() + " gets no rcv-hwm counter", ex));
         }
     }
 

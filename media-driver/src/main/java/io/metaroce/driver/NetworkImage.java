@@ -22,6 +22,7 @@ import io.metaroce.driver.buffer.RawLog;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.Position;
 
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -79,6 +80,10 @@ final class NetworkImage implements FramePlacement
 
     // conductor -> receiver
     private volatile long consumerPosition;
+    private volatile Position receiverHwm;
+
+    // receiver
+    private long highWaterPosition;
 
     NetworkImage(
         final long correlationId,
@@ -106,6 +111,7 @@ final class NetworkImage implements FramePlacement
         this.sourceIdentity = sourceIdentity;
         this.cleanPosition = joinPosition;
         this.consumerPosition = joinPosition;
+        this.highWaterPosition = joinPosition;
     }
 
     long correlationId()
@@ -311,10 +317,27 @@ final class NetworkImage implements FramePlacement
     }
 
     /**
-     * Conductor: unmap and delete the log.
+     * Conductor, once the image is known to it: the receiver high-water counter ({@code rcv-hwm}), which the receiver
+     * moves on every placement from then on.
+     *
+     * @param receiverHwm the counter, at the join position.
+     */
+    void receiverHwm(final Position receiverHwm)
+    {
+        this.receiverHwm = receiverHwm; // volatile write: hands the counter to the receiver
+    }
+
+    /**
+     * Conductor: free the receiver high-water counter, unmap and delete the log.
      */
     void close()
     {
+        final Position receiverHwm = this.receiverHwm;
+        if (null != receiverHwm)
+        {
+            this.receiverHwm = null;
+            receiverHwm.close();
+        }
         rawLog.free();
     }
 
@@ -340,6 +363,18 @@ final class NetworkImage implements FramePlacement
                 carried - BitUtil.SIZE_OF_INT);
             term.putIntRelease(target, frameLength); // release: the frame becomes visible to subscribers
             position += carried;
+        }
+
+        final long end = LogBufferDescriptor.computePosition(
+            termId, termOffset + position, positionBitsToShift, initialTermId);
+        if (end > highWaterPosition)
+        {
+            highWaterPosition = end;
+            final Position receiverHwm = this.receiverHwm;
+            if (null != receiverHwm)
+            {
+                receiverHwm.setRelease(end);
+            }
         }
     }
 

@@ -21,6 +21,8 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.logbuffer.FragmentAssembler;
+import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.client.status.StreamCounterDescriptor;
 import io.metaroce.driver.status.LossReportDescriptor;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -257,7 +259,24 @@ class NetworkPubSubTest
             assertEquals(2, countLabels(senderClient, "plane-packets: engine"), "per-plane totals of the engine");
             assertTrue(countLabels(receiverClient, "rcv-data-packets: ", "rcv=" + harness.endpoints()) >= 2,
                 "receiver connection counters name the endpoints");
+            assertEquals(2, countLabels(receiverClient, "rcv-hwm: ", harness.endpoints()), "one rcv-hwm per image");
+            assertEquals(first.imageBySessionId(a.sessionId()).position(), receiverHwm(receiverClient, a.sessionId()));
+            assertEquals(other.imageBySessionId(b.sessionId()).position(), receiverHwm(receiverClient, b.sessionId()));
         });
+    }
+
+    private static long receiverHwm(final MetaRoce client, final int sessionId)
+    {
+        final long[] value = { Long.MIN_VALUE };
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (CounterTypeId.RECEIVER_HWM == typeId && StreamCounterDescriptor.sessionId(keyBuffer, 0) == sessionId)
+            {
+                value[0] = client.countersReader().getCounterValue(counterId);
+            }
+        });
+
+        return value[0];
     }
 
     private static void sendAndReceive(

@@ -59,6 +59,13 @@ public final class CounterTypeId
     public static final int SENDER_POSITION = 5;
 
     /**
+     * Receiver high-water mark of a network image: the stream position just past the furthest frame the receiver has
+     * placed, placed out of order or not. Written by the driver's receiver, read by tools (receiver backlog: this
+     * minus a subscriber position). Key: {@link StreamCounterDescriptor} with the image's correlation id.
+     */
+    public static final int RECEIVER_HWM = 6;
+
+    /**
      * First type id of applications' custom counters: the driver refuses ADD_COUNTER with a lower type id (CLASH),
      * which it reserves for its own counters.
      */
@@ -90,6 +97,8 @@ public final class CounterTypeId
                 return "client-heartbeat";
             case SENDER_POSITION:
                 return "snd-pos";
+            case RECEIVER_HWM:
+                return "rcv-hwm";
             default:
                 return "custom";
         }
