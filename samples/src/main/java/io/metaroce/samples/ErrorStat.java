@@ -15,11 +15,11 @@
  */
 package io.metaroce.samples;
 
-import io.metaroce.client.MetaRoce;
 import io.metaroce.client.cnc.CncFile;
 import org.agrona.concurrent.errors.ErrorLogReader;
 
 import java.io.File;
+import java.io.PrintStream;
 import java.text.SimpleDateFormat;
 import java.util.Date;
 
@@ -27,7 +27,8 @@ import java.util.Date;
  * Prints the distinct errors a driver has logged in its CnC file, each with its observation count, first and last
  * time and stack trace. Works on a stopped driver's directory too, as long as the file is there.
  * <p>
- * Usage: {@code ./metaroce errors}; the directory is {@code metaroce.dir} or the default one.
+ * Usage: {@code ./metaroce errors [--help] [--dir DIR]}; the directory defaults to {@code metaroce.dir} or the default
+ * one.
  */
 public final class ErrorStat
 {
@@ -36,27 +37,55 @@ public final class ErrorStat
     }
 
     /**
-     * Run the tool.
+     * Run the tool and exit with its status.
      *
-     * @param args ignored.
+     * @param args the command line; {@code --help} lists the options.
      */
     public static void main(final String[] args)
     {
-        final File directory = new File(MetaRoce.Configuration.directoryName());
-        final CncFile cncFile = MetaRoceStat.mapCncOrExit(directory);
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Run the tool.
+     *
+     * @param args the command line.
+     * @param out  where the report and the usage go.
+     * @param err  where errors go.
+     * @return the exit status: 0 done, 1 no CnC file, 2 bad command line.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final ToolArguments arguments = CncReport.directoryOption(new ToolArguments("./metaroce errors",
+            "Prints the distinct errors a driver logged in its CnC file; works on a stopped driver's directory."))
+            .note("Output: per distinct error '***', '<n> observations from <first> to <last> for:' and the stack " +
+                "trace; then '<n> distinct errors observed in <dir>'.");
+        final int status = arguments.parse(args, out, err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            return status;
+        }
+
+        final File directory = new File(arguments.value("dir"));
+        final CncFile cncFile = CncReport.mapCnc(directory, err);
+        if (null == cncFile)
+        {
+            return ToolArguments.EXIT_FAILURE;
+        }
 
         try
         {
             final SimpleDateFormat format = new SimpleDateFormat("yyyy-MM-dd HH:mm:ss.SSSZ");
             final int distinctErrors = ErrorLogReader.read(cncFile.errorLogBuffer(),
-                (observationCount, firstTimestamp, lastTimestamp, encodedException) -> System.out.format(
+                (observationCount, firstTimestamp, lastTimestamp, encodedException) -> out.format(
                     "***%n%d observations from %s to %s for:%n %s%n",
                     observationCount,
                     format.format(new Date(firstTimestamp)),
                     format.format(new Date(lastTimestamp)),
                     encodedException));
-            System.out.println();
-            System.out.println(distinctErrors + " distinct errors observed in " + directory);
+            out.println();
+            out.println(distinctErrors + " distinct errors observed in " + directory);
+            return ToolArguments.EXIT_OK;
         }
         finally
         {

@@ -41,11 +41,16 @@ public final class IpcDemo
     /**
      * Run the demo.
      *
-     * @param args ignored.
+     * @param args {@code --help} prints the usage; the settings are properties.
      * @throws InterruptedException if interrupted.
      */
     public static void main(final String[] args) throws InterruptedException
     {
+        final int status = arguments().parse(args, System.out, System.err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            System.exit(status);
+        }
         final long throughputNs = org.agrona.SystemUtil.getDurationInNanos(
             "metaroce.demo.throughput.duration", TimeUnit.SECONDS.toNanos(4));
         final long latencyNs = org.agrona.SystemUtil.getDurationInNanos(
@@ -74,5 +79,18 @@ public final class IpcDemo
             final Histogram histogram = IpcPingPong.run(client, length, warmupNs, latencyNs);
             System.out.println("  " + IpcPingPong.summary(histogram));
         }
+    }
+
+    static ToolArguments arguments()
+    {
+        final ToolArguments arguments = new ToolArguments("./metaroce ipc-demo",
+            "Starts an embedded media driver and measures IPC message rate, then round-trip latency percentiles.")
+            .property("metaroce.demo.throughput.duration", "4s", "throughput measurement time")
+            .property("metaroce.demo.latency.duration", "4s", "latency measurement time");
+        SampleConfiguration.throughputProperties(arguments);
+        SampleConfiguration.pingPongProperties(arguments);
+        return SampleConfiguration.embeddedDriverProperties(arguments)
+            .note("Output: the driver line, the message rate every second, the average rate, then the round-trip " +
+                "percentiles in microseconds ('rtt us: p50 ... p99 ... max ...').");
     }
 }

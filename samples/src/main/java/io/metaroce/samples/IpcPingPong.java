@@ -49,11 +49,16 @@ public final class IpcPingPong
     /**
      * Run the sample with an embedded driver.
      *
-     * @param args ignored.
+     * @param args {@code --help} prints the usage; the settings are properties.
      * @throws InterruptedException if interrupted.
      */
     public static void main(final String[] args) throws InterruptedException
     {
+        final int status = arguments().parse(args, System.out, System.err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            System.exit(status);
+        }
         try (MediaDriver driver = SampleDriver.launchEmbedded();
             MetaRoce client = MetaRoce.connect(new MetaRoce.Context().directoryName(driver.directoryName())))
         {
@@ -66,6 +71,16 @@ public final class IpcPingPong
             System.out.println(summary(histogram));
             histogram.outputPercentileDistribution(System.out, 1000.0);
         }
+    }
+
+    static ToolArguments arguments()
+    {
+        return SampleConfiguration.embeddedDriverProperties(SampleConfiguration.pingPongProperties(
+            new ToolArguments("./metaroce ping-pong",
+            "Measures IPC round-trip latency with an embedded media driver: ping and pong threads, one message in " +
+            "flight.")))
+            .note("Output: the driver line, 'rtt us: p50 ... p99 ... max ...', then the HdrHistogram percentile " +
+                "distribution in microseconds.");
     }
 
     /**

@@ -68,11 +68,16 @@ public final class IpcThroughput
     /**
      * Run the sample with an embedded driver.
      *
-     * @param args ignored.
+     * @param args {@code --help} prints the usage; the settings are properties.
      * @throws InterruptedException if interrupted.
      */
     public static void main(final String[] args) throws InterruptedException
     {
+        final int status = arguments().parse(args, System.out, System.err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            System.exit(status);
+        }
         try (MediaDriver driver = SampleDriver.launchEmbedded();
             MetaRoce client = MetaRoce.connect(new MetaRoce.Context().directoryName(driver.directoryName())))
         {
@@ -84,6 +89,16 @@ public final class IpcThroughput
             System.out.println(String.format(Locale.ROOT, "average: %.2f M msgs/s over %.1f s, %d out of order",
                 result.messagesPerSecond() / 1e6, result.elapsedNs() / 1e9, result.outOfOrder()));
         }
+    }
+
+    static ToolArguments arguments()
+    {
+        return SampleConfiguration.embeddedDriverProperties(SampleConfiguration.throughputProperties(
+            new ToolArguments("./metaroce throughput",
+            "Measures one-way IPC throughput with an embedded media driver: a publisher thread and a subscriber " +
+            "thread, the rate printed every second.")))
+            .note("Output: the driver line, '<n> M msgs/s' every second, then 'average: <rate> M msgs/s over <s> s, " +
+                "<n> out of order'.");
     }
 
     /**

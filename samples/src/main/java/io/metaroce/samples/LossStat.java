@@ -34,7 +34,8 @@ import java.util.Date;
  * DATA payload), first and last observation, session, stream, channel and source. Maps the file read-only; works on
  * a running or a stopped driver's directory.
  * <p>
- * Usage: {@code ./metaroce loss}; the directory is {@code metaroce.dir} or the default one.
+ * Usage: {@code ./metaroce loss [--help] [--dir DIR]}; the directory defaults to {@code metaroce.dir} or the default
+ * one.
  */
 public final class LossStat
 {
@@ -43,13 +44,39 @@ public final class LossStat
     }
 
     /**
-     * Run the tool.
+     * Run the tool and exit with its status.
      *
-     * @param args ignored.
+     * @param args the command line; {@code --help} lists the options.
      */
     public static void main(final String[] args)
     {
-        final File directory = new File(MetaRoce.Configuration.directoryName());
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Run the tool.
+     *
+     * @param args the command line.
+     * @param out  where the report and the usage go.
+     * @param err  where errors go.
+     * @return the exit status: 0 done, 1 no loss report, 2 bad command line.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final ToolArguments arguments = CncReport.directoryOption(new ToolArguments("./metaroce loss",
+            "Prints a driver's loss report (" + LossReportDescriptor.FILE_NAME + "): one line per network stream " +
+            "that has seen loss; works on a stopped driver's directory."))
+            .note("Output: a header line, then per stream '<observations>, <bytes lost>, <first observation>, " +
+                "<last observation>, <session id>, <stream id>, <channel>, <source>', then '<n> loss entries'. " +
+                "Observations count retransmitted packets; bytes lost are estimated from the connection's average " +
+                "DATA payload.");
+        final int status = arguments.parse(args, out, err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            return status;
+        }
+
+        final File directory = new File(arguments.value("dir"));
         final File file = new File(directory, LossReportDescriptor.FILE_NAME);
         final long length;
         try
@@ -58,21 +85,21 @@ public final class LossStat
         }
         catch (final ConfigurationException ex)
         {
-            System.err.println(ex.getMessage());
-            System.exit(1);
-            return;
+            err.println(ex.getMessage());
+            return ToolArguments.EXIT_FAILURE;
         }
         if (length < 0 || !file.isFile())
         {
-            System.err.println("no loss report in " + directory + " (set -Dmetaroce.dir=...)");
-            System.exit(1);
-            return;
+            err.println("no loss report in " + directory + " (set --dir or -D" + MetaRoce.Configuration.DIR_PROP_NAME +
+                "=...)");
+            return ToolArguments.EXIT_FAILURE;
         }
 
         final MappedByteBuffer mapping = IoUtil.mapExistingFile(file, "loss report");
         try
         {
-            print(new UnsafeBuffer(mapping), System.out);
+            print(new UnsafeBuffer(mapping), out);
+            return ToolArguments.EXIT_OK;
         }
         finally
         {

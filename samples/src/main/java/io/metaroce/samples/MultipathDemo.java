@@ -63,11 +63,16 @@ public final class MultipathDemo
     /**
      * Run the demo.
      *
-     * @param args ignored (settings are properties).
+     * @param args {@code --help} prints the usage; the settings are properties.
      * @throws Exception if a driver cannot start or the run is interrupted.
      */
     public static void main(final String[] args) throws Exception
     {
+        final int status = arguments().parse(args, System.out, System.err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            System.exit(status);
+        }
         final long durationNs = SystemUtil.getDurationInNanos("metaroce.demo.duration", TimeUnit.SECONDS.toNanos(20));
         final int planes = Integer.getInteger("metaroce.demo.planes", 4);
         final double loss = Double.parseDouble(System.getProperty("metaroce.demo.loss", "0.01"));
@@ -77,6 +82,25 @@ public final class MultipathDemo
         final int length = Integer.getInteger("metaroce.demo.message.length", 32);
         run(new Settings(durationNs, planes, loss, downPlane, downAtNs, downForNs, Math.max(16, length), true),
             System.out);
+    }
+
+    static ToolArguments arguments()
+    {
+        return new ToolArguments("./metaroce demo",
+            "Two embedded media drivers on loopback joined by several planes (127.0.0.x), a ping stream one way and " +
+            "a pong stream back, with random loss on plane 0 and one plane taken down mid-run; prints per-plane " +
+            "traffic and round-trip percentiles every second, then a summary.")
+            .property("metaroce.demo.duration", "20s", "length of the run")
+            .property("metaroce.demo.planes", "4", "planes, 1 to 8")
+            .property("metaroce.demo.loss", "0.01", "random DATA loss rate on plane 0, both directions")
+            .property("metaroce.demo.down.plane", "planes - 1", "plane taken down, -1 for none")
+            .property("metaroce.demo.down.at", "6s", "when it goes down, from the start")
+            .property("metaroce.demo.down.for", "5s", "how long it stays down")
+            .property("metaroce.demo.message.length", "32", "ping and pong length in bytes, at least 16")
+            .note("Output: per second a line per plane (DATA packets and retransmissions of the ping connection, " +
+                "the plane's state) and the round-trip percentiles of that second; at the end 'summary: ' with " +
+                "the round trips, whether every pong arrived exactly once and in order, the overall percentiles " +
+                "and the retransmissions by plane.");
     }
 
     /**

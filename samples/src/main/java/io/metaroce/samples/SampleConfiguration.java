@@ -36,9 +36,56 @@ final class SampleConfiguration
     static final long DURATION_NS = SystemUtil.getDurationInNanos(
         "metaroce.sample.duration", TimeUnit.SECONDS.toNanos(5));
     static final boolean EXCLUSIVE = Boolean.parseBoolean(System.getProperty("metaroce.sample.exclusive", "true"));
+    private static final String IDLE_NAMES = "spin, noop, yield, backoff, sleep-ns:<n> or a class name";
 
     private SampleConfiguration()
     {
+    }
+
+    /**
+     * Document the properties of the IPC throughput measurement.
+     */
+    static ToolArguments throughputProperties(final ToolArguments arguments)
+    {
+        return streamProperties(arguments)
+            .property("metaroce.sample.duration", "5s", "measured time")
+            .property("metaroce.sample.exclusive", "true", "exclusive publication; false: a concurrent one")
+            .property("metaroce.sample.fragment.limit", "256", "fragments per subscriber poll")
+            .property("metaroce.sample.publisher.idle", "yield", "publisher idle strategy: " + IDLE_NAMES)
+            .property("metaroce.sample.subscriber.idle", "yield", "subscriber idle strategy");
+    }
+
+    /**
+     * Document the properties of the IPC round-trip measurement.
+     */
+    static ToolArguments pingPongProperties(final ToolArguments arguments)
+    {
+        return streamProperties(arguments)
+            .property("metaroce.sample.pong.stream.id", "1002", "stream id of the pongs")
+            .property("metaroce.sample.warmup", "1s", "warm-up before measuring")
+            .property("metaroce.sample.duration", "5s", "measured time")
+            .property("metaroce.sample.ping.idle", "spin", "ping thread idle strategy: " + IDLE_NAMES)
+            .property("metaroce.sample.pong.idle", "spin", "pong thread idle strategy");
+    }
+
+    /**
+     * Document the properties of the embedded driver the IPC samples start.
+     */
+    static ToolArguments embeddedDriverProperties(final ToolArguments arguments)
+    {
+        return arguments
+            .property("metaroce.threading.mode", "SHARED", "threading of the embedded driver")
+            .property("metaroce.shared.idle.strategy", "backoff", "idle strategy of the embedded driver's thread")
+            .property("metaroce.dir", "the default driver directory", "directory of the embedded driver")
+            .note("Any other media driver property (docs/driver.md) applies to the embedded driver too.");
+    }
+
+    private static ToolArguments streamProperties(final ToolArguments arguments)
+    {
+        return arguments
+            .property("metaroce.sample.channel", "metaroce:ipc", "channel of the measured stream")
+            .property("metaroce.sample.stream.id", "1001", "stream id")
+            .property("metaroce.sample.message.length", "32", "message length in bytes");
     }
 
     /**

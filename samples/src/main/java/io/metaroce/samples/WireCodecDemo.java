@@ -73,10 +73,15 @@ public final class WireCodecDemo
     /**
      * Run the demo.
      *
-     * @param args ignored.
+     * @param args {@code --help} prints the usage; the settings are properties.
      */
     public static void main(final String[] args)
     {
+        final int status = arguments().parse(args, System.out, System.err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            System.exit(status);
+        }
         final long fuzzCount = Long.getLong("metaroce.demo.fuzz.count", 1_000_000L);
         final long seed = Long.getLong("metaroce.demo.seed", System.nanoTime());
 
@@ -84,6 +89,18 @@ public final class WireCodecDemo
         demo.buildTranscript();
         demo.printTranscript();
         demo.fuzz(fuzzCount, seed);
+    }
+
+    static ToolArguments arguments()
+    {
+        return new ToolArguments("./metaroce wire-demo",
+            "Encodes the datagrams of one short MetaRoCE connection with the wire codecs (setup, a message sprayed " +
+            "over two planes, a retransmission, acknowledgements, close), validates and decodes each, then feeds " +
+            "mutated copies to the validating reader.")
+            .property("metaroce.demo.fuzz.count", "1000000", "datagrams fuzzed")
+            .property("metaroce.demo.seed", "System.nanoTime()", "seed of the fuzzing, printed for a replay")
+            .note("Output: per datagram what it carries and what the validating reader decoded, then how the " +
+                "reader judged the mutated copies (by verdict) and how fast, with the seed.");
     }
 
     private void buildTranscript()

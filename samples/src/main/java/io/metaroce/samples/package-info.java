@@ -26,12 +26,18 @@
  *     measurements on their own, with more settings.</li>
  *     <li>{@link io.metaroce.samples.BasicPublisher} and {@link io.metaroce.samples.BasicSubscriber}: a publisher and
  *     a subscriber for a standalone driver ({@code ./metaroce driver}).</li>
- *     <li>{@link io.metaroce.samples.MetaRoceStat} and {@link io.metaroce.samples.ErrorStat}: a driver's counters and
- *     its distinct error log, read from its CnC file; {@link io.metaroce.samples.LossStat}: its loss report.</li>
+ *     <li>{@link io.metaroce.samples.MetaRoceStat} and {@link io.metaroce.samples.ErrorStat}: a driver's counters
+ *     (with filters and state names) and its distinct error log, read from its CnC file;
+ *     {@link io.metaroce.samples.StreamStat} and {@link io.metaroce.samples.BacklogStat}: its streams' positions and
+ *     lag, and their sender and receiver backlog; {@link io.metaroce.samples.LossStat}: its loss report.</li>
  *     <li>{@link io.metaroce.samples.PrometheusExporter}: a driver's counters served over HTTP in the Prometheus text
  *     format, read from its CnC file on each scrape ({@code ./metaroce exporter}).</li>
  *     <li>{@link io.metaroce.samples.WireCodecDemo}: the MetaRoCE wire codecs and validating reader at work.</li>
  * </ul>
+ * Every main takes {@code --help} (usage, options, properties and output format; exit status 0) and exits 2 with the
+ * usage on an unknown option, through the one command-line parser they share,
+ * {@link io.metaroce.samples.ToolArguments}; the tools return their exit status from a {@code run} method that takes
+ * the output streams.
  * The samples are examples, not library code: they print, and they allocate outside their measured loops.
  */
 package io.metaroce.samples;

@@ -16,7 +16,6 @@
 package io.metaroce.samples;
 
 import io.metaroce.client.MetaRoce;
-import io.metaroce.client.cnc.CncFile;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
 import org.HdrHistogram.Histogram;
@@ -134,11 +133,8 @@ class SamplesTest
     {
         client.addCounter(1000, "sample counter");
         final ByteArrayOutputStream output = new ByteArrayOutputStream();
-        try (CncFile cncFile = CncFile.mapExisting(new File(driver.directoryName()), true))
-        {
-            final PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8);
-            MetaRoceStat.print(cncFile, cncFile.newCountersReader(), out);
-        }
+        final PrintStream out = new PrintStream(output, true, StandardCharsets.UTF_8);
+        assertEquals(0, MetaRoceStat.run(new String[]{ "--once", "--dir", driver.directoryName() }, out, out));
 
         final String text = output.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("MetaRoCE stat: " + driver.directoryName()), text);
