@@ -15,6 +15,7 @@
  */
 package io.metaroce.perf.rig;
 
+import io.metaroce.samples.ToolArguments;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -25,6 +26,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,15 +38,15 @@ import java.util.function.Function;
 /**
  * Runs benchmark scenarios against every system side by side and writes a dated results folder.
  * <p>
- * Usage: {@code BenchRunner [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--lengths a,b]
- * [--rates r,s] [--out dir]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs). Scenarios
- * (all of them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code multipath} (1, 2 and 4
- * loopback planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its one
- * path); {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off);
+ * Usage: {@code ./metaroce bench [--help] [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--lengths a,b]
+ * [--rates r,s] [--out dir]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs). Scenarios (all of
+ * them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code multipath} (1, 2 and 4 loopback
+ * planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its one path);
+ * {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off);
  * {@code longhaul} (the simulated fabric at 1, 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network
- * namespaces, each rate-limited by {@code tc tbf}; needs root). Each run is repeated ({@code --reps}, default 3)
- * and the median run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as
- * a {@code .hgrm} file.
+ * namespaces, each rate-limited by {@code tc tbf}; needs root). Each run is repeated ({@code --reps}, default 3) and
+ * the median run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as a
+ * {@code .hgrm} file. {@code --help} lists the options and properties.
  */
 public final class BenchRunner
 {
@@ -126,51 +128,108 @@ public final class BenchRunner
     }
 
     /**
-     * Run scenarios from the command line.
+     * Run scenarios from the command line and exit with the status.
      *
-     * @param args scenario names and options.
+     * @param args scenario names and options; {@code --help} lists them.
      */
     public static void main(final String[] args)
     {
-        final List<String> names = new ArrayList<>();
-        boolean smoke = false;
-        int reps = 3;
-        double warmupS = 2;
-        double measureS = 5;
-        Path out = Path.of("perf", "results");
-        int[] lengths = null;
-        long[] rates = null;
-        for (int i = 0; i < args.length; i++)
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static ToolArguments arguments()
+    {
+        return new ToolArguments("./metaroce bench",
+            "Runs benchmark scenarios against MetaRoCE, Aeron and the raw limits side by side and writes a dated " +
+            "results folder (histograms, summary.md, charts). Each run is repeated and the median run reported: by " +
+            "p99 for latency, by rate for throughput.")
+            .operands("scenario", "scenarios to run, all when none is named: " + String.join(", ", SCENARIOS))
+            .flag("smoke", "a fraction of a second per run, one repetition: checks the rig, measures nothing")
+            .option("reps", "N", "3", "repetitions of each run")
+            .option("warmup", "S", "2", "warm-up seconds of each run")
+            .option("measure", "S", "5", "measured seconds of each run")
+            .option("lengths", "A,B", null, "message lengths in bytes instead of each scenario's own")
+            .option("rates", "R,S", null, "open-loop rates in messages per second instead of each scenario's own; 0 " +
+                "is the ping-pong, 'none' skips the latency runs")
+            .option("out", "DIR", "perf/results", "where the dated results folder goes")
+            .property("metaroce.bench.seed", "42", "seed of the loss scenarios' random loss")
+            .property(SystemSettings.IPC_DRIVER_IDLE_PROP_NAME, "backoff", "idle strategy of the IPC drivers")
+            .property(SystemSettings.IPC_APPLICATION_IDLE_PROP_NAME, "spin", "idle strategy of the IPC application " +
+                "threads")
+            .property(SystemSettings.UDP_DRIVER_IDLE_PROP_NAME, "yield", "idle strategy of the UDP drivers")
+            .property(SystemSettings.UDP_APPLICATION_IDLE_PROP_NAME, "yield (backoff for failover)",
+                "idle strategy of the UDP application threads")
+            .property(NetnsMultipathRig.MBIT_PROP_NAME, "200 (20 with --smoke)", "netns: rate limit per plane in " +
+                "Mbit/s")
+            .property(NetnsMultipathRig.EXTRA_PARAMS_PROP_NAME, "none", "netns: parameters appended to the " +
+                "MetaRoCE channel")
+            .note("Scenarios: ipc; udp (loopback, single path); multipath (1, 2 and 4 loopback planes); loss (random " +
+                "loss on one of four planes and on all, Aeron with the same loss on its one path); failover (a " +
+                "plane taken down mid-run); incast (N senders to one receiver, credit on and off); longhaul (the " +
+                "simulated fabric at 1, 10 and 50 ms RTT); netns (1, 2 and 4 planes in network namespaces, each " +
+                "rate-limited by tc tbf; needs root).")
+            .note("Output: '<out>/<yyyy-MM-ddTHH-mm-ss>[-smoke]/' with a folder per scenario (every repetition's " +
+                ".hgrm histogram, CSV and SVG charts) and summary.md; the last line printed is 'results: <folder>'.");
+    }
+
+    /**
+     * Run scenarios from the command line.
+     *
+     * @param args scenario names and options.
+     * @param out  where the usage and progress go.
+     * @param err  where a bad command line is reported.
+     * @return the exit status: 0 done, 2 bad command line.
+     */
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final ToolArguments arguments = arguments();
+        final int status = arguments.parse(args, out, err);
+        if (ToolArguments.CONTINUE != status)
         {
-            switch (args[i])
+            return status;
+        }
+
+        final List<String> names = new ArrayList<>(arguments.operands());
+        for (final String name : names)
+        {
+            if (!SCENARIOS.contains(name))
             {
-                case "--smoke":
-                    smoke = true;
-                    break;
-                case "--reps":
-                    reps = Integer.parseInt(args[++i]);
-                    break;
-                case "--warmup":
-                    warmupS = Double.parseDouble(args[++i]);
-                    break;
-                case "--measure":
-                    measureS = Double.parseDouble(args[++i]);
-                    break;
-                case "--out":
-                    out = Path.of(args[++i]);
-                    break;
-                case "--lengths":
-                    lengths = java.util.Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray();
-                    break;
-                case "--rates":
-                    final String list = args[++i];
-                    rates = "none".equals(list) ? new long[0] :
-                        java.util.Arrays.stream(list.split(",")).mapToLong(Long::parseLong).toArray();
-                    break;
-                default:
-                    names.add(args[i]);
+                return arguments.usageError(err, "unknown scenario '" + name + "'");
             }
         }
+        final boolean smoke = arguments.has("smoke");
+        int reps;
+        double warmupS;
+        double measureS;
+        int[] lengths = null;
+        long[] rates = null;
+        try
+        {
+            reps = arguments.intValue("reps");
+            warmupS = doubleValue(arguments, "warmup");
+            measureS = doubleValue(arguments, "measure");
+            final String lengthList = arguments.value("lengths");
+            if (null != lengthList)
+            {
+                lengths = Arrays.stream(lengthList.split(",")).mapToInt(Integer::parseInt).toArray();
+            }
+            final String rateList = arguments.value("rates");
+            if (null != rateList)
+            {
+                rates = "none".equals(rateList) ? new long[0] :
+                    Arrays.stream(rateList.split(",")).mapToLong(Long::parseLong).toArray();
+            }
+        }
+        catch (final NumberFormatException ex)
+        {
+            return arguments.usageError(err, "--lengths and --rates take comma-separated integers: " +
+                ex.getMessage());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return arguments.usageError(err, ex.getMessage());
+        }
+        final Path outputRoot = Path.of(arguments.value("out"));
 
         if (names.isEmpty())
         {
@@ -184,7 +243,7 @@ public final class BenchRunner
         }
 
         final String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss"));
-        final Path dir = out.resolve(stamp + (smoke ? "-smoke" : ""));
+        final Path dir = outputRoot.resolve(stamp + (smoke ? "-smoke" : ""));
         final BenchRunner runner = new BenchRunner(
             dir, reps, (long)(warmupS * 1e9), (long)(measureS * 1e9));
         for (final String name : names)
@@ -210,7 +269,22 @@ public final class BenchRunner
             }
         }
         runner.writeSummary();
-        System.out.println("results: " + dir.toAbsolutePath());
+        out.println("results: " + dir.toAbsolutePath());
+
+        return ToolArguments.EXIT_OK;
+    }
+
+    private static double doubleValue(final ToolArguments arguments, final String name)
+    {
+        final String value = arguments.value(name);
+        try
+        {
+            return Double.parseDouble(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("--" + name + " must be a number of seconds: '" + value + "'", ex);
+        }
     }
 
     void run(final Scenario scenario)

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +42,30 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BenchRunnerSmokeTest
 {
+    @Test
+    void shouldPrintUsageAndExitZeroOnHelpAndTwoOnABadCommandLine()
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        assertEquals(0, BenchRunner.run(new String[]{ "--help" }, out, out));
+        final String usage = bytes.toString(StandardCharsets.UTF_8);
+        for (final String option : List.of("--smoke", "--reps", "--warmup", "--measure", "--lengths", "--rates",
+            "--out", "metaroce.bench.seed", "metaroce.bench.udp.application.idle", "longhaul", "netns"))
+        {
+            assertTrue(usage.contains(option), option + " in " + usage);
+        }
+
+        bytes.reset();
+        assertEquals(2, BenchRunner.run(new String[]{ "--bogus" }, out, out));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("unknown option '--bogus'"));
+        bytes.reset();
+        assertEquals(2, BenchRunner.run(new String[]{ "ipcc" }, out, out));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("unknown scenario 'ipcc'"));
+        bytes.reset();
+        assertEquals(2, BenchRunner.run(new String[]{ "--reps", "three" }, out, out));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--reps must be an integer"));
+    }
+
     @Test
     void shouldShowSmallRatiosWithTwoSignificantDigits()
     {
