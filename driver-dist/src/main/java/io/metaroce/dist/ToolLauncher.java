@@ -16,6 +16,7 @@
 package io.metaroce.dist;
 
 import io.metaroce.driver.MediaDriver;
+import io.metaroce.samples.BacklogStat;
 import io.metaroce.samples.BasicPublisher;
 import io.metaroce.samples.BasicSubscriber;
 import io.metaroce.samples.ErrorStat;
@@ -26,6 +27,7 @@ import io.metaroce.samples.LossStat;
 import io.metaroce.samples.MetaRoceStat;
 import io.metaroce.samples.MultipathDemo;
 import io.metaroce.samples.PrometheusExporter;
+import io.metaroce.samples.StreamStat;
 import io.metaroce.samples.WireCodecDemo;
 
 import java.io.File;
@@ -74,8 +76,13 @@ public final class ToolLauncher
     public static final List<Tool> TOOLS = List.of(
         new Tool("driver", "[file.properties ...]",
             "run a standalone media driver until SIGINT or SIGTERM", MediaDriver::main),
-        new Tool("stat", "[--once]", "print the counters of a running driver", MetaRoceStat::main),
+        new Tool("stat", "[--once] [--stream ID] [--non-zero] [--compact] ...",
+            "print the counters of a running driver", MetaRoceStat::main),
         new Tool("errors", "", "print the distinct error log of a driver", ErrorStat::main),
+        new Tool("streams", "[--stream ID] [--channel TEXT]",
+            "print the publications, images and subscriptions of a driver per stream, with positions and lag",
+            StreamStat::main),
+        new Tool("backlog", "", "print the sender and receiver backlog of a driver per stream", BacklogStat::main),
         new Tool("loss", "", "print the loss report of a driver (network streams)", LossStat::main),
         new Tool("exporter", "[--port N] [--bind address]",
             "serve a running driver's counters to Prometheus over HTTP", PrometheusExporter::main),

@@ -106,7 +106,7 @@ record CounterEntry(
 
     /**
      * Short name of a counter type: the driver's stream and system counters, and the network transport's engine,
-     * sender connection, receiver connection and path counters.
+     * per-plane, sender connection, receiver connection and path counters.
      *
      * @param typeId of the counter.
      * @return its name.
@@ -123,6 +123,8 @@ record CounterEntry(
                 return "net-receiver";
             case DatapathCounters.PATH_TYPE_ID:
                 return "net-path";
+            case DatapathCounters.PLANE_TYPE_ID:
+                return "net-plane";
             default:
                 return CounterTypeId.name(typeId);
         }
@@ -136,7 +138,7 @@ record CounterEntry(
     static List<String> typeNames()
     {
         return List.of("system", "pub-lmt", "pub-pos", "sub-pos", "snd-pos", "rcv-hwm", "client-heartbeat",
-            "net-engine", "net-sender", "net-receiver", "net-path", "custom");
+            "net-engine", "net-plane", "net-sender", "net-receiver", "net-path", "custom");
     }
 
     /**

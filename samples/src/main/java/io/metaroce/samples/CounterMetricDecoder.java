@@ -104,6 +104,8 @@ final class CounterMetricDecoder
         "metaroce_publisher_position_bytes", "Position of a publication's publishers, sampled by the driver.");
     static final MetricFamily SENDER_POSITION = byteGauge(
         "metaroce_sender_position_bytes", "Position of a network publication its receiver acknowledged.");
+    static final MetricFamily RECEIVER_HIGH_WATER_MARK = byteGauge(
+        "metaroce_receiver_high_water_mark_bytes", "Highest position a network image has received data up to.");
     static final MetricFamily SUBSCRIBER_POSITION = byteGauge(
         "metaroce_subscriber_position_bytes", "Position of a subscription in an image.");
     static final MetricFamily CLIENT_HEARTBEAT = millisTimestampGauge(
@@ -252,6 +254,7 @@ final class CounterMetricDecoder
         addFamily(PUBLISHER_LIMIT);
         addFamily(PUBLISHER_POSITION);
         addFamily(SENDER_POSITION);
+        addFamily(RECEIVER_HIGH_WATER_MARK);
         addFamily(SUBSCRIBER_POSITION);
         addFamily(CLIENT_HEARTBEAT);
 
@@ -372,6 +375,9 @@ final class CounterMetricDecoder
                 break;
             case CounterTypeId.SENDER_POSITION:
                 decodeStream(SENDER_POSITION, counterId, typeId, key, label, value, sink);
+                break;
+            case CounterTypeId.RECEIVER_HWM:
+                decodeStream(RECEIVER_HIGH_WATER_MARK, counterId, typeId, key, label, value, sink);
                 break;
             case CounterTypeId.SUBSCRIBER_POSITION:
                 decodeStream(SUBSCRIBER_POSITION, counterId, typeId, key, label, value, sink);

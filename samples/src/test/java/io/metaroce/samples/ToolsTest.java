@@ -107,7 +107,7 @@ class ToolsTest
                 Publication ipcPublication = client.addPublication("metaroce:ipc", IPC_STREAM);
                 Subscription subscription = client.addSubscription(networkChannel, NET_STREAM);
                 Publication publication = client.addPublication(
-                    networkChannel + "|interface=127.0.1.1,127.0.1.2", NET_STREAM))
+                    networkChannel + "|interface=127.0.1.1,127.0.1.2|path-counters=true", NET_STREAM))
             {
                 awaitConnected(publication, subscription);
                 awaitConnected(ipcPublication, ipcSubscription);
