@@ -45,6 +45,8 @@ class NetworkReincarnationTest
     private static final int LENGTH = 64;
 
     private NetworkTestHarness harness;
+    private MetaRoce receiverClient;
+    private MetaRoce senderClient;
 
     @AfterEach
     void tearDown()
@@ -67,8 +69,8 @@ class NetworkReincarnationTest
                 .lossGenerator(senderLoss)
                 .engineContextConfigurator((engineCtx) -> engineCtx
                     .connectionTimeoutNs(TimeUnit.SECONDS.toNanos(1))));
-            final MetaRoce receiverClient = harness.connect(receiverDriver);
-            final MetaRoce senderClient = harness.connect(senderDriver);
+            receiverClient = harness.connect(receiverDriver);
+            senderClient = harness.connect(senderDriver);
             final AtomicInteger images = new AtomicInteger();
             final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
                 STREAM_ID, (image) -> images.incrementAndGet(), null);
@@ -82,12 +84,15 @@ class NetworkReincarnationTest
             awaitReceived(subscription, received, 100);
 
             // ACKs stop reaching the sender while its DATA still reaches the receiver: the receiver delivers what
-            // the sender will later think unacknowledged, and the sender's connection fails after 1 s of silence.
+            // the sender will later think unacknowledged, and the sender's connection fails (its retransmissions
+            // unanswered, or 1 s of silence). What it had not sent by then waits for the next incarnation, whose
+            // SETUP is answered only once the ACKs flow again, so only the first of these messages is awaited now.
             senderLoss.controlRate(0, 1.0);
             next = send(publication, message, next, 200, subscription, received);
-            awaitReceived(subscription, received, 200);
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1500));
+            awaitReceived(subscription, received, 101);
+            pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(1500));
             senderLoss.controlRate(0, 0.0);
+            awaitReceived(subscription, received, 200);
 
             next = send(publication, message, next, 300, subscription, received);
             awaitReceived(subscription, received, 300);
@@ -133,13 +138,50 @@ class NetworkReincarnationTest
         return next;
     }
 
-    private static void awaitReceived(final Subscription subscription, final List<Long> received, final int count)
+    private void awaitReceived(final Subscription subscription, final List<Long> received, final int count)
     {
-        Await.until(count + " messages", () ->
+        try
+        {
+            Await.until(count + " messages", () ->
+            {
+                poll(subscription, received);
+                return received.size() >= count;
+            });
+        }
+        catch (final AssertionError ex)
+        {
+            // what the drivers' counters say, so that a failure on a loaded machine can be told apart
+            System.out.println("received " + received.size() + " messages; non-zero counters:");
+            printCounters("sender", senderClient);
+            printCounters("receiver", receiverClient);
+            throw ex;
+        }
+    }
+
+    private static void printCounters(final String side, final MetaRoce client)
+    {
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            final long value = client.countersReader().getCounterValue(counterId);
+            if (0 != value)
+            {
+                System.out.println("  " + side + " " + label + " = " + value);
+            }
+        });
+    }
+
+    /**
+     * Keep reading, as a subscriber does: an ended image is withdrawn once read to its end or after the linger
+     * timeout, whichever comes first.
+     */
+    private static void pollFor(final Subscription subscription, final List<Long> received, final long durationNs)
+    {
+        final long deadlineNs = System.nanoTime() + durationNs;
+        while (System.nanoTime() < deadlineNs)
         {
             poll(subscription, received);
-            return received.size() >= count;
-        });
+            LockSupport.parkNanos(1_000_000);
+        }
     }
 
     private static void poll(final Subscription subscription, final List<Long> received)
