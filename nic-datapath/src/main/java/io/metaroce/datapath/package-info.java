@@ -37,9 +37,15 @@
  * {@link io.metaroce.datapath.FramePlacement}; it asks an {@link io.metaroce.datapath.ImageAdmission} whether a
  * SETUP gets an image, reports acknowledged positions and connection ends to a
  * {@link io.metaroce.datapath.ConnectionHandler}, and moves datagrams through a
- * {@link io.metaroce.datapath.io.PacketTransport} (UDP, or the simulated fabric of
- * {@code io.metaroce.datapath.sim}). Configuration is a {@link io.metaroce.datapath.TransportEngine.Context} whose
- * defaults and property names are in {@link io.metaroce.datapath.Configuration}.
+ * {@link io.metaroce.datapath.io.PacketTransport} (UDP, or a simulated fabric). Configuration is a
+ * {@link io.metaroce.datapath.TransportEngine.Context} whose defaults and property names are in
+ * {@link io.metaroce.datapath.Configuration}.
+ * <p>
+ * <b>Simulation.</b> The deterministic simulator (package {@code io.metaroce.datapath.sim}: virtual clock, simulated
+ * fabric and transport, in-memory logs, the invariant checker) is test code and ships in no production jar: it lives
+ * in this module's test sources and is published as its {@code test-jar}, which the driver's tests, the system
+ * tests and the benchmarks depend on as the dependency type {@code test-jar}. A test jar rather than a module of its
+ * own because the simulator and its tests then stay beside the engine they exercise, with no module cycle.
  * <p>
  * <b>Threading.</b> The engine owns no thread. The agent that owns it calls {@code doWork()} (or {@code poll()},
  * {@code processTimers()} and {@code send()} separately); every connection's state is confined to that thread. A

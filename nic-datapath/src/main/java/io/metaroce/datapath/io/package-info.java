@@ -20,8 +20,8 @@
  * duty cycle, the bytes a transport adds per datagram), the {@link io.metaroce.datapath.io.PacketTransportFactory}
  * a media driver opens its transports with, the {@link io.metaroce.datapath.io.TransportSpec} it opens them from,
  * and the default implementation over non-blocking UDP channels with gathering writes. Nothing outside this package
- * names that implementation. The deterministic simulated fabric implements the same contract in
- * {@code io.metaroce.datapath.sim}.
+ * names that implementation. The deterministic simulated fabric of this module's test jar
+ * ({@code io.metaroce.datapath.sim}) implements the same contract.
  * <p>
  * Contracts: a transport is used by one thread; the buffer handed to a {@link io.metaroce.datapath.io.PacketHandler}
  * is valid only during the call; send results are return codes; a buffer's ByteBuffer handed to {@code send} may be
