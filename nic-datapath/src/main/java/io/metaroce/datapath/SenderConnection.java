@@ -453,6 +453,16 @@ public final class SenderConnection extends Connection
     }
 
     /**
+     * Retransmission timeout in force (section 12.1 (f)), backoff included.
+     *
+     * @return nanoseconds, or 0 before establishment.
+     */
+    public long retransmissionTimeoutNs()
+    {
+        return null == congestion ? 0 : rtoNs();
+    }
+
+    /**
      * Congestion window.
      *
      * @return bytes, or 0 before establishment.

@@ -62,7 +62,7 @@ class BadInputPropertyTest
         scenario.publishIntervalNs = 4_000;
         scenario.build();
         final Rogue rogue = new Rogue(scenario, seed);
-        scenario.fabric.observer(rogue);
+        scenario.fabric.addObserver(rogue);
         scenario.simulation.add(rogue);
 
         assertTrue(scenario.run(TimeUnit.SECONDS.toNanos(20)), scenario::describe);

@@ -48,4 +48,27 @@ public interface PacketObserver
      * @param reason  a {@link SimulatedFabric} drop reason code.
      */
     void onDrop(long nowNs, int srcNode, int dstNode, int plane, int reason);
+
+    /**
+     * The fabric put a datagram in the addressed node's inbound queue, from which its transport hands it to the
+     * engine; a duplicated datagram is delivered twice.
+     *
+     * @param nowNs   virtual time.
+     * @param srcNode sending node.
+     * @param dstNode addressed node.
+     * @param plane   plane.
+     * @param buffer  holding the datagram.
+     * @param offset  of the datagram.
+     * @param length  of the datagram.
+     */
+    default void onDeliver(
+        final long nowNs,
+        final int srcNode,
+        final int dstNode,
+        final int plane,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+    }
 }

@@ -66,7 +66,7 @@ class PathHealthSimulationTest
     {
         final TransferScenario scenario = scenario(2, 4, true);
         final RetransmissionObserver observer = new RetransmissionObserver(scenario);
-        scenario.fabric.observer(observer);
+        scenario.fabric.addObserver(observer);
         final long start = scenario.clock.nanoTime();
         scenario.fabric.scheduleRouteFailure(sender(scenario), receiver(scenario), 1, 2, start + US200, Long.MAX_VALUE);
 

@@ -96,7 +96,7 @@ class PlaneWeightingSimulationTest
         final int messages = 3 * MESSAGES;
         final TransferScenario scenario = scenario(seed, DEFAULT_FLOOR, messages);
         final DataCounter counter = new DataCounter(scenario);
-        scenario.fabric.observer(counter);
+        scenario.fabric.addObserver(counter);
         scenario.fabric.planeRateBitsPerSecond(1, FAST_BITS_PER_SECOND / 10);
         final MessageStream stream = scenario.streams[0];
         assertTrue(scenario.simulation.runUntil(() -> stream.messagesChecked() >= messages / 4,
@@ -123,7 +123,7 @@ class PlaneWeightingSimulationTest
             " planeWeightFloor=" + planeWeightFloor);
         final TransferScenario scenario = scenario(seed, planeWeightFloor, MESSAGES);
         final DataCounter counter = new DataCounter(scenario);
-        scenario.fabric.observer(counter);
+        scenario.fabric.addObserver(counter);
         scenario.fabric.planeRateBitsPerSecond(1, FAST_BITS_PER_SECOND / slowdown);
         final long start = scenario.clock.nanoTime();
 

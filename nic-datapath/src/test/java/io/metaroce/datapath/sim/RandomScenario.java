@@ -19,7 +19,6 @@ import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.datapath.TransportFlag;
-import io.metaroce.datapath.path.PathTable;
 import org.agrona.DirectBuffer;
 
 import java.nio.ByteOrder;
@@ -27,16 +26,14 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A random topology, fault schedule and workload derived from one seed, on top of a {@link TransferScenario}, with
- * the invariants the simulation properties check while it runs.
+ * A random topology, fault schedule and workload derived from one seed, on top of a {@link TransferScenario}, whose
+ * {@link InvariantChecker} checks every datagram while it runs (a retransmission to an EVICTED path among them).
  */
 final class RandomScenario implements PacketObserver
 {
     static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int DATA_FLAGS_OFFSET = MessageHeaderDecoder.ENCODED_LENGTH +
         TransportHeaderDecoder.flagsEncodingOffset();
-    private static final int PATH_ID_OFFSET = MessageHeaderDecoder.ENCODED_LENGTH +
-        TransportHeaderDecoder.pathIdEncodingOffset();
     private static final int TEMPLATE_OFFSET = MessageHeaderDecoder.templateIdEncodingOffset();
 
     final long seed;
@@ -48,7 +45,6 @@ final class RandomScenario implements PacketObserver
     int faultCount;
     long lastHealNs;
     int permanentFaultCount;
-    long retransmitsToEvicted;
     long retransmitsSeen;
 
     RandomScenario(final long seed, final boolean faults, final boolean loss)
@@ -114,7 +110,7 @@ final class RandomScenario implements PacketObserver
         survivorPlane = random.nextInt(scenario.planes);
         survivorEntropy = random.nextInt(scenario.entropy);
         scenario.build();
-        scenario.fabric.observer(this);
+        scenario.fabric.addObserver(this);
         if (faults)
         {
             scheduleFaults();
@@ -183,11 +179,6 @@ final class RandomScenario implements PacketObserver
         if (0 != (flags & TransportFlag.RETX))
         {
             retransmitsSeen++;
-            final int path = buffer.getShort(offset + PATH_ID_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
-            if (PathTable.EVICTED == scenario.connections[0].pathState(path))
-            {
-                retransmitsToEvicted++;
-            }
         }
     }
 
@@ -205,7 +196,7 @@ final class RandomScenario implements PacketObserver
         }
         return scenario.describe() + "\n  retransmits by reason:" + reasons + "\n  faults=" +
             faultCount + " survivor=(" + survivorPlane + "," +
-            survivorEntropy + ") lastHeal=" + lastHealNs + " retxSeen=" + retransmitsSeen + " retxToEvicted=" +
-            retransmitsToEvicted;
+            survivorEntropy + ") lastHeal=" + lastHealNs + " retxSeen=" + retransmitsSeen + " checked=" +
+            scenario.checker.datagramsChecked();
     }
 }

@@ -23,6 +23,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.SplittableRandom;
 
 /**
@@ -144,7 +145,7 @@ public final class SimulatedFabric
     private long delivered;
     private long duplicated;
     private LossGenerator lossGenerator;
-    private PacketObserver observer;
+    private PacketObserver[] observers = new PacketObserver[0];
 
     /**
      * Build a fabric.
@@ -235,13 +236,15 @@ public final class SimulatedFabric
     }
 
     /**
-     * Install an observer of every datagram; null removes it.
+     * Add an observer of every datagram; observers are called in the order they were added.
      *
      * @param observer the observer.
      */
-    public void observer(final PacketObserver observer)
+    public void addObserver(final PacketObserver observer)
     {
-        this.observer = observer;
+        final PacketObserver[] grown = Arrays.copyOf(observers, observers.length + 1);
+        grown[observers.length] = Objects.requireNonNull(observer, "observer");
+        observers = grown;
     }
 
     /**
@@ -498,7 +501,7 @@ public final class SimulatedFabric
 
         final long now = clock.nanoTime();
         applyFaults(now);
-        if (null != observer)
+        for (final PacketObserver observer : observers)
         {
             observer.onSend(now, srcNode, dstNode, plane, entropy, packets, offset, length);
         }
@@ -685,6 +688,12 @@ public final class SimulatedFabric
         queue[(inboundHead[node] + inboundCount[node]) % queue.length] = slot;
         inboundCount[node]++;
         delivered++;
+        for (final PacketObserver observer : observers)
+        {
+            observer.onDeliver(
+                clock.nanoTime(), packetSrc[slot], node, packetPlane[slot], packets, slot * slotLength,
+                packetLength[slot]);
+        }
 
         return 1;
     }
@@ -692,7 +701,7 @@ public final class SimulatedFabric
     private void drop(final int srcNode, final int dstNode, final int plane, final int reason)
     {
         drops[reason]++;
-        if (null != observer)
+        for (final PacketObserver observer : observers)
         {
             observer.onDrop(clock.nanoTime(), srcNode, dstNode, plane, reason);
         }

@@ -145,10 +145,6 @@ class SimulationPropertyTest
             {
                 return "sender did not close normally";
             }
-            if (random.retransmitsToEvicted > 0)
-            {
-                return "retransmission to an EVICTED path";
-            }
             if (scenario.fabric.drops(SimulatedFabric.DROP_POOL_EXHAUSTED) > 0 ||
                 scenario.connections[0].inflightBytes() != 0)
             {

@@ -35,7 +35,8 @@ import java.util.function.Consumer;
 /**
  * One or more senders, each on its own node and engine, publishing a deterministic {@link MessageStream} to one
  * receiver engine over a {@link SimulatedFabric}; the receiver's subscriber checks every stream exactly once and in
- * order. Everything derives from the seed.
+ * order, and an {@link InvariantChecker} checks every datagram as it is sent, throwing at the first violation of a
+ * safety rule. Everything derives from the seed.
  */
 final class TransferScenario implements ConnectionHandler, ImageAdmission
 {
@@ -67,6 +68,8 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     TransportEngine[] senderEngines;
     SimulatedPublication[] publications;
     SenderConnection[] connections;
+    InvariantChecker checker;
+    private InvariantChecker.SenderView[] senderViews;
     MessageStream[] streams;
     final Int2ObjectHashMap<SimulatedImage> images = new Int2ObjectHashMap<>();
     final Int2ObjectHashMap<ReceiverConnection> receivers = new Int2ObjectHashMap<>();
@@ -89,8 +92,11 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         fabricConfig.accept(fabricCtx);
         fabric = new SimulatedFabric(fabricCtx, clock);
         simulation = new Simulation(clock, fabric).stepLimit(STEP_LIMIT);
+        checker = new InvariantChecker(seed).senderLookup(this::senderView);
+        fabric.addObserver(checker);
 
         receiverTransport = fabric.attach(entropy);
+        checker.watch(receiverTransport.node());
         final TransportEngine.Context receiverCtx = engineContext(receiverTransport, seed * 31 + 1, 4096)
             .imageAdmission(this);
         receiverConfig.accept(receiverCtx);
@@ -100,6 +106,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         senderEngines = new TransportEngine[senderCount];
         publications = new SimulatedPublication[senderCount];
         connections = new SenderConnection[senderCount];
+        senderViews = new InvariantChecker.SenderView[senderCount];
         streams = new MessageStream[senderCount];
         senderTermination = new int[senderCount];
         completionTimeNs = new long[senderCount];
@@ -108,6 +115,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         {
             senderTermination[i] = -1;
             senderTransports[i] = fabric.attach(entropy);
+            checker.watch(senderTransports[i].node());
             final TransportEngine.Context ctx = engineContext(senderTransports[i], seed * 31 + 2 + i, 16_384);
             senderConfig.accept(ctx);
             senderEngines[i] = new TransportEngine(ctx);
@@ -128,6 +136,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
                 .pathsPerPlane(entropy);
             settingsConfig.accept(settings);
             connections[i] = senderEngines[i].connect(settings, publications[i]);
+            senderViews[i] = InvariantChecker.SenderView.of(connections[i]);
             senderAgents.add(new EngineAgent(senderEngines[i]));
         }
 
@@ -215,6 +224,19 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
             sb.append("\n  event: ").append(event);
         }
         return sb.toString();
+    }
+
+    private InvariantChecker.SenderView senderView(final int node, final int connectionId)
+    {
+        for (int i = 0; i < senderCount; i++)
+        {
+            if (null != connections[i] && senderTransports[i].node() == node &&
+                connections[i].localConnectionId() == connectionId)
+            {
+                return senderViews[i];
+            }
+        }
+        return null;
     }
 
     TransportEngine.Context engineContext(final SimulatedTransport transport, final long randomSeed, final int counters)
