@@ -47,7 +47,8 @@ import java.util.concurrent.TimeUnit;
  *     <li>MR-ENC-4: DATA no longer than the negotiated mtu;</li>
  *     <li>MR-DATA-4: each new DATA takes the next PSN; MR-DATA-3: retx only on a PSN sent before;</li>
  *     <li>MR-CRD-4: with credit in force, sentBytes + payloadLength of new DATA within the grant limit;</li>
- *     <li>MR-CC-7 and MR-LOSS-4: psn - cumAck below mprPsns, for new DATA and retransmissions;</li>
+ *     <li>MR-CC-7: psn - cumAck below mprPsns (a retransmission, MR-LOSS-4, can only break it after a new DATA
+ *     did);</li>
  *     <li>MR-PATH-1: new DATA only on ACTIVE paths; MR-PATH-7: no DATA on an EVICTED path;</li>
  *     <li>MR-LOSS-2: the RTO in force at most 1 s and at least 4 x baseRtt; MR-CC-2: cwnd within
  *     [mtu, mprPsns x mtu];</li>
@@ -365,7 +366,7 @@ public final class InvariantChecker implements PacketObserver
         }
         if (psn - sender.maxCumAck >= sender.mprPsns)
         {
-            throw violation(retransmission ? "MR-LOSS-4" : "MR-CC-7", nowNs, "psn - cumAck = " +
+            throw violation("MR-CC-7", nowNs, "psn - cumAck = " +
                 (psn - sender.maxCumAck) + " at or beyond mprPsns " + sender.mprPsns + " (cumAck at most " +
                 Integer.toUnsignedString(sender.maxCumAck) + ")", srcNode, dstNode, plane, length);
         }
