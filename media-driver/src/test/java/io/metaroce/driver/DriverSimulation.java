@@ -1,0 +1,547 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ChannelUri;
+import io.metaroce.client.logbuffer.Header;
+import io.metaroce.client.logbuffer.HeaderWriter;
+import io.metaroce.client.logbuffer.LogBufferDescriptor;
+import io.metaroce.client.logbuffer.TermAppender;
+import io.metaroce.client.logbuffer.TermReader;
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.datapath.ConnectionHandler;
+import io.metaroce.datapath.FramePlacement;
+import io.metaroce.datapath.ImageAdmission;
+import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.sim.EngineAgent;
+import io.metaroce.datapath.sim.InvariantChecker;
+import io.metaroce.datapath.sim.MessageStream;
+import io.metaroce.datapath.sim.SimulatedFabric;
+import io.metaroce.datapath.sim.SimulatedTransport;
+import io.metaroce.datapath.sim.Simulation;
+import io.metaroce.datapath.sim.SimulationAgent;
+import io.metaroce.datapath.sim.VirtualClock;
+import io.metaroce.driver.buffer.LogFactory;
+import io.metaroce.driver.buffer.RawLog;
+import io.metaroce.driver.buffer.StorageAllocator;
+import io.metaroce.driver.status.LossReport;
+import org.agrona.DirectBuffer;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.UnsafeBufferPosition;
+
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The driver's own {@link NetworkPublication} and {@link NetworkImage} over real log files in a temporary
+ * directory, run on the simulated fabric and the virtual clock: a publisher appends with the client's
+ * {@link TermAppender}, the conductor's duties (publisher limit and cleaning, consumer position) run every step, a
+ * real {@link SendEndpoint} drives the sender engine with the publication as its payload source, a receiver engine
+ * admits the stream by creating a {@link NetworkImage} the way the driver does, and a subscriber reads the image
+ * with the client's {@link TermReader} and checks every message exactly once and in order. An
+ * {@link InvariantChecker} checks every datagram. Single-threaded; everything derives from the seed.
+ * <p>
+ * The image is built on {@link NetworkImage}'s constructor and the {@link ImageAdmission} interface rather than on
+ * {@link ReceiveEndpoint}, so the admission here does on one thread what the driver splits between its receiver and
+ * conductor.
+ */
+final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoCloseable
+{
+    static final int STREAM_ID = 1001;
+    static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long CONDUCTOR_INTERVAL_NS = MS;
+    private static final int PAGE_SIZE = 4096;
+
+    final long seed;
+    int planes = 2;
+    int entropy = 4;
+    int messageCount = 200;
+    int maxMessageLength = 3000;
+    int termLength = 64 * 1024;
+    double lossRate;
+    double duplicateRate;
+    long jitterNs;
+    long routeSkewNs;
+    int planeFailures;
+
+    VirtualClock clock;
+    SimulatedFabric fabric;
+    Simulation simulation;
+    InvariantChecker checker;
+    MessageStream stream;
+    NetworkPublication publication;
+    SendEndpoint sendEndpoint;
+    TransportEngine receiverEngine;
+    final ArrayList<NetworkImage> images = new ArrayList<>();
+    private final ArrayList<RawLog> imageLogs = new ArrayList<>();
+    final ArrayList<Throwable> errors = new ArrayList<>();
+    final ArrayList<String> events = new ArrayList<>();
+
+    private SimulatedTransport senderTransport;
+    private SimulatedTransport receiverTransport;
+    private CountersManager countersManager;
+    private UnsafeBuffer countersValues;
+    private LogFactory logFactory;
+    private UdpChannel subscriptionChannel;
+    private UnsafeBufferPosition publisherLimit;
+    private final TermAppender[] appenders = new TermAppender[LogBufferDescriptor.PARTITION_COUNT];
+    private HeaderWriter headerWriter;
+    private UnsafeBuffer publicationMetaData;
+    private int initialTermId;
+    private int maxPayloadLength;
+    private UnsafeBufferPosition subscriberPosition;
+    private long nextCorrelationId = 100;
+    private SenderConnection viewedConnection;
+    private InvariantChecker.SenderView view;
+
+    DriverSimulation(final long seed)
+    {
+        this.seed = seed;
+    }
+
+    /**
+     * Build the scenario with its logs under a directory.
+     */
+    DriverSimulation build(final File directory)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        clock = new VirtualClock(1_000_000_000L + Math.floorMod(seed, 1_000_000L));
+        final SimulatedFabric.Context fabricCtx = new SimulatedFabric.Context().seed(seed).planeCount(planes)
+            .slotCount(16_384).slotLength(9_000).propagationDelayNs(1_000 + random.nextInt(20_000))
+            .routeSkewNs(routeSkewNs).jitterNs(jitterNs).lossRate(lossRate).duplicateRate(duplicateRate)
+            .ingressQueueBytes(512 * 1024);
+        fabric = new SimulatedFabric(fabricCtx, clock);
+        simulation = new Simulation(clock, fabric).stepLimit(20_000_000);
+        checker = new InvariantChecker(seed).senderLookup(this::senderView);
+        fabric.addObserver(checker);
+        senderTransport = fabric.attach(entropy);
+        receiverTransport = fabric.attach(entropy);
+        checker.watch(senderTransport.node()).watch(receiverTransport.node());
+
+        countersValues = new UnsafeBuffer(ByteBuffer.allocateDirect(8192 * 128));
+        countersManager = new CountersManager(new UnsafeBuffer(ByteBuffer.allocateDirect(8192 * 512)), countersValues);
+        // the driver directory's log folders, which the driver's directory set-up would otherwise create
+        IoUtil.ensureDirectoryExists(new File(directory, LogFactory.PUBLICATIONS_DIR), "publications");
+        IoUtil.ensureDirectoryExists(new File(directory, LogFactory.IMAGES_DIR), "images");
+        logFactory = new LogFactory(directory, PAGE_SIZE, new StorageAllocator(StorageAllocator::usableSpace));
+
+        final MediaDriver.Context driverCtx = new MediaDriver.Context();
+        final String endpoints = endpoints(receiverTransport);
+        final UdpChannel channel = UdpChannel.forPublication(ChannelUri.parse(
+            "metaroce:udp?endpoint=" + endpoints + "|entropy=" + entropy + "|term-length=" + termLength), driverCtx);
+        subscriptionChannel = UdpChannel.forSubscription(ChannelUri.parse(
+            "metaroce:udp?endpoint=" + endpoints + "|entropy=" + entropy), driverCtx);
+
+        sendEndpoint = new SendEndpoint("sim", senderTransport,
+            channel.applyTo(engineContext(seed * 31 + 2)), new LossReport(new UnsafeBuffer(new byte[64 * 1024])),
+            () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()), errors::add);
+        newPublication(channel, random, driverCtx);
+
+        receiverEngine = new TransportEngine(subscriptionChannel.applyTo(engineContext(seed * 31 + 1))
+            .transport(receiverTransport).connectionHandler(this).imageAdmission(this));
+        stream = new MessageStream(seed, maxMessageLength, messageCount);
+
+        simulation.add(new SenderAgent());
+        simulation.add(new EngineAgent(receiverEngine));
+        simulation.add(new ConductorAgent());
+        simulation.add(new Publisher());
+        simulation.add(new Subscriber());
+        schedulePlaneFailures(random);
+
+        return this;
+    }
+
+    private void newPublication(final UdpChannel channel, final SplittableRandom random, final MediaDriver.Context ctx)
+    {
+        final long registrationId = 1;
+        final int sessionId = 1 + random.nextInt(1 << 20);
+        final RawLog rawLog = logFactory.newPublication(registrationId, termLength, false);
+        publicationMetaData = rawLog.metaDataBuffer();
+        initialTermId = random.nextInt();
+        final int mtu = channel.frameMtu(sendEndpoint.datagramOverhead());
+        final UnsafeBuffer defaultHeader = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
+        HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, STREAM_ID);
+        LogBufferDescriptor.initialiseMetaData(publicationMetaData, registrationId, initialTermId, mtu, termLength,
+            PAGE_SIZE, channel.termWindowLength, defaultHeader);
+        // the same tails the conductor writes for a publication that starts at position 0
+        LogBufferDescriptor.rawTailRelease(publicationMetaData, 0, LogBufferDescriptor.packTail(initialTermId, 0));
+        for (int i = 1; i < LogBufferDescriptor.PARTITION_COUNT; i++)
+        {
+            LogBufferDescriptor.initialiseTailWithTermId(
+                publicationMetaData, i, initialTermId + i - LogBufferDescriptor.PARTITION_COUNT);
+        }
+        LogBufferDescriptor.activeTermCountRelease(publicationMetaData, 0);
+
+        final UnsafeBuffer[] terms = rawLog.termBuffers();
+        for (int i = 0; i < appenders.length; i++)
+        {
+            appenders[i] = new TermAppender(terms[i], publicationMetaData, i);
+        }
+        headerWriter = HeaderWriter.newInstance(publicationMetaData);
+        maxPayloadLength = mtu - FrameDescriptor.HEADER_LENGTH;
+
+        publisherLimit = new UnsafeBufferPosition(countersValues, countersManager.allocate("limit"), countersManager);
+        publication = new NetworkPublication(
+            registrationId,
+            false,
+            channel,
+            rawLog,
+            publisherLimit,
+            new AtomicCounter(countersValues, countersManager.allocate("pub-pos"), countersManager),
+            new UnsafeBufferPosition(countersValues, countersManager.allocate("snd-pos"), countersManager),
+            sendEndpoint,
+            ctx.publicationUnblockTimeoutNs(),
+            new AtomicCounter(countersValues, countersManager.allocate("unblocked"), countersManager),
+            clock.nanoTime());
+        publication.incRef();
+        sendEndpoint.addPublication(publication);
+    }
+
+    private void schedulePlaneFailures(final SplittableRandom random)
+    {
+        final long start = clock.nanoTime();
+        final int survivor = random.nextInt(planes);
+        for (int i = 0; i < planeFailures; i++)
+        {
+            final int plane = random.nextInt(planes);
+            if (plane != survivor)
+            {
+                final long down = start + random.nextLong(20 * MS);
+                fabric.schedulePlaneFailure(plane, down, down + random.nextLong(1, 200 * MS));
+            }
+        }
+    }
+
+    private TransportEngine.Context engineContext(final long randomSeed)
+    {
+        return new TransportEngine.Context()
+            .clock(clock)
+            .random(new SplittableRandom(randomSeed))
+            .countersManager(countersManager);
+    }
+
+    private static String endpoints(final SimulatedTransport transport)
+    {
+        final StringBuilder sb = new StringBuilder();
+        for (int plane = 0; plane < transport.planeCount(); plane++)
+        {
+            sb.append(0 == plane ? "" : ",").append(transport.planeAddress(plane).getHostAddress()).append(':')
+                .append(transport.localPort());
+        }
+        return sb.toString();
+    }
+
+    private InvariantChecker.SenderView senderView(final int node, final int connectionId)
+    {
+        final TransportEngine engine = sendEndpoint.engine();
+        for (int i = 0; i < engine.senderCount(); i++)
+        {
+            final SenderConnection connection = engine.sender(i);
+            if (connection.localConnectionId() == connectionId)
+            {
+                if (connection != viewedConnection)
+                {
+                    viewedConnection = connection;
+                    view = InvariantChecker.SenderView.of(connection);
+                }
+                return view;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Run until every message was read, the connection closed and the image reached its end of stream.
+     *
+     * @return true when complete.
+     */
+    boolean run(final long maxDurationNs)
+    {
+        return simulation.runUntil(this::isComplete, clock.nanoTime() + maxDurationNs);
+    }
+
+    boolean isComplete()
+    {
+        // the client's reader consumes the header-only end-of-stream frame silently: the image's EOS position and
+        // the subscriber position reaching it stand for the frame
+        if (stream.messagesChecked() != messageCount || null != stream.violation() || !publication.isSenderDone() ||
+            images.isEmpty())
+        {
+            return false;
+        }
+        final long endOfStream = LogBufferDescriptor.endOfStreamPosition(imageLogs.get(0).metaDataBuffer());
+        return Long.MAX_VALUE != endOfStream && subscriberPosition.get() == endOfStream;
+    }
+
+    String violation()
+    {
+        if (!errors.isEmpty())
+        {
+            return "driver error: " + errors.get(0);
+        }
+        if (images.size() > 1)
+        {
+            return images.size() + " images for one incarnation";
+        }
+        return stream.violation();
+    }
+
+    String describe()
+    {
+        final StringBuilder sb = new StringBuilder();
+        sb.append("seed=").append(seed).append(" planes=").append(planes).append(" entropy=").append(entropy)
+            .append(" messages=").append(messageCount).append(" maxLength=").append(maxMessageLength)
+            .append(" term=").append(termLength).append(" loss=").append(lossRate).append(" dup=")
+            .append(duplicateRate).append(" jitter=").append(jitterNs).append(" skew=").append(routeSkewNs)
+            .append(" planeFailures=").append(planeFailures).append(" t=").append(clock.nanoTime())
+            .append(" steps=").append(simulation.steps()).append(" checked=").append(stream.messagesChecked())
+            .append('/').append(messageCount).append(" datagrams checked=").append(checker.datagramsChecked())
+            .append(" producer=").append(publication.producerPosition()).append(" limit=")
+            .append(publisherLimit.get()).append(" subscriber=")
+            .append(null == subscriberPosition ? -1 : subscriberPosition.get()).append(" senderDone=")
+            .append(publication.isSenderDone()).append(" violation=").append(violation());
+        for (final String event : events)
+        {
+            sb.append("\n  event: ").append(event);
+        }
+        return sb.toString();
+    }
+
+    public void close()
+    {
+        sendEndpoint.close();
+        receiverEngine.close();
+        publication.close();
+        for (final NetworkImage image : images)
+        {
+            image.close();
+        }
+    }
+
+    public FramePlacement onImageRequest(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength,
+        final int mtu)
+    {
+        if (STREAM_ID != streamId)
+        {
+            return null;
+        }
+        // as ReceiveEndpoint.onImageRequest: a log in the publication's layout, metadata from the SETUP
+        final long correlationId = nextCorrelationId++;
+        final RawLog rawLog = logFactory.newImage(correlationId, termLength, false);
+        final int windowLength = Math.min(subscriptionChannel.receiverWindowLength, termLength / 2);
+        final UnsafeBuffer defaultHeader = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
+        HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, streamId);
+        LogBufferDescriptor.initialiseMetaData(rawLog.metaDataBuffer(), correlationId, initialTermId,
+            (mtu - UdpChannel.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1), termLength, PAGE_SIZE,
+            windowLength, defaultHeader);
+        final long joinPosition = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
+        final NetworkImage image = new NetworkImage(correlationId, streamId, sessionId, initialTermId, joinPosition,
+            windowLength, rawLog, null, "sim");
+        subscriberPosition = new UnsafeBufferPosition(
+            countersValues, countersManager.allocate("sub-pos"), countersManager);
+        subscriberPosition.setRelease(joinPosition);
+        image.addSubscriber(new SubscriberPosition(null, subscriberPosition));
+        images.add(image);
+        imageLogs.add(rawLog);
+        events.add("t=" + clock.nanoTime() + " image " + correlationId + " joined at " + joinPosition);
+        return image;
+    }
+
+    public void onSenderEstablished(final SenderConnection connection)
+    {
+    }
+
+    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    {
+    }
+
+    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    {
+    }
+
+    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    {
+        ((NetworkImage)connection.placement()).onEndOfStream(finalPosition);
+        events.add("t=" + clock.nanoTime() + " EOS at " + finalPosition);
+    }
+
+    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    {
+        ((NetworkImage)connection.placement()).onConnectionEnded(clock.nanoTime());
+        events.add("t=" + clock.nanoTime() + " receiver terminated " + cause);
+    }
+
+    /**
+     * The sender agent's duty for one endpoint: its engine, then its publications' connection housekeeping.
+     */
+    private final class SenderAgent implements SimulationAgent
+    {
+        public int doWork(final long nowNs)
+        {
+            return sendEndpoint.doWork(nowNs);
+        }
+
+        public long nextDeadlineNs()
+        {
+            return sendEndpoint.engine().nextDeadlineNs();
+        }
+    }
+
+    /**
+     * The conductor's duties each duty cycle: the publication's limit (cleaning behind it) and timers, the image's
+     * consumer position (cleaning behind it). It also wakes at least every millisecond, as the conductor's timers do.
+     */
+    private final class ConductorAgent implements SimulationAgent
+    {
+        private long lastNowNs;
+
+        public int doWork(final long nowNs)
+        {
+            lastNowNs = nowNs;
+            int work = publication.updatePublisherLimit();
+            if (NetworkPublication.State.ACTIVE == publication.state())
+            {
+                // only the ACTIVE state's timers: a draining publication would be handed back to a conductor
+                publication.onTimeEvent(nowNs, null);
+            }
+            for (int i = 0; i < images.size(); i++)
+            {
+                work += images.get(i).trackConsumerPosition();
+            }
+            return work;
+        }
+
+        public long nextDeadlineNs()
+        {
+            return lastNowNs + CONDUCTOR_INTERVAL_NS;
+        }
+    }
+
+    /**
+     * A concurrent publication's offer, as {@code ConcurrentPublication.offer} does it, then the release of the
+     * publication (its end-of-stream frame) once every message is in.
+     */
+    private final class Publisher implements SimulationAgent
+    {
+        private final UnsafeBuffer message = new UnsafeBuffer(new byte[Math.max(1, maxMessageLength)]);
+        private final int positionBitsToShift = LogBufferDescriptor.positionBitsToShift(termLength);
+        private long next;
+        private boolean released;
+
+        public int doWork(final long nowNs)
+        {
+            int work = 0;
+            while (next < messageCount && offer())
+            {
+                next++;
+                work++;
+            }
+            if (next == messageCount && !released)
+            {
+                released = true;
+                publication.decRef(nowNs);
+                work++;
+            }
+            return work;
+        }
+
+        private boolean offer()
+        {
+            final long limit = publisherLimit.getVolatile();
+            final int termCount = LogBufferDescriptor.activeTermCount(publicationMetaData);
+            final TermAppender appender = appenders[LogBufferDescriptor.indexByTermCount(termCount)];
+            final long rawTail = appender.rawTailVolatile();
+            final int termId = LogBufferDescriptor.termId(rawTail);
+            if (termCount != termId - initialTermId)
+            {
+                return false;
+            }
+            final long position = LogBufferDescriptor.computeTermBeginPosition(
+                termId, positionBitsToShift, initialTermId) + LogBufferDescriptor.termOffset(rawTail, termLength);
+            if (position >= limit)
+            {
+                return false;
+            }
+            final int length = stream.write(next, message);
+            final long result = length <= maxPayloadLength ?
+                appender.appendUnfragmentedMessage(headerWriter, message, 0, length) :
+                appender.appendFragmentedMessage(headerWriter, message, 0, length, maxPayloadLength);
+            return result > 0;
+        }
+
+        public long nextDeadlineNs()
+        {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * The client's image poll: {@link TermReader} at the subscriber position, which it then moves.
+     */
+    private final class Subscriber implements SimulationAgent
+    {
+        private Header header;
+
+        public int doWork(final long nowNs)
+        {
+            if (images.isEmpty())
+            {
+                return 0;
+            }
+            final NetworkImage image = images.get(0);
+            final int positionBitsToShift = LogBufferDescriptor.positionBitsToShift(image.termLength());
+            if (null == header)
+            {
+                header = new Header(image.initialTermId(), positionBitsToShift);
+            }
+            final long position = subscriberPosition.get();
+            final int termOffset = (int)position & (image.termLength() - 1);
+            final UnsafeBuffer term = imageLogs.get(0).termBuffers()[
+                LogBufferDescriptor.indexByPosition(position, positionBitsToShift)];
+            final long outcome = TermReader.read(term, termOffset, this::onFragment, 64, header, errors::add);
+            final int newOffset = TermReader.offset(outcome);
+            if (newOffset > termOffset)
+            {
+                subscriberPosition.setRelease(position + (newOffset - termOffset));
+            }
+            return TermReader.fragmentsRead(outcome);
+        }
+
+        private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+        {
+            stream.onFragment(buffer, offset, length, header.flags() & 0xFF, header.position());
+        }
+
+        public long nextDeadlineNs()
+        {
+            return Long.MAX_VALUE;
+        }
+    }
+}
