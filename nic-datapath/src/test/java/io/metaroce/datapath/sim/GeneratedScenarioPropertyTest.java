@@ -45,7 +45,7 @@ class GeneratedScenarioPropertyTest
     private static final long S = TimeUnit.SECONDS.toNanos(1);
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    @Property(tries = 25)
+    @Property(tries = 60)
     void shouldDeliverExactlyOnceInOrderAndCheckEveryStep(
         @ForAll @LongRange(min = 1, max = 1_000_000_000L) final long seed,
         @ForAll @IntRange(min = 1, max = 8) final int planes,
