@@ -459,7 +459,7 @@ public final class SenderConnection extends Connection
      */
     public long retransmissionTimeoutNs()
     {
-        return null == congestion ? 0 : rtoNs();
+        return ConnectionState.ESTABLISHED == state || ConnectionState.CLOSING == state ? recovery.rtoNs() : 0;
     }
 
     /**
