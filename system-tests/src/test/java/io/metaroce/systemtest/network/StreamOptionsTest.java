@@ -31,7 +31,8 @@ class StreamOptionsTest
             "--endpoints", "10.1.0.2:40456,10.1.1.2:40456", "--interfaces", "10.1.0.1,10.1.1.1", "--count", "10",
             "--channel-params", "entropy=2" });
 
-        assertEquals("metaroce:udp?endpoint=10.1.0.2:40456,10.1.1.2:40456|interface=10.1.0.1,10.1.1.1|entropy=2",
+        assertEquals("metaroce:udp?endpoint=10.1.0.2:40456,10.1.1.2:40456|interface=10.1.0.1,10.1.1.1" +
+            "|path-counters=true|entropy=2",
             options.channel());
         assertEquals(2, options.planes());
         assertEquals(10, options.count());
