@@ -21,6 +21,7 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
 import org.agrona.SystemUtil;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,6 +31,13 @@ import java.util.Map;
  */
 final class PublicationParams
 {
+    /**
+     * Parameters of an IPC publication.
+     */
+    static final List<String> IPC_PUBLICATION_PARAMS = List.of(ChannelUri.TERM_LENGTH_PARAM, ChannelUri.MTU_PARAM,
+        ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, ChannelUri.SPARSE_PARAM,
+        ChannelUri.INITIAL_TERM_ID_PARAM, ChannelUri.TERM_ID_PARAM, ChannelUri.TERM_OFFSET_PARAM);
+
     int termLength;
     int mtu;
     int termWindowLength;
@@ -93,13 +101,20 @@ final class PublicationParams
         return params;
     }
 
+    /**
+     * Check the parameters of an IPC subscription: it has none of its own and ignores the publication's, as Aeron
+     * does, so that one channel string serves both; any other key is refused.
+     */
     static void checkSubscriptionParams(final ChannelUri uri)
     {
-        if (!uri.params().isEmpty())
+        for (final String key : uri.params().keySet())
         {
-            final String key = uri.params().keySet().iterator().next();
-            throw invalid("parameter '" + key + "' is not valid for a subscription on metaroce:" + uri.media() +
-                " (subscriptions of this media take no parameters)");
+            if (!IPC_PUBLICATION_PARAMS.contains(key))
+            {
+                throw invalid("unknown parameter '" + key + "' for a subscription on metaroce:" + uri.media() +
+                    ": a subscription takes no parameter of its own and ignores the publication's (" +
+                    String.join(", ", IPC_PUBLICATION_PARAMS) + ")");
+            }
         }
     }
 

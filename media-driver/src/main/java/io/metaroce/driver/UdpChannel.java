@@ -33,6 +33,7 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -57,6 +58,19 @@ final class UdpChannel
     static final String PATH_EVICTION_PARAM = "path-eviction";
     static final String PATH_POLICY_PARAM = "path-policy";
     static final String PATH_COUNTERS_PARAM = "path-counters";
+
+    /**
+     * Parameters of both publications and subscriptions.
+     */
+    static final List<String> PARAMS = List.of(ENDPOINT_PARAM, ENTROPY_PARAM, ChannelUri.MTU_PARAM,
+        ChannelUri.TERM_LENGTH_PARAM, RECEIVER_WINDOW_PARAM, CREDIT_PARAM, CONGESTION_PARAM, LINK_RATE_PARAM,
+        PATH_EVICTION_PARAM, ChannelUri.SPARSE_PARAM);
+
+    /**
+     * Parameters of publications only, which a subscription accepts and ignores.
+     */
+    static final List<String> PUBLICATION_ONLY = List.of(
+        INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM);
 
     /**
      * The largest multiple of 32 that a 1500-byte Ethernet frame carries as UDP payload without IP fragmentation over
@@ -106,16 +120,20 @@ final class UdpChannel
         final Map<String, String> params = uri.params();
         for (final String key : params.keySet())
         {
-            if (!isKnown(key, isSubscription))
+            if (!isKnown(key))
             {
                 throw invalid("unknown parameter '" + key + "' for a " + (isSubscription ? "subscription" :
-                    "publication") + " on metaroce:udp (see docs/driver.md, Network channels)");
+                    "publication") + " on metaroce:udp: it takes " + String.join(", ", PARAMS) +
+                    (isSubscription ? " (and ignores the publication-only " + String.join(", ", PUBLICATION_ONLY) +
+                    ")" : "") + "; see docs/driver.md, Network channels");
             }
         }
 
         endpoints = parseEndpoints(params.get(ENDPOINT_PARAM));
         port = endpoints[0].getPort();
-        interfaces = null == params.get(INTERFACE_PARAM) ? null : parseInterfaces(params.get(INTERFACE_PARAM));
+        // A subscription ignores the publication-only parameters, as Aeron does, so one channel string serves both.
+        interfaces = isSubscription || null == params.get(INTERFACE_PARAM) ?
+            null : parseInterfaces(params.get(INTERFACE_PARAM));
         entropy = (int)parseLong(ENTROPY_PARAM, params.get(ENTROPY_PARAM), DEFAULT_ENTROPY, 1, MAX_PATHS);
         if (entropy * endpoints.length > MAX_PATHS)
         {
@@ -134,22 +152,23 @@ final class UdpChannel
         {
             throw invalid("parameter 'mtu=" + mtu + "' must not exceed an eighth of the term length " + termLength);
         }
-        termWindowLength = parseWindow(ChannelUri.TERM_WINDOW_PARAM, params.get(ChannelUri.TERM_WINDOW_PARAM));
+        termWindowLength = parseWindow(
+            ChannelUri.TERM_WINDOW_PARAM, isSubscription ? null : params.get(ChannelUri.TERM_WINDOW_PARAM));
         receiverWindowLength = parseWindow(RECEIVER_WINDOW_PARAM, params.get(RECEIVER_WINDOW_PARAM));
         credit = parseBoolean(CREDIT_PARAM, params.get(CREDIT_PARAM),
             io.metaroce.datapath.Configuration.receiverCredit());
         final String cc = params.get(CONGESTION_PARAM);
         congestionControl = null == cc ? io.metaroce.datapath.Configuration.senderWindow() : !"false".equals(cc);
         congestionControlName = parseCongestionControl(cc);
-        pathPolicy = parsePathPolicy(params.get(PATH_POLICY_PARAM));
+        pathPolicy = parsePathPolicy(isSubscription ? null : params.get(PATH_POLICY_PARAM));
         pathEviction = parseBoolean(PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM),
             io.metaroce.datapath.Configuration.pathEviction());
-        pathCounters = parseBoolean(PATH_COUNTERS_PARAM, params.get(PATH_COUNTERS_PARAM),
+        pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
             io.metaroce.datapath.Configuration.pathCounters());
         linkRateMbps = parseLong(LINK_RATE_PARAM, params.get(LINK_RATE_PARAM),
             io.metaroce.datapath.Configuration.linkRateMbps(), 0, 100_000_000L);
-        lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM, params.get(ChannelUri.LINGER_PARAM),
-            ctx.publicationLingerTimeoutNs());
+        lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM,
+            isSubscription ? null : params.get(ChannelUri.LINGER_PARAM), ctx.publicationLingerTimeoutNs());
         isSparse = parseBoolean(ChannelUri.SPARSE_PARAM, params.get(ChannelUri.SPARSE_PARAM), ctx.termSparseFile());
 
         final String settings = "|entropy=" + entropy + "|mtu=" + mtu + "|credit=" + credit + "|cc=" +
@@ -175,7 +194,8 @@ final class UdpChannel
     }
 
     /**
-     * Parse and validate the channel of a subscription: publication-only parameters are refused.
+     * Parse and validate the channel of a subscription: publication-only parameters are accepted and ignored (not
+     * parsed, and not part of the canonical form).
      */
     static UdpChannel forSubscription(final ChannelUri uri, final MediaDriver.Context ctx)
     {
@@ -321,30 +341,9 @@ final class UdpChannel
         }
     }
 
-    private static boolean isKnown(final String key, final boolean isSubscription)
+    private static boolean isKnown(final String key)
     {
-        switch (key)
-        {
-            case ENDPOINT_PARAM:
-            case ENTROPY_PARAM:
-            case ChannelUri.MTU_PARAM:
-            case ChannelUri.TERM_LENGTH_PARAM:
-            case RECEIVER_WINDOW_PARAM:
-            case CREDIT_PARAM:
-            case CONGESTION_PARAM:
-            case LINK_RATE_PARAM:
-            case PATH_EVICTION_PARAM:
-            case ChannelUri.SPARSE_PARAM:
-                return true;
-            case INTERFACE_PARAM:
-            case ChannelUri.TERM_WINDOW_PARAM:
-            case ChannelUri.LINGER_PARAM:
-            case PATH_POLICY_PARAM:
-            case PATH_COUNTERS_PARAM:
-                return !isSubscription;
-            default:
-                return false;
-        }
+        return PARAMS.contains(key) || PUBLICATION_ONLY.contains(key);
     }
 
     private static InetSocketAddress[] parseEndpoints(final String value)

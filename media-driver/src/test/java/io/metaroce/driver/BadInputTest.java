@@ -300,9 +300,10 @@ class BadInputTest
     void shouldRefuseSubscriptionParametersAndBadUdpChannelAndReservedStream()
     {
         RegistrationException ex = assertThrows(RegistrationException.class,
-            () -> goodClient.addSubscription("metaroce:ipc?mtu=1408", STREAM_ID));
+            () -> goodClient.addSubscription("metaroce:ipc?colour=blue", STREAM_ID));
         assertEquals(ControlErrorCode.INVALID_CHANNEL, ex.errorCode());
-        assertTrue(ex.getMessage().contains("'mtu'"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("'colour'") && ex.getMessage().contains("term-length, mtu"),
+            ex.getMessage());
 
         ex = assertThrows(RegistrationException.class,
             () -> goodClient.addPublication("metaroce:udp?endpoint=10.0.1.2:40456,10.0.2.2:40457", STREAM_ID));

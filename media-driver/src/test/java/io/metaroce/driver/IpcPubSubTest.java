@@ -274,6 +274,29 @@ class IpcPubSubTest
     }
 
     @Test
+    void shouldAcceptAndIgnorePublicationParametersOnASubscriptionSharingTheChannelString()
+    {
+        // Aeron code passes one channel string to both: the subscription ignores what configures the log.
+        final String channel = "metaroce:ipc?term-length=64k|mtu=2048|term-window=16k|linger=100ms|sparse=true";
+        final Subscription subscription = client.addSubscription(channel, STREAM_ID);
+        final ConcurrentPublication publication = client.addPublication(channel, STREAM_ID);
+        Await.until("connected", () -> publication.isConnected() && subscription.isConnected());
+        assertEquals(65536, subscription.images().get(0).termBufferLength());
+
+        buffer.putLong(0, 77L);
+        Await.until("offer", () -> publication.offer(buffer, 0, 8) > 0);
+        final long[] received = new long[1];
+        Await.until("received", () ->
+        {
+            subscription.poll((b, o, l, h) -> received[0] = b.getLong(o), 10);
+            return 77L == received[0];
+        });
+
+        final Subscription another = client.addSubscription("metaroce:ipc?term-length=1g|mtu=7", STREAM_ID);
+        Await.until("second subscription joins the same log", another::isConnected);
+    }
+
+    @Test
     void shouldStartExclusivePublicationAtGivenPositionAndStopAtMaximum()
     {
         final int initialTermId = 7;
