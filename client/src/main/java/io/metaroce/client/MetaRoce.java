@@ -16,6 +16,8 @@
 package io.metaroce.client;
 
 import io.metaroce.client.cnc.CncFile;
+import io.metaroce.client.config.AgronaAccess;
+import io.metaroce.client.config.PropertyRegistry;
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.DriverTimeoutException;
 import org.agrona.DirectBuffer;
@@ -184,10 +186,12 @@ public final class MetaRoce implements AutoCloseable
         private final ReentrantLock clientLock = new ReentrantLock();
 
         /**
-         * Validate the settings and fill in defaults. Called by {@link MetaRoce#connect(Context)}.
+         * Validate the settings and fill in defaults. Called by {@link MetaRoce#connect(Context)}. First checks that
+         * the JVM has the flag Agrona needs and that every {@code metaroce.*} system property is one a module on the
+         * class path knows ({@link PropertyRegistry}).
          *
          * @return this for a fluent API.
-         * @throws ConfigurationException naming the first invalid setting.
+         * @throws ConfigurationException naming the first invalid setting, an unknown property or the missing flag.
          */
         public Context conclude()
         {
@@ -196,6 +200,8 @@ public final class MetaRoce implements AutoCloseable
                 throw new ConfigurationException("context already concluded: use one Context per client");
             }
             isConcluded = true;
+            AgronaAccess.check("the client");
+            PropertyRegistry.checkSystemProperties("the client", System.err);
 
             if (null == directoryName || directoryName.isEmpty())
             {

@@ -28,6 +28,7 @@
  * <p>
  * Channels are {@code metaroce:<media>?<key>=<value>|...} URIs ({@link io.metaroce.client.ChannelUri}); this release
  * carries {@code metaroce:ipc}. The shared-memory layouts both the client and the driver use live in the sub-packages
- * {@code cnc}, {@code logbuffer} and {@code status}; the control protocol in {@code command}.
+ * {@code cnc}, {@code logbuffer} and {@code status}; the control protocol in {@code command}; the registry of known
+ * property names and the start-up checks in {@code config}.
  */
 package io.metaroce.client;

@@ -69,6 +69,12 @@ public final class Configuration
     public static final String LOSS_SEED_PROP_NAME = "metaroce.loss.seed";
 
     /**
+     * Property: {@code true} to print every effective setting of the driver, with its value and where it came from,
+     * when the driver starts ({@code ./metaroce driver --print-config} prints them without starting).
+     */
+    public static final String PRINT_CONFIGURATION_PROP_NAME = "metaroce.print.configuration";
+
+    /**
      * Property: threading mode, one of {@link ThreadingMode}.
      */
     public static final String THREADING_MODE_PROP_NAME = "metaroce.threading.mode";
@@ -368,6 +374,22 @@ public final class Configuration
 
         final byte[] expected = token.getBytes(StandardCharsets.UTF_8);
         return (directory, buffer, offset, length) -> MessageDigest.isEqual(expected, bytes(buffer, offset, length));
+    }
+
+    static boolean booleanProperty(final String name, final boolean defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (null == value)
+        {
+            return defaultValue;
+        }
+        // Boolean.getBoolean would take a misspelled "ture" for false.
+        final String trimmed = value.trim();
+        if ("true".equalsIgnoreCase(trimmed) || "false".equalsIgnoreCase(trimmed))
+        {
+            return Boolean.parseBoolean(trimmed);
+        }
+        throw new ConfigurationException(name + " must be true or false: " + value);
     }
 
     static int intProperty(final String name, final int defaultValue)

@@ -86,6 +86,7 @@ final class DriverDirectory
 
     private final File directory;
     private final Object fileKey;
+    private final boolean created;
     private final MappedByteBuffer cncMapping;
     private final MappedByteBuffer lossReportMapping;
     private final PrintStream out;
@@ -93,12 +94,14 @@ final class DriverDirectory
     private DriverDirectory(
         final File directory,
         final Object fileKey,
+        final boolean created,
         final MappedByteBuffer cncMapping,
         final MappedByteBuffer lossReportMapping,
         final PrintStream out)
     {
         this.directory = directory;
         this.fileKey = fileKey;
+        this.created = created;
         this.cncMapping = cncMapping;
         this.lossReportMapping = lossReportMapping;
         this.out = out;
@@ -107,7 +110,8 @@ final class DriverDirectory
     /**
      * Make sure the directory may be used and no live driver uses it, reclaim it, and create the driver's files in
      * it: the CnC file first (after checking the free space of its file system), then the log folders and the loss
-     * report. A failure after the reclaim deletes what was created.
+     * report. A failure deletes what was created: the driver's entries, and the directory itself if this start
+     * created it.
      *
      * @param directory        of the driver.
      * @param cncLength        length of the CnC file.
@@ -128,7 +132,17 @@ final class DriverDirectory
         final PrintStream out)
     {
         final Path path = directory.toPath();
-        final Object fileKey = prepare(path, driverTimeoutMs, epochClock, out);
+        final boolean created = createIfAbsent(path);
+        final Object fileKey;
+        try
+        {
+            fileKey = prepare(path, created, driverTimeoutMs, epochClock, out);
+        }
+        catch (final RuntimeException ex)
+        {
+            deleteCreated(path, created, ex);
+            throw ex;
+        }
 
         MappedByteBuffer cncMapping = null;
         try
@@ -145,7 +159,7 @@ final class DriverDirectory
             final MappedByteBuffer lossReportMapping =
                 IoUtil.mapExistingFile(lossReportFile, LossReportDescriptor.FILE_NAME);
 
-            return new DriverDirectory(directory, fileKey, cncMapping, lossReportMapping, out);
+            return new DriverDirectory(directory, fileKey, created, cncMapping, lossReportMapping, out);
         }
         catch (final Throwable ex)
         {
@@ -161,7 +175,26 @@ final class DriverDirectory
             {
                 ex.addSuppressed(deleteEx);
             }
+            deleteCreated(path, created, ex);
             throw ex;
+        }
+    }
+
+    /**
+     * Remove the directory of a failed start if this start created it: it holds nothing of anyone else.
+     */
+    private static void deleteCreated(final Path path, final boolean created, final Throwable failure)
+    {
+        if (created)
+        {
+            try
+            {
+                Files.deleteIfExists(path);
+            }
+            catch (final IOException deleteEx)
+            {
+                failure.addSuppressed(deleteEx);
+            }
         }
     }
 
@@ -203,15 +236,14 @@ final class DriverDirectory
 
     /**
      * Unmap the files of a driver that failed to start and delete its entries, so that the next start finds the
-     * directory as it found it reclaimed; delete the directory too if asked.
-     *
-     * @param deleteDirectory true to delete the directory as well.
+     * directory as it found it reclaimed; delete the directory too if this start created it, never one that was
+     * there before (whatever {@code metaroce.dir.delete.on.shutdown} says: a failed start is not a shutdown).
      */
-    void closeAfterFailedStart(final boolean deleteDirectory)
+    void closeAfterFailedStart()
     {
         IoUtil.unmap(cncMapping);
         IoUtil.unmap(lossReportMapping);
-        delete(deleteDirectory);
+        delete(created);
     }
 
     private void delete(final boolean deleteDirectory)
@@ -245,9 +277,12 @@ final class DriverDirectory
     }
 
     private static Object prepare(
-        final Path path, final long driverTimeoutMs, final EpochClock epochClock, final PrintStream out)
+        final Path path,
+        final boolean created,
+        final long driverTimeoutMs,
+        final EpochClock epochClock,
+        final PrintStream out)
     {
-        final boolean created = createIfAbsent(path);
         final BasicFileAttributes attributes = checkUsable(path);
         if (!created)
         {

@@ -17,6 +17,8 @@ package io.metaroce.driver;
 
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.cnc.CncFileDescriptor;
+import io.metaroce.client.config.AgronaAccess;
+import io.metaroce.client.config.PropertyRegistry;
 import io.metaroce.client.exceptions.ActiveDriverException;
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.MetaRoceException;
@@ -57,9 +59,13 @@ import org.agrona.concurrent.status.ConcurrentCountersManager;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.io.File;
+import java.io.PrintStream;
 import java.nio.MappedByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -75,6 +81,19 @@ import java.util.function.ToLongFunction;
  */
 public final class MediaDriver implements AutoCloseable
 {
+    private static final String USAGE = String.join(System.lineSeparator(),
+        "usage: ./metaroce driver [--print-config] [file.properties ...]",
+        "  (or java " + AgronaAccess.requiredFlag() + " -cp ... " + MediaDriver.class.getName() + " ...)",
+        "",
+        "Runs a media driver until Ctrl-C, SIGTERM or an authorised TERMINATE_DRIVER command.",
+        "  file.properties  a properties file, URL or class-path resource whose entries are loaded as system",
+        "                   properties, in order (a later file wins); a missing or unreadable one fails the start",
+        "  --print-config   print every effective setting, its value and its source, then exit without starting",
+        "  --help, -h       print this text",
+        "",
+        "Every setting is a metaroce.* property (docs/driver.md, Settings); an unknown one fails the start",
+        "(metaroce.unknown.properties=warn only warns). A driver that cannot start exits with status 1.");
+
     private final Context ctx;
     private final DriverDirectory driverDirectory;
     private final SystemCounters systemCounters;
@@ -172,7 +191,7 @@ public final class MediaDriver implements AutoCloseable
         {
             CloseHelper.closeAll(runners);
             CloseHelper.closeAll(senderPollGroup, receiverPollGroup);
-            driverDirectory.closeAfterFailedStart(ctx.dirDeleteOnShutdown());
+            driverDirectory.closeAfterFailedStart();
             throw ex;
         }
     }
@@ -199,6 +218,10 @@ public final class MediaDriver implements AutoCloseable
     public static MediaDriver launch(final Context ctx)
     {
         ctx.conclude();
+        if (ctx.printConfiguration())
+        {
+            ctx.printEffectiveConfiguration(System.out);
+        }
         return new MediaDriver(ctx);
     }
 
@@ -223,9 +246,11 @@ public final class MediaDriver implements AutoCloseable
 
     /**
      * Run a standalone driver until SIGINT, SIGTERM or an authorised TERMINATE_DRIVER command. Each argument names a
-     * properties file (or URL, or class-path resource) whose entries are loaded as system properties first.
+     * properties file (or URL, or class-path resource) whose entries are loaded as system properties first;
+     * {@code --print-config} prints the effective settings and exits without starting a driver, {@code --help}
+     * prints the usage.
      *
-     * @param args properties files.
+     * @param args options and properties files.
      */
     public static void main(final String[] args)
     {
@@ -233,7 +258,36 @@ public final class MediaDriver implements AutoCloseable
         final ShutdownSignalBarrier barrier;
         try
         {
-            loadPropertiesFiles(args);
+            final ArrayList<String> files = new ArrayList<>();
+            boolean printConfigOnly = false;
+            for (final String arg : args)
+            {
+                if ("--help".equals(arg) || "-h".equals(arg))
+                {
+                    System.out.println(USAGE);
+                    return;
+                }
+                else if ("--print-config".equals(arg))
+                {
+                    printConfigOnly = true;
+                }
+                else if (arg.startsWith("-"))
+                {
+                    throw new ConfigurationException("unknown option " + arg + " (--help lists the options)");
+                }
+                else
+                {
+                    files.add(arg);
+                }
+            }
+
+            PropertyRegistry.loadPropertiesFiles(files.toArray(new String[0]));
+            if (printConfigOnly)
+            {
+                new Context().conclude().printEffectiveConfiguration(System.out);
+                return;
+            }
+
             barrier = new ShutdownSignalBarrier();
             try
             {
@@ -267,24 +321,6 @@ public final class MediaDriver implements AutoCloseable
         driver.close();
         System.out.println("metaroce media driver stopped");
         barrier.close();
-    }
-
-    /**
-     * Load each argument as a properties file (a file, a URL or a class-path resource) into the system properties,
-     * refusing one that names none of these rather than starting a driver without its settings.
-     */
-    private static void loadPropertiesFiles(final String[] args)
-    {
-        for (final String name : args)
-        {
-            if (!new File(name).isFile() && !name.contains(":") &&
-                null == MediaDriver.class.getClassLoader().getResource(name))
-            {
-                throw new ConfigurationException("properties file " + name + " not found (the driver's arguments " +
-                    "name properties files, URLs or class-path resources)");
-            }
-        }
-        SystemUtil.loadPropertiesFiles(args);
     }
 
     /**
@@ -400,7 +436,8 @@ public final class MediaDriver implements AutoCloseable
 
         private boolean isConcluded;
         private String directoryName = MetaRoce.Configuration.directoryName();
-        private boolean dirDeleteOnShutdown = Boolean.getBoolean(Configuration.DIR_DELETE_ON_SHUTDOWN_PROP_NAME);
+        private boolean dirDeleteOnShutdown = Configuration.booleanProperty(
+            Configuration.DIR_DELETE_ON_SHUTDOWN_PROP_NAME, false);
         private ThreadingMode threadingMode = threadingModeProperty();
         private long driverTimeoutNs = Configuration.durationProperty(
             MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, MetaRoce.Configuration.DRIVER_TIMEOUT_DEFAULT_NS);
@@ -421,7 +458,9 @@ public final class MediaDriver implements AutoCloseable
             Configuration.IPC_TERM_LENGTH_PROP_NAME, Configuration.IPC_TERM_LENGTH_DEFAULT);
         private int ipcMtu = Configuration.sizeProperty(Configuration.IPC_MTU_PROP_NAME, Configuration.IPC_MTU_DEFAULT);
         private int ipcTermWindowLength = Configuration.sizeProperty(Configuration.IPC_TERM_WINDOW_PROP_NAME, 0);
-        private boolean termSparseFile = Boolean.getBoolean(Configuration.TERM_SPARSE_FILE_PROP_NAME);
+        private boolean termSparseFile = Configuration.booleanProperty(Configuration.TERM_SPARSE_FILE_PROP_NAME, false);
+        private boolean printConfiguration = Configuration.booleanProperty(
+            Configuration.PRINT_CONFIGURATION_PROP_NAME, false);
         private int filePageSize = Configuration.sizeProperty(
             Configuration.FILE_PAGE_SIZE_PROP_NAME, Configuration.FILE_PAGE_SIZE_DEFAULT);
         private int toDriverBufferLength = Configuration.sizeProperty(
@@ -456,6 +495,8 @@ public final class MediaDriver implements AutoCloseable
         private NetworkLossGenerator lossGenerator;
         private PacketTransportFactory transportFactory;
         private Consumer<TransportEngine.Context> engineContextConfigurator;
+        private TransportEngine.Context engineContextTemplate;
+        private final Set<String> setInCode = new HashSet<>();
 
         /**
          * Validate every setting and fill in the defaults. Called by {@link MediaDriver#launch(Context)}.
@@ -470,6 +511,8 @@ public final class MediaDriver implements AutoCloseable
                 throw new ConfigurationException("driver context already concluded: use one Context per driver");
             }
             isConcluded = true;
+            AgronaAccess.check("the media driver");
+            PropertyRegistry.checkSystemProperties("the media driver", System.err);
 
             concludeTimeouts();
             concludeLogSettings();
@@ -481,6 +524,7 @@ public final class MediaDriver implements AutoCloseable
                 fail(Configuration.STREAM_SESSION_LIMIT_PROP_NAME, "must be at least 1", streamSessionLimit);
             }
 
+            recordSetInCode(null != terminationValidator, Configuration.TERMINATION_TOKEN_PROP_NAME);
             if (null == terminationValidator)
             {
                 terminationValidator = Configuration.tokenTerminationValidator(terminationToken);
@@ -505,6 +549,10 @@ public final class MediaDriver implements AutoCloseable
             {
                 transportFactory = PacketTransportFactory.udp();
             }
+
+            recordSetInCode(null != lossGenerator, Configuration.LOSS_DATA_RATE_PROP_NAME,
+                Configuration.LOSS_CONTROL_RATE_PROP_NAME, Configuration.LOSS_DATA_EVERY_PROP_NAME,
+                Configuration.LOSS_CONTROL_EVERY_PROP_NAME, Configuration.LOSS_SEED_PROP_NAME);
             if (null == lossGenerator)
             {
                 try
@@ -532,10 +580,19 @@ public final class MediaDriver implements AutoCloseable
             if (null == engineContextConfigurator)
             {
                 engineContextConfigurator = (engineCtx) -> {};
-                return;
             }
 
-            final TransportEngine.Context probe = new TransportEngine.Context();
+            // Built here so that every metaroce.datapath.* setting fails the start, not the first network stream.
+            final TransportEngine.Context probe;
+            try
+            {
+                probe = new TransportEngine.Context();
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException(ex.getMessage());
+            }
+
             try
             {
                 engineContextConfigurator.accept(probe);
@@ -553,6 +610,17 @@ public final class MediaDriver implements AutoCloseable
                     "driver sets the transport, counters manager, connection handler, image admission, clock, " +
                     "random source and counter label");
             }
+
+            try
+            {
+                probe.checkTunables();
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigurationException(ex.getMessage() + " (a transport engine setting, from its property " +
+                    "or the engineContextConfigurator)");
+            }
+            engineContextTemplate = probe;
         }
 
         private void concludeTimeouts()
@@ -669,30 +737,43 @@ public final class MediaDriver implements AutoCloseable
             checkCpu(Configuration.SHARED_NETWORK_CPU_PROP_NAME, sharedNetworkCpu);
             checkCpu(Configuration.SHARED_CPU_PROP_NAME, sharedCpu);
 
+            recordSetInCode(null != conductorIdleStrategy, Configuration.CONDUCTOR_IDLE_STRATEGY_PROP_NAME);
             if (null == conductorIdleStrategy)
             {
                 conductorIdleStrategy = Configuration.idleStrategy(Configuration.CONDUCTOR_IDLE_STRATEGY_PROP_NAME);
             }
 
+            recordSetInCode(null != senderIdleStrategy, Configuration.SENDER_IDLE_STRATEGY_PROP_NAME);
             if (null == senderIdleStrategy)
             {
                 senderIdleStrategy = Configuration.idleStrategy(Configuration.SENDER_IDLE_STRATEGY_PROP_NAME);
             }
 
+            recordSetInCode(null != receiverIdleStrategy, Configuration.RECEIVER_IDLE_STRATEGY_PROP_NAME);
             if (null == receiverIdleStrategy)
             {
                 receiverIdleStrategy = Configuration.idleStrategy(Configuration.RECEIVER_IDLE_STRATEGY_PROP_NAME);
             }
 
+            recordSetInCode(null != sharedNetworkIdleStrategy, Configuration.SHARED_NETWORK_IDLE_STRATEGY_PROP_NAME);
             if (null == sharedNetworkIdleStrategy)
             {
                 sharedNetworkIdleStrategy = Configuration.idleStrategy(
                     Configuration.SHARED_NETWORK_IDLE_STRATEGY_PROP_NAME);
             }
 
+            recordSetInCode(null != sharedIdleStrategy, Configuration.SHARED_IDLE_STRATEGY_PROP_NAME);
             if (null == sharedIdleStrategy)
             {
                 sharedIdleStrategy = Configuration.idleStrategy(Configuration.SHARED_IDLE_STRATEGY_PROP_NAME);
+            }
+        }
+
+        private void recordSetInCode(final boolean isSet, final String... propertyNames)
+        {
+            if (isSet)
+            {
+                setInCode.addAll(Arrays.asList(propertyNames));
             }
         }
 
@@ -938,10 +1019,10 @@ public final class MediaDriver implements AutoCloseable
          * {@code metaroce.datapath.*} properties, before the driver sets its own collaborators and the channel applies
          * its parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction},
          * {@code link-rate}), so channel parameters win. It may set protocol tunables only (timers, ACK triggers,
-         * credit, retransmission limits, ...); {@link #conclude()} runs it once on a new context and refuses one that
-         * throws or sets a collaborator. The tunables themselves are validated when an endpoint's engine is built: an
-         * invalid value fails the command that adds the endpoint, naming the property. It runs on the conductor
-         * thread, once per endpoint, and must not keep the context.
+         * credit, retransmission limits, ...); {@link #conclude()} runs it once on a new context, refuses one that
+         * throws or sets a collaborator, and checks the tunables it leaves, so an invalid value fails the start of the
+         * driver, naming the property. It then runs on the conductor thread, once per endpoint, and must not keep the
+         * context.
          *
          * @param configurator applied to every engine context; null for none.
          * @return this for a fluent API.
@@ -950,6 +1031,57 @@ public final class MediaDriver implements AutoCloseable
         {
             this.engineContextConfigurator = configurator;
             return this;
+        }
+
+        /**
+         * Print every effective setting when the driver starts (the default comes from
+         * {@value Configuration#PRINT_CONFIGURATION_PROP_NAME}).
+         *
+         * @param printConfiguration true to print.
+         * @return this for a fluent API.
+         */
+        public Context printConfiguration(final boolean printConfiguration)
+        {
+            this.printConfiguration = printConfiguration;
+            return this;
+        }
+
+        /**
+         * Whether the driver prints its effective settings when it starts.
+         *
+         * @return true to print.
+         */
+        public boolean printConfiguration()
+        {
+            return printConfiguration;
+        }
+
+        /**
+         * Print every setting of the driver and of its transport engine, one a line: the name, the effective value
+         * and where it came from ({@code default}, {@code file <path>}, {@code system property}, or {@code code} when
+         * a setter or the {@link #engineContextConfigurator(Consumer)} changed it). A termination token is shown as
+         * set, never printed.
+         *
+         * @param out where to print.
+         * @throws ConfigurationException if the context is not concluded.
+         */
+        public void printEffectiveConfiguration(final PrintStream out)
+        {
+            if (!isConcluded)
+            {
+                throw new ConfigurationException("conclude the context before printing its configuration");
+            }
+            ConfigurationPrinter.print(this, out);
+        }
+
+        TransportEngine.Context engineContextTemplate()
+        {
+            return engineContextTemplate;
+        }
+
+        boolean isSetInCode(final String propertyName)
+        {
+            return setInCode.contains(propertyName);
         }
 
         /**

@@ -24,7 +24,9 @@
  * the conductor only reads subscriber positions, moves publisher limits and cleans logs. Every agent runs on an
  * Agrona {@code AgentRunner} or {@code AgentInvoker} as the {@link io.metaroce.driver.ThreadingMode} decides, with
  * an idle strategy and optional CPU pinning per thread. Settings are named in {@link io.metaroce.driver.Configuration}
- * and validated by {@link io.metaroce.driver.MediaDriver.Context#conclude()}. Operator documentation:
+ * and validated by {@link io.metaroce.driver.MediaDriver.Context#conclude()}, which also refuses unknown
+ * {@code metaroce.*} properties (the driver's names, the engine's among them, are registered by
+ * {@link io.metaroce.driver.DriverPropertyNames}) and checks every transport engine setting. Operator documentation:
  * {@code docs/driver.md}.
  * <p>
  * Network streams ({@code metaroce:udp}, validated by {@code UdpChannel}): the conductor creates each

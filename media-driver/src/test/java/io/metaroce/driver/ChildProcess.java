@@ -39,22 +39,40 @@ final class ChildProcess implements AutoCloseable
     private final Process process;
     private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> history = new ArrayList<>();
+    private final Thread reader;
 
     private ChildProcess(final String name, final Process process)
     {
         this.name = name;
         this.process = process;
-        final Thread reader = new Thread(this::readOutput, "output-of-" + name);
+        reader = new Thread(this::readOutput, "output-of-" + name);
         reader.setDaemon(true);
         reader.start();
     }
 
     static ChildProcess start(final String name, final String mainClass, final String... args)
     {
+        return start(name, true, List.of(), mainClass, args);
+    }
+
+    /**
+     * Start a JVM with extra options ({@code -Dname=value}), and without the Agrona flag if asked.
+     */
+    static ChildProcess start(
+        final String name,
+        final boolean withAgronaFlag,
+        final List<String> jvmOptions,
+        final String mainClass,
+        final String... args)
+    {
         final List<String> command = new ArrayList<>();
         command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
-        command.add("--add-exports");
-        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        if (withAgronaFlag)
+        {
+            command.add("--add-exports");
+            command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        }
+        command.addAll(jvmOptions);
         command.add("-Xmx128m");
         command.add("-XX:+UseSerialGC");
         command.add("-XX:TieredStopAtLevel=1");
@@ -113,6 +131,15 @@ final class ChildProcess implements AutoCloseable
     void terminate()
     {
         process.toHandle().destroy();
+    }
+
+    /**
+     * Every line of a process that has exited, once its output is read to the end.
+     */
+    List<String> lines() throws InterruptedException
+    {
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        return history();
     }
 
     long pid()

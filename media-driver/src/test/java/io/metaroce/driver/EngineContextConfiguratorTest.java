@@ -19,7 +19,6 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.ConfigurationException;
-import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.datapath.Configuration;
 import io.metaroce.datapath.TransportEngine;
 import org.agrona.concurrent.SystemNanoClock;
@@ -27,12 +26,14 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link MediaDriver.Context#engineContextConfigurator}: applied to the engine context of every network endpoint the
  * driver builds, before the channel's parameters; refused at conclude when it throws or sets a collaborator; an
- * invalid tunable fails the command that adds the endpoint, naming the property.
+ * invalid tunable fails the start of the driver, naming the property.
  */
 class EngineContextConfiguratorTest
 {
@@ -134,14 +135,14 @@ class EngineContextConfiguratorTest
     }
 
     @Test
-    void shouldFailAddSubscriptionNamingThePropertyWhenTunableInvalid()
+    void shouldFailDriverStartNamingThePropertyWhenTunableInvalid()
     {
-        final MediaDriver driver = harness.launch(NetworkTestHarness.driverContext()
-            .engineContextConfigurator((engineCtx) -> engineCtx.ackEveryPackets(0)));
-        final MetaRoce client = harness.connect(driver);
+        final MediaDriver.Context ctx = NetworkTestHarness.driverContext()
+            .engineContextConfigurator((engineCtx) -> engineCtx.ackEveryPackets(0));
 
-        final RegistrationException ex = assertThrows(RegistrationException.class,
-            () -> client.addSubscription(harness.subscriptionChannel(""), STREAM_ID));
-        assertTrue(ex.getMessage().contains(Configuration.ACK_EVERY_PACKETS_PROP_NAME), ex.getMessage());
+        final ConfigurationException ex = assertThrows(ConfigurationException.class, () -> harness.launch(ctx));
+        assertTrue(ex.getMessage().startsWith(Configuration.ACK_EVERY_PACKETS_PROP_NAME + " is invalid: 0"),
+            ex.getMessage());
+        assertFalse(new File(ctx.directoryName()).exists(), "nothing created");
     }
 }

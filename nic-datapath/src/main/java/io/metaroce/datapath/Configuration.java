@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * defaults are those of the MetaRoCE specification's defaults table; a {@code Context} starts from the system
  * property when it is set. Durations accept the suffixes of {@link SystemUtil#getDurationInNanos(String, long)}
  * ({@code 50us}, {@code 10ms}, ...), sizes those of {@link SystemUtil#getSizeAsInt(String, int)} ({@code 64k}).
+ * A value that does not parse throws an {@link IllegalArgumentException} naming the property, rather than falling
+ * back to the default.
  */
 public final class Configuration
 {
@@ -54,7 +56,7 @@ public final class Configuration
      */
     public static int mtu()
     {
-        return SystemUtil.getSizeAsInt(MTU_PROP_NAME, MTU_DEFAULT);
+        return (int)sizeProperty(MTU_PROP_NAME, MTU_DEFAULT, Integer.MAX_VALUE);
     }
 
     /**
@@ -75,7 +77,7 @@ public final class Configuration
      */
     public static int pathsPerPlane()
     {
-        return Integer.getInteger(PATHS_PER_PLANE_PROP_NAME, PATHS_PER_PLANE_DEFAULT);
+        return intProperty(PATHS_PER_PLANE_PROP_NAME, PATHS_PER_PLANE_DEFAULT);
     }
 
     /**
@@ -95,7 +97,7 @@ public final class Configuration
      */
     public static int mprPsns()
     {
-        return Integer.getInteger(MPR_PSNS_PROP_NAME, MPR_PSNS_DEFAULT);
+        return intProperty(MPR_PSNS_PROP_NAME, MPR_PSNS_DEFAULT);
     }
 
     /**
@@ -115,7 +117,7 @@ public final class Configuration
      */
     public static int maxMprPsns()
     {
-        return Integer.getInteger(MAX_MPR_PSNS_PROP_NAME, MAX_MPR_PSNS_DEFAULT);
+        return intProperty(MAX_MPR_PSNS_PROP_NAME, MAX_MPR_PSNS_DEFAULT);
     }
 
     /**
@@ -135,7 +137,7 @@ public final class Configuration
      */
     public static int repsRingCapacity()
     {
-        return Integer.getInteger(REPS_RING_CAPACITY_PROP_NAME, REPS_RING_CAPACITY_DEFAULT);
+        return intProperty(REPS_RING_CAPACITY_PROP_NAME, REPS_RING_CAPACITY_DEFAULT);
     }
 
     /**
@@ -158,8 +160,7 @@ public final class Configuration
      */
     public static double planeWeightFloor()
     {
-        return Double.parseDouble(
-            System.getProperty(PLANE_WEIGHT_FLOOR_PROP_NAME, Double.toString(PLANE_WEIGHT_FLOOR_DEFAULT)));
+        return doubleProperty(PLANE_WEIGHT_FLOOR_PROP_NAME, PLANE_WEIGHT_FLOOR_DEFAULT);
     }
 
     /**
@@ -180,8 +181,7 @@ public final class Configuration
      */
     public static boolean pathEviction()
     {
-        return Boolean.parseBoolean(
-            System.getProperty(PATH_EVICTION_PROP_NAME, Boolean.toString(PATH_EVICTION_DEFAULT)));
+        return booleanProperty(PATH_EVICTION_PROP_NAME, PATH_EVICTION_DEFAULT);
     }
 
     /**
@@ -225,8 +225,7 @@ public final class Configuration
      */
     public static double maxEvictFraction()
     {
-        return Double.parseDouble(
-            System.getProperty(MAX_EVICT_FRACTION_PROP_NAME, Double.toString(MAX_EVICT_FRACTION_DEFAULT)));
+        return doubleProperty(MAX_EVICT_FRACTION_PROP_NAME, MAX_EVICT_FRACTION_DEFAULT);
     }
 
     /**
@@ -246,7 +245,7 @@ public final class Configuration
      */
     public static int lossWindowSrtts()
     {
-        return Integer.getInteger(LOSS_WINDOW_SRTTS_PROP_NAME, LOSS_WINDOW_SRTTS_DEFAULT);
+        return intProperty(LOSS_WINDOW_SRTTS_PROP_NAME, LOSS_WINDOW_SRTTS_DEFAULT);
     }
 
     /**
@@ -266,7 +265,7 @@ public final class Configuration
      */
     public static int probesBeforeEviction()
     {
-        return Integer.getInteger(PROBES_BEFORE_EVICTION_PROP_NAME, PROBES_BEFORE_EVICTION_DEFAULT);
+        return intProperty(PROBES_BEFORE_EVICTION_PROP_NAME, PROBES_BEFORE_EVICTION_DEFAULT);
     }
 
     /**
@@ -287,7 +286,7 @@ public final class Configuration
      */
     public static long probeIntervalMinNs()
     {
-        return SystemUtil.getDurationInNanos(PROBE_INTERVAL_MIN_NS_PROP_NAME, PROBE_INTERVAL_MIN_NS_DEFAULT);
+        return durationProperty(PROBE_INTERVAL_MIN_NS_PROP_NAME, PROBE_INTERVAL_MIN_NS_DEFAULT);
     }
 
     /**
@@ -307,7 +306,7 @@ public final class Configuration
      */
     public static long reprobeMinNs()
     {
-        return SystemUtil.getDurationInNanos(REPROBE_MIN_NS_PROP_NAME, REPROBE_MIN_NS_DEFAULT);
+        return durationProperty(REPROBE_MIN_NS_PROP_NAME, REPROBE_MIN_NS_DEFAULT);
     }
 
     /**
@@ -327,7 +326,7 @@ public final class Configuration
      */
     public static long reprobeMaxNs()
     {
-        return SystemUtil.getDurationInNanos(REPROBE_MAX_NS_PROP_NAME, REPROBE_MAX_NS_DEFAULT);
+        return durationProperty(REPROBE_MAX_NS_PROP_NAME, REPROBE_MAX_NS_DEFAULT);
     }
 
     /**
@@ -347,7 +346,7 @@ public final class Configuration
      */
     public static int readmissionProbeAcks()
     {
-        return Integer.getInteger(READMISSION_PROBE_ACKS_PROP_NAME, READMISSION_PROBE_ACKS_DEFAULT);
+        return intProperty(READMISSION_PROBE_ACKS_PROP_NAME, READMISSION_PROBE_ACKS_DEFAULT);
     }
 
     /**
@@ -368,7 +367,7 @@ public final class Configuration
      */
     public static int rttOutlierFactor()
     {
-        return Integer.getInteger(RTT_OUTLIER_FACTOR_PROP_NAME, RTT_OUTLIER_FACTOR_DEFAULT);
+        return intProperty(RTT_OUTLIER_FACTOR_PROP_NAME, RTT_OUTLIER_FACTOR_DEFAULT);
     }
 
     /**
@@ -388,8 +387,7 @@ public final class Configuration
      */
     public static double planeDownFraction()
     {
-        return Double.parseDouble(
-            System.getProperty(PLANE_DOWN_FRACTION_PROP_NAME, Double.toString(PLANE_DOWN_FRACTION_DEFAULT)));
+        return doubleProperty(PLANE_DOWN_FRACTION_PROP_NAME, PLANE_DOWN_FRACTION_DEFAULT);
     }
 
     /**
@@ -409,7 +407,7 @@ public final class Configuration
      */
     public static int sackWords()
     {
-        return Integer.getInteger(SACK_WORDS_PROP_NAME, SACK_WORDS_DEFAULT);
+        return intProperty(SACK_WORDS_PROP_NAME, SACK_WORDS_DEFAULT);
     }
 
     /**
@@ -430,7 +428,7 @@ public final class Configuration
      */
     public static int ackEveryPackets()
     {
-        return Integer.getInteger(ACK_EVERY_PACKETS_PROP_NAME, ACK_EVERY_PACKETS_DEFAULT);
+        return intProperty(ACK_EVERY_PACKETS_PROP_NAME, ACK_EVERY_PACKETS_DEFAULT);
     }
 
     /**
@@ -451,7 +449,7 @@ public final class Configuration
      */
     public static int ackEveryBytes()
     {
-        return SystemUtil.getSizeAsInt(ACK_EVERY_BYTES_PROP_NAME, ACK_EVERY_BYTES_DEFAULT);
+        return (int)sizeProperty(ACK_EVERY_BYTES_PROP_NAME, ACK_EVERY_BYTES_DEFAULT, Integer.MAX_VALUE);
     }
 
     /**
@@ -474,7 +472,7 @@ public final class Configuration
      */
     public static long delayedAckNs()
     {
-        return SystemUtil.getDurationInNanos(DELAYED_ACK_NS_PROP_NAME, DELAYED_ACK_NS_DEFAULT);
+        return durationProperty(DELAYED_ACK_NS_PROP_NAME, DELAYED_ACK_NS_DEFAULT);
     }
 
     /**
@@ -495,7 +493,7 @@ public final class Configuration
      */
     public static int dupThreshMin()
     {
-        return Integer.getInteger(DUP_THRESH_MIN_PROP_NAME, DUP_THRESH_MIN_DEFAULT);
+        return intProperty(DUP_THRESH_MIN_PROP_NAME, DUP_THRESH_MIN_DEFAULT);
     }
 
     /**
@@ -515,7 +513,7 @@ public final class Configuration
      */
     public static int pathSeqTolerance()
     {
-        return Integer.getInteger(PATH_SEQ_TOLERANCE_PROP_NAME, PATH_SEQ_TOLERANCE_DEFAULT);
+        return intProperty(PATH_SEQ_TOLERANCE_PROP_NAME, PATH_SEQ_TOLERANCE_DEFAULT);
     }
 
     /**
@@ -536,7 +534,7 @@ public final class Configuration
      */
     public static long reorderWindowMinNs()
     {
-        return SystemUtil.getDurationInNanos(REORDER_WINDOW_MIN_NS_PROP_NAME, REORDER_WINDOW_MIN_NS_DEFAULT);
+        return durationProperty(REORDER_WINDOW_MIN_NS_PROP_NAME, REORDER_WINDOW_MIN_NS_DEFAULT);
     }
 
     /**
@@ -556,7 +554,7 @@ public final class Configuration
      */
     public static long tailLossProbeMinNs()
     {
-        return SystemUtil.getDurationInNanos(TAIL_LOSS_PROBE_MIN_NS_PROP_NAME, TAIL_LOSS_PROBE_MIN_NS_DEFAULT);
+        return durationProperty(TAIL_LOSS_PROBE_MIN_NS_PROP_NAME, TAIL_LOSS_PROBE_MIN_NS_DEFAULT);
     }
 
     /**
@@ -577,7 +575,7 @@ public final class Configuration
      */
     public static long rtoLowMinNs()
     {
-        return SystemUtil.getDurationInNanos(RTO_LOW_MIN_NS_PROP_NAME, RTO_LOW_MIN_NS_DEFAULT);
+        return durationProperty(RTO_LOW_MIN_NS_PROP_NAME, RTO_LOW_MIN_NS_DEFAULT);
     }
 
     /**
@@ -597,7 +595,7 @@ public final class Configuration
      */
     public static long rtoHighMinNs()
     {
-        return SystemUtil.getDurationInNanos(RTO_HIGH_MIN_NS_PROP_NAME, RTO_HIGH_MIN_NS_DEFAULT);
+        return durationProperty(RTO_HIGH_MIN_NS_PROP_NAME, RTO_HIGH_MIN_NS_DEFAULT);
     }
 
     /**
@@ -617,7 +615,7 @@ public final class Configuration
      */
     public static long rtoMaxNs()
     {
-        return SystemUtil.getDurationInNanos(RTO_MAX_NS_PROP_NAME, RTO_MAX_NS_DEFAULT);
+        return durationProperty(RTO_MAX_NS_PROP_NAME, RTO_MAX_NS_DEFAULT);
     }
 
     /**
@@ -638,7 +636,7 @@ public final class Configuration
      */
     public static int maxRetransmits()
     {
-        return Integer.getInteger(MAX_RETRANSMITS_PROP_NAME, MAX_RETRANSMITS_DEFAULT);
+        return intProperty(MAX_RETRANSMITS_PROP_NAME, MAX_RETRANSMITS_DEFAULT);
     }
 
     /**
@@ -659,7 +657,7 @@ public final class Configuration
      */
     public static long giveUpMinNs()
     {
-        return SystemUtil.getDurationInNanos(GIVE_UP_MIN_NS_PROP_NAME, GIVE_UP_MIN_NS_DEFAULT);
+        return durationProperty(GIVE_UP_MIN_NS_PROP_NAME, GIVE_UP_MIN_NS_DEFAULT);
     }
 
     /**
@@ -700,8 +698,7 @@ public final class Configuration
      */
     public static boolean senderWindow()
     {
-        return Boolean.parseBoolean(
-            System.getProperty(SENDER_WINDOW_PROP_NAME, Boolean.toString(SENDER_WINDOW_DEFAULT)));
+        return booleanProperty(SENDER_WINDOW_PROP_NAME, SENDER_WINDOW_DEFAULT);
     }
 
     /**
@@ -722,8 +719,7 @@ public final class Configuration
      */
     public static boolean receiverCredit()
     {
-        return Boolean.parseBoolean(
-            System.getProperty(RECEIVER_CREDIT_PROP_NAME, Boolean.toString(RECEIVER_CREDIT_DEFAULT)));
+        return booleanProperty(RECEIVER_CREDIT_PROP_NAME, RECEIVER_CREDIT_DEFAULT);
     }
 
     /**
@@ -743,7 +739,7 @@ public final class Configuration
      */
     public static int initialCreditBytes()
     {
-        return SystemUtil.getSizeAsInt(INITIAL_CREDIT_BYTES_PROP_NAME, INITIAL_CREDIT_BYTES_DEFAULT);
+        return (int)sizeProperty(INITIAL_CREDIT_BYTES_PROP_NAME, INITIAL_CREDIT_BYTES_DEFAULT, Integer.MAX_VALUE);
     }
 
     /**
@@ -763,7 +759,7 @@ public final class Configuration
      */
     public static int creditQuantum()
     {
-        return SystemUtil.getSizeAsInt(CREDIT_QUANTUM_PROP_NAME, CREDIT_QUANTUM_DEFAULT);
+        return (int)sizeProperty(CREDIT_QUANTUM_PROP_NAME, CREDIT_QUANTUM_DEFAULT, Integer.MAX_VALUE);
     }
 
     /**
@@ -783,8 +779,7 @@ public final class Configuration
      */
     public static double creditOvercommit()
     {
-        return Double.parseDouble(
-            System.getProperty(CREDIT_OVERCOMMIT_PROP_NAME, Double.toString(CREDIT_OVERCOMMIT_DEFAULT)));
+        return doubleProperty(CREDIT_OVERCOMMIT_PROP_NAME, CREDIT_OVERCOMMIT_DEFAULT);
     }
 
     /**
@@ -805,7 +800,7 @@ public final class Configuration
      */
     public static long creditRateMbps()
     {
-        return Long.getLong(CREDIT_RATE_MBPS_PROP_NAME, CREDIT_RATE_MBPS_DEFAULT);
+        return longProperty(CREDIT_RATE_MBPS_PROP_NAME, CREDIT_RATE_MBPS_DEFAULT);
     }
 
     /**
@@ -825,7 +820,7 @@ public final class Configuration
      */
     public static long creditWindowBytes()
     {
-        return SystemUtil.getSizeAsLong(CREDIT_WINDOW_BYTES_PROP_NAME, CREDIT_WINDOW_BYTES_DEFAULT);
+        return sizeProperty(CREDIT_WINDOW_BYTES_PROP_NAME, CREDIT_WINDOW_BYTES_DEFAULT, Long.MAX_VALUE);
     }
 
     /**
@@ -846,8 +841,7 @@ public final class Configuration
      */
     public static double creditHighWatermark()
     {
-        return Double.parseDouble(
-            System.getProperty(CREDIT_HIGH_WATERMARK_PROP_NAME, Double.toString(CREDIT_HIGH_WATERMARK_DEFAULT)));
+        return doubleProperty(CREDIT_HIGH_WATERMARK_PROP_NAME, CREDIT_HIGH_WATERMARK_DEFAULT);
     }
 
     /**
@@ -867,7 +861,7 @@ public final class Configuration
      */
     public static long creditRequestMinNs()
     {
-        return SystemUtil.getDurationInNanos(CREDIT_REQUEST_MIN_NS_PROP_NAME, CREDIT_REQUEST_MIN_NS_DEFAULT);
+        return durationProperty(CREDIT_REQUEST_MIN_NS_PROP_NAME, CREDIT_REQUEST_MIN_NS_DEFAULT);
     }
 
     /**
@@ -888,7 +882,7 @@ public final class Configuration
      */
     public static long linkRateMbps()
     {
-        return Long.getLong(LINK_RATE_MBPS_PROP_NAME, LINK_RATE_MBPS_DEFAULT);
+        return longProperty(LINK_RATE_MBPS_PROP_NAME, LINK_RATE_MBPS_DEFAULT);
     }
 
     /**
@@ -909,7 +903,7 @@ public final class Configuration
      */
     public static long baseRttHintNs()
     {
-        return SystemUtil.getDurationInNanos(BASE_RTT_HINT_NS_PROP_NAME, BASE_RTT_HINT_NS_DEFAULT);
+        return durationProperty(BASE_RTT_HINT_NS_PROP_NAME, BASE_RTT_HINT_NS_DEFAULT);
     }
 
     /**
@@ -929,7 +923,7 @@ public final class Configuration
      */
     public static long initialRttNs()
     {
-        return SystemUtil.getDurationInNanos(INITIAL_RTT_NS_PROP_NAME, INITIAL_RTT_NS_DEFAULT);
+        return durationProperty(INITIAL_RTT_NS_PROP_NAME, INITIAL_RTT_NS_DEFAULT);
     }
 
     /**
@@ -949,7 +943,7 @@ public final class Configuration
      */
     public static long baseRttWindowNs()
     {
-        return SystemUtil.getDurationInNanos(BASE_RTT_WINDOW_NS_PROP_NAME, BASE_RTT_WINDOW_NS_DEFAULT);
+        return durationProperty(BASE_RTT_WINDOW_NS_PROP_NAME, BASE_RTT_WINDOW_NS_DEFAULT);
     }
 
     /**
@@ -969,8 +963,7 @@ public final class Configuration
      */
     public static double ccAdditiveIncrease()
     {
-        return Double.parseDouble(
-            System.getProperty(CC_ADDITIVE_INCREASE_PROP_NAME, Double.toString(CC_ADDITIVE_INCREASE_DEFAULT)));
+        return doubleProperty(CC_ADDITIVE_INCREASE_PROP_NAME, CC_ADDITIVE_INCREASE_DEFAULT);
     }
 
     /**
@@ -990,8 +983,7 @@ public final class Configuration
      */
     public static double ccBeta()
     {
-        return Double.parseDouble(
-            System.getProperty(CC_BETA_PROP_NAME, Double.toString(CC_BETA_DEFAULT)));
+        return doubleProperty(CC_BETA_PROP_NAME, CC_BETA_DEFAULT);
     }
 
     /**
@@ -1011,8 +1003,7 @@ public final class Configuration
      */
     public static double ccMaxMdf()
     {
-        return Double.parseDouble(
-            System.getProperty(CC_MAX_MDF_PROP_NAME, Double.toString(CC_MAX_MDF_DEFAULT)));
+        return doubleProperty(CC_MAX_MDF_PROP_NAME, CC_MAX_MDF_DEFAULT);
     }
 
     /**
@@ -1033,7 +1024,7 @@ public final class Configuration
      */
     public static long ccSlackNs()
     {
-        return SystemUtil.getDurationInNanos(CC_SLACK_NS_PROP_NAME, CC_SLACK_NS_DEFAULT);
+        return durationProperty(CC_SLACK_NS_PROP_NAME, CC_SLACK_NS_DEFAULT);
     }
 
     /**
@@ -1053,8 +1044,7 @@ public final class Configuration
      */
     public static double pacingGain()
     {
-        return Double.parseDouble(
-            System.getProperty(PACING_GAIN_PROP_NAME, Double.toString(PACING_GAIN_DEFAULT)));
+        return doubleProperty(PACING_GAIN_PROP_NAME, PACING_GAIN_DEFAULT);
     }
 
     /**
@@ -1074,7 +1064,7 @@ public final class Configuration
      */
     public static long setupRetryMinNs()
     {
-        return SystemUtil.getDurationInNanos(SETUP_RETRY_MIN_NS_PROP_NAME, SETUP_RETRY_MIN_NS_DEFAULT);
+        return durationProperty(SETUP_RETRY_MIN_NS_PROP_NAME, SETUP_RETRY_MIN_NS_DEFAULT);
     }
 
     /**
@@ -1094,7 +1084,7 @@ public final class Configuration
      */
     public static long setupRetryMaxNs()
     {
-        return SystemUtil.getDurationInNanos(SETUP_RETRY_MAX_NS_PROP_NAME, SETUP_RETRY_MAX_NS_DEFAULT);
+        return durationProperty(SETUP_RETRY_MAX_NS_PROP_NAME, SETUP_RETRY_MAX_NS_DEFAULT);
     }
 
     /**
@@ -1114,7 +1104,7 @@ public final class Configuration
      */
     public static long keepaliveIntervalNs()
     {
-        return SystemUtil.getDurationInNanos(KEEPALIVE_INTERVAL_NS_PROP_NAME, KEEPALIVE_INTERVAL_NS_DEFAULT);
+        return durationProperty(KEEPALIVE_INTERVAL_NS_PROP_NAME, KEEPALIVE_INTERVAL_NS_DEFAULT);
     }
 
     /**
@@ -1134,7 +1124,7 @@ public final class Configuration
      */
     public static long statusIntervalNs()
     {
-        return SystemUtil.getDurationInNanos(STATUS_INTERVAL_NS_PROP_NAME, STATUS_INTERVAL_NS_DEFAULT);
+        return durationProperty(STATUS_INTERVAL_NS_PROP_NAME, STATUS_INTERVAL_NS_DEFAULT);
     }
 
     /**
@@ -1155,7 +1145,7 @@ public final class Configuration
      */
     public static long connectionTimeoutNs()
     {
-        return SystemUtil.getDurationInNanos(CONNECTION_TIMEOUT_NS_PROP_NAME, CONNECTION_TIMEOUT_NS_DEFAULT);
+        return durationProperty(CONNECTION_TIMEOUT_NS_PROP_NAME, CONNECTION_TIMEOUT_NS_DEFAULT);
     }
 
     /**
@@ -1176,7 +1166,7 @@ public final class Configuration
      */
     public static long lingerTimeoutNs()
     {
-        return SystemUtil.getDurationInNanos(LINGER_TIMEOUT_NS_PROP_NAME, LINGER_TIMEOUT_NS_DEFAULT);
+        return durationProperty(LINGER_TIMEOUT_NS_PROP_NAME, LINGER_TIMEOUT_NS_DEFAULT);
     }
 
     /**
@@ -1196,7 +1186,7 @@ public final class Configuration
      */
     public static int closeRetries()
     {
-        return Integer.getInteger(CLOSE_RETRIES_PROP_NAME, CLOSE_RETRIES_DEFAULT);
+        return intProperty(CLOSE_RETRIES_PROP_NAME, CLOSE_RETRIES_DEFAULT);
     }
 
     /**
@@ -1216,7 +1206,7 @@ public final class Configuration
      */
     public static long closeRetryMinNs()
     {
-        return SystemUtil.getDurationInNanos(CLOSE_RETRY_MIN_NS_PROP_NAME, CLOSE_RETRY_MIN_NS_DEFAULT);
+        return durationProperty(CLOSE_RETRY_MIN_NS_PROP_NAME, CLOSE_RETRY_MIN_NS_DEFAULT);
     }
 
     /**
@@ -1237,7 +1227,7 @@ public final class Configuration
      */
     public static long nackIntervalNs()
     {
-        return SystemUtil.getDurationInNanos(NACK_INTERVAL_NS_PROP_NAME, NACK_INTERVAL_NS_DEFAULT);
+        return durationProperty(NACK_INTERVAL_NS_PROP_NAME, NACK_INTERVAL_NS_DEFAULT);
     }
 
     /**
@@ -1259,7 +1249,7 @@ public final class Configuration
      */
     public static long challengeTimeoutNs()
     {
-        return SystemUtil.getDurationInNanos(CHALLENGE_TIMEOUT_NS_PROP_NAME, CHALLENGE_TIMEOUT_NS_DEFAULT);
+        return durationProperty(CHALLENGE_TIMEOUT_NS_PROP_NAME, CHALLENGE_TIMEOUT_NS_DEFAULT);
     }
 
     /**
@@ -1281,7 +1271,7 @@ public final class Configuration
      */
     public static int rejectReplyRate()
     {
-        return Integer.getInteger(REJECT_REPLY_RATE_PROP_NAME, REJECT_REPLY_RATE_DEFAULT);
+        return intProperty(REJECT_REPLY_RATE_PROP_NAME, REJECT_REPLY_RATE_DEFAULT);
     }
 
     /**
@@ -1301,7 +1291,7 @@ public final class Configuration
      */
     public static int rejectReplyBurst()
     {
-        return Integer.getInteger(REJECT_REPLY_BURST_PROP_NAME, REJECT_REPLY_BURST_DEFAULT);
+        return intProperty(REJECT_REPLY_BURST_PROP_NAME, REJECT_REPLY_BURST_DEFAULT);
     }
 
     /**
@@ -1321,7 +1311,7 @@ public final class Configuration
      */
     public static long retryAfterNs()
     {
-        return SystemUtil.getDurationInNanos(RETRY_AFTER_NS_PROP_NAME, RETRY_AFTER_NS_DEFAULT);
+        return durationProperty(RETRY_AFTER_NS_PROP_NAME, RETRY_AFTER_NS_DEFAULT);
     }
 
     /**
@@ -1341,7 +1331,7 @@ public final class Configuration
      */
     public static int pollLimit()
     {
-        return Integer.getInteger(POLL_LIMIT_PROP_NAME, POLL_LIMIT_DEFAULT);
+        return intProperty(POLL_LIMIT_PROP_NAME, POLL_LIMIT_DEFAULT);
     }
 
     /**
@@ -1361,6 +1351,97 @@ public final class Configuration
      */
     public static int sendBurst()
     {
-        return Integer.getInteger(SEND_BURST_PROP_NAME, SEND_BURST_DEFAULT);
+        return intProperty(SEND_BURST_PROP_NAME, SEND_BURST_DEFAULT);
+    }
+
+    private static String value(final String name)
+    {
+        final String value = System.getProperty(name);
+        return null == value ? null : value.trim();
+    }
+
+    private static int intProperty(final String name, final int defaultValue)
+    {
+        final String value = value(name);
+        try
+        {
+            return null == value ? defaultValue : Integer.parseInt(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(name + " must be an integer: " + value);
+        }
+    }
+
+    private static long longProperty(final String name, final long defaultValue)
+    {
+        final String value = value(name);
+        try
+        {
+            return null == value ? defaultValue : Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(name + " must be an integer: " + value);
+        }
+    }
+
+    private static double doubleProperty(final String name, final double defaultValue)
+    {
+        final String value = value(name);
+        try
+        {
+            return null == value ? defaultValue : Double.parseDouble(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(name + " must be a number such as 0.5: " + value);
+        }
+    }
+
+    private static boolean booleanProperty(final String name, final boolean defaultValue)
+    {
+        final String value = value(name);
+        if (null == value)
+        {
+            return defaultValue;
+        }
+        // Boolean.parseBoolean would take a misspelled "ture" for false.
+        if ("true".equalsIgnoreCase(value) || "false".equalsIgnoreCase(value))
+        {
+            return Boolean.parseBoolean(value);
+        }
+        throw new IllegalArgumentException(name + " must be true or false: " + value);
+    }
+
+    private static long durationProperty(final String name, final long defaultValueNs)
+    {
+        final String value = value(name);
+        try
+        {
+            return null == value ? defaultValueNs : SystemUtil.parseDuration(name, value);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new IllegalArgumentException(name + " must be a duration such as 250us, 10ms or 5s: " + value);
+        }
+    }
+
+    private static long sizeProperty(final String name, final long defaultValue, final long max)
+    {
+        final String value = value(name);
+        try
+        {
+            final long size = null == value ? defaultValue : SystemUtil.parseSize(name, value);
+            if (size > max)
+            {
+                throw new IllegalArgumentException("too large");
+            }
+            return size;
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new IllegalArgumentException(name + " must be a size such as 1408, 64k or 1m: " + value);
+        }
     }
 }

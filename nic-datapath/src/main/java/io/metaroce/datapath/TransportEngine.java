@@ -974,6 +974,21 @@ public final class TransportEngine implements AutoCloseable
                 identityRandom = random;
             }
 
+            checkTunables();
+            isConcluded = true;
+
+            return this;
+        }
+
+        /**
+         * Validate the protocol tunables alone, without the collaborators {@link #conclude()} also needs: a driver
+         * checks the {@code metaroce.datapath.*} settings this way when it starts, before any endpoint exists.
+         *
+         * @return this for a fluent API.
+         * @throws IllegalArgumentException naming the property of the first tunable that is out of range.
+         */
+        public Context checkTunables()
+        {
             checkProtocol();
             checkCongestion();
             if (null == congestionControlSupplier)
@@ -988,7 +1003,6 @@ public final class TransportEngine implements AutoCloseable
             check(setupRetryMaxNs >= setupRetryMinNs, SETUP_RETRY_MAX_NS_PROP_NAME, setupRetryMaxNs);
             check(creditWindowBytes >= creditQuantum, CREDIT_WINDOW_BYTES_PROP_NAME, creditWindowBytes);
             check(mtu > DatagramProxy.DATA_HEADER_LENGTH + 32, MTU_PROP_NAME, mtu);
-            isConcluded = true;
 
             return this;
         }

@@ -33,7 +33,8 @@ import java.util.List;
  */
 final class Scenarios
 {
-    static final long SEED = Long.getLong("metaroce.bench.seed", 42);
+    static final String SEED_PROP_NAME = "metaroce.bench.seed";
+    static final long SEED = Long.getLong(SEED_PROP_NAME, 42);
     static final int INCAST_SENDERS = 4;
     private static final int MAX_LENGTH = 1344;
     private static final double[] LOSS_RATES = {0.001, 0.01};

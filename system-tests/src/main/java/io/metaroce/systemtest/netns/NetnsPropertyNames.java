@@ -1,0 +1,43 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.systemtest.netns;
+
+import io.metaroce.client.config.PropertyNames;
+import io.metaroce.client.config.PropertyRegistry;
+
+import java.util.Collection;
+
+/**
+ * The network-namespace harness's property names ({@code metaroce.netns.*}) for the {@link PropertyRegistry}.
+ */
+public final class NetnsPropertyNames implements PropertyNames
+{
+    /**
+     * {@inheritDoc}
+     */
+    public String component()
+    {
+        return "netns harness";
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public Collection<String> names()
+    {
+        return PropertyRegistry.declaredNames(NetnsConfiguration.class);
+    }
+}
