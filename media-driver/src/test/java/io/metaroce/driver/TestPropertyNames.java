@@ -42,6 +42,8 @@ public final class TestPropertyNames implements PropertyNames
         return List.of(
             "metaroce.fuzz.seed",
             "metaroce.network.test.seed",
+            "metaroce.sim.seed",
+            "metaroce.sim.driverSeeds",
             "metaroce.stress.seed");
     }
 }

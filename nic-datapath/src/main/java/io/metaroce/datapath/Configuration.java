@@ -203,8 +203,7 @@ public final class Configuration
      */
     public static boolean pathCounters()
     {
-        return Boolean.parseBoolean(
-            System.getProperty(PATH_COUNTERS_PROP_NAME, Boolean.toString(PATH_COUNTERS_DEFAULT)));
+        return booleanProperty(PATH_COUNTERS_PROP_NAME, PATH_COUNTERS_DEFAULT);
     }
 
     /**

@@ -45,6 +45,8 @@ public final class SamplePropertyNames implements PropertyNames
             "metaroce.sample.pong.stream.id",
             "metaroce.sample.message.length",
             "metaroce.sample.messages",
+            "metaroce.sample.subscriber.messages",
+            "metaroce.sample.rate",
             "metaroce.sample.fragment.limit",
             "metaroce.sample.warmup",
             "metaroce.sample.duration",
