@@ -66,25 +66,7 @@ public final class BacklogStat
                 "'subscriber backlog <n> (subscription <id>: pub-pos <n> - sub-pos <n>)' per subscriber on IPC. " +
                 "Backlogs are in bytes of stream position, never below 0 (pub-pos is sampled by the driver on its " +
                 "timer, metaroce.timer.interval, and can trail the other positions for a moment).");
-        final int status = arguments.parse(args, out, err);
-        if (ToolArguments.CONTINUE != status)
-        {
-            return status;
-        }
-
-        final Integer streamId;
-        try
-        {
-            streamId = null != arguments.value("stream") ? arguments.intValue("stream") : null;
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            return arguments.usageError(err, ex.getMessage());
-        }
-        final String channel = arguments.value("channel");
-
-        return CncReport.run("backlog", arguments, out, err,
-            (counters, printOut) -> print(counters, streamId, channel, printOut));
+        return CncReport.runStreamReport("backlog", arguments, args, out, err, BacklogStat::print);
     }
 
     /**

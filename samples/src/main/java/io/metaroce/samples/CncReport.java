@@ -48,8 +48,67 @@ final class CncReport
         void print(CountersReader counters, PrintStream out);
     }
 
+    /**
+     * Prints a report of the stream sessions that match a filter.
+     */
+    @FunctionalInterface
+    interface StreamPrinter
+    {
+        /**
+         * Print the report.
+         *
+         * @param counters over the driver's counters.
+         * @param streamId wanted, or null for any.
+         * @param channel  substring of a channel of the stream, or null for any.
+         * @param out      to print to.
+         * @return the number of stream sessions printed.
+         */
+        int print(CountersReader counters, Integer streamId, String channel, PrintStream out);
+    }
+
     private CncReport()
     {
+    }
+
+    /**
+     * Parse a per-stream report's command line ({@code --stream}, {@code --channel} and the refresh options), then
+     * run it as {@link #run} does.
+     *
+     * @param tool      name in the header.
+     * @param arguments with the report's options declared.
+     * @param args      the command line.
+     * @param out       where the report and the usage go.
+     * @param err       where errors go.
+     * @param printer   prints the report.
+     * @return the exit status.
+     */
+    static int runStreamReport(
+        final String tool,
+        final ToolArguments arguments,
+        final String[] args,
+        final PrintStream out,
+        final PrintStream err,
+        final StreamPrinter printer)
+    {
+        final int status = arguments.parse(args, out, err);
+        if (ToolArguments.CONTINUE != status)
+        {
+            return status;
+        }
+
+        final Integer streamId;
+        try
+        {
+            streamId = null != arguments.value("stream") ? arguments.intValue("stream") : null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return arguments.usageError(err, ex.getMessage());
+        }
+        final String channel = arguments.value("channel");
+
+        return run(tool, arguments, out, err, (counters, printOut) -> printer.print(counters, streamId, channel,
+            printOut));
     }
 
     /**

@@ -69,25 +69,7 @@ public final class StreamStat
                 "other positions for a moment: unsent and lag never go below 0. " +
                 "A line ends with its own channel when it differs from the session's. '-' is a position this " +
                 "driver has no counter for.");
-        final int status = arguments.parse(args, out, err);
-        if (ToolArguments.CONTINUE != status)
-        {
-            return status;
-        }
-
-        final Integer streamId;
-        try
-        {
-            streamId = null != arguments.value("stream") ? arguments.intValue("stream") : null;
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            return arguments.usageError(err, ex.getMessage());
-        }
-        final String channel = arguments.value("channel");
-
-        return CncReport.run("streams", arguments, out, err,
-            (counters, printOut) -> print(counters, streamId, channel, printOut));
+        return CncReport.runStreamReport("streams", arguments, args, out, err, StreamStat::print);
     }
 
     /**
