@@ -97,7 +97,6 @@ class NetworkChannelTest
             unknown.getMessage().contains("ignores the publication-only interface, term-window, linger"),
             unknown.getMessage());
         assertRefused(true, channel + "|rcv-window=1", "'rcv-window");
-        assertRefused(true, channel + "|path-policy=round-robin", "'path-policy'");
         assertRefused(true, channel + "|cc=reno", "'cc");
 
         try (Subscription held = client.addSubscription(channel, STREAM_ID))
@@ -116,7 +115,8 @@ class NetworkChannelTest
     void shouldAcceptAndIgnorePublicationOnlyParametersOnASubscription()
     {
         // One channel string for both ends, as Aeron code shares it; the value of an ignored parameter is not read.
-        final String channel = harness.publicationChannel("|term-window=64k|linger=200ms");
+        final String channel = harness.publicationChannel(
+            "|term-window=64k|linger=200ms|path-policy=round-robin|path-counters=true");
         try (Subscription subscription = client.addSubscription(channel, STREAM_ID);
             Publication publication = client.addPublication(channel, STREAM_ID))
         {
