@@ -21,7 +21,7 @@ import io.metaroce.codec.RejectReason;
  * Why the engine dropped a received datagram. Codes 1 to {@code RejectReason.COUNT - 1} are the validating reader's
  * {@link RejectReason}s (the datagram is malformed, specification section 16.2); the codes from
  * {@link #NO_CONNECTION} on are the connection-level checks of section 16.3, under the specification's names, plus
- * two engine-specific reasons. Every drop increments the engine's counter for its reason; none disturbs a connection
+ * three engine-specific reasons. Every drop increments the engine's counter for its reason; none disturbs a connection
  * [MR-VAL-1, MR-VAL-2]. The numeric codes of the connection-level reasons are this engine's, not the protocol's.
  */
 public final class DropReason
@@ -114,15 +114,22 @@ public final class DropReason
     public static final int RESOURCE_EXHAUSTED = NO_CONNECTION + 15;
 
     /**
+     * Engine-specific: a SETUP for an admitted stream whose image is not ready yet (its log is being created, or the
+     * receiver's image creations are at their limit): left unanswered, without state; the sender's SETUP retry asks
+     * again [MR-SETUP-12].
+     */
+    public static final int IMAGE_NOT_READY = NO_CONNECTION + 16;
+
+    /**
      * Number of codes, plus one for the unused code 0: the length of an array indexed by code.
      */
-    public static final int COUNT = NO_CONNECTION + 16;
+    public static final int COUNT = NO_CONNECTION + 17;
 
     private static final String[] NAMES =
     {
         "NO_CONNECTION", "EPOCH_MISMATCH", "PLANE_OUT_OF_RANGE", "WRONG_ROLE", "STATE", "STREAM_MISMATCH",
         "OUT_OF_WINDOW", "DUPLICATE", "DATA_OUTSIDE_TERM", "DATA_OUTSIDE_WINDOW", "BAD_SACK", "INVALID_SETUP",
-        "UNKNOWN_STREAM", "PROTOCOL_VIOLATION", "SETUP_CONFLICT", "RESOURCE_EXHAUSTED"
+        "UNKNOWN_STREAM", "PROTOCOL_VIOLATION", "SETUP_CONFLICT", "RESOURCE_EXHAUSTED", "IMAGE_NOT_READY"
     };
 
     private DropReason()

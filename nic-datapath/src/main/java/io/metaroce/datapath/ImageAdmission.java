@@ -15,16 +15,45 @@
  */
 package io.metaroce.datapath;
 
+import org.agrona.DirectBuffer;
+
 /**
  * Asked by a receiving engine when a valid SETUP opens a connection: does a subscription exist for the stream, and if
- * so, create the image the connection will place into. The driver implements it over its subscriptions and image
- * log buffers; it may allocate (setup is off the data path).
+ * so, is the image the connection will place into ready. The driver implements it over its subscriptions and image
+ * log buffers; it may allocate (setup is off the data path) but should not block the engine's thread: an image whose
+ * log takes time to create is prepared elsewhere, and the admission answers {@link #NOT_READY} until it is
+ * [MR-SETUP-12].
  */
 @FunctionalInterface
 public interface ImageAdmission
 {
     /**
-     * A sender wants to open a connection for a stream.
+     * The answer for a stream that is admitted but whose image is not ready yet. It is a marker the engine compares
+     * by identity and never places into: the engine leaves the SETUP unanswered and keeps no state for it (counted as
+     * {@link DropReason#IMAGE_NOT_READY}); the sender's SETUP retry asks again.
+     */
+    FramePlacement NOT_READY = new FramePlacement()
+    {
+        public void place(
+            final int termId, final int termOffset, final DirectBuffer buffer, final int offset, final int length)
+        {
+            throw new IllegalStateException("ImageAdmission.NOT_READY is a marker, not an image");
+        }
+
+        public long consumerPosition()
+        {
+            throw new IllegalStateException("ImageAdmission.NOT_READY is a marker, not an image");
+        }
+
+        public int windowLength()
+        {
+            throw new IllegalStateException("ImageAdmission.NOT_READY is a marker, not an image");
+        }
+    };
+
+    /**
+     * A sender wants to open a connection for a stream. A retransmitted SETUP, or one of another incarnation of the
+     * same stream and session, asks again.
      *
      * @param streamId      of the publication.
      * @param sessionId     of the publication.
@@ -33,8 +62,9 @@ public interface ImageAdmission
      * @param termOffset    offset in {@code activeTermId} of that byte.
      * @param termLength    of the publication's log, a power of two in [64 KiB, 1 GiB].
      * @param mtu           negotiated largest datagram of the connection.
-     * @return the placement of the new image, or null when no subscription wants the stream (the engine answers
-     * ERROR(UNKNOWN_STREAM) and keeps no state).
+     * @return the placement of the new image; {@link #NOT_READY} when the stream is admitted but its image is not
+     * ready yet (the engine stays silent and keeps no state); or null when no subscription wants the stream or its
+     * image could not be created (the engine answers ERROR(UNKNOWN_STREAM) and keeps no state).
      */
     FramePlacement onImageRequest(
         int streamId, int sessionId, int initialTermId, int activeTermId, int termOffset, int termLength, int mtu);

@@ -70,7 +70,8 @@ import static io.metaroce.datapath.Configuration.*;
  * {@link DropReason} and dropped, and unknown connections or foreign epochs are answered with a NACK whose connection
  * ids are the offending packet's swapped, so that only the true peer can act on it; those answers and the ERRORs to
  * refused SETUPs are bounded per peer id and in total ({@link RejectReplyLimiter}). A SETUP is validated, offered to
- * the {@link ImageAdmission}, and answered with SETUP_ACK, or with ERROR. A SETUP of a new incarnation replaces a live
+ * the {@link ImageAdmission}, and answered with SETUP_ACK, or with ERROR, or, while the admission prepares the
+ * image, not at all (the sender retries SETUP). A SETUP of a new incarnation replaces a live
  * connection of its stream and session only when it comes from that connection's sender (host and control port);
  * from anywhere else the live sender is challenged and keeps its connection while it answers. A connection that ends
  * keeps its ids for the linger timeout, so late packets are dropped rather than answered. Bad input never throws and
@@ -616,6 +617,11 @@ public final class TransportEngine implements AutoCloseable
         final FramePlacement placement = null == admission ? null : admission.onImageRequest(
             setup.streamId(), setup.sessionId(), setup.initialTermId(), setup.activeTermId(), setup.termOffset(),
             setup.termLength(), Math.min(setup.mtu(), ctx.mtu()));
+        if (ImageAdmission.NOT_READY == placement)
+        {
+            counters.drop(DropReason.IMAGE_NOT_READY);
+            return;
+        }
         if (null == placement)
         {
             counters.drop(DropReason.UNKNOWN_STREAM);

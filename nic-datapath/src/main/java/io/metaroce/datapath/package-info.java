@@ -35,8 +35,8 @@
  * <b>Boundaries.</b> A {@link io.metaroce.datapath.TransportEngine} reads the stream it sends through a
  * {@link io.metaroce.datapath.PayloadSource} and writes the stream it receives through a
  * {@link io.metaroce.datapath.FramePlacement}; it asks an {@link io.metaroce.datapath.ImageAdmission} whether a
- * SETUP gets an image, reports acknowledged positions and connection ends to a
- * {@link io.metaroce.datapath.ConnectionHandler}, and moves datagrams through a
+ * SETUP gets an image (now, or at a retried SETUP once the image is ready), reports acknowledged positions and
+ * connection ends to a {@link io.metaroce.datapath.ConnectionHandler}, and moves datagrams through a
  * {@link io.metaroce.datapath.io.PacketTransport} (UDP, or a simulated fabric). Configuration is a
  * {@link io.metaroce.datapath.TransportEngine.Context} whose defaults and property names are in
  * {@link io.metaroce.datapath.Configuration}.

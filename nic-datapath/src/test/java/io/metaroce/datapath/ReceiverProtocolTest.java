@@ -183,6 +183,29 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldLeaveSetupUnansweredWithoutStateUntilTheImageIsReady()
+    {
+        f.notReadyAnswers = 2;
+        f.inject(f.setup((s) -> {}), 0);
+        f.advance(TimeUnit.MILLISECONDS.toNanos(10));
+        f.inject(f.setup((s) -> {}), 1);
+        f.work();
+        // [MR-SETUP-12] no answer and no state while the image is prepared; the retried SETUP is answered.
+        assertTrue(f.sent().isEmpty());
+        assertEquals(2, f.engine.drops(DropReason.IMAGE_NOT_READY));
+        assertEquals(0, f.engine.receiverCount());
+
+        f.advance(TimeUnit.MILLISECONDS.toNanos(20));
+        f.inject(f.setup((s) -> {}), 0);
+        f.work();
+        final List<ScriptedTransport.Sent> sent = f.sent();
+        assertEquals(1, sent.size());
+        assertEquals(SetupAckDecoder.TEMPLATE_ID, f.read(sent.get(0)));
+        assertEquals(1, f.engine.receiverCount());
+        assertEquals(2, f.engine.drops(DropReason.IMAGE_NOT_READY));
+    }
+
+    @Test
     void shouldDropSetupWithZeroSourceIdAsProtocolViolation()
     {
         f.inject(f.setup((s) -> s.header().srcConnId(0)), 0);

@@ -72,6 +72,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     final List<ReceiverConnection> receivers = new ArrayList<>();
     SimulatedImage image;
     boolean admit = true;
+    int notReadyAnswers;
     int imageWindow = TERM_LENGTH / 2;
     long imageJoinPosition;
     long ackedPosition = -1;
@@ -368,6 +369,11 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         if (!admit)
         {
             return null;
+        }
+        if (notReadyAnswers > 0)
+        {
+            notReadyAnswers--;
+            return NOT_READY;
         }
         image = new SimulatedImage(initialTermId, termLength,
             Math.max(imageJoinPosition, ((long)(activeTermId - initialTermId) * termLength) + termOffset), imageWindow);
