@@ -156,6 +156,20 @@ public final class Configuration
     public static final int IMAGE_ENDS_REMEMBERED = 4096;
 
     /**
+     * Image logs a receive endpoint has asked the conductor for and no connection has taken yet (being created, or
+     * created and waiting for the sender's next SETUP): a SETUP for another session beyond this many is left
+     * unanswered until one is taken or freed, so a flood of SETUPs for distinct sessions cannot make the conductor
+     * create logs without bound.
+     */
+    public static final int PENDING_IMAGES_MAX = 16;
+
+    /**
+     * Bytes of an image log the conductor zero-fills per duty cycle, so that a large log (3 GiB at 1 GiB terms)
+     * never stalls the conductor's other work for longer than one chunk takes.
+     */
+    public static final int IMAGE_LOG_FILL_CHUNK_LENGTH = 4 * 1024 * 1024;
+
+    /**
      * Property: default term window of IPC publications; 0 means half the term length.
      */
     public static final String IPC_TERM_WINDOW_PROP_NAME = "metaroce.ipc.term.window";

@@ -71,9 +71,12 @@ import java.util.concurrent.TimeUnit;
  * Network streams ({@code metaroce:udp}): the conductor creates the logs of {@link NetworkPublication}s, the
  * {@link SendEndpoint}s and {@link ReceiveEndpoint}s (binding their sockets, so that a bad channel is refused to the
  * client), and hands them to the sender and receiver agents through their {@link TransportCommandQueue}s. The agents
- * report back (an image created at connection setup, a connection ended, an endpoint closed) through the conductor's
- * agent event queue, a many-to-one lock-free queue drained at the start of every duty cycle; positions cross through
- * counters and volatile fields, never through commands.
+ * report back (an image log wanted for a SETUP, an image created at connection setup, a connection ended, an endpoint
+ * closed) through the conductor's agent event queue, a many-to-one lock-free queue drained at the start of every duty
+ * cycle; positions cross through counters and volatile fields, never through commands. Image logs are created here,
+ * not on the receiver thread: the {@link ImageLogCreator} zero-fills one a chunk per duty cycle and hands it back to
+ * its receive endpoint through the receiver's command queue, so a large log stalls neither the receiver's other
+ * connections nor this conductor's work.
  * <p>
  * Endpoints are reference counted: a send endpoint is released once the last network publication on it has been
  * freed (after its drain and linger, so the sender has dropped it), a receive endpoint once its last subscription is
@@ -128,6 +131,7 @@ final class DriverConductor implements Agent
     private final SenderAgent senderAgent;
     private final ReceiverAgent receiverAgent;
     private final LossReport lossReport;
+    private final ImageLogCreator imageLogCreator;
     private final UnsafeBuffer defaultHeaderBuffer = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
 
     private long timerDeadlineNs;
@@ -180,6 +184,8 @@ final class DriverConductor implements Agent
             ctx.cycleThresholdNs());
         this.clientCommandAdapter = new ClientCommandAdapter(
             toDriverCommands, this, clientProxy, systemCounters, ctx.errorHandler());
+        this.imageLogCreator = new ImageLogCreator(logFactory, receiverCommands, ctx.errorHandler(), bytesMapped,
+            ctx.filePageSize(), Configuration.IMAGE_LOG_FILL_CHUNK_LENGTH);
     }
 
     /**
@@ -214,6 +220,7 @@ final class DriverConductor implements Agent
         int workCount = clientCommandAdapter.receive();
         workCount += drainAgentEvents();
         workCount += trackStreamPositions();
+        workCount += imageLogCreator.doWork();
 
         if (nowNs - timerDeadlineNs >= 0)
         {
@@ -262,6 +269,7 @@ final class DriverConductor implements Agent
         }
         receiveEndpoints.clear();
         drainAgentEvents();
+        imageLogCreator.close();
         for (final NetworkPublication publication : networkPublications)
         {
             publication.close();
@@ -1001,11 +1009,31 @@ final class DriverConductor implements Agent
         publication.endpoint().decRef();
     }
 
-    void onNetworkImageCreated(final NetworkImage image)
+    /**
+     * Agent event: a receive endpoint asks for an image log (a SETUP of an admitted stream and session).
+     */
+    void onImageLogRequested(final PendingImage request)
     {
+        imageLogCreator.onRequest(request);
+    }
+
+    /**
+     * Agent event: a receive endpoint returns an image log that no connection took.
+     */
+    void onImageLogReturned(final PendingImage request)
+    {
+        imageLogCreator.onReturned(request);
+    }
+
+    /**
+     * Agent event: a connection took an image log; its image is linked to the matching subscriptions. The log's
+     * bytes were counted as mapped when it was created.
+     */
+    void onNetworkImageCreated(final NetworkImage image, final PendingImage request)
+    {
+        imageLogCreator.onTaken(request);
         networkImages.add(image);
         allocateReceiverHwm(image);
-        bytesMapped.getAndAddRelease(image.logLength());
         for (int i = 0, size = subscriptionLinks.size(); i < size; i++)
         {
             final SubscriptionLink subscription = subscriptionLinks.get(i);
@@ -1366,9 +1394,7 @@ final class DriverConductor implements Agent
                     .mtu(channel.hasMtu ? channel.mtu : Configuration.MAX_MTU)
                     .counterLabel("rcv=" + channel.endpointList()),
                 this,
-                logFactory,
                 toDriverCommands,
-                ctx.filePageSize(),
                 ctx.errorHandler());
         }
         catch (final RuntimeException ex)

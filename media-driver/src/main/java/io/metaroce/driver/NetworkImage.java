@@ -31,9 +31,10 @@ import static io.metaroce.client.logbuffer.LogBufferDescriptor.indexByPosition;
 import static org.agrona.BitUtil.SIZE_OF_LONG;
 
 /**
- * The image of a remote publication on a receive endpoint: a log in the layout of a publication's, created by the
- * receiver agent when the transport engine admits the sender's SETUP (a one-off at connection setup, off the data
- * path), and written by the engine through {@link FramePlacement}: frames land at their own (termId, termOffset) as
+ * The image of a remote publication on a receive endpoint: a log in the layout of a publication's, created and
+ * zero-filled by the conductor ({@link ImageLogCreator}) after the transport engine admitted the sender's SETUP, and
+ * built by the receiver agent at the session's next SETUP, once the log is mapped ({@link PendingImage}); written by
+ * the engine through {@link FramePlacement}: frames land at their own (termId, termOffset) as
  * they arrive, out of order; subscribers read the contiguous prefix of complete frames straight from the log.
  * <p>
  * <b>Memory ordering.</b> {@link #place} copies every byte of a frame but its length, then release-stores the length,

@@ -15,9 +15,6 @@
  */
 package io.metaroce.driver;
 
-import io.metaroce.client.logbuffer.HeaderWriter;
-import io.metaroce.client.logbuffer.LogBufferDescriptor;
-import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
@@ -25,14 +22,12 @@ import io.metaroce.datapath.ReceiverConnection;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransport;
-import io.metaroce.driver.buffer.LogFactory;
-import io.metaroce.driver.buffer.RawLog;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2IntHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayQueue;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 /**
@@ -42,12 +37,21 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * subscription whose channel names the same endpoints shares it.
  * <p>
  * <b>Images.</b> The engine asks {@link #onImageRequest} when a SETUP arrives. The endpoint admits streams that have
- * at least one subscription on it; for an admitted stream it creates the image log right here on the receiver
- * thread (a one-off at connection setup, off the data path: the log file is created and mapped, its metadata
- * written) and hands the image to the conductor through its event queue; the conductor links it to the matching
- * subscriptions and sends {@code AVAILABLE_IMAGE}. The engine then places DATA straight into the log. The end of
- * stream is written into the image's metadata here; the end of the connection is handed to the conductor, which
- * sends {@code UNAVAILABLE_IMAGE} and lingers the log.
+ * at least one subscription on it. For an admitted stream and session it asks the conductor to create the image log
+ * ({@link PendingImage}, through the conductor's event queue) and answers {@link ImageAdmission#NOT_READY}: the
+ * engine leaves the SETUP unanswered, and the sender retries it. The conductor creates, zero-fills and maps the log a
+ * chunk per duty cycle and hands it back through the receiver's command queue, so the receiver thread never waits
+ * for a file: its other connections keep flowing while a 3 GiB log (1 GiB terms) is created. The session's next SETUP
+ * (a retry, or a new incarnation of the same publication) then gets the image at once: the endpoint builds the
+ * {@link NetworkImage} at the SETUP's start position and hands it to the conductor, which links it to the matching
+ * subscriptions and sends {@code AVAILABLE_IMAGE}. A log whose creation failed answers the next SETUP as an unknown
+ * stream (ERROR). While a log is being created, further SETUPs of the session queue no second creation; at most
+ * {@link Configuration#PENDING_IMAGES_MAX} logs per endpoint are asked for and not yet taken, and a SETUP for another
+ * session beyond them is left unanswered too. A log that no SETUP takes within the engine's connection timeout, or
+ * whose stream loses its last subscription, or whose endpoint closes, goes back to the conductor to be freed (or
+ * stops being created). The engine then places DATA straight into the log. The end of stream is written into the
+ * image's metadata here; the end of the connection is handed to the conductor, which sends {@code UNAVAILABLE_IMAGE}
+ * and lingers the log.
  * <p>
  * Created (sockets bound, engine built) by the conductor, then handed to the receiver agent; from then on confined
  * to the receiver agent's thread. The subscription interest per stream is changed by conductor commands run on that
@@ -67,13 +71,15 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     private final TransportEngine engine;
     private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final DriverConductor conductor;
-    private final LogFactory logFactory;
     private final ManyToOneRingBuffer idSource;
     private final ErrorHandler errorHandler;
-    private final int filePageSize;
+    private final NanoClock clock;
+    private final long pendingImageTimeoutNs;
     private final Int2IntHashMap subscriptionsByStream = new Int2IntHashMap(0);
     private final Long2ObjectHashMap<ImageEnd> imageEnds = new Long2ObjectHashMap<>();
     private final LongArrayQueue imageEndOrder = new LongArrayQueue();
+    private final Long2ObjectHashMap<PendingImage> pendingImages = new Long2ObjectHashMap<>();
+    private int answeredPendingImages;
     private int refCount;
 
     ReceiveEndpoint(
@@ -81,22 +87,20 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         final PacketTransport transport,
         final TransportEngine.Context engineCtx,
         final DriverConductor conductor,
-        final LogFactory logFactory,
         final ManyToOneRingBuffer idSource,
-        final int filePageSize,
         final ErrorHandler errorHandler)
     {
         this.channel = channel;
         this.transport = transport;
         this.conductor = conductor;
-        this.logFactory = logFactory;
         this.idSource = idSource;
-        this.filePageSize = filePageSize;
         this.errorHandler = errorHandler;
         final ErrorLoggingTransport engineTransport = new ErrorLoggingTransport(
             transport, "receive endpoint rcv=" + channel.endpointList(), errorHandler);
         this.engine = new TransportEngine(
             engineCtx.transport(engineTransport).connectionHandler(this).imageAdmission(this));
+        this.clock = engine.context().clock();
+        this.pendingImageTimeoutNs = engine.context().connectionTimeoutNs();
     }
 
     UdpChannel channel()
@@ -168,6 +172,16 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         if (count <= 0)
         {
             subscriptionsByStream.remove(streamId);
+            final Long2ObjectHashMap<PendingImage>.ValueIterator pending = pendingImages.values().iterator();
+            while (pending.hasNext())
+            {
+                final PendingImage image = pending.next();
+                if (image.streamId() == streamId)
+                {
+                    pending.remove();
+                    discard(image);
+                }
+            }
         }
         else
         {
@@ -180,7 +194,56 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
      */
     int doWork()
     {
-        return engine.doWork();
+        int work = engine.doWork();
+        if (answeredPendingImages > 0)
+        {
+            work += expirePendingImages(clock.nanoTime());
+        }
+
+        return work;
+    }
+
+    /**
+     * Receiver command: the conductor created and mapped a log this endpoint asked for. A log nobody here wants any
+     * more goes back at once.
+     *
+     * @param image the request, its raw log set.
+     */
+    void onImageLogCreated(final PendingImage image)
+    {
+        if (pendingImages.get(sessionKey(image.streamId(), image.sessionId())) == image)
+        {
+            image.onAnswered(PendingImage.State.READY, clock.nanoTime());
+            answeredPendingImages++;
+        }
+        else
+        {
+            returnLog(image);
+        }
+    }
+
+    /**
+     * Receiver command: the conductor could not create a log this endpoint asked for (already in the error log).
+     *
+     * @param image the request.
+     */
+    void onImageLogFailed(final PendingImage image)
+    {
+        if (pendingImages.get(sessionKey(image.streamId(), image.sessionId())) == image)
+        {
+            image.onAnswered(PendingImage.State.FAILED, clock.nanoTime());
+            answeredPendingImages++;
+        }
+    }
+
+    /**
+     * Image logs asked for and not taken by a connection yet, for tests.
+     *
+     * @return the count.
+     */
+    int pendingImageCount()
+    {
+        return pendingImages.size();
     }
 
     /**
@@ -196,6 +259,13 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
      */
     public void close()
     {
+        final Long2ObjectHashMap<PendingImage>.ValueIterator pending = pendingImages.values().iterator();
+        while (pending.hasNext())
+        {
+            final PendingImage image = pending.next();
+            pending.remove();
+            discard(image);
+        }
         CloseHelper.closeAll(engine, transport);
     }
 
@@ -216,48 +286,128 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             return null;
         }
 
-        final long correlationId = idSource.nextCorrelationId();
-        final RawLog rawLog;
-        try
+        final long key = sessionKey(streamId, sessionId);
+        final PendingImage pending = pendingImages.get(key);
+        if (null == pending || !pending.matches(initialTermId, termLength, mtu))
         {
-            rawLog = logFactory.newImage(correlationId, termLength, channel.isSparse);
-        }
-        catch (final RuntimeException ex)
-        {
-            errorHandler.onError(new IllegalStateException("no image for stream " + streamId + " session " +
-                sessionId + " on " + channel.canonicalForm() + ": cannot create its log", ex));
-            return null;
+            if (null != pending)
+            {
+                pendingImages.remove(key);
+                discard(pending);
+            }
+            requestImageLog(key, streamId, sessionId, initialTermId, termLength, mtu);
+            return NOT_READY;
         }
 
-        final int windowLength = Math.min(channel.receiverWindowLength, termLength / 2);
-        final UnsafeBuffer defaultHeader = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
-        HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, streamId);
-        LogBufferDescriptor.initialiseMetaData(
-            rawLog.metaDataBuffer(),
-            correlationId,
-            initialTermId,
-            (mtu - UdpChannel.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1),
-            termLength,
-            filePageSize,
-            windowLength,
-            defaultHeader);
+        switch (pending.state())
+        {
+            case CREATING:
+                return NOT_READY;
 
-        final long joinPosition = joinPosition(
-            streamId, sessionId, initialTermId, ((long)(activeTermId - initialTermId) * termLength) + termOffset,
-            termLength);
-        final NetworkImage image = new NetworkImage(
-            correlationId,
+            case FAILED:
+                pendingImages.remove(key);
+                answeredPendingImages--;
+                return null;
+
+            default:
+                pendingImages.remove(key);
+                answeredPendingImages--;
+                return newImage(pending, activeTermId, termOffset);
+        }
+    }
+
+    private void requestImageLog(
+        final long key,
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int termLength,
+        final int mtu)
+    {
+        if (pendingImages.size() >= Configuration.PENDING_IMAGES_MAX)
+        {
+            return;
+        }
+
+        final PendingImage request = new PendingImage(
+            this,
+            idSource.nextCorrelationId(),
             streamId,
             sessionId,
             initialTermId,
+            termLength,
+            mtu,
+            Math.min(channel.receiverWindowLength, termLength / 2),
+            channel.isSparse);
+        pendingImages.put(key, request);
+        conductor.offerAgentEvent(() -> conductor.onImageLogRequested(request));
+    }
+
+    private NetworkImage newImage(final PendingImage pending, final int activeTermId, final int termOffset)
+    {
+        final int initialTermId = pending.initialTermId();
+        final int termLength = pending.termLength();
+        final long joinPosition = joinPosition(
+            pending.streamId(), pending.sessionId(), initialTermId,
+            ((long)(activeTermId - initialTermId) * termLength) + termOffset, termLength);
+        final NetworkImage image = new NetworkImage(
+            pending.correlationId(),
+            pending.streamId(),
+            pending.sessionId(),
+            initialTermId,
             joinPosition,
-            windowLength,
-            rawLog,
+            pending.windowLength(),
+            pending.rawLog(),
             this,
             channel.canonicalForm());
-        conductor.offerAgentEvent(() -> conductor.onNetworkImageCreated(image));
+        conductor.offerAgentEvent(() -> conductor.onNetworkImageCreated(image, pending));
 
         return image;
+    }
+
+    /**
+     * A request taken out of {@link #pendingImages}: stop its creation, or return its log.
+     */
+    private void discard(final PendingImage image)
+    {
+        switch (image.state())
+        {
+            case CREATING:
+                image.cancel();
+                break;
+
+            case READY:
+                answeredPendingImages--;
+                returnLog(image);
+                break;
+
+            default:
+                answeredPendingImages--;
+                break;
+        }
+    }
+
+    private void returnLog(final PendingImage image)
+    {
+        conductor.offerAgentEvent(() -> conductor.onImageLogReturned(image));
+    }
+
+    private int expirePendingImages(final long nowNs)
+    {
+        int work = 0;
+        final Long2ObjectHashMap<PendingImage>.ValueIterator pending = pendingImages.values().iterator();
+        while (pending.hasNext())
+        {
+            final PendingImage image = pending.next();
+            if (PendingImage.State.CREATING != image.state() && nowNs - image.readyNs() > pendingImageTimeoutNs)
+            {
+                pending.remove();
+                discard(image);
+                work++;
+            }
+        }
+
+        return work;
     }
 
     /**

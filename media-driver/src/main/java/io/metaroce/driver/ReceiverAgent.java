@@ -23,9 +23,10 @@ import java.util.ArrayList;
 
 /**
  * The receiver agent: the home of the network transport's receiving side. It runs the commands the conductor queues for
- * it (new receive endpoints, subscription interest, closing an endpoint that has no subscription left), then every
- * {@link ReceiveEndpoint}'s transport engine: DATA placed into image logs, ACKs and credits out, image creation at
- * connection setup. Every endpoint it runs is confined to its thread. IPC traffic never involves it. With nothing to do
+ * it (new receive endpoints, subscription interest, closing an endpoint that has no subscription left, image logs the
+ * conductor created), then every {@link ReceiveEndpoint}'s transport engine: DATA placed into image logs, ACKs and
+ * credits out, images at connection setup (it never creates a log file itself: the conductor does). Every endpoint it
+ * runs is confined to its thread. IPC traffic never involves it. With nothing to do
  * it reports no work, so its idle strategy parks it.
  */
 final class ReceiverAgent implements Agent

@@ -33,7 +33,9 @@
  * {@code NetworkPublication}'s log and the send and receive endpoints (one UDP transport and one transport engine of
  * {@code io.metaroce.datapath} each), then hands them to the sender and receiver agents, which own them from then on.
  * The sender engine reads committed frames from publication logs; the receiver engine places frames into
- * {@code NetworkImage} logs, which the receiver creates when a connection is admitted. Positions cross threads through
+ * {@code NetworkImage} logs, which the conductor creates, a chunk per duty cycle, when the receiver admits a SETUP
+ * ({@code ImageLogCreator}; the SETUP is answered at the sender's retry once the log is mapped, so a large log stalls
+ * no other connection). Positions cross threads through
  * counters (the sender position, subscriber positions) and volatile fields, with the ordering documented on
  * {@code NetworkPublication} and {@code NetworkImage}; commands through the lock-free queues. Endpoints are
  * reference counted: when the last publication (after its drain and linger) or the last subscription on one is

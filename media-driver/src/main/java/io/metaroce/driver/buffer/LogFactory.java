@@ -32,7 +32,9 @@ import java.nio.file.StandardOpenOption;
  * checks the space, creates the file owner-only (sparse or allocated up front), maps it and writes the term length
  * and page size into its metadata so that the mapping can be validated. The caller initialises the rest.
  * <p>
- * Used by the conductor for publications and by the receiver agent for images (a one-off at connection setup).
+ * Used by the conductor, for publications at once and for images a chunk per duty cycle
+ * ({@link #beginImage(long, int, boolean)}), so that a large image log stalls neither the receiver agent nor the
+ * conductor's other work.
  */
 public final class LogFactory
 {
@@ -87,19 +89,99 @@ public final class LogFactory
     }
 
     /**
-     * Create, map and partly initialise the log of a network image in
-     * {@code <driver dir>/images/<correlationId>.logbuffer}. Safe to call from the receiver agent while the conductor
-     * creates publication logs: the two share no mutable state.
+     * Start creating the log of a network image in {@code <driver dir>/images/<correlationId>.logbuffer}: the space
+     * is checked and the file created now; {@link ImageLogAllocation#fill(long)} then zero-fills it a chunk at a time
+     * and {@link ImageLogAllocation#map()} maps and partly initialises it. A sparse log needs no filling.
      *
      * @param correlationId of the image, naming the file.
      * @param termLength    of the log.
      * @param sparse        true to leave the file sparse.
-     * @return the raw log.
+     * @return the allocation in progress.
      * @throws io.metaroce.client.exceptions.StorageSpaceException if the file does not fit.
      */
-    public RawLog newImage(final long correlationId, final int termLength, final boolean sparse)
+    public ImageLogAllocation beginImage(final long correlationId, final int termLength, final boolean sparse)
     {
-        return newLog(new File(imagesDir, correlationId + LOG_FILE_SUFFIX), termLength, sparse, "image log");
+        final File file = new File(imagesDir, correlationId + LOG_FILE_SUFFIX);
+        final long logLength = LogBufferDescriptor.computeLogLength(termLength, filePageSize);
+
+        return new ImageLogAllocation(
+            storageAllocator.beginFile(file, logLength, sparse, "image log"), logLength, termLength, filePageSize);
+    }
+
+    /**
+     * The log of a network image being created: zero-filled a chunk at a time, then mapped. Confined to the thread
+     * that began it.
+     */
+    public static final class ImageLogAllocation implements AutoCloseable
+    {
+        private final StorageAllocator.FileAllocation file;
+        private final long logLength;
+        private final int termLength;
+        private final int filePageSize;
+
+        private ImageLogAllocation(
+            final StorageAllocator.FileAllocation file, final long logLength, final int termLength, final int pageSize)
+        {
+            this.file = file;
+            this.logLength = logLength;
+            this.termLength = termLength;
+            this.filePageSize = pageSize;
+        }
+
+        /**
+         * Length of the log file.
+         *
+         * @return bytes.
+         */
+        public long logLength()
+        {
+            return logLength;
+        }
+
+        /**
+         * Zero-fill up to a number of bytes more of the file.
+         *
+         * @param maxBytes to write on this call.
+         * @return true once the whole file is allocated.
+         * @throws io.metaroce.client.exceptions.StorageSpaceException if the file system refuses a write; the
+         *                                                             file is deleted.
+         */
+        public boolean fill(final long maxBytes)
+        {
+            return file.fill(maxBytes);
+        }
+
+        /**
+         * Map the allocated file and write its term length and page size into the metadata.
+         *
+         * @return the raw log, which from now on owns the file.
+         * @throws IllegalStateException if the file is not fully allocated.
+         */
+        public RawLog map()
+        {
+            if (!file.isComplete())
+            {
+                throw new IllegalStateException("image log not fully allocated: " + file.file());
+            }
+
+            return mapLog(file.file(), logLength, termLength, filePageSize);
+        }
+
+        /**
+         * Delete the file of an allocation that will not be mapped.
+         */
+        public void abort()
+        {
+            file.abort();
+        }
+
+        /**
+         * Same as {@link #abort()} unless the file is complete (it then belongs to the {@link RawLog} mapped).
+         */
+        public void close()
+        {
+            file.close();
+        }
     }
 
     private RawLog newLog(final File file, final int termLength, final boolean sparse, final String what)
@@ -107,6 +189,11 @@ public final class LogFactory
         final long logLength = LogBufferDescriptor.computeLogLength(termLength, filePageSize);
         storageAllocator.createFile(file, logLength, sparse, what);
 
+        return mapLog(file, logLength, termLength, filePageSize);
+    }
+
+    private static RawLog mapLog(final File file, final long logLength, final int termLength, final int filePageSize)
+    {
         try
         {
             writeLayout(file, logLength, termLength, filePageSize);

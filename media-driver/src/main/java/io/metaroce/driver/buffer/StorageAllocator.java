@@ -16,11 +16,11 @@
 package io.metaroce.driver.buffer;
 
 import io.metaroce.client.exceptions.StorageSpaceException;
-import org.agrona.IoUtil;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -107,9 +107,30 @@ public final class StorageAllocator
      */
     public void createFile(final File file, final long length, final boolean sparse, final String what)
     {
+        try (FileAllocation allocation = beginFile(file, length, sparse, what))
+        {
+            allocation.fill(length);
+        }
+    }
+
+    /**
+     * Start creating a new file with owner-only permissions after checking the space for it, to be filled with zeros
+     * a chunk at a time by {@link FileAllocation#fill(long)}, so that a caller with other duties (the conductor
+     * creating a 3 GiB image log) can do them between the chunks. A sparse file is complete at once.
+     *
+     * @param file   to create; must not exist.
+     * @param length of the file.
+     * @param sparse true to leave it sparse, false to fill it with zeros.
+     * @param what   the file is, for messages.
+     * @return the allocation in progress; the caller fills it until complete, or aborts it.
+     * @throws StorageSpaceException if the file system has too little usable space.
+     */
+    public FileAllocation beginFile(final File file, final long length, final boolean sparse, final String what)
+    {
         checkSpace(file.getParentFile(), length, what);
 
         final Path path = file.toPath();
+        FileChannel channel = null;
         try
         {
             if (IS_POSIX)
@@ -125,20 +146,18 @@ public final class StorageAllocator
                 Files.createFile(path);
             }
 
-            try (FileChannel channel = FileChannel.open(
-                path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS))
+            channel = FileChannel.open(
+                path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+            if (sparse)
             {
-                if (sparse)
-                {
-                    channel.truncate(length);
-                    channel.position(length - 1);
-                    channel.write(java.nio.ByteBuffer.wrap(new byte[1]));
-                }
-                else
-                {
-                    IoUtil.fill(channel, 0, length, (byte)0);
-                }
+                channel.truncate(length);
+                channel.position(length - 1);
+                channel.write(ByteBuffer.wrap(new byte[1]));
+                channel.close();
+                return new FileAllocation(file, length, what, null);
             }
+
+            return new FileAllocation(file, length, what, channel);
         }
         catch (final FileAlreadyExistsException ex)
         {
@@ -146,9 +165,136 @@ public final class StorageAllocator
         }
         catch (final IOException ex)
         {
+            closeQuietly(channel);
             deleteQuietly(path);
             throw new StorageSpaceException("failed to allocate " + what + " of " + length + " bytes at " + file +
                 ": " + ex.getMessage());
+        }
+    }
+
+    /**
+     * A file being filled with zeros from its start, a chunk at a time, which makes the file system back every page
+     * up front. Confined to the thread that created it.
+     */
+    public static final class FileAllocation implements AutoCloseable
+    {
+        private static final int ZEROS_LENGTH = 64 * 1024;
+
+        private final File file;
+        private final long length;
+        private final String what;
+        private FileChannel channel;
+        private ByteBuffer zeros;
+        private long filled;
+
+        private FileAllocation(final File file, final long length, final String what, final FileChannel channel)
+        {
+            this.file = file;
+            this.length = length;
+            this.what = what;
+            this.channel = channel;
+            this.filled = null == channel ? length : 0;
+        }
+
+        /**
+         * The file being allocated.
+         *
+         * @return the file.
+         */
+        public File file()
+        {
+            return file;
+        }
+
+        /**
+         * Write up to a number of zero bytes more; once every byte is written the file is closed.
+         *
+         * @param maxBytes to write on this call.
+         * @return true when the file is complete.
+         * @throws StorageSpaceException if the file system refuses a write; the file is deleted.
+         */
+        public boolean fill(final long maxBytes)
+        {
+            if (null == channel)
+            {
+                return filled == length;
+            }
+
+            if (null == zeros)
+            {
+                zeros = ByteBuffer.allocateDirect((int)Math.min(ZEROS_LENGTH, length));
+            }
+
+            try
+            {
+                final long target = Math.min(length, filled + Math.max(1, maxBytes));
+                while (filled < target)
+                {
+                    zeros.clear().limit((int)Math.min(zeros.capacity(), target - filled));
+                    filled += channel.write(zeros, filled);
+                }
+                if (filled == length)
+                {
+                    channel.close();
+                    channel = null;
+                    return true;
+                }
+
+                return false;
+            }
+            catch (final IOException ex)
+            {
+                abort();
+                throw new StorageSpaceException("failed to allocate " + what + " of " + length + " bytes at " + file +
+                    ": " + ex.getMessage());
+            }
+        }
+
+        /**
+         * Is every byte written?
+         *
+         * @return true when the file is complete.
+         */
+        public boolean isComplete()
+        {
+            return filled == length && null == channel;
+        }
+
+        /**
+         * Stop and delete the file.
+         */
+        public void abort()
+        {
+            closeQuietly(channel);
+            channel = null;
+            filled = -1;
+            deleteQuietly(file.toPath());
+        }
+
+        /**
+         * Delete the file unless it is complete: an allocation abandoned part way leaves nothing behind.
+         */
+        public void close()
+        {
+            if (!isComplete())
+            {
+                abort();
+            }
+        }
+    }
+
+    private static void closeQuietly(final FileChannel channel)
+    {
+        if (null != channel)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignore)
+            {
+                // the file is being abandoned: its deletion is what matters
+            }
         }
     }
 
