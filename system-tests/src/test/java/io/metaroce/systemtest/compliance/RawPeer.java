@@ -178,6 +178,31 @@ final class RawPeer implements AutoCloseable
     }
 
     /**
+     * The first matching datagram, resending a request every setupRetry (10 ms doubling, as a sender retries SETUP,
+     * MR-CONN-1) until it arrives: a receiver may leave a SETUP unanswered while it creates the image
+     * (MR-SETUP-12). Fails the test when nothing matches within the default timeout.
+     */
+    Datagram awaitRetrying(final Runnable request, final Predicate<Datagram> match, final String what)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DEFAULT_TIMEOUT_MS);
+        long retryMs = 10;
+        while (true)
+        {
+            request.run();
+            final Datagram datagram = poll(match, retryMs);
+            if (null != datagram)
+            {
+                return datagram;
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("no " + what + " from the target within " + DEFAULT_TIMEOUT_MS + " ms; pending: " + pending);
+            }
+            retryMs = Math.min(retryMs * 2, 1000);
+        }
+    }
+
+    /**
      * The first matching datagram within a timeout, taken out of the pending ones, or null.
      */
     Datagram poll(final Predicate<Datagram> match, final long timeoutMs)

@@ -67,22 +67,34 @@ final class RawSender
     }
 
     /**
-     * SETUP on every plane, then the SETUP_ACK that answers the first one.
+     * SETUP on every plane, retried as a sender retries it (MR-CONN-1), then the SETUP_ACK that answers the first one
+     * answered.
      */
     Datagram establish()
     {
-        for (int plane = 0; plane < planes; plane++)
-        {
-            sendSetup(plane);
-        }
-        setupAck = peer.await(
-            (d) -> d.is(SetupAckDecoder.TEMPLATE_ID) && d.dstConnId() == localId && d.psn() == isn, "SETUP_ACK");
+        final Predicate<Datagram> answer =
+            (d) -> d.is(SetupAckDecoder.TEMPLATE_ID) && d.dstConnId() == localId && d.psn() == isn;
+        setupAck = peer.awaitRetrying(this::sendSetupOnEveryPlane, answer, "SETUP_ACK");
         peerId = setupAck.srcConnId();
         for (int plane = 1; plane < planes; plane++)
         {
             peer.poll((d) -> d.is(SetupAckDecoder.TEMPLATE_ID), 1000);
         }
+        // A retry sent just before the first answer arrived is answered too (MR-ID-12): take those answers away.
+        Datagram late = setupAck;
+        while (null != late)
+        {
+            late = peer.poll(answer, 50);
+        }
         return setupAck;
+    }
+
+    private void sendSetupOnEveryPlane()
+    {
+        for (int plane = 0; plane < planes; plane++)
+        {
+            sendSetup(plane);
+        }
     }
 
     HeaderFields header(final int plane)

@@ -53,8 +53,9 @@ class ReceiverSetupComplianceTest extends ComplianceTest
         target.subscribe(STREAM_ID);
         final RawSender first = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 0x7F3A_19C2);
         final int setupLength = peer.out.setup(first.setupHeader(1).ts(0x0000_1000), first.setup);
-        peer.send(1, setupLength);
-        final Datagram ack = peer.await((d) -> d.is(SetupAckDecoder.TEMPLATE_ID), "SETUP_ACK");
+        final byte[] setup = peer.copy(setupLength);
+        final Datagram ack = peer.awaitRetrying(() -> peer.sendBytes(1, target.address(1), setup),
+            (d) -> d.is(SetupAckDecoder.TEMPLATE_ID), "SETUP_ACK");
 
         assertEquals(0x0102_0304, ack.dstConnId(), "MR-ID-3 dstConnId");
         assertNotEquals(0, ack.srcConnId(), "MR-ID-1 receiver id");
@@ -88,6 +89,26 @@ class ReceiverSetupComplianceTest extends ComplianceTest
         assertFalse(other.congestionModes().receiverCredit(), "MR-SETUP-10 credit only if asked");
         assertNotEquals(ack.srcConnId(), second.peerId, "MR-ID-1 ids unique among live connections");
         assertEquals(2, target.imageCount(STREAM_ID));
+    }
+
+    @Test
+    @Requirement("MR-SETUP-12")
+    void shouldKeepNoStateForAnUnansweredSetupAndAnswerItsRetryWithOneConnection()
+    {
+        start(new TargetSettings());
+        target.subscribe(STREAM_ID);
+        final RawSender sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 600);
+        sender.sendSetup(0);
+        if (null == peer.poll((d) -> d.is(SetupAckDecoder.TEMPLATE_ID), 50))
+        {
+            // The target prepares the image before it answers: silently, without a connection.
+            assertEquals(0, target.imageCount(STREAM_ID), "no connection for an unanswered SETUP");
+            awaitTrue(() -> target.drops("IMAGE_NOT_READY") >= 1, "the unanswered SETUP counted");
+        }
+        sender.establish();
+        assertEquals(1, target.imageCount(STREAM_ID), "one connection, however many SETUPs were sent");
+        assertNull(peer.poll((d) -> d.is(ErrorDecoder.TEMPLATE_ID), 50), "no SETUP was refused");
+        assertEquals(601, sender.dataAndAck(600).psn(), "the connection carries the stream");
     }
 
     @Test
@@ -332,8 +353,8 @@ class ReceiverSetupComplianceTest extends ComplianceTest
         final org.agrona.concurrent.UnsafeBuffer patch = new org.agrona.concurrent.UnsafeBuffer(newer);
         patch.putShort(MessageHeaderDecoder.versionEncodingOffset(), (short)2, ByteOrder.LITTLE_ENDIAN);
         patch.putShort(MessageHeaderDecoder.blockLengthEncodingOffset(), (short)88, ByteOrder.LITTLE_ENDIAN);
-        peer.sendBytes(0, target.address(0), newer);
-        final Datagram ack = peer.await((d) -> d.is(SetupAckDecoder.TEMPLATE_ID), "SETUP_ACK to a version 2 SETUP");
+        final Datagram ack = peer.awaitRetrying(() -> peer.sendBytes(0, target.address(0), newer),
+            (d) -> d.is(SetupAckDecoder.TEMPLATE_ID), "SETUP_ACK to a version 2 SETUP");
         assertEquals(1, ack.version(), "MR-VER-2 answered at the receiver's version");
         sender.peerId = ack.srcConnId();
         assertEquals(43, sender.dataAndAck(42).psn(), "MR-VER-4 the connection runs at version 1");
