@@ -272,6 +272,20 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     }
 
     /**
+     * A complete image log, zero-filled at once: the simulation runs the driver's admission in one step, where the
+     * conductor fills a log a chunk per duty cycle.
+     */
+    private RawLog newImageLog(final long correlationId, final int termLength)
+    {
+        final LogFactory.ImageLogAllocation allocation = logFactory.beginImage(correlationId, termLength, false);
+        if (!allocation.fill(Long.MAX_VALUE))
+        {
+            throw new IllegalStateException("image log not filled in one call");
+        }
+        return allocation.map();
+    }
+
+    /**
      * Run until every message was read, the connection closed and the image reached its end of stream.
      *
      * @return true when complete.
@@ -354,7 +368,7 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         }
         // as ReceiveEndpoint.onImageRequest: a log in the publication's layout, metadata from the SETUP
         final long correlationId = nextCorrelationId++;
-        final RawLog rawLog = logFactory.newImage(correlationId, termLength, false);
+        final RawLog rawLog = newImageLog(correlationId, termLength);
         final int windowLength = Math.min(subscriptionChannel.receiverWindowLength, termLength / 2);
         final UnsafeBuffer defaultHeader = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
         HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, streamId);
