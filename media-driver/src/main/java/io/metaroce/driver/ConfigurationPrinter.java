@@ -17,16 +17,17 @@ package io.metaroce.driver;
 
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.config.PropertyRegistry;
-import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.EngineSettings;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.io.PrintStream;
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -125,52 +126,31 @@ final class ConfigurationPrinter
 
     private static void engineRows(final MediaDriver.Context ctx, final Map<String, String[]> rows)
     {
-        final TransportEngine.Context template = ctx.engineContextTemplate();
-        final TransportEngine.Context fresh = new TransportEngine.Context();
+        final Set<String> durations = new HashSet<>();
         for (final Field field : io.metaroce.datapath.Configuration.class.getFields())
         {
-            final String fieldName = field.getName();
-            if (!fieldName.endsWith("_PROP_NAME"))
+            // The engine's durations are the settings whose names end in Ns, their constants in _NS_PROP_NAME.
+            if (field.getName().endsWith("_NS_PROP_NAME"))
             {
-                continue;
-            }
-
-            try
-            {
-                final String name = (String)field.get(null);
-                final Method getter = TransportEngine.Context.class.getMethod(
-                    getterName(fieldName.substring(0, fieldName.length() - "_PROP_NAME".length())));
-                final Object value = getter.invoke(template);
-                final boolean isDuration = fieldName.contains("_NS_");
-                final String text = isDuration ? formatNs((Long)value) : String.valueOf(value);
-                final String source = Objects.equals(value, getter.invoke(fresh)) ?
-                    PropertyRegistry.source(name) : CODE + " (engineContextConfigurator)";
-                rows.put(name, new String[]{ text, source });
-            }
-            catch (final IllegalAccessException | NoSuchMethodException | InvocationTargetException ex)
-            {
-                throw new IllegalStateException("no getter on TransportEngine.Context for " + fieldName, ex);
+                try
+                {
+                    durations.add((String)field.get(null));
+                }
+                catch (final IllegalAccessException ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
             }
         }
-    }
-
-    static String getterName(final String constantName)
-    {
-        final StringBuilder name = new StringBuilder();
-        boolean upper = false;
-        for (final char c : constantName.toLowerCase().toCharArray())
+        final Map<String, Object> defaults = new HashMap<>();
+        EngineSettings.fromSystemProperties().forEachValue(defaults::put);
+        ctx.engineSettings().forEachValue((name, value) ->
         {
-            if ('_' == c)
-            {
-                upper = true;
-            }
-            else
-            {
-                name.append(upper ? Character.toUpperCase(c) : c);
-                upper = false;
-            }
-        }
-        return name.toString();
+            final String text = durations.contains(name) ? formatNs((Long)value) : String.valueOf(value);
+            final String source = Objects.equals(value, defaults.get(name)) ?
+                PropertyRegistry.source(name) : CODE + " (engineSettings)";
+            rows.put(name, new String[]{ text, source });
+        });
     }
 
     private static <T> void value(

@@ -22,6 +22,7 @@ import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.LossGenerator;
 import io.metaroce.datapath.io.PacketTransport;
@@ -1297,7 +1298,7 @@ final class DriverConductor implements Agent
 
             try
             {
-                final TransportEngine.Context engineCtx = newEngineContext(channel)
+                final TransportEngine.Context engineCtx = newEngineContext(ctx.engineSettings())
                     .counterLabel("src=" + String.join(",", Arrays.stream(interfaces)
                     .map(InetAddress::getHostAddress).toArray(String[]::new)));
                 endpoint = new SendEndpoint(key, transport, engineCtx, lossReport, epochClock, ctx.errorHandler());
@@ -1390,9 +1391,7 @@ final class DriverConductor implements Agent
             newEndpoint = new ReceiveEndpoint(
                 channel,
                 transport,
-                newEngineContext(channel)
-                    .mtu(channel.hasMtu ? channel.mtu : Configuration.MAX_MTU)
-                    .counterLabel("rcv=" + channel.endpointList()),
+                newEngineContext(channel.engineSettings).counterLabel("rcv=" + channel.endpointList()),
                 this,
                 toDriverCommands,
                 ctx.errorHandler());
@@ -1411,16 +1410,18 @@ final class DriverConductor implements Agent
         return newEndpoint;
     }
 
-    private TransportEngine.Context newEngineContext(final UdpChannel channel)
+    /**
+     * A send endpoint's engine runs with the driver's settings and its connections with their channels'; a receive
+     * endpoint's engine with its channel's, which every subscription on it shares.
+     */
+    private TransportEngine.Context newEngineContext(final EngineSettings settings)
     {
-        final TransportEngine.Context engineCtx = new TransportEngine.Context();
-        ctx.engineContextConfigurator().accept(engineCtx);
-
-        return channel.applyTo(engineCtx
+        return new TransportEngine.Context()
+            .settings(settings)
             .clock(nanoClock)
             .random(new SplittableRandom(secureRandom.nextLong()))
             .identityRandom(new SecureRandom())
-            .countersManager(countersManager));
+            .countersManager(countersManager);
     }
 
     private LossGenerator newLossStage()

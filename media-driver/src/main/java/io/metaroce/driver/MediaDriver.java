@@ -24,7 +24,8 @@ import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.MetaRoceException;
 import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
-import io.metaroce.datapath.TransportEngine;
+import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.datapath.io.PollGroup;
 import io.metaroce.driver.buffer.LogFactory;
@@ -68,7 +69,6 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.ToLongFunction;
 
 /**
@@ -494,8 +494,7 @@ public final class MediaDriver implements AutoCloseable
         private ToLongFunction<File> usableSpaceFunction;
         private NetworkLossGenerator lossGenerator;
         private PacketTransportFactory transportFactory;
-        private Consumer<TransportEngine.Context> engineContextConfigurator;
-        private TransportEngine.Context engineContextTemplate;
+        private EngineSettings engineSettings;
         private final Set<String> setInCode = new HashSet<>();
 
         /**
@@ -570,57 +569,34 @@ public final class MediaDriver implements AutoCloseable
                 usableSpaceFunction = StorageAllocator::usableSpace;
             }
 
-            concludeEngineContextConfigurator();
+            concludeEngineSettings();
 
             return this;
         }
 
-        private void concludeEngineContextConfigurator()
+        private void concludeEngineSettings()
         {
-            if (null == engineContextConfigurator)
-            {
-                engineContextConfigurator = (engineCtx) -> {};
-            }
-
             // Built here so that every metaroce.datapath.* setting fails the start, not the first network stream.
-            final TransportEngine.Context probe;
-            try
+            if (null == engineSettings)
             {
-                probe = new TransportEngine.Context();
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new ConfigurationException(ex.getMessage());
-            }
-
-            try
-            {
-                engineContextConfigurator.accept(probe);
-            }
-            catch (final RuntimeException ex)
-            {
-                throw new ConfigurationException("engineContextConfigurator failed on a new engine context: " + ex);
+                try
+                {
+                    engineSettings = EngineSettings.fromSystemProperties();
+                }
+                catch (final IllegalArgumentException ex)
+                {
+                    throw new ConfigurationException(ex.getMessage() + " (a transport engine setting)");
+                }
             }
 
-            if (null != probe.transport() || null != probe.countersManager() || null != probe.connectionHandler() ||
-                null != probe.imageAdmission() || null != probe.clock() || null != probe.random() ||
-                null != probe.identityRandom() || !probe.counterLabel().isEmpty())
+            // A channel without its own mtu uses this one, so it must be one a channel may name.
+            final int mtu = engineSettings.mtu();
+            if (mtu < UdpChannel.MIN_MTU || mtu > Configuration.MAX_MTU || 0 != (mtu % FrameDescriptor.FRAME_ALIGNMENT))
             {
-                throw new ConfigurationException("engineContextConfigurator must set protocol tunables only: the " +
-                    "driver sets the transport, counters manager, connection handler, image admission, clock, " +
-                    "random source and counter label");
+                throw new ConfigurationException(io.metaroce.datapath.Configuration.MTU_PROP_NAME + "=" + mtu +
+                    " must be a multiple of " + FrameDescriptor.FRAME_ALIGNMENT + " between " + UdpChannel.MIN_MTU +
+                    " and " + Configuration.MAX_MTU + ": it is the mtu of every network channel that names none");
             }
-
-            try
-            {
-                probe.checkTunables();
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new ConfigurationException(ex.getMessage() + " (a transport engine setting, from its property " +
-                    "or the engineContextConfigurator)");
-            }
-            engineContextTemplate = probe;
         }
 
         private void concludeTimeouts()
@@ -1014,22 +990,18 @@ public final class MediaDriver implements AutoCloseable
         }
 
         /**
-         * Customise the transport engine context the driver builds for each network endpoint (send and receive): the
-         * configurator gets a new {@link TransportEngine.Context}, whose tunables start from the
-         * {@code metaroce.datapath.*} properties, before the driver sets its own collaborators and the channel applies
-         * its parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction},
-         * {@code link-rate}), so channel parameters win. It may set protocol tunables only (timers, ACK triggers,
-         * credit, retransmission limits, ...); {@link #conclude()} runs it once on a new context, refuses one that
-         * throws or sets a collaborator, and checks the tunables it leaves, so an invalid value fails the start of the
-         * driver, naming the property. It then runs on the conductor thread, once per endpoint, and must not keep the
-         * context.
+         * Protocol settings of the driver's transport engines, and the defaults of every network channel: a channel's
+         * parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction},
+         * {@code path-counters}, {@code link-rate}) make a modified copy for its connections, so they win. Without it
+         * the driver takes {@link EngineSettings#fromSystemProperties()} at {@link #conclude()}, so an invalid
+         * {@code metaroce.datapath.*} value fails the start, naming the property.
          *
-         * @param configurator applied to every engine context; null for none.
+         * @param engineSettings the settings; null for those of the system properties.
          * @return this for a fluent API.
          */
-        public Context engineContextConfigurator(final Consumer<TransportEngine.Context> configurator)
+        public Context engineSettings(final EngineSettings engineSettings)
         {
-            this.engineContextConfigurator = configurator;
+            this.engineSettings = engineSettings;
             return this;
         }
 
@@ -1059,7 +1031,7 @@ public final class MediaDriver implements AutoCloseable
         /**
          * Print every setting of the driver and of its transport engine, one a line: the name, the effective value
          * and where it came from ({@code default}, {@code file <path>}, {@code system property}, or {@code code} when
-         * a setter or the {@link #engineContextConfigurator(Consumer)} changed it). A termination token is shown as
+         * a setter or the {@link #engineSettings(EngineSettings)} changed it). A termination token is shown as
          * set, never printed.
          *
          * @param out where to print.
@@ -1074,24 +1046,19 @@ public final class MediaDriver implements AutoCloseable
             ConfigurationPrinter.print(this, out);
         }
 
-        TransportEngine.Context engineContextTemplate()
-        {
-            return engineContextTemplate;
-        }
-
         boolean isSetInCode(final String propertyName)
         {
             return setInCode.contains(propertyName);
         }
 
         /**
-         * Customisation of the transport engine contexts of network endpoints.
+         * Protocol settings of the driver's transport engines and defaults of its network channels.
          *
-         * @return the configurator, a no-op when none was set (after {@link #conclude()}).
+         * @return the settings; after {@link #conclude()} never null.
          */
-        public Consumer<TransportEngine.Context> engineContextConfigurator()
+        public EngineSettings engineSettings()
         {
-            return engineContextConfigurator;
+            return engineSettings;
         }
 
         /**

@@ -407,6 +407,7 @@ final class NetworkPublication implements PayloadSource
                 .congestionControl(channel.congestionControlName)
                 .pathPolicy(channel.pathPolicy)
                 .pathCounters(channel.pathCounters)
+                .engineSettings(channel.engineSettings)
                 .counterLabel(counterLabel);
             this.connection = endpoint.connect(settings, this);
             reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;

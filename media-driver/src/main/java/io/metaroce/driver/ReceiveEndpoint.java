@@ -100,7 +100,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         this.engine = new TransportEngine(
             engineCtx.transport(engineTransport).connectionHandler(this).imageAdmission(this));
         this.clock = engine.context().clock();
-        this.pendingImageTimeoutNs = engine.context().connectionTimeoutNs();
+        this.pendingImageTimeoutNs = engine.settings().timers().connectionTimeoutNs();
     }
 
     UdpChannel channel()

@@ -21,8 +21,8 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.SenderPolicies;
-import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.LossGenerator;
 import io.metaroce.datapath.io.TransportSpec;
 import org.agrona.SystemUtil;
@@ -72,14 +72,8 @@ final class UdpChannel
     static final List<String> PUBLICATION_ONLY = List.of(
         INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM);
 
-    /**
-     * The largest multiple of 32 that a 1500-byte Ethernet frame carries as UDP payload without IP fragmentation over
-     * IPv6 (1452) and IPv4 (1472): its frames hold 1376 bytes, a 1344-byte message and its frame header in one DATA.
-     */
-    static final int DEFAULT_MTU = 1440;
     static final int MIN_MTU = 256;
     static final int DEFAULT_TERM_LENGTH = 1024 * 1024;
-    static final int DEFAULT_ENTROPY = 4;
     static final int MAX_PATHS = 1024;
     static final int SOCKET_BUFFER_LENGTH = 2 * 1024 * 1024;
 
@@ -108,6 +102,7 @@ final class UdpChannel
     final long linkRateMbps;
     final long lingerTimeoutNs;
     final boolean isSparse;
+    final EngineSettings engineSettings;
 
     private final String canonicalForm;
     private final String sendEndpointKey;
@@ -134,14 +129,18 @@ final class UdpChannel
         // A subscription ignores the publication-only parameters, as Aeron does, so one channel string serves both.
         interfaces = isSubscription || null == params.get(INTERFACE_PARAM) ?
             null : parseInterfaces(params.get(INTERFACE_PARAM));
-        entropy = (int)parseLong(ENTROPY_PARAM, params.get(ENTROPY_PARAM), DEFAULT_ENTROPY, 1, MAX_PATHS);
+        // A context not yet concluded (a tool or a test parsing a channel) has the settings of the properties.
+        final EngineSettings defaults = null != ctx.engineSettings() ?
+            ctx.engineSettings() : EngineSettings.fromSystemProperties();
+        entropy = (int)parseLong(
+            ENTROPY_PARAM, params.get(ENTROPY_PARAM), defaults.paths().pathsPerPlane(), 1, MAX_PATHS);
         if (entropy * endpoints.length > MAX_PATHS)
         {
             throw invalid("parameter 'entropy=" + entropy + "' gives " + entropy * endpoints.length +
                 " source ports over " + endpoints.length + " planes: at most " + MAX_PATHS + " in all");
         }
         hasMtu = params.containsKey(ChannelUri.MTU_PARAM);
-        mtu = (int)parseSize(ChannelUri.MTU_PARAM, params.get(ChannelUri.MTU_PARAM), DEFAULT_MTU);
+        mtu = (int)parseSize(ChannelUri.MTU_PARAM, params.get(ChannelUri.MTU_PARAM), defaults.mtu());
         if (mtu < MIN_MTU || mtu > Configuration.MAX_MTU || 0 != (mtu % FrameDescriptor.FRAME_ALIGNMENT))
         {
             throw invalid("parameter 'mtu=" + mtu + "' must be a multiple of " + FrameDescriptor.FRAME_ALIGNMENT +
@@ -155,18 +154,17 @@ final class UdpChannel
         termWindowLength = parseWindow(
             ChannelUri.TERM_WINDOW_PARAM, isSubscription ? null : params.get(ChannelUri.TERM_WINDOW_PARAM));
         receiverWindowLength = parseWindow(RECEIVER_WINDOW_PARAM, params.get(RECEIVER_WINDOW_PARAM));
-        credit = parseBoolean(CREDIT_PARAM, params.get(CREDIT_PARAM),
-            io.metaroce.datapath.Configuration.receiverCredit());
+        credit = parseBoolean(CREDIT_PARAM, params.get(CREDIT_PARAM), defaults.credit().receiverCredit());
         final String cc = params.get(CONGESTION_PARAM);
-        congestionControl = null == cc ? io.metaroce.datapath.Configuration.senderWindow() : !"false".equals(cc);
+        congestionControl = null == cc ? defaults.congestion().senderWindow() : !"false".equals(cc);
         congestionControlName = parseCongestionControl(cc);
         pathPolicy = parsePathPolicy(isSubscription ? null : params.get(PATH_POLICY_PARAM));
-        pathEviction = parseBoolean(PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM),
-            io.metaroce.datapath.Configuration.pathEviction());
+        pathEviction = parseBoolean(
+            PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM), defaults.paths().pathEviction());
         pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
-            io.metaroce.datapath.Configuration.pathCounters());
-        linkRateMbps = parseLong(LINK_RATE_PARAM, params.get(LINK_RATE_PARAM),
-            io.metaroce.datapath.Configuration.linkRateMbps(), 0, 100_000_000L);
+            defaults.paths().pathCounters());
+        linkRateMbps = parseLong(
+            LINK_RATE_PARAM, params.get(LINK_RATE_PARAM), defaults.credit().linkRateMbps(), 0, 100_000_000L);
         lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM,
             isSubscription ? null : params.get(ChannelUri.LINGER_PARAM), ctx.publicationLingerTimeoutNs());
         isSparse = parseBoolean(ChannelUri.SPARSE_PARAM, params.get(ChannelUri.SPARSE_PARAM), ctx.termSparseFile());
@@ -182,7 +180,16 @@ final class UdpChannel
         endpointList = join(endpoints);
         receiveEndpointKey = "endpoint=" + endpointList;
         sendEndpointKey = "planes=" + endpoints.length +
-            (null == interfaces ? "|interface=auto" : "|interface=" + join(interfaces)) + settings;
+            (null == interfaces ? "|interface=auto" : "|interface=" + join(interfaces)) + "|entropy=" + entropy;
+        engineSettings = defaults.toBuilder()
+            .mtu(isSubscription && !hasMtu ? Configuration.MAX_MTU : mtu)
+            .receiverCredit(credit)
+            .senderWindow(congestionControl)
+            .pathEviction(pathEviction)
+            .pathCounters(pathCounters)
+            .linkRateMbps(linkRateMbps)
+            .pathsPerPlane(entropy)
+            .build();
     }
 
     /**
@@ -200,21 +207,6 @@ final class UdpChannel
     static UdpChannel forSubscription(final ChannelUri uri, final MediaDriver.Context ctx)
     {
         return new UdpChannel(uri, ctx, true);
-    }
-
-    /**
-     * Apply the channel's engine settings (MTU, credit, congestion window, path eviction, link rate) to an engine
-     * context; everything else keeps the datapath defaults of {@code io.metaroce.datapath.Configuration}.
-     */
-    TransportEngine.Context applyTo(final TransportEngine.Context engineCtx)
-    {
-        return engineCtx
-            .mtu(mtu)
-            .receiverCredit(credit)
-            .senderWindow(congestionControl)
-            .pathEviction(pathEviction)
-            .linkRateMbps(linkRateMbps)
-            .pathsPerPlane(entropy);
     }
 
     /**

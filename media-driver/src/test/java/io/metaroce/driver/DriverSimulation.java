@@ -154,11 +154,13 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
             "metaroce:udp?endpoint=" + endpoints + "|entropy=" + entropy), driverCtx);
 
         sendEndpoint = new SendEndpoint("sim", senderTransport,
-            channel.applyTo(engineContext(seed * 31 + 2)), new LossReport(new UnsafeBuffer(new byte[64 * 1024])),
+            engineContext(seed * 31 + 2).settings(channel.engineSettings),
+            new LossReport(new UnsafeBuffer(new byte[64 * 1024])),
             () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()), errors::add);
         newPublication(channel, random, driverCtx);
 
-        receiverEngine = new TransportEngine(subscriptionChannel.applyTo(engineContext(seed * 31 + 1))
+        receiverEngine = new TransportEngine(engineContext(seed * 31 + 1)
+            .settings(subscriptionChannel.engineSettings)
             .transport(receiverTransport).connectionHandler(this).imageAdmission(this));
         stream = new MessageStream(seed, maxMessageLength, messageCount);
 

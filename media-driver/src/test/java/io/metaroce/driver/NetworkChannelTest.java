@@ -21,6 +21,7 @@ import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -175,7 +176,8 @@ class NetworkChannelTest
         assertEquals(plain.canonicalForm(), delay.canonicalForm(), "cc=true is the default controller, delay");
         assertTrue(plain.canonicalForm().contains("|cc=delay|path-policy=weighted|"), plain.canonicalForm());
         assertTrue(aimd.canonicalForm().contains("|cc=aimd|path-policy=round-robin|"), aimd.canonicalForm());
-        assertNotEquals(plain.sendEndpointKey(), aimd.sendEndpointKey());
+        assertEquals(plain.sendEndpointKey(), aimd.sendEndpointKey(), "the policies travel with the connection");
+        assertEquals(SenderPolicies.AIMD, aimd.congestionControlName);
         assertTrue(aimd.congestionControl);
         assertEquals("round-robin", aimd.pathPolicy);
         assertFalse(off.congestionControl, "cc=false: no sender window");

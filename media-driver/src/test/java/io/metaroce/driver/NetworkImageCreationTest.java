@@ -23,6 +23,7 @@ import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.SetupEncoder;
 import io.metaroce.codec.wire.TrafficClass;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -221,7 +222,7 @@ class NetworkImageCreationTest
             harness = new NetworkTestHarness(1);
             final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(300);
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .engineContextConfigurator((engine) -> engine.connectionTimeoutNs(timeoutNs)));
+                .engineSettings(EngineSettings.builder().connectionTimeoutNs(timeoutNs).build()));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             receiverClient.addSubscription(harness.subscriptionChannel(""), STREAM_A);
             final File imagesDir = new File(receiverDriver.directoryName(), LogFactory.IMAGES_DIR);

@@ -18,6 +18,7 @@ package io.metaroce.driver;
 import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
+import io.metaroce.datapath.EngineSettings;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -67,8 +68,7 @@ class NetworkReincarnationTest
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
             final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
                 .lossGenerator(senderLoss)
-                .engineContextConfigurator((engineCtx) -> engineCtx
-                    .connectionTimeoutNs(TimeUnit.SECONDS.toNanos(1))));
+                .engineSettings(EngineSettings.builder().connectionTimeoutNs(TimeUnit.SECONDS.toNanos(1)).build()));
             receiverClient = harness.connect(receiverDriver);
             senderClient = harness.connect(senderDriver);
             final AtomicInteger images = new AtomicInteger();

@@ -18,7 +18,7 @@ package io.metaroce.driver;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.config.ClientPropertyNames;
 import io.metaroce.client.config.PropertyRegistry;
-import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.EngineSettings;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -33,7 +33,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The property names are pinned: every name the client and the driver register has a row in a table of
@@ -92,7 +91,7 @@ class SettingsDocumentationTest
     void shouldPrintOneRowPerNameWithCodeAsTheSourceOfASetter()
     {
         final MediaDriver.Context ctx = TestContexts.driverContext()
-            .engineContextConfigurator((engineCtx) -> engineCtx.ackEveryPackets(3))
+            .engineSettings(EngineSettings.builder().ackEveryPackets(3).build())
             .conclude();
 
         final Map<String, String[]> rows = ConfigurationPrinter.rows(ctx);
@@ -106,11 +105,11 @@ class SettingsDocumentationTest
         assertRow(rows, Configuration.TIMER_INTERVAL_PROP_NAME, "10ms", "code");
         assertRow(rows, Configuration.CYCLE_THRESHOLD_PROP_NAME, "1s", "default");
         assertRow(rows, io.metaroce.datapath.Configuration.ACK_EVERY_PACKETS_PROP_NAME, "3",
-            "code (engineContextConfigurator)");
+            "code (engineSettings)");
         assertRow(rows, io.metaroce.datapath.Configuration.CONNECTION_TIMEOUT_NS_PROP_NAME, "5s", "default");
-        assertEquals(new TransportEngine.Context().mtu() + "",
+        assertEquals(EngineSettings.fromSystemProperties().mtu() + "",
             rows.get(io.metaroce.datapath.Configuration.MTU_PROP_NAME)[0]);
-        assertTrue(ctx.engineContextTemplate().ackEveryPackets() == 3);
+        assertEquals("100us", rows.get(io.metaroce.datapath.Configuration.INITIAL_RTT_NS_PROP_NAME)[0]);
     }
 
     private static void assertRow(

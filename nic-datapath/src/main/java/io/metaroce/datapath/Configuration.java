@@ -20,12 +20,12 @@ import org.agrona.SystemUtil;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Property names and defaults of the transport engine, one pair per setting of {@link TransportEngine.Context}. The
- * defaults are those of the MetaRoCE specification's defaults table; a {@code Context} starts from the system
- * property when it is set. Durations accept the suffixes of {@link SystemUtil#getDurationInNanos(String, long)}
- * ({@code 50us}, {@code 10ms}, ...), sizes those of {@link SystemUtil#getSizeAsInt(String, int)} ({@code 64k}).
- * A value that does not parse throws an {@link IllegalArgumentException} naming the property, rather than falling
- * back to the default.
+ * Property names and defaults of the transport engine, one pair per value of {@link EngineSettings}: the one set of
+ * defaults, those of the MetaRoCE specification's defaults table, which the driver's channels use too. An
+ * {@link EngineSettings#builder()} starts from the system property when it is set. Durations accept the suffixes of
+ * {@link SystemUtil#getDurationInNanos(String, long)} ({@code 50us}, {@code 10ms}, ...), sizes those of
+ * {@link SystemUtil#getSizeAsInt(String, int)} ({@code 64k}). A value that does not parse throws an
+ * {@link IllegalArgumentException} naming the property, rather than falling back to the default.
  */
 public final class Configuration
 {
@@ -40,9 +40,10 @@ public final class Configuration
 
     /**
      * Default of {@link #mtu()}: largest UDP payload this engine sends or accepts on a connection (negotiated down to
-     * the peer's).
+     * the peer's). The largest multiple of 32 that a 1500-byte Ethernet frame carries as UDP payload without IP
+     * fragmentation over IPv6 (1452) and IPv4 (1472): a DATA then holds a 1344-byte message and its frame header.
      */
-    public static final int MTU_DEFAULT = 1408;
+    public static final int MTU_DEFAULT = 1440;
 
     /**
      * Smallest MTU an engine is configured with or accepts in a SETUP.
@@ -66,9 +67,9 @@ public final class Configuration
 
     /**
      * Default of {@link #pathsPerPlane()}: entropy values per plane a sender asks for (capped by the transport's
-     * entropy count).
+     * entropy count). Each is a source port, so a socket, of every send endpoint on every plane.
      */
-    public static final int PATHS_PER_PLANE_DEFAULT = 16;
+    public static final int PATHS_PER_PLANE_DEFAULT = 4;
 
     /**
      * Entropy values per plane a sender asks for (capped by the transport's entropy count).

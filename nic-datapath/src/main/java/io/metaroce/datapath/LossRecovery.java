@@ -65,26 +65,27 @@ final class LossRecovery
      *
      * @param tracker the connection's send tracker.
      * @param rtt     the connection's RTT estimator.
-     * @param ctx     the engine context whose loss-detection settings apply.
+     * @param settings the connection's settings: their loss recovery group and the delayed-ACK timer apply.
      * @throws IllegalArgumentException when the context's lossDetection names an unknown rule.
      */
-    LossRecovery(final SendTracker tracker, final RttEstimator rtt, final TransportEngine.Context ctx)
+    LossRecovery(final SendTracker tracker, final RttEstimator rtt, final EngineSettings settings)
     {
         this.tracker = tracker;
         this.rtt = rtt;
-        this.rules = LossDetection.parse(ctx.lossDetection());
+        this.rules = LossDetection.parse(settings.lossRecovery().lossDetection());
         if (rules < 0)
         {
-            throw new IllegalArgumentException("lossDetection names an unknown rule: " + ctx.lossDetection());
+            throw new IllegalArgumentException(
+                "lossDetection names an unknown rule: " + settings.lossRecovery().lossDetection());
         }
-        this.dupThreshMin = ctx.dupThreshMin();
-        this.pathSeqTolerance = ctx.pathSeqTolerance();
-        this.reorderWindowMinNs = ctx.reorderWindowMinNs();
-        this.delayedAckNs = ctx.delayedAckNs();
-        this.rtoLowMinNs = ctx.rtoLowMinNs();
-        this.rtoHighMinNs = ctx.rtoHighMinNs();
-        this.rtoMaxNs = ctx.rtoMaxNs();
-        this.tailLossProbeMinNs = ctx.tailLossProbeMinNs();
+        this.dupThreshMin = settings.lossRecovery().dupThreshMin();
+        this.pathSeqTolerance = settings.lossRecovery().pathSeqTolerance();
+        this.reorderWindowMinNs = settings.lossRecovery().reorderWindowMinNs();
+        this.delayedAckNs = settings.ack().delayedAckNs();
+        this.rtoLowMinNs = settings.lossRecovery().rtoLowMinNs();
+        this.rtoHighMinNs = settings.lossRecovery().rtoHighMinNs();
+        this.rtoMaxNs = settings.lossRecovery().rtoMaxNs();
+        this.tailLossProbeMinNs = settings.lossRecovery().tailLossProbeMinNs();
     }
 
     /**

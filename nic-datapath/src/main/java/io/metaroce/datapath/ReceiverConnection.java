@@ -84,6 +84,7 @@ public final class ReceiverConnection extends Connection
 
     private final TransportEngine engine;
     private final TransportEngine.Context ctx;
+    private final EngineSettings settings;
     private final DatagramProxy proxy;
     private final PacketTransport transport;
     private final ConnectionHandler handler;
@@ -163,6 +164,7 @@ public final class ReceiverConnection extends Connection
         super(localId, setup.planeCount());
         this.engine = engine;
         this.ctx = engine.context();
+        this.settings = engine.settings();
         this.proxy = engine.proxy();
         this.transport = ctx.transport();
         this.handler = ctx.connectionHandler();
@@ -179,21 +181,22 @@ public final class ReceiverConnection extends Connection
         this.positionBitsToShift = Integer.numberOfTrailingZeros(termLength);
         this.connEpoch = setup.connEpoch();
         this.isn = Serial.psn(header.psn());
-        this.window = (int)Math.min(setup.mprPsns(), ctx.maxMprPsns());
-        this.mtu = Math.min(setup.mtu(), ctx.mtu());
+        this.window = (int)Math.min(setup.mprPsns(), settings.ack().maxMprPsns());
+        this.mtu = Math.min(setup.mtu(), settings.mtu());
         this.windowMode = setup.congestionModes().senderWindow();
-        this.creditMode = ctx.receiverCredit() && setup.congestionModes().receiverCredit();
+        this.creditMode = settings.credit().receiverCredit() && setup.congestionModes().receiverCredit();
         this.replyKnown = new boolean[planeCount];
         this.counters = new ReceiverCounters(countersManager, DatapathCounters.withLabel(
             DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()));
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
-        this.ackEveryPackets = ctx.ackEveryPackets();
+        this.ackEveryPackets = settings.ack().ackEveryPackets();
         this.nackIntervalNs = setup.baseRttHintNs() > 0 ?
-            Math.max(setup.baseRttHintNs(), ctx.reorderWindowMinNs()) : ctx.nackIntervalNs();
+            Math.max(setup.baseRttHintNs(), settings.lossRecovery().reorderWindowMinNs()) :
+            settings.ack().nackIntervalNs();
         this.nowNs = nowNs;
         this.lastReceivedNs = nowNs;
-        this.statusDeadlineNs = nowNs + ctx.statusIntervalNs();
+        this.statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
 
         final long startPosition =
             ((long)(setup.activeTermId() - initialTermId) << positionBitsToShift) + setup.termOffset();
@@ -480,7 +483,7 @@ public final class ReceiverConnection extends Connection
     boolean challenge(final long nowNs)
     {
         this.nowNs = nowNs;
-        final long timeoutNs = ctx.challengeTimeoutNs();
+        final long timeoutNs = settings.timers().challengeTimeoutNs();
         if (ConnectionState.CLOSED == state || Long.MAX_VALUE != challengeDeadlineNs ||
             (NEVER != lastChallengeNs && nowNs - lastChallengeNs < timeoutNs))
         {
@@ -511,7 +514,7 @@ public final class ReceiverConnection extends Connection
             .mprPsns(window)
             .mtu(mtu);
         setupAck.congestionModes().clear().senderWindow(windowMode).receiverCredit(creditMode);
-        setupAck.reserved1((short)0).linkRateMbps(ctx.linkRateMbps()).reserved2(0);
+        setupAck.reserved1((short)0).linkRateMbps(settings.credit().linkRateMbps()).reserved2(0);
         sendControl(plane, DatagramProxy.length(setupAck));
     }
 
@@ -592,7 +595,7 @@ public final class ReceiverConnection extends Connection
             return 0;
         }
 
-        if (nowNs - lastReceivedNs >= ctx.connectionTimeoutNs())
+        if (nowNs - lastReceivedNs >= settings.timers().connectionTimeoutNs())
         {
             end(TerminationCause.TIMEOUT);
             return 1;
@@ -617,7 +620,7 @@ public final class ReceiverConnection extends Connection
         if (nowNs >= statusDeadlineNs)
         {
             sendStatus(triggerPlane, 0);
-            statusDeadlineNs = nowNs + ctx.statusIntervalNs();
+            statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
             work++;
         }
         if (creditMode)
@@ -639,7 +642,7 @@ public final class ReceiverConnection extends Connection
             return lingerDeadlineNs;
         }
 
-        long deadline = Math.min(lastReceivedNs + ctx.connectionTimeoutNs(), statusDeadlineNs);
+        long deadline = Math.min(lastReceivedNs + settings.timers().connectionTimeoutNs(), statusDeadlineNs);
         deadline = Math.min(deadline, Math.min(holeDeadlineNs, challengeDeadlineNs));
         if (pendingPackets > 0)
         {
@@ -701,7 +704,7 @@ public final class ReceiverConnection extends Connection
         state = ConnectionState.CLOSED;
         endCause = cause;
         counters.state.setRelease(state.value());
-        lingerDeadlineNs = nowNs + ctx.lingerTimeoutNs();
+        lingerDeadlineNs = nowNs + settings.timers().lingerTimeoutNs();
         holeDeadlineNs = Long.MAX_VALUE;
         challengeDeadlineNs = Long.MAX_VALUE;
         ackNow = false;
@@ -782,7 +785,7 @@ public final class ReceiverConnection extends Connection
             if (position >= consumerPosition)
             {
                 ackOverflow = true;
-                sendNack(NackReason.RX_OVERFLOW, psn, header, plane, ctx.retryAfterNs());
+                sendNack(NackReason.RX_OVERFLOW, psn, header, plane, settings.credit().retryAfterNs());
             }
             return;
         }
@@ -837,16 +840,17 @@ public final class ReceiverConnection extends Connection
         recordTrigger(header, plane, flags);
         pendingPackets++;
         pendingBytes += length;
-        ackEveryPackets = ackEveryHint > 0 ? Math.min(ackEveryHint, ctx.ackEveryPackets()) : ctx.ackEveryPackets();
+        final int ackEvery = settings.ack().ackEveryPackets();
+        ackEveryPackets = ackEveryHint > 0 ? Math.min(ackEveryHint, ackEvery) : ackEvery;
         final int immediate = TransportFlag.ACK_REQUEST | TransportFlag.RETX | TransportFlag.FIN;
         if (0 != (flags & immediate) || ReceiveTracker.NEW_OUT_OF_ORDER == verdict ||
-            pendingPackets >= ackEveryPackets || pendingBytes >= ctx.ackEveryBytes())
+            pendingPackets >= ackEveryPackets || pendingBytes >= settings.ack().ackEveryBytes())
         {
             ackNow = true;
         }
         else if (1 == pendingPackets)
         {
-            delayedAckDeadlineNs = nowNs + ctx.delayedAckNs();
+            delayedAckDeadlineNs = nowNs + settings.ack().delayedAckNs();
         }
 
         if (advanced > 0 || (tracker.hasHole() && Long.MAX_VALUE == holeDeadlineNs))
@@ -948,7 +952,7 @@ public final class ReceiverConnection extends Connection
         sendCloseAck(closePlane, closeTsNs, closeReason);
         state = ConnectionState.CLOSED;
         counters.state.setRelease(state.value());
-        lingerDeadlineNs = nowNs + ctx.lingerTimeoutNs();
+        lingerDeadlineNs = nowNs + settings.timers().lingerTimeoutNs();
         holeDeadlineNs = Long.MAX_VALUE;
         if (creditMode)
         {
@@ -1006,7 +1010,7 @@ public final class ReceiverConnection extends Connection
     private void sendAck()
     {
         final ReceiveTracker tracker = this.tracker;
-        final int words = ctx.sackWords();
+        final int words = settings.ack().sackWords();
         final int base = tracker.nextSackBase(words);
         int flags = triggerFlags;
         if (ackDuplicate)
@@ -1158,12 +1162,12 @@ public final class ReceiverConnection extends Connection
     private boolean isAboveWatermark()
     {
         return highestPlacedPosition - placement.consumerPosition() >
-            (long)(ctx.creditHighWatermark() * placement.windowLength());
+            (long)(settings.credit().creditHighWatermark() * placement.windowLength());
     }
 
     private int cwndPenalty(final long occupancy)
     {
-        final double highWatermark = ctx.creditHighWatermark();
+        final double highWatermark = settings.credit().creditHighWatermark();
         final double fill = (double)occupancy / placement.windowLength();
         if (highWatermark >= 1.0 || fill <= highWatermark)
         {

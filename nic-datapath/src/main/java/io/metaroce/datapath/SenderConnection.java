@@ -103,6 +103,7 @@ public final class SenderConnection extends Connection
 
     private final TransportEngine engine;
     private final TransportEngine.Context ctx;
+    private final EngineSettings settings;
     private final CongestionControlSupplier congestionSupplier;
     private final DatagramProxy proxy;
     private final ConnectionHandler handler;
@@ -161,60 +162,63 @@ public final class SenderConnection extends Connection
     SenderConnection(
         final TransportEngine engine,
         final int localId,
-        final SenderSettings settings,
+        final SenderSettings senderSettings,
+        final EngineSettings settings,
         final PayloadSource source,
         final int pathsPerPlane,
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(localId, settings.planeCount());
+        super(localId, senderSettings.planeCount());
         this.engine = engine;
         this.ctx = engine.context();
+        this.settings = settings;
         this.proxy = engine.proxy();
         this.handler = ctx.connectionHandler();
         this.source = source;
-        this.streamId = settings.streamId();
-        this.sessionId = settings.sessionId();
-        this.initialTermId = settings.initialTermId();
-        this.activeTermId = settings.activeTermId();
-        this.termOffset = settings.termOffset();
-        this.termLength = settings.termLength();
+        this.streamId = senderSettings.streamId();
+        this.sessionId = senderSettings.sessionId();
+        this.initialTermId = senderSettings.initialTermId();
+        this.activeTermId = senderSettings.activeTermId();
+        this.termOffset = senderSettings.termOffset();
+        this.termLength = senderSettings.termLength();
         this.positionBitsToShift = Integer.numberOfTrailingZeros(termLength);
-        this.destination = settings.destination();
-        this.trafficClass = settings.trafficClass();
+        this.destination = senderSettings.destination();
+        this.trafficClass = senderSettings.trafficClass();
         this.pathsPerPlane = pathsPerPlane;
         this.pathCount = planeCount * pathsPerPlane;
         this.connEpoch = ctx.identityRandom().nextLong();
         this.isn = ctx.identityRandom().nextInt();
-        this.askedWindow = ctx.mprPsns();
-        this.congestionSupplier = SenderPolicies.congestionControl(settings, ctx);
-        this.startPosition = settings.startPosition();
+        this.askedWindow = settings.ack().mprPsns();
+        this.congestionSupplier = SenderPolicies.congestionControl(senderSettings, settings, ctx);
+        this.startPosition = senderSettings.startPosition();
         this.senderPosition = startPosition;
         this.ackedPosition = startPosition;
 
         this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(DatapathCounters.withLabel(
             DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()),
-            settings.counterLabel()), pathCount, pathsPerPlane, settings.pathCounters() || ctx.pathCounters(),
-            engine.planeCounters());
+            senderSettings.counterLabel()), pathCount, pathsPerPlane,
+            senderSettings.pathCounters() || settings.paths().pathCounters(), engine.planeCounters());
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, callbacks);
         this.tracker.reset(isn);
         this.table = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(
-            ctx.pathEviction(),
-            ctx.maxEvictFraction(),
-            ctx.lossWindowSrtts(),
-            ctx.probesBeforeEviction(),
-            ctx.probeIntervalMinNs(),
-            ctx.reprobeMinNs(),
-            ctx.reprobeMaxNs(),
-            ctx.readmissionProbeAcks(),
-            ctx.rttOutlierFactor(),
-            ctx.planeDownFraction()), callbacks);
-        this.policy = SenderPolicies.pathPolicy(settings, ctx).newInstance(table, ctx.random());
+            settings.paths().pathEviction(),
+            settings.paths().maxEvictFraction(),
+            settings.paths().lossWindowSrtts(),
+            settings.paths().probesBeforeEviction(),
+            settings.paths().probeIntervalMinNs(),
+            settings.paths().reprobeMinNs(),
+            settings.paths().reprobeMaxNs(),
+            settings.paths().readmissionProbeAcks(),
+            settings.paths().rttOutlierFactor(),
+            settings.paths().planeDownFraction()), callbacks);
+        this.policy = SenderPolicies.pathPolicy(senderSettings, settings, ctx).newInstance(table, ctx.random());
         this.paths = new SenderPaths(table, policy);
         this.rtt = new RttEstimator(
-            ctx.baseRttHintNs() > 0 ? ctx.baseRttHintNs() : ctx.initialRttNs(), ctx.baseRttWindowNs());
-        this.recovery = new LossRecovery(tracker, rtt, ctx);
-        this.gate = new SendGate(tracker, ctx.ackEveryPackets(), ctx.creditRequestMinNs());
+            settings.congestion().baseRttHintNs() > 0 ? settings.congestion().baseRttHintNs() :
+            settings.congestion().initialRttNs(), settings.congestion().baseRttWindowNs());
+        this.recovery = new LossRecovery(tracker, rtt, settings);
+        this.gate = new SendGate(tracker, settings.ack().ackEveryPackets(), settings.credit().creditRequestMinNs());
 
         for (int p = 0; p < pathCount; p++)
         {
@@ -224,7 +228,7 @@ public final class SenderConnection extends Connection
         counters.state.setRelease(ConnectionState.SETUP.value());
 
         this.nowNs = nowNs;
-        this.setupBackoffNs = ctx.setupRetryMinNs();
+        this.setupBackoffNs = settings.timers().setupRetryMinNs();
         this.setupDeadlineNs = nowNs;
     }
 
@@ -642,7 +646,7 @@ public final class SenderConnection extends Connection
             {
                 sendSetup();
                 setupDeadlineNs = nowNs + setupBackoffNs;
-                setupBackoffNs = Math.min(setupBackoffNs << 1, ctx.setupRetryMaxNs());
+                setupBackoffNs = Math.min(setupBackoffNs << 1, settings.timers().setupRetryMaxNs());
                 return 1;
             }
             return 0;
@@ -653,7 +657,7 @@ public final class SenderConnection extends Connection
             return 0;
         }
 
-        if (nowNs - lastHeardNs >= ctx.connectionTimeoutNs())
+        if (nowNs - lastHeardNs >= settings.timers().connectionTimeoutNs())
         {
             fail(TerminationCause.TIMEOUT);
             return 1;
@@ -682,8 +686,8 @@ public final class SenderConnection extends Connection
             return Long.MAX_VALUE;
         }
 
-        long deadline = Math.min(lastHeardNs + ctx.connectionTimeoutNs(), statusDeadlineNs);
-        deadline = Math.min(deadline, lastSendNs + ctx.keepaliveIntervalNs());
+        long deadline = Math.min(lastHeardNs + settings.timers().connectionTimeoutNs(), statusDeadlineNs);
+        deadline = Math.min(deadline, lastSendNs + settings.timers().keepaliveIntervalNs());
         deadline = Math.min(deadline, table.nextDeadlineNs());
         deadline = Math.min(deadline, recovery.nextDeadlineNs());
         deadline = Math.min(deadline, tracker.nextDeferredNs());
@@ -701,7 +705,7 @@ public final class SenderConnection extends Connection
         }
         else if (NEVER != closeRequestedNs)
         {
-            deadline = Math.min(deadline, closeRequestedNs + ctx.lingerTimeoutNs());
+            deadline = Math.min(deadline, closeRequestedNs + settings.timers().lingerTimeoutNs());
         }
         if (source.availablePosition() > senderPosition)
         {
@@ -723,7 +727,7 @@ public final class SenderConnection extends Connection
 
         this.nowNs = nowNs;
         int sent = 0;
-        final int burst = ctx.sendBurst();
+        final int burst = settings.sendBurst();
         while (sent < burst && !isTerminated())
         {
             if (tracker.hasRetransmit(nowNs))
@@ -801,8 +805,8 @@ public final class SenderConnection extends Connection
     {
         final SendTracker tracker = this.tracker;
         final int psn = tracker.nextRetransmitPsn();
-        if (tracker.transmissions(psn) >= ctx.maxRetransmits() &&
-            nowNs - tracker.firstSendTimeNs(psn) >= ctx.giveUpMinNs())
+        if (tracker.transmissions(psn) >= settings.lossRecovery().maxRetransmits() &&
+            nowNs - tracker.firstSendTimeNs(psn) >= settings.lossRecovery().giveUpMinNs())
         {
             giveUp(psn);
             return false;
@@ -1145,8 +1149,9 @@ public final class SenderConnection extends Connection
         if (setupAck.connEpoch() != connEpoch || Serial.psn(header.psn()) != isn || 0 == header.srcConnId() ||
             setupAck.streamId() != streamId || setupAck.sessionId() != sessionId ||
             granted < 64 || granted > askedWindow || !BitUtil.isPowerOfTwo((int)granted) ||
-            peerMtu < 128 || peerMtu > ctx.mtu() || modes.ecn() || modes.senderWindow() != ctx.senderWindow() ||
-            (modes.receiverCredit() && !ctx.receiverCredit()))
+            peerMtu < 128 || peerMtu > settings.mtu() || modes.ecn() ||
+            modes.senderWindow() != settings.congestion().senderWindow() ||
+            (modes.receiverCredit() && !settings.credit().receiverCredit()))
         {
             engine.drop(DropReason.PROTOCOL_VIOLATION);
             return;
@@ -1173,7 +1178,7 @@ public final class SenderConnection extends Connection
         lastSendNs = nowNs;
         recovery.onEstablished(nowNs);
         lastBaseRttProbeNs = nowNs;
-        statusDeadlineNs = nowNs + ctx.statusIntervalNs();
+        statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
         outlierCheckNs = nowNs + outlierIntervalNs();
         gate.updatePacing(rtt.srttNs());
         handler.onSenderEstablished(this);
@@ -1181,17 +1186,18 @@ public final class SenderConnection extends Connection
 
     private long initialWindow(final long receiverLinkRateMbps)
     {
-        final long senderRate = ctx.linkRateMbps();
+        final long senderRate = settings.credit().linkRateMbps();
         final long linkRateMbps = 0 == senderRate ? receiverLinkRateMbps :
             0 == receiverLinkRateMbps ? senderRate : Math.min(senderRate, receiverLinkRateMbps);
-        final long hint = ctx.baseRttHintNs();
+        final long hint = settings.congestion().baseRttHintNs();
         if (0 == hint || 0 == linkRateMbps)
         {
             return 10L * mtu;
         }
 
         final long bdp = hint * linkRateMbps / 8_000;
-        return Math.max(mtu, Math.min(bdp, ctx.initialCreditBytes() > 0 ? ctx.initialCreditBytes() : bdp));
+        final int initialCreditBytes = settings.credit().initialCreditBytes();
+        return Math.max(mtu, Math.min(bdp, initialCreditBytes > 0 ? initialCreditBytes : bdp));
     }
 
     private void onCloseAck()
@@ -1233,12 +1239,12 @@ public final class SenderConnection extends Connection
 
     private long outlierIntervalNs()
     {
-        return 10 * Math.max(rtt.srttNs(), ctx.probeIntervalMinNs());
+        return 10 * Math.max(rtt.srttNs(), settings.paths().probeIntervalMinNs());
     }
 
     private boolean isOutlierCheckEnabled()
     {
-        return ctx.pathEviction() && pathCount >= 3;
+        return settings.paths().pathEviction() && pathCount >= 3;
     }
 
     private boolean isDrained()
@@ -1277,12 +1283,12 @@ public final class SenderConnection extends Connection
             outlierCheckNs = nowNs + outlierIntervalNs();
         }
 
-        if (nowNs - lastSendNs >= ctx.keepaliveIntervalNs())
+        if (nowNs - lastSendNs >= settings.timers().keepaliveIntervalNs())
         {
             final int path = policy.selectForControl();
             if (PathPolicy.NO_PATH != path)
             {
-                final boolean baseRtt = nowNs - lastBaseRttProbeNs >= ctx.baseRttWindowNs() >> 1;
+                final boolean baseRtt = nowNs - lastBaseRttProbeNs >= settings.congestion().baseRttWindowNs() >> 1;
                 sendProbe(path, baseRtt ? ProbeKind.BASE_RTT : ProbeKind.KEEPALIVE, 0);
                 if (baseRtt)
                 {
@@ -1295,7 +1301,7 @@ public final class SenderConnection extends Connection
         if (nowNs >= statusDeadlineNs)
         {
             sendStatus(Math.max(0, policy.selectForControl()) / pathsPerPlane);
-            statusDeadlineNs = nowNs + ctx.statusIntervalNs();
+            statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
             work++;
         }
 
@@ -1318,7 +1324,7 @@ public final class SenderConnection extends Connection
     private int onCloseTimers()
     {
         if (ConnectionState.ESTABLISHED == state && NEVER != closeRequestedNs &&
-            (isDrained() || nowNs - closeRequestedNs >= ctx.lingerTimeoutNs()))
+            (isDrained() || nowNs - closeRequestedNs >= settings.timers().lingerTimeoutNs()))
         {
             beginClosing();
             return 1;
@@ -1326,13 +1332,13 @@ public final class SenderConnection extends Connection
 
         if (ConnectionState.CLOSING == state && nowNs >= closeDeadlineNs)
         {
-            if (closeTransmissions > ctx.closeRetries())
+            if (closeTransmissions > settings.timers().closeRetries())
             {
                 terminate(ConnectionState.CLOSED, TerminationCause.CLOSE_UNANSWERED);
                 return 1;
             }
             sendClose();
-            closeBackoffNs = Math.min(closeBackoffNs << 1, ctx.rtoMaxNs());
+            closeBackoffNs = Math.min(closeBackoffNs << 1, settings.lossRecovery().rtoMaxNs());
             closeDeadlineNs = nowNs + closeBackoffNs;
             return 1;
         }
@@ -1345,7 +1351,7 @@ public final class SenderConnection extends Connection
         state = ConnectionState.CLOSING;
         counters.state.setRelease(state.value());
         closeTransmissions = 0;
-        closeBackoffNs = Math.max(recovery.rtoNs(), ctx.closeRetryMinNs());
+        closeBackoffNs = Math.max(recovery.rtoNs(), settings.timers().closeRetryMinNs());
         sendClose();
         closeDeadlineNs = nowNs + closeBackoffNs;
     }
@@ -1364,15 +1370,17 @@ public final class SenderConnection extends Connection
                 .termOffset(termOffset)
                 .termLength(termLength)
                 .connEpoch(connEpoch)
-                .mtu(ctx.mtu())
+                .mtu(settings.mtu())
                 .pathCount(pathCount)
                 .planeCount((short)planeCount);
-            setup.congestionModes().clear().senderWindow(ctx.senderWindow()).receiverCredit(ctx.receiverCredit());
+            setup.congestionModes().clear()
+                .senderWindow(settings.congestion().senderWindow())
+                .receiverCredit(settings.credit().receiverCredit());
             setup.replyPort(replyPort)
                 .mprPsns(askedWindow)
-                .initialCreditBytes(ctx.initialCreditBytes())
-                .baseRttHintNs(ctx.baseRttHintNs())
-                .linkRateMbps(ctx.linkRateMbps());
+                .initialCreditBytes(settings.credit().initialCreditBytes())
+                .baseRttHintNs(settings.congestion().baseRttHintNs())
+                .linkRateMbps(settings.credit().linkRateMbps());
             proxy.sendControl(destination, plane, DatagramProxy.length(setup));
         }
     }
@@ -1436,7 +1444,7 @@ public final class SenderConnection extends Connection
     private void onStatus(final TransportHeaderDecoder header, final int plane)
     {
         if (0 != (header.flags().getRaw() & TransportFlag.ACK_REQUEST) &&
-            (NEVER == lastChallengeAnswerNs || nowNs - lastChallengeAnswerNs >= ctx.nackIntervalNs()))
+            (NEVER == lastChallengeAnswerNs || nowNs - lastChallengeAnswerNs >= settings.ack().nackIntervalNs()))
         {
             lastChallengeAnswerNs = nowNs;
             sendStatus(plane);

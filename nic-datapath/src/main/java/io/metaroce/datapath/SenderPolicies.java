@@ -77,26 +77,29 @@ public final class SenderPolicies
     }
 
     /**
-     * The supplier of a built-in congestion controller with a context's tunables ({@code cc.ai}, {@code cc.beta},
+     * The supplier of a built-in congestion controller with the congestion settings ({@code cc.ai}, {@code cc.beta},
      * {@code cc.max.mdf}, {@code cc.slack}, {@code pacing.gain}; AIMD uses all but beta, and max.mdf as its decrease
      * on loss).
      *
-     * @param name {@link #DELAY} or {@link #AIMD}.
-     * @param ctx  the engine context.
+     * @param name     {@link #DELAY} or {@link #AIMD}.
+     * @param settings the settings whose {@link EngineSettings#congestion()} the controller uses.
      * @return the supplier.
      * @throws IllegalArgumentException naming the setting when the name is unknown.
      */
-    public static CongestionControlSupplier congestionControl(final String name, final TransportEngine.Context ctx)
+    public static CongestionControlSupplier congestionControl(final String name, final EngineSettings settings)
     {
+        final EngineSettings.CongestionSettings congestion = settings.congestion();
         if (DELAY.equals(name))
         {
             return DelayCongestionControl.supplier(
-                ctx.ccAdditiveIncrease(), ctx.ccBeta(), ctx.ccMaxMdf(), ctx.ccSlackNs(), ctx.pacingGain());
+                congestion.ccAdditiveIncrease(), congestion.ccBeta(), congestion.ccMaxMdf(), congestion.ccSlackNs(),
+                congestion.pacingGain());
         }
         if (AIMD.equals(name))
         {
             return AimdCongestionControl.supplier(
-                ctx.ccAdditiveIncrease(), ctx.ccMaxMdf(), ctx.ccSlackNs(), ctx.pacingGain());
+                congestion.ccAdditiveIncrease(), congestion.ccMaxMdf(), congestion.ccSlackNs(),
+                congestion.pacingGain());
         }
 
         throw new IllegalArgumentException(
@@ -104,19 +107,19 @@ public final class SenderPolicies
     }
 
     /**
-     * The supplier of a built-in path policy with a context's tunables ({@code reps.ring.capacity},
+     * The supplier of a built-in path policy with the path settings ({@code reps.ring.capacity},
      * {@code plane.weight.floor}).
      *
-     * @param name {@link #WEIGHTED} or {@link #ROUND_ROBIN}.
-     * @param ctx  the engine context.
+     * @param name     {@link #WEIGHTED} or {@link #ROUND_ROBIN}.
+     * @param settings the settings whose {@link EngineSettings#paths()} the policy uses.
      * @return the supplier.
      * @throws IllegalArgumentException naming the setting when the name is unknown.
      */
-    public static PathPolicySupplier pathPolicy(final String name, final TransportEngine.Context ctx)
+    public static PathPolicySupplier pathPolicy(final String name, final EngineSettings settings)
     {
         if (WEIGHTED.equals(name))
         {
-            return PathSelector.supplier(ctx.repsRingCapacity(), ctx.planeWeightFloor());
+            return PathSelector.supplier(settings.paths().repsRingCapacity(), settings.paths().planeWeightFloor());
         }
         if (ROUND_ROBIN.equals(name))
         {
@@ -127,15 +130,32 @@ public final class SenderPolicies
             "pathPolicy '" + name + "' is unknown: use " + WEIGHTED + " or " + ROUND_ROBIN);
     }
 
-    static CongestionControlSupplier congestionControl(final SenderSettings settings, final TransportEngine.Context ctx)
+    /**
+     * A connection that names its controller gets it with its own settings; one that names none gets the context's
+     * supplier, or the default controller with its own settings when it brings settings of its own.
+     */
+    static CongestionControlSupplier congestionControl(
+        final SenderSettings senderSettings, final EngineSettings settings, final TransportEngine.Context ctx)
     {
-        final String name = settings.congestionControl();
-        return null == name ? ctx.congestionControlSupplier() : congestionControl(name, ctx);
+        final String name = senderSettings.congestionControl();
+        if (null != name)
+        {
+            return congestionControl(name, settings);
+        }
+
+        return null == senderSettings.engineSettings() ?
+            ctx.congestionControlSupplier() : congestionControl(DELAY, settings);
     }
 
-    static PathPolicySupplier pathPolicy(final SenderSettings settings, final TransportEngine.Context ctx)
+    static PathPolicySupplier pathPolicy(
+        final SenderSettings senderSettings, final EngineSettings settings, final TransportEngine.Context ctx)
     {
-        final String name = settings.pathPolicy();
-        return null == name ? ctx.pathPolicySupplier() : pathPolicy(name, ctx);
+        final String name = senderSettings.pathPolicy();
+        if (null != name)
+        {
+            return pathPolicy(name, settings);
+        }
+
+        return null == senderSettings.engineSettings() ? ctx.pathPolicySupplier() : pathPolicy(WEIGHTED, settings);
     }
 }

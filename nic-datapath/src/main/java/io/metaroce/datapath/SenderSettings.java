@@ -41,6 +41,7 @@ public final class SenderSettings
     private String counterLabel = "";
     private String congestionControl;
     private String pathPolicy;
+    private EngineSettings engineSettings;
 
     /**
      * Stream id of the publication.
@@ -242,7 +243,7 @@ public final class SenderSettings
 
     /**
      * Show all this connection's statistics and a set of counters per path, whatever the engine's default
-     * ({@link TransportEngine.Context#pathCounters()}).
+     * ({@link EngineSettings.PathSettings#pathCounters()}).
      *
      * @param pathCounters true to show them.
      * @return this for a fluent API.
@@ -261,6 +262,29 @@ public final class SenderSettings
     public boolean pathCounters()
     {
         return pathCounters;
+    }
+
+    /**
+     * Protocol settings of this connection, when they differ from its engine's (a channel's parameters): the
+     * connection keeps them for its life, so connections with different settings share an engine and its sockets.
+     *
+     * @param engineSettings the settings, or null (the default) for the engine's.
+     * @return this for a fluent API.
+     */
+    public SenderSettings engineSettings(final EngineSettings engineSettings)
+    {
+        this.engineSettings = engineSettings;
+        return this;
+    }
+
+    /**
+     * Protocol settings of this connection.
+     *
+     * @return the settings, or null for the engine's.
+     */
+    public EngineSettings engineSettings()
+    {
+        return engineSettings;
     }
 
     /**

@@ -30,16 +30,20 @@
  * its {@code SenderPaths} (path table and feedback). The two policies come from suppliers: the ones
  * {@link io.metaroce.datapath.SenderSettings} names ({@link io.metaroce.datapath.SenderPolicies}: {@code delay} or
  * {@code aimd}, {@code weighted} or {@code round-robin}, the driver's channel parameters {@code cc} and
- * {@code path-policy}), else the engine context's.
+ * {@code path-policy}), else the engine context's (or the defaults, with the connection's own settings).
  * <p>
  * <b>Boundaries.</b> A {@link io.metaroce.datapath.TransportEngine} reads the stream it sends through a
  * {@link io.metaroce.datapath.PayloadSource} and writes the stream it receives through a
  * {@link io.metaroce.datapath.FramePlacement}; it asks an {@link io.metaroce.datapath.ImageAdmission} whether a
  * SETUP gets an image (now, or at a retried SETUP once the image is ready), reports acknowledged positions and
  * connection ends to a {@link io.metaroce.datapath.ConnectionHandler}, and moves datagrams through a
- * {@link io.metaroce.datapath.io.PacketTransport} (UDP, or a simulated fabric). Configuration is a
- * {@link io.metaroce.datapath.TransportEngine.Context} whose defaults and property names are in
- * {@link io.metaroce.datapath.Configuration}.
+ * {@link io.metaroce.datapath.io.PacketTransport} (UDP, or a simulated fabric). Its configuration is a
+ * {@link io.metaroce.datapath.TransportEngine.Context} of collaborators and one immutable
+ * {@link io.metaroce.datapath.EngineSettings}, grouped as the parts use it (paths, acknowledgement, loss recovery,
+ * congestion control, credit, timers), whose property names and defaults are in
+ * {@link io.metaroce.datapath.Configuration}. A sender connection may bring its own copy
+ * ({@link io.metaroce.datapath.SenderSettings#engineSettings(io.metaroce.datapath.EngineSettings)}), so connections
+ * with different settings share one engine and its sockets.
  * <p>
  * <b>Simulation.</b> The deterministic simulator (package {@code io.metaroce.datapath.sim}: virtual clock, simulated
  * fabric and transport, in-memory logs, the invariant checker) is test code and ships in no production jar: it lives

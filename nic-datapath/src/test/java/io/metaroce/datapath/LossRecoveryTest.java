@@ -38,9 +38,9 @@ class LossRecoveryTest
     private final SendTracker tracker = new SendTracker(64, 4, 4, (psn, path, reason, sendTimeNs) -> losses.add(psn));
     private final RttEstimator rtt = new RttEstimator(100 * US, 10_000 * MS);
 
-    private static TransportEngine.Context context(final String rules)
+    private static EngineSettings context(final String rules)
     {
-        return new TransportEngine.Context()
+        return EngineSettings.builder()
             .lossDetection(rules)
             .dupThreshMin(8)
             .reorderWindowMinNs(50 * US)
@@ -48,7 +48,8 @@ class LossRecoveryTest
             .rtoLowMinNs(100 * US)
             .rtoHighMinNs(MS)
             .rtoMaxNs(1_000 * MS)
-            .tailLossProbeMinNs(100 * US);
+            .tailLossProbeMinNs(100 * US)
+            .build();
     }
 
     private LossRecovery recovery(final String rules)

@@ -84,7 +84,7 @@ class ReceiverProtocolTest
         assertEquals(0x1000, ack.header().tsNs());
         assertEquals(WireFixture.EPOCH, ack.connEpoch());
         assertEquals(1 << 20, ack.mprPsns());
-        assertEquals(1408, ack.mtu());
+        assertEquals(Configuration.MTU_DEFAULT, ack.mtu(), "the smaller of the SETUP's 9000 and this end's default");
         assertTrue(ack.congestionModes().senderWindow());
         assertTrue(ack.congestionModes().receiverCredit());
         assertFalse(ack.congestionModes().ecn());

@@ -80,7 +80,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     int receiverTermination = -1;
     long endOfStreamPosition = -1;
 
-    WireFixture(final int planes, final Consumer<TransportEngine.Context> config)
+    WireFixture(final int planes, final Consumer<EngineSettings.Builder> config)
     {
         transport = new ScriptedTransport(planes, 4);
         final TransportEngine.Context ctx = new TransportEngine.Context()
@@ -92,8 +92,9 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
                 new UnsafeBuffer(ByteBuffer.allocateDirect(4096 * 128))))
             .connectionHandler(this)
             .imageAdmission(this);
-        config.accept(ctx);
-        engine = new TransportEngine(ctx);
+        final EngineSettings.Builder settings = EngineSettings.builder();
+        config.accept(settings);
+        engine = new TransportEngine(ctx.settings(settings.build()));
     }
 
     // ---------------------------------------------------------------- engine driving

@@ -16,6 +16,7 @@
 package io.metaroce.datapath.sim;
 
 import io.metaroce.datapath.ConnectionHandler;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
 import io.metaroce.datapath.ReceiverConnection;
@@ -55,8 +56,8 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     boolean closeWhenDone = true;
     long publishIntervalNs;
     Consumer<SimulatedFabric.Context> fabricConfig = (ctx) -> {};
-    Consumer<TransportEngine.Context> senderConfig = (ctx) -> {};
-    Consumer<TransportEngine.Context> receiverConfig = (ctx) -> {};
+    Consumer<EngineSettings.Builder> senderConfig = (settings) -> {};
+    Consumer<EngineSettings.Builder> receiverConfig = (settings) -> {};
     Consumer<SenderSettings> settingsConfig = (settings) -> {};
 
     VirtualClock clock;
@@ -97,9 +98,11 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
 
         receiverTransport = fabric.attach(entropy);
         checker.watch(receiverTransport.node());
+        final EngineSettings.Builder receiverSettings = EngineSettings.builder();
+        receiverConfig.accept(receiverSettings);
         final TransportEngine.Context receiverCtx = engineContext(receiverTransport, seed * 31 + 1, 4096)
-            .imageAdmission(this);
-        receiverConfig.accept(receiverCtx);
+            .imageAdmission(this)
+            .settings(receiverSettings.build());
         receiverEngine = new TransportEngine(receiverCtx);
 
         senderTransports = new SimulatedTransport[senderCount];
@@ -116,12 +119,14 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
             senderTermination[i] = -1;
             senderTransports[i] = fabric.attach(entropy);
             checker.watch(senderTransports[i].node());
-            final TransportEngine.Context ctx = engineContext(senderTransports[i], seed * 31 + 2 + i, 16_384);
-            senderConfig.accept(ctx);
+            final EngineSettings.Builder senderSettings = EngineSettings.builder();
+            senderConfig.accept(senderSettings);
+            final TransportEngine.Context ctx = engineContext(senderTransports[i], seed * 31 + 2 + i, 16_384)
+                .settings(senderSettings.build());
             senderEngines[i] = new TransportEngine(ctx);
             final int sessionId = i + 1;
             publications[i] = new SimulatedPublication(STREAM_ID, sessionId, INITIAL_TERM_ID, termLength,
-                startPosition, ctx.mtu(), termLength / 2);
+                startPosition, ctx.settings().mtu(), termLength / 2);
             streams[i] = new MessageStream(seed + i, maxMessageLength, messageCount);
 
             final SenderSettings settings = new SenderSettings()

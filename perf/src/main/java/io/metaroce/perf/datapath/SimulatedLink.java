@@ -16,6 +16,7 @@
 package io.metaroce.perf.datapath;
 
 import io.metaroce.datapath.ConnectionHandler;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
 import io.metaroce.datapath.ReceiverConnection;
@@ -49,6 +50,7 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
     public static final int DEFAULT_TERM_LENGTH = 1 << 20;
     private static final int STREAM_ID = 10;
     private static final int SESSION_ID = 20;
+    private static final int MTU = 1408;
 
     private final VirtualClock clock = new VirtualClock(0);
     private final SimulatedFabric fabric;
@@ -95,7 +97,7 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
      * @param linkRateMbps  link rate both engines announce, 0 when unknown.
      * @param baseRttHintNs expected base RTT the sender announces, 0 when unknown.
      * @param termLength    term length of the publication and the image, a power of two.
-     * @param tuning        applied to both engines' contexts after the link's own settings, e.g. to turn the
+     * @param tuning        applied to both engines' settings after the link's own, e.g. to turn the
      *                      sender window off or to widen the credit window.
      */
     public SimulatedLink(
@@ -106,16 +108,17 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
         final long linkRateMbps,
         final long baseRttHintNs,
         final int termLength,
-        final UnaryOperator<TransportEngine.Context> tuning)
+        final UnaryOperator<EngineSettings.Builder> tuning)
     {
         fabric = new SimulatedFabric(fabricCtx, clock);
         final SimulatedTransport senderTransport = fabric.attach(pathsPerPlane);
         final SimulatedTransport receiverTransport = fabric.attach(pathsPerPlane);
-        sender = new TransportEngine(tuning.apply(context(senderTransport, seed)
-            .linkRateMbps(linkRateMbps).baseRttHintNs(baseRttHintNs)));
-        receiver = new TransportEngine(tuning.apply(context(receiverTransport, seed + 1).imageAdmission(this)
-            .linkRateMbps(linkRateMbps)));
-        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, termLength, 0, 1408, termLength / 2);
+        // The engines keep the 1408-byte MTU of the publication's frames, whatever the default.
+        sender = new TransportEngine(context(senderTransport, seed).settings(tuning.apply(EngineSettings.builder()
+            .mtu(MTU).linkRateMbps(linkRateMbps).baseRttHintNs(baseRttHintNs)).build()));
+        receiver = new TransportEngine(context(receiverTransport, seed + 1).imageAdmission(this)
+            .settings(tuning.apply(EngineSettings.builder().mtu(MTU).linkRateMbps(linkRateMbps)).build()));
+        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, termLength, 0, MTU, termLength / 2);
         message = new UnsafeBuffer(new byte[messageLength]);
         connection = sender.connect(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
             .activeTermId(0).termOffset(0).termLength(termLength)

@@ -24,7 +24,7 @@ import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.datapath.DatapathCounters;
 import io.metaroce.datapath.DropReason;
 import io.metaroce.datapath.TerminationCause;
-import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
 import org.agrona.CloseHelper;
@@ -63,7 +63,7 @@ import java.util.concurrent.TimeUnit;
  * directory under /dev/shm, and a client. Subscriptions are {@code metaroce:udp} subscriptions on the loopback
  * planes 127.0.0.2, 127.0.0.3, ... with a port found free at start; publications are exclusive {@code metaroce:udp}
  * publications to the raw peer's addresses, sent from the same plane addresses. {@link TargetSettings} reach the
- * driver's engines through {@link MediaDriver.Context#engineContextConfigurator} (tunables) and the channel
+ * driver's engines through {@link MediaDriver.Context#engineSettings} (protocol settings) and the channel
  * parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction}, {@code term-length},
  * {@code rcv-window}). Drops are the engines' {@code rcv-drops} counters in the CnC file, summed over the driver's
  * engines by reason name; a publication's connection ends are the final {@code snd-state} of its freed sender
@@ -142,7 +142,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             .timerIntervalNs(TimeUnit.MILLISECONDS.toNanos(10))
             .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(500))
             .counterFreeToReuseTimeoutNs(TimeUnit.MINUTES.toNanos(10))
-            .engineContextConfigurator(this::configure));
+            .engineSettings(engineSettings()));
         MetaRoce connected = null;
         try
         {
@@ -177,10 +177,11 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
     /**
      * The tunables of the settings that are not channel parameters, applied to every engine the driver builds.
      */
-    private void configure(final TransportEngine.Context ctx)
+    private EngineSettings engineSettings()
     {
         final TargetSettings s = settings;
-        ctx.maxMprPsns(s.mprPsnsLimit)
+        final EngineSettings.Builder builder = EngineSettings.builder()
+            .maxMprPsns(s.mprPsnsLimit)
             .sackWords(s.sackWords)
             .ackEveryPackets(s.ackEveryPackets)
             .ackEveryBytes(s.ackEveryBytes)
@@ -202,9 +203,11 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             .initialCreditBytes(s.initialCreditBytes);
         if (s.recoveryTimersMinNs > 0)
         {
-            ctx.rtoLowMinNs(s.recoveryTimersMinNs).rtoHighMinNs(s.recoveryTimersMinNs)
+            builder.rtoLowMinNs(s.recoveryTimersMinNs).rtoHighMinNs(s.recoveryTimersMinNs)
                 .tailLossProbeMinNs(s.recoveryTimersMinNs).rtoMaxNs(Math.max(s.rtoMaxNs, s.recoveryTimersMinNs));
         }
+
+        return builder.build();
     }
 
     private String engineParameters()

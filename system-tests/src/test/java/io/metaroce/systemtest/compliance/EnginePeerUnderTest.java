@@ -25,6 +25,7 @@ import io.metaroce.datapath.ReceiverConnection;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
 import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.io.PacketTransportFactory;
@@ -117,7 +118,8 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
                 new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 1024)),
                 new UnsafeBuffer(ByteBuffer.allocateDirect(256 * 1024))))
             .connectionHandler(this)
-            .imageAdmission(this)
+            .imageAdmission(this);
+        final EngineSettings.Builder builder = EngineSettings.builder()
             .mtu(s.mtu)
             .pathsPerPlane(s.entropyPerPlane)
             .maxMprPsns(s.mprPsnsLimit)
@@ -145,10 +147,10 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             .initialCreditBytes(s.initialCreditBytes);
         if (s.recoveryTimersMinNs > 0)
         {
-            ctx.rtoLowMinNs(s.recoveryTimersMinNs).rtoHighMinNs(s.recoveryTimersMinNs)
+            builder.rtoLowMinNs(s.recoveryTimersMinNs).rtoHighMinNs(s.recoveryTimersMinNs)
                 .tailLossProbeMinNs(s.recoveryTimersMinNs).rtoMaxNs(Math.max(s.rtoMaxNs, s.recoveryTimersMinNs));
         }
-        return ctx;
+        return ctx.settings(builder.build());
     }
 
     public int planeCount()

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Protocol tunables of an implementation under test, named as in the specification (section 20). A target maps them
- * to its own configuration: the engine target to {@code TransportEngine.Context}, a driver target to driver
+ * to its own configuration: the engine target to {@code EngineSettings}, a driver target to driver
  * properties. Defaults are the specification's, except the timers, which are short so that timer tests finish fast.
  */
 final class TargetSettings
