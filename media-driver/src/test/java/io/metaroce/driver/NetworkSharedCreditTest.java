@@ -77,6 +77,7 @@ class NetworkSharedCreditTest
     private Thread invokerThread;
     private volatile long maxOutstanding;
     private volatile long samples;
+    private volatile int linkCount = -1;
 
     @AfterEach
     void tearDown() throws InterruptedException
@@ -131,11 +132,49 @@ class NetworkSharedCreditTest
             // The same budget on the link is accepted, and the refused channel left no endpoint behind.
             final Subscription second = client.addSubscription(
                 channel(ports[1], "|link-rate=10000"), FIRST_STREAM_ID);
-            assertEquals(2, LivenessTest.counterValue(client.countersReader(),
-                SystemCounterDescriptor.RECEIVE_ENDPOINTS.label()));
+            assertEquals(2, receiveEndpoints(client));
             second.close();
             first.close();
         });
+    }
+
+    @Test
+    void shouldReleaseALinksSchedulerWithItsLastReceiveEndpoint()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(90), () ->
+        {
+            final MediaDriver driver = launch(NetworkTestHarness.driverContext(ThreadingMode.INVOKER));
+            startInvoker(driver);
+            final MetaRoce client = connect(driver);
+            final int[] ports = freePorts(2);
+            final String otherHost = "127.0.0.2";
+            final int otherPort = freePorts(otherHost, 1)[0];
+            final Subscription a = client.addSubscription(channel(ports[0], "|link-rate=10000"), FIRST_STREAM_ID);
+            final Subscription b = client.addSubscription(channel(ports[1], "|link-rate=10000"), FIRST_STREAM_ID);
+            final Subscription c = client.addSubscription(
+                "metaroce:udp?endpoint=" + otherHost + ":" + otherPort + "|link-rate=1000", FIRST_STREAM_ID);
+            Await.until("three endpoints on two links", () -> 3 == receiveEndpoints(client) && 2 == linkCount);
+
+            a.close();
+            Await.until("a's endpoint closed", () -> 2 == receiveEndpoints(client));
+            final long after = samples;
+            Await.until("a duty cycle after the close", () -> samples > after + 1);
+            assertEquals(2, linkCount, "b still receives on 127.0.0.1");
+
+            b.close();
+            Await.until("127.0.0.1's scheduler released", () -> 1 == linkCount);
+            // A fresh scheduler on the released link takes the new subscription's budget.
+            final Subscription d = client.addSubscription(channel(ports[0], "|link-rate=1000"), FIRST_STREAM_ID);
+            Await.until("a new scheduler for 127.0.0.1", () -> 2 == linkCount);
+            d.close();
+            c.close();
+            Await.until("every scheduler released", () -> 0 == linkCount && 0 == receiveEndpoints(client));
+        });
+    }
+
+    private static long receiveEndpoints(final MetaRoce client)
+    {
+        return LivenessTest.counterValue(client.countersReader(), SystemCounterDescriptor.RECEIVE_ENDPOINTS.label());
     }
 
     private void transfer()
@@ -279,6 +318,7 @@ class NetworkSharedCreditTest
                     // Between duty cycles the receiver's state is at rest: the sample is exact.
                     final long outstanding = links.outstandingBytes();
                     samples++;
+                    linkCount = links.size();
                     if (outstanding > maxOutstanding)
                     {
                         maxOutstanding = outstanding;
@@ -325,13 +365,18 @@ class NetworkSharedCreditTest
 
     private static int[] freePorts(final int count)
     {
+        return freePorts(HOST, count);
+    }
+
+    private static int[] freePorts(final String host, final int count)
+    {
         final List<DatagramSocket> sockets = new ArrayList<>();
         try
         {
             final int[] ports = new int[count];
             for (int i = 0; i < count; i++)
             {
-                final DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(HOST), 0));
+                final DatagramSocket socket = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(host), 0));
                 sockets.add(socket);
                 ports[i] = socket.getLocalPort();
             }
@@ -339,7 +384,7 @@ class NetworkSharedCreditTest
         }
         catch (final IOException ex)
         {
-            throw new IllegalStateException("no free port on " + HOST, ex);
+            throw new IllegalStateException("no free port on " + host, ex);
         }
         finally
         {
