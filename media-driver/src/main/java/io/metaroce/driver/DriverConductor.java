@@ -128,6 +128,7 @@ final class DriverConductor implements Agent
     private final ArrayList<NetworkImage> networkImages = new ArrayList<>();
     private final HashMap<String, SendEndpoint> sendEndpoints = new HashMap<>();
     private final HashMap<String, ReceiveEndpoint> receiveEndpoints = new HashMap<>();
+    private final CreditLinks creditLinks = new CreditLinks();
     private final ManyToOneConcurrentLinkedQueue<Runnable> agentEvents = new ManyToOneConcurrentLinkedQueue<>();
     private final SenderAgent senderAgent;
     private final ReceiverAgent receiverAgent;
@@ -269,6 +270,7 @@ final class DriverConductor implements Agent
             }
         }
         receiveEndpoints.clear();
+        creditLinks.clear();
         drainAgentEvents();
         imageLogCreator.close();
         for (final NetworkPublication publication : networkPublications)
@@ -1257,8 +1259,17 @@ final class DriverConductor implements Agent
     }
 
     /**
-     * The receiver closed an endpoint (or the conductor waited for it to): forget it, unless a fresh endpoint
-     * already took its place. Its images were reported ended by the engine's close, before this event.
+     * The credit schedulers of the receiving links, for tests that run the driver with INVOKER threading.
+     */
+    CreditLinks creditLinks()
+    {
+        return creditLinks;
+    }
+
+    /**
+     * The receiver closed an endpoint (or the conductor waited for it to): forget it and release its credit link,
+     * unless a fresh endpoint already took its place. Its images were reported ended by the engine's close, before
+     * this event.
      */
     private void onReceiveEndpointClosed(final ReceiveEndpoint endpoint)
     {
@@ -1267,6 +1278,7 @@ final class DriverConductor implements Agent
         {
             receiveEndpoints.remove(key);
             receiveEndpointCount.decrementRelease();
+            creditLinks.release(endpoint.channel());
         }
     }
 
@@ -1373,6 +1385,22 @@ final class DriverConductor implements Agent
             addresses[i] = channel.endpoints[i].getAddress();
         }
 
+        final TransportEngine.Context engineCtx;
+        try
+        {
+            engineCtx = newEngineContext(channel.engineSettings).counterLabel("rcv=" + channel.endpointList());
+            engineCtx.creditScheduler(creditLinks.acquire(channel, engineCtx));
+        }
+        catch (final ControlProtocolException ex)
+        {
+            throw ex;
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
+                "cannot create the receive endpoint of " + channel.canonicalForm() + ": " + ex.getMessage());
+        }
+
         final PacketTransport transport;
         try
         {
@@ -1381,6 +1409,7 @@ final class DriverConductor implements Agent
         }
         catch (final IOException | RuntimeException ex)
         {
+            creditLinks.release(channel);
             throw UdpChannel.invalid("parameter 'endpoint': cannot bind the receive sockets on " +
                 channel.endpointList() + ": " + ex.getMessage());
         }
@@ -1389,16 +1418,12 @@ final class DriverConductor implements Agent
         try
         {
             newEndpoint = new ReceiveEndpoint(
-                channel,
-                transport,
-                newEngineContext(channel.engineSettings).counterLabel("rcv=" + channel.endpointList()),
-                this,
-                toDriverCommands,
-                ctx.errorHandler());
+                channel, transport, engineCtx, this, toDriverCommands, ctx.errorHandler());
         }
         catch (final RuntimeException ex)
         {
             CloseHelper.quietClose(transport);
+            creditLinks.release(channel);
             throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
                 "cannot create the receive endpoint of " + channel.canonicalForm() + ": " + ex.getMessage());
         }

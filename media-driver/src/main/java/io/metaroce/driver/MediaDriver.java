@@ -376,6 +376,11 @@ public final class MediaDriver implements AutoCloseable
         driverDirectory.close(ctx.dirDeleteOnShutdown());
     }
 
+    DriverConductor conductor()
+    {
+        return conductor;
+    }
+
     TransportCommandQueue senderCommands()
     {
         return conductor.senderCommands();

@@ -34,7 +34,9 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * The receiving side of the network transport for one subscription channel: a {@link PacketTransport}, opened by the
  * driver's transport factory, bound on the channel's endpoints (one socket per plane, all on the channel's port), and
  * a {@link TransportEngine}. Every
- * subscription whose channel names the same endpoints shares it.
+ * subscription whose channel names the same endpoints shares it. The engine takes its receiver credit from the
+ * scheduler of the endpoint's local link ({@link CreditLinks}), which every receive endpoint on the same local
+ * addresses shares, whatever its port.
  * <p>
  * <b>Images.</b> The engine asks {@link #onImageRequest} when a SETUP arrives. The endpoint admits streams that have
  * at least one subscription on it. For an admitted stream and session it asks the conductor to create the image log

@@ -168,7 +168,7 @@ public final class ReceiverConnection extends Connection
         this.proxy = engine.proxy();
         this.transport = ctx.transport();
         this.handler = ctx.connectionHandler();
-        this.creditScheduler = engine.creditScheduler();
+        this.creditScheduler = engine.creditScheduler().scheduler();
         this.placement = placement;
         this.destination = destination;
         this.peerId = (int)header.srcConnId();

@@ -31,8 +31,6 @@ import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.congestion.CongestionControlSupplier;
-import io.metaroce.datapath.congestion.CreditGrantHandler;
-import io.metaroce.datapath.congestion.CreditScheduler;
 import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.path.PathPolicySupplier;
@@ -104,15 +102,13 @@ public final class TransportEngine implements AutoCloseable
     private final WireDatagramReader reader = new WireDatagramReader();
     private final EngineCounters counters;
     private final DatagramProxy proxy;
-    private final CreditScheduler creditScheduler;
+    private final SharedCreditScheduler creditScheduler;
     private final Int2ObjectHashMap<Connection> connectionsById = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<ReceiverConnection> receiversByStream = new Long2ObjectHashMap<>();
     private final ArrayList<SenderConnection> senders = new ArrayList<>();
     private final ArrayList<ReceiverConnection> receivers = new ArrayList<>();
     private final ArrayList<Connection> terminated = new ArrayList<>();
     private final PacketHandler datagramHandler = this::onDatagram;
-    private final CreditGrantHandler grantHandler = this::onGrant;
-    private ReceiverConnection[] receiversByCreditClient = new ReceiverConnection[8];
     private long nowNs;
     private final RejectReplyLimiter rejectReplyLimiter;
     private boolean isClosed;
@@ -132,13 +128,26 @@ public final class TransportEngine implements AutoCloseable
         this.settings = reserveTransportOverhead(ctx.settings());
         this.counters = new EngineCounters(ctx.countersManager(), ctx.counterLabel());
         this.proxy = new DatagramProxy(transport, counters);
-        final EngineSettings.CreditSettings credit = settings.credit();
-        final long rateMbps = credit.creditRateMbps() > 0 ? credit.creditRateMbps() : credit.linkRateMbps();
-        this.creditScheduler = new CreditScheduler(
-            rateMbps * 125_000L, credit.creditOvercommit(), credit.creditQuantum(), credit.creditWindowBytes());
+        this.creditScheduler = sharedOrOwnCreditScheduler(ctx.creditScheduler(), settings);
         this.rejectReplyLimiter = new RejectReplyLimiter(
             settings.ack().nackIntervalNs(), settings.rejectReplyRate(), settings.rejectReplyBurst());
         this.nowNs = clock.nanoTime();
+    }
+
+    /**
+     * The credit scheduler of the engine's receiving link when the context shares one (its settings must be this
+     * engine's), else one of its own.
+     */
+    private static SharedCreditScheduler sharedOrOwnCreditScheduler(
+        final SharedCreditScheduler shared, final EngineSettings settings)
+    {
+        if (null == shared)
+        {
+            return new SharedCreditScheduler(settings);
+        }
+        shared.checkSettings(settings);
+
+        return shared;
     }
 
     /**
@@ -448,6 +457,10 @@ public final class TransportEngine implements AutoCloseable
             connection.acknowledgePending(closeNs);
             connection.terminationCause = TerminationCause.SHUTDOWN;
             connection.release();
+            if (connection.creditClient() >= 0)
+            {
+                creditScheduler.unregister(connection.creditClient(), connection);
+            }
             if (!imageReleased)
             {
                 ctx.connectionHandler().onReceiverTerminated(connection, TerminationCause.SHUTDOWN);
@@ -465,7 +478,13 @@ public final class TransportEngine implements AutoCloseable
         return proxy;
     }
 
-    CreditScheduler creditScheduler()
+    /**
+     * The credit scheduler this engine's receiver connections take their grants from: the context's shared one, or
+     * the engine's own.
+     *
+     * @return the scheduler; confined to the engine's thread.
+     */
+    public SharedCreditScheduler creditScheduler()
     {
         return creditScheduler;
     }
@@ -492,16 +511,7 @@ public final class TransportEngine implements AutoCloseable
 
     int runCreditScheduler(final long nowNs)
     {
-        return creditScheduler.doWork(nowNs, grantHandler);
-    }
-
-    private void onGrant(final int client, final long grantLimit)
-    {
-        final ReceiverConnection connection = receiversByCreditClient[client];
-        if (null != connection)
-        {
-            connection.onGrant(grantLimit);
-        }
+        return creditScheduler.doWork(nowNs);
     }
 
     private int flushReceivers()
@@ -722,14 +732,9 @@ public final class TransportEngine implements AutoCloseable
         connectionsById.put(connection.localId, connection);
         receiversByStream.put(key, connection);
         receivers.add(connection);
-        final int client = connection.creditClient();
-        if (client >= 0)
+        if (connection.creditClient() >= 0)
         {
-            if (client >= receiversByCreditClient.length)
-            {
-                receiversByCreditClient = java.util.Arrays.copyOf(receiversByCreditClient, client << 1);
-            }
-            receiversByCreditClient[client] = connection;
+            creditScheduler.register(connection.creditClient(), connection);
         }
     }
 
@@ -829,7 +834,7 @@ public final class TransportEngine implements AutoCloseable
                 receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
                 if (receiver.creditClient() >= 0)
                 {
-                    receiversByCreditClient[receiver.creditClient()] = null;
+                    creditScheduler.unregister(receiver.creditClient(), receiver);
                 }
                 if (!receiver.hasEnded())
                 {
@@ -888,6 +893,7 @@ public final class TransportEngine implements AutoCloseable
         private CongestionControlSupplier congestionControlSupplier;
         private PathPolicySupplier pathPolicySupplier;
         private EngineSettings settings;
+        private SharedCreditScheduler creditScheduler;
         private boolean isConcluded;
         private String counterLabel = "";
 
@@ -1154,6 +1160,30 @@ public final class TransportEngine implements AutoCloseable
         public ConnectionHandler connectionHandler()
         {
             return connectionHandler;
+        }
+
+        /**
+         * The credit scheduler of the receiving link this engine shares with other engines on the same thread, so
+         * that one budget and one credit window hold over all their senders; null (the default) builds one for this
+         * engine alone. Its credit settings must equal this context's.
+         *
+         * @param creditScheduler the shared scheduler, or null.
+         * @return this for a fluent API.
+         */
+        public Context creditScheduler(final SharedCreditScheduler creditScheduler)
+        {
+            this.creditScheduler = creditScheduler;
+            return this;
+        }
+
+        /**
+         * The credit scheduler of the receiving link this engine shares with other engines.
+         *
+         * @return the shared scheduler, or null for one of the engine's own.
+         */
+        public SharedCreditScheduler creditScheduler()
+        {
+            return creditScheduler;
         }
 
         /**

@@ -82,6 +82,12 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
 
     WireFixture(final int planes, final Consumer<EngineSettings.Builder> config)
     {
+        this(planes, config, null);
+    }
+
+    WireFixture(
+        final int planes, final Consumer<EngineSettings.Builder> config, final SharedCreditScheduler creditScheduler)
+    {
         transport = new ScriptedTransport(planes, 4);
         final TransportEngine.Context ctx = new TransportEngine.Context()
             .clock(clock)
@@ -94,7 +100,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
             .imageAdmission(this);
         final EngineSettings.Builder settings = EngineSettings.builder();
         config.accept(settings);
-        engine = new TransportEngine(ctx.settings(settings.build()));
+        engine = new TransportEngine(ctx.settings(settings.build()).creditScheduler(creditScheduler));
     }
 
     // ---------------------------------------------------------------- engine driving

@@ -18,7 +18,8 @@ package io.metaroce.datapath.congestion;
 import java.util.Arrays;
 
 /**
- * Receiver-driven credit for all senders of one receiver (the engine's receiving side): each sender may send new
+ * Receiver-driven credit for all senders of one receiving link (every engine that shares one
+ * {@link io.metaroce.datapath.SharedCreditScheduler}, by default one engine's receiving side): each sender may send new
  * payload bytes up to its cumulative grant limit, and the scheduler extends the limits so that the senders share the
  * receiver's budget fairly and the last hop is not overrun (the RCCC / Homa / EQDS idea).
  * <ul>
@@ -200,6 +201,24 @@ public final class CreditScheduler
     public int activeSenders()
     {
         return activeSenders;
+    }
+
+    /**
+     * Bytes granted and not yet received, over the senders whose connection has not closed.
+     *
+     * @return the outstanding credit.
+     */
+    public long outstandingBytes()
+    {
+        long total = 0;
+        for (int c = 0; c < clientLimit; c++)
+        {
+            if (inUse[c] && !retired[c])
+            {
+                total += Math.max(0, grantLimit[c] - receivedBytes[c]);
+            }
+        }
+        return total;
     }
 
     /**

@@ -18,8 +18,10 @@
  * controller behind {@link io.metaroce.datapath.congestion.CongestionControl} (one per connection, made by a
  * {@link io.metaroce.datapath.congestion.CongestionControlSupplier}: the delay-based window, the default, or the AIMD
  * window driven by delay marks and loss), the pacer, and the receiver-driven credit scheduler that shares a
- * receiver's budget fairly across its senders. A controller owns the window, its pacing rate and the answer to "is
- * this RTT sample a congestion signal" that path feedback asks; loss detection stays with the connection.
+ * receiving link's budget and credit window fairly across its senders (over every engine that shares the scheduler
+ * through an {@link io.metaroce.datapath.SharedCreditScheduler}). A controller owns the window, its pacing rate and
+ * the answer to "is this RTT sample a congestion signal" that path feedback asks; loss detection stays with the
+ * connection.
  * <p>
  * Contracts: single-threaded; no allocation in steady state; time is always passed in (nanoseconds of the engine's
  * injected clock), never read.
