@@ -284,7 +284,7 @@ class EndpointLifetimeTest
         return LivenessTest.counterValue(client.countersReader(), label);
     }
 
-    private static boolean errorLogContains(final MediaDriver driver, final String text)
+    static boolean errorLogContains(final MediaDriver driver, final String text)
     {
         final CncFile cncFile = CncFile.mapExisting(new File(driver.directoryName()), true);
         if (null == cncFile)

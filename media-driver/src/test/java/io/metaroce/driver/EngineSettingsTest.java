@@ -114,7 +114,8 @@ class EngineSettingsTest
                 senderClient.countersReader(), SystemCounterDescriptor.SEND_ENDPOINTS.label()),
                 "the channels differ only in per-connection settings, so they share sockets and engine");
 
-            final UnsafeBuffer message = new UnsafeBuffer(new byte[2000]);
+            // 1000 bytes fit one frame at either mtu, so a fragment is a message.
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[1000]);
             for (int i = 0; i < 20; i++)
             {
                 message.putInt(0, i);
@@ -122,15 +123,17 @@ class EngineSettingsTest
                 Await.until("publication B takes message " + i, () -> publicationB.offer(message) > 0);
             }
 
-            final int[] received = new int[2];
+            final int[] next = new int[2];
             Await.until("every message of both streams arrives", () ->
             {
-                received[0] += subscriptionA.poll((buffer, offset, length, header) -> {}, 10);
-                received[1] += subscriptionB.poll((buffer, offset, length, header) -> {}, 10);
-                return received[0] >= 20 && received[1] >= 20;
+                subscriptionA.poll((buffer, offset, length, header) ->
+                    assertEquals(next[0]++, buffer.getInt(offset), "stream A in order, exactly once"), 10);
+                subscriptionB.poll((buffer, offset, length, header) ->
+                    assertEquals(next[1]++, buffer.getInt(offset), "stream B in order, exactly once"), 10);
+                return next[0] >= 20 && next[1] >= 20;
             });
-            assertEquals(20, received[0], "stream A exactly once");
-            assertEquals(20, received[1], "stream B exactly once");
+            assertEquals(20, next[0], "stream A exactly once");
+            assertEquals(20, next[1], "stream B exactly once");
         });
     }
 

@@ -18,7 +18,6 @@ package io.metaroce.driver;
 import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
-import io.metaroce.client.cnc.CncFile;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.SetupEncoder;
@@ -27,7 +26,6 @@ import io.metaroce.datapath.EngineSettings;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.errors.ErrorLogReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -276,8 +274,9 @@ class NetworkImageCreationTest
             final ExclusivePublication publication = senderClient.addExclusivePublication(
                 harness.publicationChannel(""), STREAM_A);
 
-            Await.until("the failure logged", () -> errorLogContains(receiverDriver, "cannot create its log") &&
-                errorLogContains(receiverDriver, "insufficient usable storage for image log"));
+            Await.until("the failure logged", () ->
+                EndpointLifetimeTest.errorLogContains(receiverDriver, "cannot create its log") &&
+                EndpointLifetimeTest.errorLogContains(receiverDriver, "insufficient usable storage for image log"));
             Await.until("the next SETUP refused as an unknown stream", () ->
                 counterSum(receiverClient, "rcv-drops: engine", "reason=UNKNOWN_STREAM") >= 1);
             assertTrue(LivenessTest.counterValue(receiverClient.countersReader(),
@@ -381,26 +380,5 @@ class NetworkImageCreationTest
             }
         });
         return sum[0];
-    }
-
-    private static boolean errorLogContains(final MediaDriver driver, final String text)
-    {
-        final CncFile cncFile = CncFile.mapExisting(new File(driver.directoryName()), true);
-        if (null == cncFile)
-        {
-            return false;
-        }
-
-        try
-        {
-            final boolean[] found = new boolean[1];
-            ErrorLogReader.read(cncFile.errorLogBuffer(), (count, first, last, encodedException) ->
-                found[0] |= encodedException.contains(text));
-            return found[0];
-        }
-        finally
-        {
-            cncFile.close();
-        }
     }
 }

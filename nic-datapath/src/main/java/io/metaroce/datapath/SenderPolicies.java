@@ -131,31 +131,34 @@ public final class SenderPolicies
     }
 
     /**
-     * A connection that names its controller gets it with its own settings; one that names none gets the context's
-     * supplier, or the default controller with its own settings when it brings settings of its own.
+     * The named controller with the connection's settings, else the context's supplier, else the default with the
+     * connection's settings.
      */
     static CongestionControlSupplier congestionControl(
         final SenderSettings senderSettings, final EngineSettings settings, final TransportEngine.Context ctx)
     {
         final String name = senderSettings.congestionControl();
-        if (null != name)
+        if (null == name && null != ctx.congestionControlSupplier())
         {
-            return congestionControl(name, settings);
+            return ctx.congestionControlSupplier();
         }
 
-        return null == senderSettings.engineSettings() ?
-            ctx.congestionControlSupplier() : congestionControl(DELAY, settings);
+        return congestionControl(null == name ? DELAY : name, settings);
     }
 
+    /**
+     * The named policy with the connection's settings, else the context's supplier, else the default with the
+     * connection's settings.
+     */
     static PathPolicySupplier pathPolicy(
         final SenderSettings senderSettings, final EngineSettings settings, final TransportEngine.Context ctx)
     {
         final String name = senderSettings.pathPolicy();
-        if (null != name)
+        if (null == name && null != ctx.pathPolicySupplier())
         {
-            return pathPolicy(name, settings);
+            return ctx.pathPolicySupplier();
         }
 
-        return null == senderSettings.engineSettings() ? ctx.pathPolicySupplier() : pathPolicy(WEIGHTED, settings);
+        return pathPolicy(null == name ? WEIGHTED : name, settings);
     }
 }

@@ -943,14 +943,6 @@ public final class TransportEngine implements AutoCloseable
             {
                 settings = EngineSettings.fromSystemProperties();
             }
-            if (null == congestionControlSupplier)
-            {
-                congestionControlSupplier = SenderPolicies.congestionControl(SenderPolicies.DELAY, settings);
-            }
-            if (null == pathPolicySupplier)
-            {
-                pathPolicySupplier = SenderPolicies.pathPolicy(SenderPolicies.WEIGHTED, settings);
-            }
             isConcluded = true;
 
             return this;
@@ -984,7 +976,7 @@ public final class TransportEngine implements AutoCloseable
          * none.
          *
          * @param supplier makes one controller per connection; null (the default) for {@link SenderPolicies#DELAY}
-         *                 with this context's tunables.
+         *                 with each connection's own settings.
          * @return this for a fluent API.
          */
         public Context congestionControlSupplier(final CongestionControlSupplier supplier)
@@ -996,7 +988,7 @@ public final class TransportEngine implements AutoCloseable
         /**
          * Congestion controller of the sender connections whose settings name none.
          *
-         * @return the supplier; after {@link #conclude()} never null.
+         * @return the supplier, or null for the default.
          */
         public CongestionControlSupplier congestionControlSupplier()
         {
@@ -1007,7 +999,7 @@ public final class TransportEngine implements AutoCloseable
          * Path policy of the sender connections whose {@link SenderSettings#pathPolicy()} names none.
          *
          * @param supplier makes one policy per connection; null (the default) for {@link SenderPolicies#WEIGHTED}
-         *                 with this context's tunables.
+         *                 with each connection's own settings.
          * @return this for a fluent API.
          */
         public Context pathPolicySupplier(final PathPolicySupplier supplier)
@@ -1019,7 +1011,7 @@ public final class TransportEngine implements AutoCloseable
         /**
          * Path policy of the sender connections whose settings name none.
          *
-         * @return the supplier; after {@link #conclude()} never null.
+         * @return the supplier, or null for the default.
          */
         public PathPolicySupplier pathPolicySupplier()
         {

@@ -30,7 +30,7 @@
  * its {@code SenderPaths} (path table and feedback). The two policies come from suppliers: the ones
  * {@link io.metaroce.datapath.SenderSettings} names ({@link io.metaroce.datapath.SenderPolicies}: {@code delay} or
  * {@code aimd}, {@code weighted} or {@code round-robin}, the driver's channel parameters {@code cc} and
- * {@code path-policy}), else the engine context's (or the defaults, with the connection's own settings).
+ * {@code path-policy}), else the engine context's supplier, else the defaults with the connection's own settings.
  * <p>
  * <b>Boundaries.</b> A {@link io.metaroce.datapath.TransportEngine} reads the stream it sends through a
  * {@link io.metaroce.datapath.PayloadSource} and writes the stream it receives through a
