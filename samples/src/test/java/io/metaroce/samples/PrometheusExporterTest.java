@@ -214,9 +214,9 @@ class PrometheusExporterTest
             final MediaDriver driver = launchDriver(uniqueDirectory());
             final MetaRoce client = connect(driver);
             final String channel = "metaroce:udp?endpoint=127.0.0.2:" + freePort() + "|interface=127.0.1.1";
-            // Two send endpoints on the same interface with different settings: two engines with the same label.
-            client.addPublication(channel + "|mtu=1440", UDP_STREAM);
-            client.addPublication(channel + "|mtu=1408", UDP_STREAM + 1);
+            // Two send endpoints on the same interface with different entropy: two engines with the same label.
+            client.addPublication(channel + "|entropy=2", UDP_STREAM);
+            client.addPublication(channel + "|entropy=4", UDP_STREAM + 1);
             client.addCounter(CounterTypeId.MIN_CUSTOM_TYPE_ID, "orders");
             client.addCounter(CounterTypeId.MIN_CUSTOM_TYPE_ID, "orders");
 
