@@ -23,13 +23,15 @@ import io.metaroce.codec.WireDatagramReader;
  */
 abstract class Connection
 {
+    final SocketGroup group;
     final int localId;
     final int planeCount;
     int peerId;
     int terminationCause = -1;
 
-    Connection(final int localId, final int planeCount)
+    Connection(final SocketGroup group, final int localId, final int planeCount)
     {
+        this.group = group;
         this.localId = localId;
         this.planeCount = planeCount;
     }

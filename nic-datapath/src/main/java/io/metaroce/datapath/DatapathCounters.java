@@ -28,13 +28,14 @@ import org.agrona.concurrent.status.CountersManager;
  * Labels: {@code "<name>: engine"} for engine counters, {@code "<name>: engine plane=<plane>"} for its per-plane
  * totals; {@code "<name>: conn=<localId hex> stream=<id> session=<id>"} for connection counters, with
  * {@code " path=<index> plane=<plane>"} appended for path counters and {@code " reason=<name>"} for per-reason
- * counters. The engine's {@code counterLabel} (and for a sender connection
- * its settings' {@code counterLabel}) follows the context when set, before the path and reason suffixes. Connection
- * counters are freed when the connection ends.
+ * counters. The engine's {@code counterLabel}, then the socket group's (and for a sender connection its settings'
+ * {@code counterLabel}) follow the context when set, before the path and reason suffixes. Connection counters are
+ * freed when the connection ends, a group's plane counters when the group is removed.
  * <p>
  * Space: {@value #SENDER_COUNTERS} per sender connection by default, or {@link #SENDER_DETAILED_COUNTERS} +
  * {@value #PATH_COUNTERS} per path with per-path counters on; {@value #RECEIVER_COUNTERS} per receiver connection;
- * {@link #ENGINE_COUNTERS} for the engine, plus {@value #PLANE_COUNTERS} per plane once it has a sender connection.
+ * {@link #ENGINE_COUNTERS} for the engine, however many socket groups it runs, plus {@value #PLANE_COUNTERS} per
+ * plane of each group once the group has a sender connection.
  */
 public final class DatapathCounters
 {

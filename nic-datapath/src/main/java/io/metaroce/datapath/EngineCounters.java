@@ -35,15 +35,12 @@ final class EngineCounters implements AutoCloseable
     final AtomicCounter challengesSent;
     final AtomicCounter rejectRepliesLimited;
     final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];
-    private final CountersManager countersManager;
     private final String context;
-    private PlaneCounters planeCounters;
 
     EngineCounters(final CountersManager countersManager, final String label)
     {
         final int type = DatapathCounters.ENGINE_TYPE_ID;
         final String context = DatapathCounters.withLabel("engine", label);
-        this.countersManager = countersManager;
         this.context = context;
         datagramsReceived = DatapathCounters.allocate(countersManager, type, "rcv-datagrams", context);
         bytesReceived = DatapathCounters.allocate(countersManager, type, "rcv-bytes", context);
@@ -61,16 +58,11 @@ final class EngineCounters implements AutoCloseable
     }
 
     /**
-     * The per-plane totals, allocated on the first call (when the engine opens its first sender connection).
+     * What the label of every engine counter starts with: "engine" and the engine's label.
      */
-    PlaneCounters planeCounters(final int planeCount)
+    String context()
     {
-        if (null == planeCounters)
-        {
-            planeCounters = new PlaneCounters(countersManager, context, planeCount);
-        }
-
-        return planeCounters;
+        return context;
     }
 
     void drop(final int reason)
@@ -103,6 +95,5 @@ final class EngineCounters implements AutoCloseable
         CloseHelper.closeAll(datagramsReceived, bytesReceived, datagramsSent, sendBackPressured, sendErrors,
             sendNoRoute, challengesSent, rejectRepliesLimited);
         CloseHelper.closeAll(drops);
-        CloseHelper.close(planeCounters);
     }
 }

@@ -83,7 +83,6 @@ public final class ReceiverConnection extends Connection
         new UnsafeBuffer("replaced by a new incarnation".getBytes(StandardCharsets.UTF_8));
 
     private final TransportEngine engine;
-    private final TransportEngine.Context ctx;
     private final EngineSettings settings;
     private final DatagramProxy proxy;
     private final PacketTransport transport;
@@ -153,6 +152,7 @@ public final class ReceiverConnection extends Connection
 
     ReceiverConnection(
         final TransportEngine engine,
+        final SocketGroup group,
         final int localId,
         final SetupDecoder setup,
         final TransportHeaderDecoder header,
@@ -161,14 +161,13 @@ public final class ReceiverConnection extends Connection
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(localId, setup.planeCount());
+        super(group, localId, setup.planeCount());
         this.engine = engine;
-        this.ctx = engine.context();
-        this.settings = engine.settings();
-        this.proxy = engine.proxy();
-        this.transport = ctx.transport();
-        this.handler = ctx.connectionHandler();
-        this.creditScheduler = engine.creditScheduler().scheduler();
+        this.settings = group.settings;
+        this.proxy = group.proxy;
+        this.transport = group.transport;
+        this.handler = group.handler;
+        this.creditScheduler = group.creditScheduler.scheduler();
         this.placement = placement;
         this.destination = destination;
         this.peerId = (int)header.srcConnId();
@@ -186,8 +185,8 @@ public final class ReceiverConnection extends Connection
         this.windowMode = setup.congestionModes().senderWindow();
         this.creditMode = settings.credit().receiverCredit() && setup.congestionModes().receiverCredit();
         this.replyKnown = new boolean[planeCount];
-        this.counters = new ReceiverCounters(countersManager, DatapathCounters.withLabel(
-            DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()));
+        this.counters = new ReceiverCounters(
+            countersManager, group.connectionCounterContext(localId, streamId, sessionId));
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
         this.ackEveryPackets = settings.ack().ackEveryPackets();
@@ -908,7 +907,7 @@ public final class ReceiverConnection extends Connection
                 creditScheduler.onDemand(creditClient, request.backlogBytes());
             }
             creditScheduler.onProgress(creditClient, receivedBytes, headroom(), isAboveWatermark());
-            engine.runCreditScheduler(nowNs);
+            group.creditScheduler.doWork(nowNs);
             creditRequested = true;
             creditRequestPlane = plane;
         }

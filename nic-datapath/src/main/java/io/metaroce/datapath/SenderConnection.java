@@ -161,6 +161,7 @@ public final class SenderConnection extends Connection
 
     SenderConnection(
         final TransportEngine engine,
+        final SocketGroup group,
         final int localId,
         final SenderSettings senderSettings,
         final EngineSettings settings,
@@ -169,12 +170,12 @@ public final class SenderConnection extends Connection
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(localId, senderSettings.planeCount());
+        super(group, localId, senderSettings.planeCount());
         this.engine = engine;
         this.ctx = engine.context();
         this.settings = settings;
-        this.proxy = engine.proxy();
-        this.handler = ctx.connectionHandler();
+        this.proxy = group.proxy;
+        this.handler = group.handler;
         this.source = source;
         this.streamId = senderSettings.streamId();
         this.sessionId = senderSettings.sessionId();
@@ -195,10 +196,10 @@ public final class SenderConnection extends Connection
         this.senderPosition = startPosition;
         this.ackedPosition = startPosition;
 
-        this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(DatapathCounters.withLabel(
-            DatapathCounters.connectionContext(localId, streamId, sessionId), ctx.counterLabel()),
-            senderSettings.counterLabel()), pathCount, pathsPerPlane,
-            senderSettings.pathCounters() || settings.paths().pathCounters(), engine.planeCounters());
+        this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(
+            group.connectionCounterContext(localId, streamId, sessionId), senderSettings.counterLabel()),
+            pathCount, pathsPerPlane, senderSettings.pathCounters() || settings.paths().pathCounters(),
+            group.planeCounters());
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, callbacks);
         this.tracker.reset(isn);
         this.table = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(
@@ -1358,7 +1359,7 @@ public final class SenderConnection extends Connection
 
     private void sendSetup()
     {
-        final int replyPort = engine.localPort();
+        final int replyPort = group.transport.localPort();
         for (int plane = 0; plane < planeCount; plane++)
         {
             final SetupEncoder setup = proxy.setup();

@@ -21,16 +21,17 @@ import io.metaroce.datapath.congestion.CreditScheduler;
 import java.util.Arrays;
 
 /**
- * The receiver-driven credit of one receiving link, shared by every {@link TransportEngine} that receives on it:
- * one {@link CreditScheduler} (one budget, one credit window, fair rounds over every sender of every engine) and
- * the table that carries a grant of a client id to its {@link ReceiverConnection}, whichever engine owns it.
+ * The receiver-driven credit of one receiving link, shared by every {@link SocketGroup} that receives on it: one
+ * {@link CreditScheduler} (one budget, one credit window, fair rounds over every sender of every group) and the
+ * table that carries a grant of a client id to its {@link ReceiverConnection}, whichever group or engine owns it.
  * <p>
- * Engines given one through {@link TransportEngine.Context#creditScheduler(SharedCreditScheduler)} share it; an
- * engine without one builds its own. Every engine sharing it runs it on its own poll and timer passes (and on a
- * CREDIT_REQUEST), which is harmless: a pass grants only what the budget, the window and the progress reported
- * since the last pass allow, so a second pass in the same duty cycle finds only what the first left, and a grant
- * still follows the receive that freed its credit at once. A grant for a connection of another engine is sent by
- * that engine on its next pass.
+ * Groups given one through {@link SocketGroup.Context#creditScheduler(SharedCreditScheduler)} (or engines through
+ * {@link TransportEngine.Context#creditScheduler(SharedCreditScheduler)}) share it; a group without one builds its
+ * own. An engine runs each scheduler of its groups once on its poll and timer passes, and a connection runs its own
+ * on a CREDIT_REQUEST; engines sharing one each run it, which is harmless: a pass grants only what the budget, the
+ * window and the progress reported since the last pass allow, so a second pass in the same duty cycle finds only
+ * what the first left, and a grant still follows the receive that freed its credit at once. A grant for a
+ * connection of another engine is sent by that engine on its next pass.
  * <p>
  * Single-threaded: every engine sharing it runs on one thread (the driver's receiver agent; in SHARED threading the
  * one thread). It may be built on another thread and handed over before any engine uses it; its settings are final

@@ -31,13 +31,11 @@ import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.congestion.CongestionControlSupplier;
-import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.path.PathPolicySupplier;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -56,23 +54,26 @@ import static io.metaroce.datapath.Configuration.*;
  * share. It owns no thread; the agent that owns it calls {@link #doWork()} (or its three parts, {@link #poll()},
  * {@link #processTimers()} and {@link #send()}) in its duty cycle.
  * <p>
- * <b>Deployment.</b> One engine serves the sender connections and receiver connections created on it, over one
- * {@link PacketTransport}. A driver with separate sender and receiver agents runs two engines, each with its own
- * transport: the sender engine polls only acknowledgements, the receiver engine only DATA. In SHARED mode one engine
- * runs both sides; both ends of a connection may even live in the same engine (loopback).
+ * <b>Deployment.</b> One engine serves the connections of one agent thread over any number of
+ * {@link SocketGroup}s, one per endpoint: each a {@link PacketTransport} with its connection handler, image
+ * admission, settings and credit scheduler ({@link #addSocketGroup}, {@link #removeSocketGroup}). A connection
+ * belongs to the group it was opened or set up on. The context's transport, if it names one, is the default group.
+ * A driver runs one engine on its sender agent (a group per send endpoint, polling acknowledgements) and one on its
+ * receiver agent (a group per receive endpoint, polling DATA); both ends of a connection may even live in the same
+ * engine (loopback).
  * <p>
  * <b>Receive path.</b> Every datagram goes through the {@link WireDatagramReader} first; a rejected one is counted by
- * its {@link io.metaroce.codec.RejectReason} and dropped. A valid one is demultiplexed by dstConnId and must pass
- * the epoch rule (srcConnId equals the peer id learned at setup) and the plane check; failures are counted by
- * {@link DropReason} and dropped, and unknown connections or foreign epochs are answered with a NACK whose connection
- * ids are the offending packet's swapped, so that only the true peer can act on it; those answers and the ERRORs to
- * refused SETUPs are bounded per peer id and in total ({@link RejectReplyLimiter}). A SETUP is validated, offered to
- * the {@link ImageAdmission}, and answered with SETUP_ACK, or with ERROR, or, while the admission prepares the
- * image, not at all (the sender retries SETUP). A SETUP of a new incarnation replaces a live
- * connection of its stream and session only when it comes from that connection's sender (host and control port);
- * from anywhere else the live sender is challenged and keeps its connection while it answers. A connection that ends
- * keeps its ids for the linger timeout, so late packets are dropped rather than answered. Bad input never throws and
- * never disturbs another connection.
+ * its {@link io.metaroce.codec.RejectReason} and dropped. A valid one is demultiplexed by dstConnId, must have arrived
+ * on its connection's group, and must pass the epoch rule (srcConnId equals the peer id learned at setup) and the plane
+ * check; failures are counted by {@link DropReason} and dropped, and unknown connections or foreign epochs are answered
+ * with a NACK whose connection ids are the offending packet's swapped, so that only the true peer can act on it; those
+ * answers and the ERRORs to refused SETUPs are bounded per peer id and in total ({@link RejectReplyLimiter}). A SETUP
+ * is validated, offered to the {@link ImageAdmission}, and answered with SETUP_ACK, or with ERROR, or, while the
+ * admission prepares the image, not at all (the sender retries SETUP). A SETUP of a new incarnation replaces a live
+ * connection of its stream and session only when it comes from that connection's sender (host and control port); from
+ * anywhere else the live sender is challenged and keeps its connection while it answers. A connection that ends keeps
+ * its ids for the linger timeout, so late packets are dropped rather than answered. Bad input never throws and never
+ * disturbs another connection.
  * <p>
  * <b>Threading and memory.</b> All state is confined to the calling thread; counters are published with release
  * stores for readers elsewhere; frames reach subscribers through the {@link FramePlacement} contract (frame length
@@ -95,20 +96,17 @@ public final class TransportEngine implements AutoCloseable
     private static final UnsafeBuffer RESOURCE_EXHAUSTED_TEXT = text("receiver out of resources");
 
     private final Context ctx;
-    private final EngineSettings settings;
-    private final int datagramOverhead;
     private final NanoClock clock;
-    private final PacketTransport transport;
     private final WireDatagramReader reader = new WireDatagramReader();
     private final EngineCounters counters;
-    private final DatagramProxy proxy;
-    private final SharedCreditScheduler creditScheduler;
+    private final ArrayList<SocketGroup> groups = new ArrayList<>();
+    private final ArrayList<SharedCreditScheduler> creditSchedulers = new ArrayList<>();
+    private final SocketGroup defaultGroup;
     private final Int2ObjectHashMap<Connection> connectionsById = new Int2ObjectHashMap<>();
-    private final Long2ObjectHashMap<ReceiverConnection> receiversByStream = new Long2ObjectHashMap<>();
     private final ArrayList<SenderConnection> senders = new ArrayList<>();
     private final ArrayList<ReceiverConnection> receivers = new ArrayList<>();
     private final ArrayList<Connection> terminated = new ArrayList<>();
-    private final PacketHandler datagramHandler = this::onDatagram;
+    private final int pollLimit;
     private long nowNs;
     private final RejectReplyLimiter rejectReplyLimiter;
     private boolean isClosed;
@@ -123,20 +121,171 @@ public final class TransportEngine implements AutoCloseable
         ctx.conclude();
         this.ctx = ctx;
         this.clock = ctx.clock();
-        this.transport = ctx.transport();
-        this.datagramOverhead = transport.datagramOverhead();
-        this.settings = reserveTransportOverhead(ctx.settings());
+        final EngineSettings settings = ctx.settings();
+        this.pollLimit = settings.pollLimit();
         this.counters = new EngineCounters(ctx.countersManager(), ctx.counterLabel());
-        this.proxy = new DatagramProxy(transport, counters);
-        this.creditScheduler = sharedOrOwnCreditScheduler(ctx.creditScheduler(), settings);
         this.rejectReplyLimiter = new RejectReplyLimiter(
             settings.ack().nackIntervalNs(), settings.rejectReplyRate(), settings.rejectReplyBurst());
         this.nowNs = clock.nanoTime();
+        SocketGroup defaultGroup = null;
+        if (null != ctx.transport())
+        {
+            try
+            {
+                defaultGroup = addSocketGroup(new SocketGroup.Context()
+                    .transport(ctx.transport())
+                    .connectionHandler(ctx.connectionHandler())
+                    .imageAdmission(ctx.imageAdmission())
+                    .creditScheduler(ctx.creditScheduler()));
+            }
+            catch (final RuntimeException ex)
+            {
+                counters.close();
+                throw ex;
+            }
+        }
+        this.defaultGroup = defaultGroup;
     }
 
     /**
-     * The credit scheduler of the engine's receiving link when the context shares one (its settings must be this
-     * engine's), else one of its own.
+     * Register an endpoint's sockets: from the next duty cycle the engine polls the group's transport, and
+     * {@link #connect(SocketGroup, SenderSettings, PayloadSource)} opens sender connections on it.
+     *
+     * @param groupCtx what the group is made of; the context is read now and may be reused.
+     * @return the group, to connect on and to remove.
+     * @throws IllegalArgumentException when the transport or the handler is missing, the transport's overhead leaves
+     *                                  too small an MTU, or a shared credit scheduler's settings differ.
+     * @throws IllegalStateException    when the engine is closed.
+     */
+    public SocketGroup addSocketGroup(final SocketGroup.Context groupCtx)
+    {
+        ensureOpen();
+        final PacketTransport transport = groupCtx.transport();
+        if (null == transport)
+        {
+            throw new IllegalArgumentException("a socket group's transport must be set");
+        }
+        if (null == groupCtx.connectionHandler())
+        {
+            throw new IllegalArgumentException("a socket group's connectionHandler must be set");
+        }
+
+        final EngineSettings settings = reserveTransportOverhead(
+            null == groupCtx.settings() ? ctx.settings() : groupCtx.settings(), transport.datagramOverhead());
+        final SharedCreditScheduler creditScheduler = sharedOrOwnCreditScheduler(groupCtx.creditScheduler(), settings);
+        final SocketGroup group = new SocketGroup(
+            this, groupCtx, settings, creditScheduler, counters, ctx.countersManager(), ctx.counterLabel());
+        groups.add(group);
+        if (!containsScheduler(creditScheduler))
+        {
+            creditSchedulers.add(creditScheduler);
+        }
+
+        return group;
+    }
+
+    /**
+     * Unregister a group: its connections are freed (each reported terminated with
+     * {@link TerminationCause#SHUTDOWN}, as {@link #close()} does) and its plane counters with them; the other
+     * groups' connections are not touched. Its owner closes the transport afterwards. Does nothing when the group
+     * was removed already or the engine is closed.
+     *
+     * @param group a group of this engine.
+     */
+    public void removeSocketGroup(final SocketGroup group)
+    {
+        if (isClosed || group.isRemoved || group.engine != this)
+        {
+            return;
+        }
+
+        sweepTerminated();
+        group.isRemoved = true;
+        for (int i = senders.size() - 1; i >= 0; i--)
+        {
+            final SenderConnection connection = senders.get(i);
+            if (connection.group == group)
+            {
+                senders.remove(i);
+                connectionsById.remove(connection.localId);
+                shutDown(connection);
+            }
+        }
+        final long removeNs = clock.nanoTime();
+        for (int i = receivers.size() - 1; i >= 0; i--)
+        {
+            final ReceiverConnection connection = receivers.get(i);
+            if (connection.group == group)
+            {
+                receivers.remove(i);
+                connectionsById.remove(connection.localId);
+                shutDown(connection, removeNs);
+            }
+        }
+        group.receiversByStream.clear();
+        group.closeCounters();
+        groups.remove(group);
+
+        final SharedCreditScheduler creditScheduler = group.creditScheduler;
+        for (int i = 0, size = groups.size(); i < size; i++)
+        {
+            if (groups.get(i).creditScheduler == creditScheduler)
+            {
+                return;
+            }
+        }
+        creditSchedulers.remove(creditScheduler);
+    }
+
+    /**
+     * The socket groups registered and not removed.
+     *
+     * @return the count.
+     */
+    public int socketGroupCount()
+    {
+        return groups.size();
+    }
+
+    private boolean containsScheduler(final SharedCreditScheduler creditScheduler)
+    {
+        for (int i = 0, size = creditSchedulers.size(); i < size; i++)
+        {
+            if (creditSchedulers.get(i) == creditScheduler)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private void shutDown(final SenderConnection connection)
+    {
+        connection.terminationCause = TerminationCause.SHUTDOWN;
+        connection.release();
+        connection.group.handler.onSenderTerminated(connection, TerminationCause.SHUTDOWN);
+    }
+
+    private void shutDown(final ReceiverConnection connection, final long nowNs)
+    {
+        final boolean imageReleased = connection.hasEnded();
+        connection.acknowledgePending(nowNs);
+        connection.terminationCause = TerminationCause.SHUTDOWN;
+        connection.release();
+        if (connection.creditClient() >= 0)
+        {
+            connection.group.creditScheduler.unregister(connection.creditClient(), connection);
+        }
+        if (!imageReleased)
+        {
+            connection.group.handler.onReceiverTerminated(connection, TerminationCause.SHUTDOWN);
+        }
+    }
+
+    /**
+     * The credit scheduler of a group's receiving link when its context shares one (its settings must be the
+     * group's), else one of its own.
      */
     private static SharedCreditScheduler sharedOrOwnCreditScheduler(
         final SharedCreditScheduler shared, final EngineSettings settings)
@@ -151,10 +300,15 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * A transport that adds bytes to every datagram (an authentication tag) takes them from the MTU, so that what
-     * goes on the wire still fits the path: the settings a connection runs with are a copy with the smaller MTU.
+     * The settings a connection runs with over a transport that adds bytes to every datagram (an authentication
+     * tag): a copy whose MTU is smaller by that much, so that what goes on the wire still fits the path.
+     *
+     * @param settings         the settings asked for.
+     * @param datagramOverhead the transport's {@link PacketTransport#datagramOverhead()}.
+     * @return the settings, or a copy with the smaller MTU.
+     * @throws IllegalArgumentException naming the MTU setting when too little of it is left.
      */
-    private EngineSettings reserveTransportOverhead(final EngineSettings settings)
+    public static EngineSettings reserveTransportOverhead(final EngineSettings settings, final int datagramOverhead)
     {
         if (datagramOverhead < 0 || settings.mtu() - datagramOverhead < Configuration.MIN_MTU)
         {
@@ -164,14 +318,6 @@ public final class TransportEngine implements AutoCloseable
         }
 
         return 0 == datagramOverhead ? settings : settings.toBuilder().mtu(settings.mtu() - datagramOverhead).build();
-    }
-
-    /**
-     * The per-plane totals its sender connections' paths add to.
-     */
-    PlaneCounters planeCounters()
-    {
-        return counters.planeCounters(transport.planeCount());
     }
 
     /**
@@ -185,31 +331,68 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Settings of the engine's receiver connections and of the sender connections that bring none of their own,
-     * with the transport's per-datagram overhead taken from the MTU.
+     * Settings of the default group's connections (the context's transport), with that transport's per-datagram
+     * overhead taken from the MTU; the context's settings when the engine has no default group.
      *
      * @return the settings.
      */
     public EngineSettings settings()
     {
-        return settings;
+        return null == defaultGroup ? ctx.settings() : defaultGroup.settings;
     }
 
     /**
-     * Open a sender connection: it sends SETUP on every plane now and until the receiver answers.
+     * The group of the context's transport, connection handler, admission and credit scheduler.
+     *
+     * @return the group, or null when the context named no transport.
+     */
+    public SocketGroup defaultGroup()
+    {
+        return defaultGroup;
+    }
+
+    /**
+     * Open a sender connection on the default group.
      *
      * @param settings what the connection carries and where.
      * @param source   where it reads the stream.
      * @return the connection, in state SETUP (SETUP_SENT).
      * @throws IllegalArgumentException when the settings are invalid.
-     * @throws IllegalStateException    when the counters cannot be allocated.
+     * @throws IllegalStateException    when the engine has no default group or the counters cannot be allocated.
+     * @see #connect(SocketGroup, SenderSettings, PayloadSource)
      */
     public SenderConnection connect(final SenderSettings settings, final PayloadSource source)
     {
+        if (null == defaultGroup)
+        {
+            throw new IllegalStateException("the engine has no default socket group (no transport in its context)");
+        }
+
+        return connect(defaultGroup, settings, source);
+    }
+
+    /**
+     * Open a sender connection on a group's sockets: it sends SETUP on every plane now and until the receiver
+     * answers.
+     *
+     * @param group    a group of this engine, not removed.
+     * @param settings what the connection carries and where.
+     * @param source   where it reads the stream.
+     * @return the connection, in state SETUP (SETUP_SENT).
+     * @throws IllegalArgumentException when the settings are invalid.
+     * @throws IllegalStateException    when the group was removed or the counters cannot be allocated.
+     */
+    public SenderConnection connect(final SocketGroup group, final SenderSettings settings, final PayloadSource source)
+    {
         ensureOpen();
+        if (group.isRemoved || group.engine != this)
+        {
+            throw new IllegalStateException("the socket group is not registered with this engine");
+        }
+        final PacketTransport transport = group.transport;
         settings.validate(transport.planeCount());
         final EngineSettings connectionSettings = null == settings.engineSettings() ?
-            this.settings : reserveTransportOverhead(settings.engineSettings());
+            group.settings : reserveTransportOverhead(settings.engineSettings(), transport.datagramOverhead());
         final int planes = settings.planeCount();
         int pathsPerPlane = settings.pathsPerPlane() > 0 ?
             settings.pathsPerPlane() : connectionSettings.paths().pathsPerPlane();
@@ -217,7 +400,8 @@ public final class TransportEngine implements AutoCloseable
 
         final int id = newConnectionId();
         final SenderConnection connection = new SenderConnection(
-            this, id, settings, connectionSettings, source, pathsPerPlane, ctx.countersManager(), clock.nanoTime());
+            this, group, id, settings, connectionSettings, source, pathsPerPlane, ctx.countersManager(),
+            clock.nanoTime());
         connectionsById.put(id, connection);
         senders.add(connection);
 
@@ -242,12 +426,24 @@ public final class TransportEngine implements AutoCloseable
      */
     public int flush()
     {
-        return isClosed ? 0 : transport.flush();
+        if (isClosed)
+        {
+            return 0;
+        }
+
+        int sent = 0;
+        final ArrayList<SocketGroup> groups = this.groups;
+        for (int i = 0, size = groups.size(); i < size; i++)
+        {
+            sent += groups.get(i).transport.flush();
+        }
+
+        return sent;
     }
 
     /**
-     * Receive and handle up to {@code pollLimit} datagrams, then send the acknowledgements and credits the batch
-     * made due (immediate ACKs coalesce within one poll).
+     * Receive and handle up to {@code pollLimit} datagrams from each group's sockets, then send the
+     * acknowledgements and credits the batch made due (immediate ACKs coalesce within one poll).
      *
      * @return datagrams received plus control messages sent.
      */
@@ -259,7 +455,13 @@ public final class TransportEngine implements AutoCloseable
         }
 
         nowNs = clock.nanoTime();
-        final int received = transport.poll(datagramHandler, settings.pollLimit());
+        int received = 0;
+        final ArrayList<SocketGroup> groups = this.groups;
+        for (int i = 0; i < groups.size(); i++)
+        {
+            final SocketGroup group = groups.get(i);
+            received += group.transport.poll(group.datagramHandler, pollLimit);
+        }
         int work = received;
         if (received > 0)
         {
@@ -334,7 +536,11 @@ public final class TransportEngine implements AutoCloseable
     public long nextDeadlineNs()
     {
         final long now = clock.nanoTime();
-        long deadline = creditScheduler.nextDeadlineNs();
+        long deadline = Long.MAX_VALUE;
+        for (int i = 0, size = creditSchedulers.size(); i < size; i++)
+        {
+            deadline = Math.min(deadline, creditSchedulers.get(i).nextDeadlineNs());
+        }
         for (int i = 0, size = senders.size(); i < size; i++)
         {
             deadline = Math.min(deadline, senders.get(i).nextDeadlineNs(now));
@@ -431,8 +637,9 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Free every connection (each reported terminated with {@link TerminationCause#SHUTDOWN}) and the engine's
-     * counters; afterwards the duty-cycle methods do nothing. The transport is left open: its owner closes it.
+     * Free every connection of every group (each reported terminated with {@link TerminationCause#SHUTDOWN}) and
+     * the engine's counters; afterwards the duty-cycle methods do nothing and every group counts as removed. The
+     * transports are left open: their owners close them.
      */
     public void close()
     {
@@ -444,54 +651,36 @@ public final class TransportEngine implements AutoCloseable
 
         for (int i = senders.size() - 1; i >= 0; i--)
         {
-            final SenderConnection connection = senders.get(i);
-            connection.terminationCause = TerminationCause.SHUTDOWN;
-            connection.release();
-            ctx.connectionHandler().onSenderTerminated(connection, TerminationCause.SHUTDOWN);
+            shutDown(senders.get(i));
         }
         final long closeNs = clock.nanoTime();
         for (int i = receivers.size() - 1; i >= 0; i--)
         {
-            final ReceiverConnection connection = receivers.get(i);
-            final boolean imageReleased = connection.hasEnded();
-            connection.acknowledgePending(closeNs);
-            connection.terminationCause = TerminationCause.SHUTDOWN;
-            connection.release();
-            if (connection.creditClient() >= 0)
-            {
-                creditScheduler.unregister(connection.creditClient(), connection);
-            }
-            if (!imageReleased)
-            {
-                ctx.connectionHandler().onReceiverTerminated(connection, TerminationCause.SHUTDOWN);
-            }
+            shutDown(receivers.get(i), closeNs);
         }
         senders.clear();
         receivers.clear();
         connectionsById.clear();
-        receiversByStream.clear();
+        for (int i = 0, size = groups.size(); i < size; i++)
+        {
+            final SocketGroup group = groups.get(i);
+            group.isRemoved = true;
+            group.receiversByStream.clear();
+            group.closeCounters();
+        }
+        groups.clear();
+        creditSchedulers.clear();
         counters.close();
     }
 
-    DatagramProxy proxy()
-    {
-        return proxy;
-    }
-
     /**
-     * The credit scheduler this engine's receiver connections take their grants from: the context's shared one, or
-     * the engine's own.
+     * The credit scheduler of the default group's receiving link: the context's shared one, or one of its own.
      *
-     * @return the scheduler; confined to the engine's thread.
+     * @return the scheduler, or null when the engine has no default group; confined to the engine's thread.
      */
     public SharedCreditScheduler creditScheduler()
     {
-        return creditScheduler;
-    }
-
-    int localPort()
-    {
-        return transport.localPort();
+        return null == defaultGroup ? null : defaultGroup.creditScheduler;
     }
 
     long nanoTime()
@@ -511,7 +700,14 @@ public final class TransportEngine implements AutoCloseable
 
     int runCreditScheduler(final long nowNs)
     {
-        return creditScheduler.doWork(nowNs);
+        int work = 0;
+        final ArrayList<SharedCreditScheduler> creditSchedulers = this.creditSchedulers;
+        for (int i = 0, size = creditSchedulers.size(); i < size; i++)
+        {
+            work += creditSchedulers.get(i).doWork(nowNs);
+        }
+
+        return work;
     }
 
     private int flushReceivers()
@@ -524,7 +720,8 @@ public final class TransportEngine implements AutoCloseable
         return work;
     }
 
-    private void onDatagram(final DirectBuffer buffer, final int offset, final int length, final int plane)
+    void onDatagram(
+        final SocketGroup group, final DirectBuffer buffer, final int offset, final int length, final int plane)
     {
         // Each datagram is stamped when it is handled, not when the batch began: a batch of pollLimit datagrams
         // takes tens of microseconds to read, and an ACK or DATA stamped at the batch's start would shorten the RTT
@@ -543,22 +740,23 @@ public final class TransportEngine implements AutoCloseable
 
         if (SetupDecoder.TEMPLATE_ID == templateId)
         {
-            onSetup(reader.setup(), reader.transportHeader(), plane);
+            onSetup(group, reader.setup(), reader.transportHeader(), plane);
             return;
         }
 
         final TransportHeaderDecoder header = reader.transportHeader();
         final Connection connection = connectionsById.get((int)header.dstConnId());
-        if (null == connection || connection.isTerminated())
+        // A connection lives on the sockets it was opened on: the same id arriving on another group's is a stranger's.
+        if (null == connection || connection.isTerminated() || connection.group != group)
         {
             counters.drop(DropReason.NO_CONNECTION);
-            rejectFromPeer(NackReason.NO_CONNECTION, templateId, length, header);
+            rejectFromPeer(group, NackReason.NO_CONNECTION, templateId, length, header);
             return;
         }
         if (!connection.acceptsSource((int)header.srcConnId(), templateId))
         {
             counters.drop(DropReason.EPOCH_MISMATCH);
-            rejectFromPeer(NackReason.EPOCH_MISMATCH, templateId, length, header);
+            rejectFromPeer(group, NackReason.EPOCH_MISMATCH, templateId, length, header);
             return;
         }
         if (header.planeId() >= connection.planeCount || plane >= connection.planeCount)
@@ -582,6 +780,7 @@ public final class TransportEngine implements AutoCloseable
      * packet's connection ids, so it passes the epoch rule only at the connection that really sent the packet.
      */
     private void rejectFromPeer(
+        final SocketGroup group,
         final NackReason reason, final int templateId, final int length, final TransportHeaderDecoder header)
     {
         if (length < NACK_LENGTH || (DataDecoder.TEMPLATE_ID != templateId && ProbeDecoder.TEMPLATE_ID != templateId &&
@@ -595,6 +794,7 @@ public final class TransportEngine implements AutoCloseable
             return;
         }
 
+        final DatagramProxy proxy = group.proxy;
         final NackEncoder nack = proxy.nack();
         DatagramProxy.header(nack.header(), header.flags().getRaw() & TransportFlag.RETX, header.planeId(),
             TrafficClass.CONTROL, header.pathId(), header.pathSeq(), (int)header.srcConnId(),
@@ -603,7 +803,8 @@ public final class TransportEngine implements AutoCloseable
         proxy.sendToSource(0, DatagramProxy.length(nack));
     }
 
-    private void onSetup(final SetupDecoder setup, final TransportHeaderDecoder header, final int plane)
+    private void onSetup(
+        final SocketGroup group, final SetupDecoder setup, final TransportHeaderDecoder header, final int plane)
     {
         final int srcConnId = (int)header.srcConnId();
         if (0 == srcConnId)
@@ -619,9 +820,9 @@ public final class TransportEngine implements AutoCloseable
             sweepTerminated();
         }
         final long key = streamKey(setup.streamId(), setup.sessionId());
-        final ReceiverConnection existing = receiversByStream.get(key);
+        final ReceiverConnection existing = group.receiversByStream.get(key);
         if (null != existing && ConnectionState.CLOSED != existing.state() &&
-            !onSetupOfLiveStream(existing, setup, header, plane))
+            !onSetupOfLiveStream(group.transport, existing, setup, header, plane))
         {
             return;
         }
@@ -630,7 +831,8 @@ public final class TransportEngine implements AutoCloseable
         if (0 != invalidField)
         {
             counters.drop(DropReason.INVALID_SETUP);
-            replySetupError(WireErrorCode.INVALID_PARAMETER, invalidField, INVALID_PARAMETER_TEXT, setup, header);
+            replySetupError(
+                group, WireErrorCode.INVALID_PARAMETER, invalidField, INVALID_PARAMETER_TEXT, setup, header);
             return;
         }
         if (plane >= setup.planeCount() || header.planeId() >= setup.planeCount())
@@ -639,10 +841,10 @@ public final class TransportEngine implements AutoCloseable
             return;
         }
 
-        final ImageAdmission admission = ctx.imageAdmission();
+        final ImageAdmission admission = group.admission;
         final FramePlacement placement = null == admission ? null : admission.onImageRequest(
             setup.streamId(), setup.sessionId(), setup.initialTermId(), setup.activeTermId(), setup.termOffset(),
-            setup.termLength(), Math.min(setup.mtu(), settings.mtu()));
+            setup.termLength(), Math.min(setup.mtu(), group.settings.mtu()));
         if (ImageAdmission.NOT_READY == placement)
         {
             counters.drop(DropReason.IMAGE_NOT_READY);
@@ -651,23 +853,24 @@ public final class TransportEngine implements AutoCloseable
         if (null == placement)
         {
             counters.drop(DropReason.UNKNOWN_STREAM);
-            replySetupError(WireErrorCode.UNKNOWN_STREAM, 0, UNKNOWN_STREAM_TEXT, setup, header);
+            replySetupError(group, WireErrorCode.UNKNOWN_STREAM, 0, UNKNOWN_STREAM_TEXT, setup, header);
             return;
         }
 
         final int id = newConnectionId();
+        final PacketTransport transport = group.transport;
         final int destination = transport.newReplyDestination();
         final ReceiverConnection connection;
         try
         {
             connection = new ReceiverConnection(
-                this, id, setup, header, placement, destination, ctx.countersManager(), nowNs);
+                this, group, id, setup, header, placement, destination, ctx.countersManager(), nowNs);
         }
         catch (final IllegalStateException | IllegalArgumentException ex)
         {
             transport.releaseDestination(destination);
             counters.drop(DropReason.RESOURCE_EXHAUSTED);
-            replySetupError(WireErrorCode.RESOURCE_EXHAUSTED, 0, RESOURCE_EXHAUSTED_TEXT, setup, header);
+            replySetupError(group, WireErrorCode.RESOURCE_EXHAUSTED, 0, RESOURCE_EXHAUSTED_TEXT, setup, header);
             return;
         }
 
@@ -684,6 +887,7 @@ public final class TransportEngine implements AutoCloseable
      * @return true when the SETUP is to be handled as a new connection (the old one has ended).
      */
     private boolean onSetupOfLiveStream(
+        final PacketTransport transport,
         final ReceiverConnection existing,
         final SetupDecoder setup,
         final TransportHeaderDecoder header,
@@ -730,11 +934,11 @@ public final class TransportEngine implements AutoCloseable
     private void register(final ReceiverConnection connection, final long key)
     {
         connectionsById.put(connection.localId, connection);
-        receiversByStream.put(key, connection);
+        connection.group.receiversByStream.put(key, connection);
         receivers.add(connection);
         if (connection.creditClient() >= 0)
         {
-            creditScheduler.register(connection.creditClient(), connection);
+            connection.group.creditScheduler.register(connection.creditClient(), connection);
         }
     }
 
@@ -782,6 +986,7 @@ public final class TransportEngine implements AutoCloseable
     }
 
     private void replySetupError(
+        final SocketGroup group,
         final WireErrorCode code,
         final int detail,
         final UnsafeBuffer text,
@@ -795,6 +1000,7 @@ public final class TransportEngine implements AutoCloseable
         }
 
         final int replyPort = setup.replyPort();
+        final DatagramProxy proxy = group.proxy;
         final ErrorEncoder error = proxy.error();
         DatagramProxy.header(error.header(), 0, header.planeId(), TrafficClass.CONTROL, header.pathId(),
             header.pathSeq(), (int)header.srcConnId(), 0, (int)header.psn(), (int)header.tsNs());
@@ -812,8 +1018,9 @@ public final class TransportEngine implements AutoCloseable
             {
                 // A receiver that ended without a CLOSE: its image goes now, its ids linger until it is freed.
                 final ReceiverConnection receiver = (ReceiverConnection)connection;
-                receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
-                ctx.connectionHandler().onReceiverTerminated(receiver, receiver.terminationCause());
+                final SocketGroup group = receiver.group;
+                group.receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
+                group.handler.onReceiverTerminated(receiver, receiver.terminationCause());
                 continue;
             }
             if (connectionsById.remove(connection.localId) != connection)
@@ -825,20 +1032,21 @@ public final class TransportEngine implements AutoCloseable
             {
                 final SenderConnection sender = (SenderConnection)connection;
                 senders.remove(sender);
-                ctx.connectionHandler().onSenderTerminated(sender, sender.terminationCause);
+                sender.group.handler.onSenderTerminated(sender, sender.terminationCause);
             }
             else
             {
                 final ReceiverConnection receiver = (ReceiverConnection)connection;
                 receivers.remove(receiver);
-                receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
+                final SocketGroup group = receiver.group;
+                group.receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
                 if (receiver.creditClient() >= 0)
                 {
-                    creditScheduler.unregister(receiver.creditClient(), receiver);
+                    group.creditScheduler.unregister(receiver.creditClient(), receiver);
                 }
                 if (!receiver.hasEnded())
                 {
-                    ctx.connectionHandler().onReceiverTerminated(receiver, receiver.terminationCause);
+                    group.handler.onReceiverTerminated(receiver, receiver.terminationCause);
                 }
             }
         }
@@ -877,9 +1085,10 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Configuration of a {@link TransportEngine}: its collaborators (clock, random source, transport, counters,
-     * connection handler, image admission, policy suppliers) and one immutable {@link EngineSettings}.
-     * {@link #conclude()} checks that the collaborators it cannot default are given.
+     * Configuration of a {@link TransportEngine}: its collaborators (clock, random source, counters, policy
+     * suppliers, and optionally the transport, connection handler, image admission and credit scheduler of a default
+     * {@link SocketGroup}) and one immutable {@link EngineSettings}. {@link #conclude()} checks that the collaborators
+     * it cannot default are given.
      */
     public static final class Context
     {
@@ -909,17 +1118,13 @@ public final class TransportEngine implements AutoCloseable
             {
                 return this;
             }
-            if (null == transport)
-            {
-                throw new IllegalArgumentException("transport must be set");
-            }
             if (null == countersManager)
             {
                 throw new IllegalArgumentException("countersManager must be set");
             }
-            if (null == connectionHandler)
+            if (null != transport && null == connectionHandler)
             {
-                throw new IllegalArgumentException("connectionHandler must be set");
+                throw new IllegalArgumentException("connectionHandler must be set with a transport");
             }
             if (null == clock)
             {
@@ -1089,9 +1294,9 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Packet I/O of the engine.
+         * Packet I/O of the engine's default socket group; an engine without one runs only the groups added to it.
          *
-         * @param transport UDP or simulated.
+         * @param transport UDP or simulated, or null for no default group.
          * @return this for a fluent API.
          */
         public Context transport(final PacketTransport transport)
@@ -1133,7 +1338,7 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Receiver of connection events.
+         * Receiver of the default group's connection events; required with a transport.
          *
          * @param connectionHandler the handler.
          * @return this for a fluent API.
@@ -1155,9 +1360,9 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * The credit scheduler of the receiving link this engine shares with other engines on the same thread, so
-         * that one budget and one credit window hold over all their senders; null (the default) builds one for this
-         * engine alone. Its credit settings must equal this context's.
+         * The credit scheduler of the default group's receiving link, shared with other groups or engines on the
+         * same thread, so that one budget and one credit window hold over all their senders; null (the default)
+         * builds one for the group alone. Its credit settings must equal this context's.
          *
          * @param creditScheduler the shared scheduler, or null.
          * @return this for a fluent API.
@@ -1179,7 +1384,8 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Decides whether a SETUP gets an image; null refuses every SETUP (a sending-only engine).
+         * Decides whether a SETUP arriving on the default group gets an image; null refuses every SETUP (a
+         * sending-only group).
          *
          * @param imageAdmission the admission callback.
          * @return this for a fluent API.
@@ -1201,8 +1407,8 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Text appended to the label of every counter this engine allocates (engine and connection counters), so
-         * that a tool reading the counters can tell engines apart; for example the endpoint a driver bound it to.
+         * Text appended to the label of every counter this engine allocates (engine, plane and connection counters),
+         * so that a tool reading the counters can tell engines apart; for example the agent a driver runs it on.
          *
          * @param counterLabel the text, empty for none.
          * @return this for a fluent API.

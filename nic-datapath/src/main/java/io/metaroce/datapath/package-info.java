@@ -52,11 +52,12 @@
  * own because the simulator and its tests then stay beside the engine they exercise, with no module cycle.
  * <p>
  * <b>Threading.</b> The engine owns no thread. The agent that owns it calls {@code doWork()} (or {@code poll()},
- * {@code processTimers()} and {@code send()} separately); every connection's state is confined to that thread. A
- * driver with separate sender and receiver agents runs one engine per agent, each with its own transport; in SHARED
- * mode one engine serves both sides. Engines that receive on one link and run on one thread may share a
- * {@link io.metaroce.datapath.SharedCreditScheduler}, so that one credit budget and one credit window hold over all
- * their senders; an engine given none has its own.
+ * {@code processTimers()} and {@code send()} separately); every connection's state is confined to that thread. An
+ * engine runs any number of {@link io.metaroce.datapath.SocketGroup}s, one per endpoint (a transport with its
+ * handler, admission, settings and credit scheduler), all in one duty cycle: the driver's sender agent runs one
+ * engine with a group per send endpoint, its receiver agent one with a group per receive endpoint. Groups that
+ * receive on one link share a {@link io.metaroce.datapath.SharedCreditScheduler}, so that one credit budget and one
+ * credit window hold over all their senders; a group given none has its own.
  * <p>
  * <b>Memory ordering.</b> The engine's own state needs no ordering. Three contracts cross threads, each documented
  * on its type: frames become visible to subscribers when {@code FramePlacement.place} stores their frame length last

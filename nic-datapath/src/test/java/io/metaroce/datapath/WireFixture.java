@@ -65,6 +65,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     final VirtualClock clock = new VirtualClock(1_000_000_000L);
     final ScriptedTransport transport;
     final TransportEngine engine;
+    final SocketGroup group;
     final WireDatagramReader reader = new WireDatagramReader();
     final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(70_000));
     final MessageHeaderEncoder messageHeader = new MessageHeaderEncoder();
@@ -101,6 +102,22 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         final EngineSettings.Builder settings = EngineSettings.builder();
         config.accept(settings);
         engine = new TransportEngine(ctx.settings(settings.build()).creditScheduler(creditScheduler));
+        group = engine.defaultGroup();
+    }
+
+    /**
+     * A second endpoint of the host's engine: its own scripted transport, registered with the host's engine as a
+     * socket group whose handler and admission are this fixture. Drive it through the host's {@link #work()}.
+     */
+    WireFixture(final WireFixture host, final int planes)
+    {
+        transport = new ScriptedTransport(planes, 4);
+        engine = host.engine;
+        group = engine.addSocketGroup(new SocketGroup.Context()
+            .transport(transport)
+            .connectionHandler(this)
+            .imageAdmission(this)
+            .counterLabel("group=second"));
     }
 
     // ---------------------------------------------------------------- engine driving

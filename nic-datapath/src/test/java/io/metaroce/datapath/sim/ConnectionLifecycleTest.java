@@ -127,9 +127,9 @@ class ConnectionLifecycleTest
     {
         final TransferScenario scenario = new TransferScenario().seed(22);
         scenario.messageCount = 20;
-        scenario.build();
         final SubscriptionGate gate = new SubscriptionGate(scenario);
-        scenario.receiverEngine.context().imageAdmission(gate);
+        scenario.admission = gate;
+        scenario.build();
         scenario.simulation.runUntil(() -> false, scenario.clock.nanoTime() + 50 * MS);
         // Section 15.1: ERROR(UNKNOWN_STREAM) does not end SETUP_SENT; the sender keeps retrying.
         assertEquals(ConnectionState.SETUP, scenario.connections[0].state());

@@ -59,6 +59,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     Consumer<EngineSettings.Builder> senderConfig = (settings) -> {};
     Consumer<EngineSettings.Builder> receiverConfig = (settings) -> {};
     Consumer<SenderSettings> settingsConfig = (settings) -> {};
+    ImageAdmission admission;
 
     VirtualClock clock;
     SimulatedFabric fabric;
@@ -101,7 +102,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         final EngineSettings.Builder receiverSettings = EngineSettings.builder();
         receiverConfig.accept(receiverSettings);
         final TransportEngine.Context receiverCtx = engineContext(receiverTransport, seed * 31 + 1, 4096)
-            .imageAdmission(this)
+            .imageAdmission(null == admission ? this : admission)
             .settings(receiverSettings.build());
         receiverEngine = new TransportEngine(receiverCtx);
 

@@ -1,0 +1,298 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.datapath.io.PacketHandler;
+import io.metaroce.datapath.io.PacketTransport;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.status.CountersManager;
+
+/**
+ * One endpoint's sockets inside a {@link TransportEngine}: a {@link PacketTransport} with the handler of its
+ * connections' events, the admission of its images, the settings its receiver connections run with and the credit
+ * scheduler of its receiving link. An engine runs every group registered with it in one duty cycle, so that a
+ * driver agent with many endpoints runs one engine.
+ * <p>
+ * A connection belongs to the group it was opened on (or whose socket its SETUP arrived on): it sends through that
+ * group's transport, and a datagram that arrives on another group's socket is not delivered to it. Streams are
+ * told apart per group, so two endpoints may each carry a session of the same stream. Created by
+ * {@link TransportEngine#addSocketGroup(Context)} and confined, as the engine is, to the engine's thread.
+ */
+public final class SocketGroup
+{
+    final TransportEngine engine;
+    final PacketTransport transport;
+    final EngineSettings settings;
+    final ConnectionHandler handler;
+    final ImageAdmission admission;
+    final SharedCreditScheduler creditScheduler;
+    final String counterLabel;
+    final DatagramProxy proxy;
+    final Long2ObjectHashMap<ReceiverConnection> receiversByStream = new Long2ObjectHashMap<>();
+    final PacketHandler datagramHandler;
+    private final CountersManager countersManager;
+    private final String planeCounterContext;
+    private final String connectionLabel;
+    private PlaneCounters planeCounters;
+    boolean isRemoved;
+
+    SocketGroup(
+        final TransportEngine engine,
+        final Context ctx,
+        final EngineSettings settings,
+        final SharedCreditScheduler creditScheduler,
+        final EngineCounters counters,
+        final CountersManager countersManager,
+        final String engineLabel)
+    {
+        this.engine = engine;
+        this.transport = ctx.transport;
+        this.settings = settings;
+        this.handler = ctx.connectionHandler;
+        this.admission = ctx.imageAdmission;
+        this.creditScheduler = creditScheduler;
+        this.counterLabel = ctx.counterLabel;
+        this.proxy = new DatagramProxy(transport, counters);
+        this.countersManager = countersManager;
+        this.planeCounterContext = DatapathCounters.withLabel(counters.context(), counterLabel);
+        this.connectionLabel = DatapathCounters.withLabel(engineLabel, counterLabel);
+        this.datagramHandler =
+            (buffer, offset, length, plane) -> engine.onDatagram(this, buffer, offset, length, plane);
+    }
+
+    /**
+     * The group's packet I/O.
+     *
+     * @return the transport the group was added with.
+     */
+    public PacketTransport transport()
+    {
+        return transport;
+    }
+
+    /**
+     * Settings of the group's receiver connections and of its sender connections that bring none of their own, with
+     * the transport's per-datagram overhead taken from the MTU.
+     *
+     * @return the settings.
+     */
+    public EngineSettings settings()
+    {
+        return settings;
+    }
+
+    /**
+     * The credit scheduler of the group's receiving link: the one it was added with, or one of its own.
+     *
+     * @return the scheduler.
+     */
+    public SharedCreditScheduler creditScheduler()
+    {
+        return creditScheduler;
+    }
+
+    /**
+     * Whether the group was removed from its engine (or the engine closed), after which it takes no connection.
+     *
+     * @return true once removed.
+     */
+    public boolean isRemoved()
+    {
+        return isRemoved;
+    }
+
+    /**
+     * The per-plane totals the group's sender connections' paths add to, allocated when the first one opens: a
+     * plane index names a local interface of this group only.
+     */
+    PlaneCounters planeCounters()
+    {
+        if (null == planeCounters)
+        {
+            planeCounters = new PlaneCounters(countersManager, planeCounterContext, transport.planeCount());
+        }
+
+        return planeCounters;
+    }
+
+    /**
+     * What the label of each counter of one of the group's connections starts with: the connection's ids, then the
+     * engine's and the group's labels.
+     */
+    String connectionCounterContext(final int localId, final int streamId, final int sessionId)
+    {
+        return DatapathCounters.withLabel(
+            DatapathCounters.connectionContext(localId, streamId, sessionId), connectionLabel);
+    }
+
+    void closeCounters()
+    {
+        if (null != planeCounters)
+        {
+            planeCounters.close();
+            planeCounters = null;
+        }
+    }
+
+    /**
+     * What a socket group is made of. The transport and the connection handler are required; the rest defaults to
+     * the engine's settings, a credit scheduler of the group's own, no admission (every SETUP is refused as for an
+     * unknown stream) and no counter label.
+     */
+    public static final class Context
+    {
+        private PacketTransport transport;
+        private ConnectionHandler connectionHandler;
+        private ImageAdmission imageAdmission;
+        private EngineSettings settings;
+        private SharedCreditScheduler creditScheduler;
+        private String counterLabel = "";
+
+        /**
+         * The group's packet I/O; its owner closes it after removing the group.
+         *
+         * @param transport the transport.
+         * @return this.
+         */
+        public Context transport(final PacketTransport transport)
+        {
+            this.transport = transport;
+            return this;
+        }
+
+        /**
+         * The group's packet I/O.
+         *
+         * @return the transport.
+         */
+        public PacketTransport transport()
+        {
+            return transport;
+        }
+
+        /**
+         * Where the events of the group's connections go.
+         *
+         * @param connectionHandler the handler.
+         * @return this.
+         */
+        public Context connectionHandler(final ConnectionHandler connectionHandler)
+        {
+            this.connectionHandler = connectionHandler;
+            return this;
+        }
+
+        /**
+         * Where the events of the group's connections go.
+         *
+         * @return the handler.
+         */
+        public ConnectionHandler connectionHandler()
+        {
+            return connectionHandler;
+        }
+
+        /**
+         * Who decides on the images that SETUPs arriving on the group's sockets ask for.
+         *
+         * @param imageAdmission the admission, null to refuse every SETUP.
+         * @return this.
+         */
+        public Context imageAdmission(final ImageAdmission imageAdmission)
+        {
+            this.imageAdmission = imageAdmission;
+            return this;
+        }
+
+        /**
+         * Who decides on the images that SETUPs arriving on the group's sockets ask for.
+         *
+         * @return the admission, or null.
+         */
+        public ImageAdmission imageAdmission()
+        {
+            return imageAdmission;
+        }
+
+        /**
+         * Settings of the group's receiver connections (a receive channel's) and the default of its sender ones.
+         *
+         * @param settings the settings, null for the engine's.
+         * @return this.
+         */
+        public Context settings(final EngineSettings settings)
+        {
+            this.settings = settings;
+            return this;
+        }
+
+        /**
+         * Settings of the group's connections.
+         *
+         * @return the settings, or null for the engine's.
+         */
+        public EngineSettings settings()
+        {
+            return settings;
+        }
+
+        /**
+         * The credit scheduler of the local link the group receives on, shared with the other groups on that link so
+         * that grants are fair across all of them; its settings must match the group's.
+         *
+         * @param creditScheduler the scheduler, null for one of the group's own.
+         * @return this.
+         */
+        public Context creditScheduler(final SharedCreditScheduler creditScheduler)
+        {
+            this.creditScheduler = creditScheduler;
+            return this;
+        }
+
+        /**
+         * The credit scheduler of the group's receiving link.
+         *
+         * @return the scheduler, or null.
+         */
+        public SharedCreditScheduler creditScheduler()
+        {
+            return creditScheduler;
+        }
+
+        /**
+         * Text added to the label of every counter of the group's connections and planes (for example the
+         * endpoint's addresses).
+         *
+         * @param counterLabel the text, empty for none.
+         * @return this.
+         */
+        public Context counterLabel(final String counterLabel)
+        {
+            this.counterLabel = null == counterLabel ? "" : counterLabel;
+            return this;
+        }
+
+        /**
+         * Text added to the labels of the group's counters.
+         *
+         * @return the text, possibly empty.
+         */
+        public String counterLabel()
+        {
+            return counterLabel;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.wire.AckDecoder;
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.NackDecoder;
+import io.metaroce.codec.wire.NackReason;
+import io.metaroce.codec.wire.SetupAckDecoder;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One engine over several socket groups, as a driver agent runs all its endpoints: streams are told apart per group,
+ * a connection hears only its own group's sockets, and removing a group frees only its connections.
+ */
+class SocketGroupTest
+{
+    private final WireFixture a = new WireFixture(2, (settings) -> {});
+    private final WireFixture b = new WireFixture(a, 2);
+
+    private static int establish(final WireFixture endpoint)
+    {
+        endpoint.inject(endpoint.setup((s) -> {}), 0);
+        endpoint.engine.doWork();
+        final List<ScriptedTransport.Sent> sent = endpoint.sentOfType(endpoint.sent(), SetupAckDecoder.TEMPLATE_ID);
+        assertEquals(1, sent.size(), "SETUP_ACK on the group's own transport");
+        endpoint.read(sent.get(0));
+        return (int)endpoint.reader.transportHeader().srcConnId();
+    }
+
+    @Test
+    void shouldCarryTheSameStreamAndSessionOnEachGroupAsSeparateConnections()
+    {
+        final int idA = establish(a);
+        final int idB = establish(b);
+
+        assertNotEquals(idA, idB);
+        assertEquals(2, a.engine.receiverCount());
+        assertEquals(2, a.engine.socketGroupCount());
+        assertEquals(ConnectionState.ESTABLISHED, a.engine.receiver(0).state());
+        assertEquals(ConnectionState.ESTABLISHED, a.engine.receiver(1).state());
+        assertTrue(a.sent().isEmpty(), "nothing of group b's went out on group a's sockets");
+
+        // Each group's DATA is acknowledged on its own sockets.
+        b.inject(b.data(idB, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0, 0, 0, 0, 64), 0);
+        a.work();
+        assertFalse(b.sentOfType(b.sent(), AckDecoder.TEMPLATE_ID).isEmpty());
+        assertTrue(a.sent().isEmpty());
+    }
+
+    @Test
+    void shouldNotDeliverToAConnectionADatagramThatArrivesOnAnotherGroupsSockets()
+    {
+        final int idA = establish(a);
+        establish(b);
+        final long placed = a.image.placements();
+
+        // The right ids, on the wrong sockets: to group b the connection does not exist.
+        b.inject(b.data(idA, WireFixture.ISN, 0, 0, 0, 0, 0, 64), 0);
+        a.work();
+
+        assertEquals(1, a.engine.drops(DropReason.NO_CONNECTION));
+        assertEquals(placed, a.image.placements(), "group a's image is untouched");
+        final List<ScriptedTransport.Sent> sent = b.sent();
+        assertEquals(1, sent.size());
+        b.read(sent.get(0));
+        final NackDecoder nack = b.reader.nack();
+        assertEquals(NackReason.NO_CONNECTION, nack.reason());
+        assertTrue(a.sent().isEmpty());
+
+        // The same datagram on group a's sockets is delivered.
+        a.inject(a.data(idA, WireFixture.ISN, 0, 0, 0, 0, 0, 64), 0);
+        a.work();
+        assertEquals(1, a.engine.drops(DropReason.NO_CONNECTION));
+        assertEquals(placed + 1, a.image.placements());
+    }
+
+    @Test
+    void shouldFreeOnlyTheRemovedGroupsConnections()
+    {
+        final int idA = establish(a);
+        establish(b);
+
+        a.engine.removeSocketGroup(b.group);
+
+        assertTrue(b.group.isRemoved());
+        assertEquals(1, a.engine.socketGroupCount());
+        assertEquals(1, a.engine.receiverCount());
+        assertEquals(TerminationCause.SHUTDOWN, b.receiverTermination);
+        assertEquals(-1, a.receiverTermination);
+        assertEquals(ConnectionState.ESTABLISHED, a.engine.receiver(0).state());
+
+        // Group b's transport is no longer polled; group a's connection still receives.
+        final long received = a.engine.datagramsReceived();
+        b.inject(b.setup((s) -> {}), 0);
+        a.work();
+        assertEquals(received, a.engine.datagramsReceived());
+        a.inject(a.data(idA, WireFixture.ISN, 0, 0, 0, 0, 0, 64), 0);
+        a.work();
+        assertEquals(received + 1, a.engine.datagramsReceived());
+
+        assertThrows(IllegalStateException.class, () -> a.engine.connect(b.group, a.senderSettings(0, 2, 1), null));
+        a.engine.removeSocketGroup(b.group);
+        assertEquals(1, a.engine.socketGroupCount());
+    }
+
+    @Test
+    void shouldShareOneCreditSchedulerBetweenGroupsThatNameIt()
+    {
+        final SharedCreditScheduler link = a.engine.creditScheduler();
+        final SocketGroup third = a.engine.addSocketGroup(new SocketGroup.Context()
+            .transport(new ScriptedTransport(2, 4))
+            .connectionHandler(a)
+            .creditScheduler(link));
+
+        assertEquals(link, third.creditScheduler());
+        assertNotEquals(link, b.group.creditScheduler(), "a group that names none has its own");
+        assertThrows(IllegalArgumentException.class,
+            () -> a.engine.addSocketGroup(new SocketGroup.Context().connectionHandler(a)));
+    }
+}
