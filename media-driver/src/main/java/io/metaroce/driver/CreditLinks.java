@@ -16,7 +16,6 @@
 package io.metaroce.driver;
 
 import io.metaroce.datapath.SharedCreditScheduler;
-import io.metaroce.datapath.TransportEngine;
 
 import java.util.HashMap;
 import java.util.TreeSet;
@@ -52,24 +51,24 @@ final class CreditLinks
     }
 
     /**
-     * Take the scheduler of the channel's link for a new receive endpoint, creating it with the endpoint's engine
+     * Take the scheduler of the channel's link for a new receive endpoint, creating it with the channel's engine
      * settings if the link has none.
      *
      * @throws ControlProtocolException naming {@code link-rate} when the endpoint's credit budget differs from the
      *                                  budget of the link's scheduler.
      */
-    SharedCreditScheduler acquire(final UdpChannel channel, final TransportEngine.Context engineCtx)
+    SharedCreditScheduler acquire(final UdpChannel channel)
     {
         final String key = key(channel);
         final Link link = links.get(key);
         if (null == link)
         {
-            final Link created = new Link(new SharedCreditScheduler(engineCtx.settings()));
+            final Link created = new Link(new SharedCreditScheduler(channel.engineSettings));
             links.put(key, created);
             return created.scheduler;
         }
 
-        final long budgetMbps = SharedCreditScheduler.budgetMbps(engineCtx.settings());
+        final long budgetMbps = SharedCreditScheduler.budgetMbps(channel.engineSettings);
         if (budgetMbps != link.scheduler.budgetMbps())
         {
             throw UdpChannel.invalid("parameter '" + UdpChannel.LINK_RATE_PARAM + "' conflicts with the credit " +

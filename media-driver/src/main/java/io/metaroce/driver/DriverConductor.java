@@ -22,7 +22,7 @@ import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.SharedCreditScheduler;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.LossGenerator;
 import io.metaroce.datapath.io.PacketTransport;
@@ -52,7 +52,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.SplittableRandom;
+
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -1310,10 +1310,9 @@ final class DriverConductor implements Agent
 
             try
             {
-                final TransportEngine.Context engineCtx = newEngineContext(ctx.engineSettings())
-                    .counterLabel("src=" + String.join(",", Arrays.stream(interfaces)
-                    .map(InetAddress::getHostAddress).toArray(String[]::new)));
-                endpoint = new SendEndpoint(key, transport, engineCtx, lossReport, epochClock, ctx.errorHandler());
+                TransportEngine.reserveTransportOverhead(ctx.engineSettings(), transport.datagramOverhead());
+                endpoint = new SendEndpoint(
+                    key, transport, senderAgent.engine(), lossReport, epochClock, ctx.errorHandler());
             }
             catch (final RuntimeException ex)
             {
@@ -1385,11 +1384,10 @@ final class DriverConductor implements Agent
             addresses[i] = channel.endpoints[i].getAddress();
         }
 
-        final TransportEngine.Context engineCtx;
+        final SharedCreditScheduler creditScheduler;
         try
         {
-            engineCtx = newEngineContext(channel.engineSettings).counterLabel("rcv=" + channel.endpointList());
-            engineCtx.creditScheduler(creditLinks.acquire(channel, engineCtx));
+            creditScheduler = creditLinks.acquire(channel);
         }
         catch (final ControlProtocolException ex)
         {
@@ -1417,8 +1415,9 @@ final class DriverConductor implements Agent
         final ReceiveEndpoint newEndpoint;
         try
         {
-            newEndpoint = new ReceiveEndpoint(
-                channel, transport, engineCtx, this, toDriverCommands, ctx.errorHandler());
+            TransportEngine.reserveTransportOverhead(channel.engineSettings, transport.datagramOverhead());
+            newEndpoint = new ReceiveEndpoint(channel, transport, receiverAgent.engine(), creditScheduler, this,
+                toDriverCommands, ctx.errorHandler());
         }
         catch (final RuntimeException ex)
         {
@@ -1433,20 +1432,6 @@ final class DriverConductor implements Agent
         offerCommand(receiverCommands, () -> receiverAgent.onAddEndpoint(newEndpoint));
 
         return newEndpoint;
-    }
-
-    /**
-     * A send endpoint's engine runs with the driver's settings and its connections with their channels'; a receive
-     * endpoint's engine with its channel's, which every subscription on it shares.
-     */
-    private TransportEngine.Context newEngineContext(final EngineSettings settings)
-    {
-        return new TransportEngine.Context()
-            .settings(settings)
-            .clock(nanoClock)
-            .random(new SplittableRandom(secureRandom.nextLong()))
-            .identityRandom(new SecureRandom())
-            .countersManager(countersManager);
     }
 
     private LossGenerator newLossStage()

@@ -100,7 +100,7 @@ final class EndpointLifecycle
      * Agent: close the endpoint if the conductor still wants it closed (nothing took it back in between). Errors while
      * closing go to the error handler; the endpoint is marked closed in every case.
      *
-     * @param close        closes the endpoint's engine and sockets.
+     * @param close        removes the endpoint's socket group from its engine and closes its sockets.
      * @param errorHandler for errors while closing.
      * @return true when the endpoint was closed and must leave the agent's duty cycle.
      */
@@ -128,7 +128,7 @@ final class EndpointLifecycle
     }
 
     /**
-     * Agent: the endpoint's engine and sockets are closed.
+     * Agent: the endpoint's socket group and sockets are closed.
      */
     void onClosed()
     {

@@ -25,7 +25,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
- * The {@link PacketTransport} an endpoint's engine sends through: the endpoint's transport (whatever its
+ * The {@link PacketTransport} an endpoint's socket group sends through: the endpoint's transport (whatever its
  * factory opened), plus a report
  * to the driver's distinct error log when sends on a plane start to fail ({@link PacketTransport#SEND_ERROR}: the
  * socket raised an error, for example a link down, {@code ENETUNREACH}, {@code EPERM} from a firewall or a

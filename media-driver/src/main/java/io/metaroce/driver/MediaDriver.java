@@ -26,6 +26,7 @@ import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.datapath.io.PollGroup;
 import io.metaroce.driver.buffer.LogFactory;
@@ -63,10 +64,12 @@ import java.io.File;
 import java.io.PrintStream;
 import java.nio.MappedByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
@@ -103,6 +106,8 @@ public final class MediaDriver implements AutoCloseable
     private final DriverConductor conductor;
     private PollGroup senderPollGroup;
     private PollGroup receiverPollGroup;
+    private TransportEngine senderEngine;
+    private TransportEngine receiverEngine;
     private boolean isClosed;
 
     private MediaDriver(final Context ctx)
@@ -162,14 +167,16 @@ public final class MediaDriver implements AutoCloseable
             final boolean separateNetworkThreads = ThreadingMode.DEDICATED == ctx.threadingMode();
             senderPollGroup = ctx.transportFactory().newPollGroup();
             receiverPollGroup = separateNetworkThreads ? ctx.transportFactory().newPollGroup() : senderPollGroup;
+            senderEngine = newEngine(ctx, countersManager, "agent=sender");
+            receiverEngine = newEngine(ctx, countersManager, "agent=receiver");
             final SenderAgent sender = new SenderAgent(senderCommands, new DutyCycleTracker(
                 systemCounters.get(SystemCounterDescriptor.SENDER_MAX_CYCLE_TIME),
                 systemCounters.get(SystemCounterDescriptor.SENDER_CYCLE_TIME_THRESHOLD_EXCEEDED),
-                ctx.cycleThresholdNs()), ctx.nanoClock(), senderPollGroup, true);
+                ctx.cycleThresholdNs()), ctx.nanoClock(), senderPollGroup, true, senderEngine);
             final ReceiverAgent receiver = new ReceiverAgent(receiverCommands, new DutyCycleTracker(
                 systemCounters.get(SystemCounterDescriptor.RECEIVER_MAX_CYCLE_TIME),
                 systemCounters.get(SystemCounterDescriptor.RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED),
-                ctx.cycleThresholdNs()), ctx.nanoClock(), receiverPollGroup, separateNetworkThreads);
+                ctx.cycleThresholdNs()), ctx.nanoClock(), receiverPollGroup, separateNetworkThreads, receiverEngine);
             conductor = new DriverConductor(
                 ctx,
                 toDriverCommands,
@@ -190,7 +197,7 @@ public final class MediaDriver implements AutoCloseable
         catch (final Throwable ex)
         {
             CloseHelper.closeAll(runners);
-            CloseHelper.closeAll(senderPollGroup, receiverPollGroup);
+            CloseHelper.closeAll(senderEngine, receiverEngine, senderPollGroup, receiverPollGroup);
             driverDirectory.closeAfterFailedStart();
             throw ex;
         }
@@ -370,10 +377,27 @@ public final class MediaDriver implements AutoCloseable
         }
         CloseHelper.closeAll(runners);
         conductor.closeNetworkResources();
-        CloseHelper.closeAll(senderPollGroup, receiverPollGroup);
+        CloseHelper.closeAll(senderEngine, receiverEngine, senderPollGroup, receiverPollGroup);
         systemCounters.close();
         loggingErrorHandler.close();
         driverDirectory.close(ctx.dirDeleteOnShutdown());
+    }
+
+    /**
+     * The engine of one network agent: every endpoint of the agent is a socket group of it. Its connections run with
+     * the driver's settings unless their channel names others.
+     */
+    private static TransportEngine newEngine(
+        final Context ctx, final CountersManager countersManager, final String counterLabel)
+    {
+        final SecureRandom identityRandom = new SecureRandom();
+        return new TransportEngine(new TransportEngine.Context()
+            .settings(ctx.engineSettings())
+            .clock(ctx.nanoClock())
+            .random(new SplittableRandom(identityRandom.nextLong()))
+            .identityRandom(identityRandom)
+            .countersManager(countersManager)
+            .counterLabel(counterLabel));
     }
 
     DriverConductor conductor()

@@ -20,6 +20,8 @@ import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
 import io.metaroce.datapath.ReceiverConnection;
 import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.SharedCreditScheduler;
+import io.metaroce.datapath.SocketGroup;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransport;
 import org.agrona.CloseHelper;
@@ -32,11 +34,10 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 /**
  * The receiving side of the network transport for one subscription channel: a {@link PacketTransport}, opened by the
- * driver's transport factory, bound on the channel's endpoints (one socket per plane, all on the channel's port), and
- * a {@link TransportEngine}. Every
- * subscription whose channel names the same endpoints shares it. The engine takes its receiver credit from the
- * scheduler of the endpoint's local link ({@link CreditLinks}), which every receive endpoint on the same local
- * addresses shares, whatever its port.
+ * driver's transport factory, bound on the channel's endpoints (one socket per plane, all on the channel's port),
+ * registered as a socket group with the receiver agent's {@link TransportEngine}. Every subscription whose channel
+ * names the same endpoints shares it. Its connections take their receiver credit from the scheduler of the endpoint's
+ * local link ({@link CreditLinks}), which every receive endpoint on the same local addresses shares, whatever its port.
  * <p>
  * <b>Images.</b> The engine asks {@link #onImageRequest} when a SETUP arrives. The endpoint admits streams that have
  * at least one subscription on it. For an admitted stream and session it asks the conductor to create the image log
@@ -55,15 +56,16 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * image's metadata here; the end of the connection is handed to the conductor, which sends {@code UNAVAILABLE_IMAGE}
  * and lingers the log.
  * <p>
- * Created (sockets bound, engine built) by the conductor, then handed to the receiver agent; from then on confined
- * to the receiver agent's thread. The subscription interest per stream is changed by conductor commands run on that
- * thread. The engine sends through an {@link ErrorLoggingTransport}, so a plane whose sends fail is reported in the
- * distinct error log.
+ * Created (sockets bound) by the conductor, then handed to the receiver agent, which registers its socket group; from
+ * then on confined to the receiver agent's thread. The subscription interest per stream is changed by conductor
+ * commands run on that thread. The engine sends through an {@link ErrorLoggingTransport}, so a plane whose sends fail
+ * is reported in the distinct error log.
  * <p>
  * <b>Lifetime.</b> The conductor counts the subscriptions on the endpoint; when the last one is removed it asks the
  * receiver to close it through the command queue ({@link EndpointLifecycle}). The receiver removes it from its duty
- * cycle and closes the engine, which ends every connection (each image is handed to the conductor as ended, and
- * then drains, is withdrawn and freed after its linger) and frees the engine's counters, then closes the sockets, so
+ * cycle and removes its socket group from the engine, which ends the group's connections (each image is handed to
+ * the conductor as ended, and then drains, is withdrawn and freed after its linger) and frees their counters, then
+ * closes the sockets, so
  * the port can be bound again; the conductor then forgets the endpoint and a later subscription opens a fresh one.
  */
 final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
@@ -71,6 +73,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     private final UdpChannel channel;
     private final PacketTransport transport;
     private final TransportEngine engine;
+    private final SocketGroup.Context groupCtx;
+    private SocketGroup group;
     private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final DriverConductor conductor;
     private final ManyToOneRingBuffer idSource;
@@ -87,7 +91,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     ReceiveEndpoint(
         final UdpChannel channel,
         final PacketTransport transport,
-        final TransportEngine.Context engineCtx,
+        final TransportEngine engine,
+        final SharedCreditScheduler creditScheduler,
         final DriverConductor conductor,
         final ManyToOneRingBuffer idSource,
         final ErrorHandler errorHandler)
@@ -97,12 +102,33 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         this.conductor = conductor;
         this.idSource = idSource;
         this.errorHandler = errorHandler;
-        final ErrorLoggingTransport engineTransport = new ErrorLoggingTransport(
-            transport, "receive endpoint rcv=" + channel.endpointList(), errorHandler);
-        this.engine = new TransportEngine(
-            engineCtx.transport(engineTransport).connectionHandler(this).imageAdmission(this));
+        this.engine = engine;
+        this.groupCtx = new SocketGroup.Context()
+            .transport(new ErrorLoggingTransport(
+                transport, "receive endpoint rcv=" + channel.endpointList(), errorHandler))
+            .connectionHandler(this)
+            .imageAdmission(this)
+            .settings(channel.engineSettings)
+            .creditScheduler(creditScheduler)
+            .counterLabel("rcv=" + channel.endpointList());
         this.clock = engine.context().clock();
-        this.pendingImageTimeoutNs = engine.settings().timers().connectionTimeoutNs();
+        this.pendingImageTimeoutNs = channel.engineSettings.timers().connectionTimeoutNs();
+    }
+
+    /**
+     * Receiver: register the endpoint's sockets with the receiver's engine, when the receiver starts running it.
+     */
+    void onAddedToReceiver()
+    {
+        try
+        {
+            group = engine.addSocketGroup(groupCtx);
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(new IllegalStateException(
+                "receive endpoint rcv=" + channel.endpointList() + ": cannot join the receiver's engine", ex));
+        }
     }
 
     UdpChannel channel()
@@ -192,11 +218,11 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * Receiver duty cycle.
+     * Receiver duty cycle, after the engine's: pending image logs that no SETUP took in time go back.
      */
     int doWork()
     {
-        int work = engine.doWork();
+        int work = 0;
         if (answeredPendingImages > 0)
         {
             work += expirePendingImages(clock.nanoTime());
@@ -249,7 +275,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * The engine, for counters and tests.
+     * The receiver's engine, which the endpoint's sockets are a group of, for tests.
      */
     TransportEngine engine()
     {
@@ -257,7 +283,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * Free the engine's connections (their images end) and close the sockets: once the receiver no longer runs it.
+     * Free the endpoint's connections (their images end; its socket group leaves the engine) and close the sockets:
+     * on the receiver's thread, or once the receiver no longer runs.
      */
     public void close()
     {
@@ -268,7 +295,12 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             pending.remove();
             discard(image);
         }
-        CloseHelper.closeAll(engine, transport);
+        if (null != group)
+        {
+            engine.removeSocketGroup(group);
+            group = null;
+        }
+        CloseHelper.close(transport);
     }
 
     /**

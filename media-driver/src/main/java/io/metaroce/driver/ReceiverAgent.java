@@ -15,6 +15,7 @@
  */
 package io.metaroce.driver;
 
+import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PollGroup;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
@@ -24,10 +25,10 @@ import java.util.ArrayList;
 /**
  * The receiver agent: the home of the network transport's receiving side. It runs the commands the conductor queues for
  * it (new receive endpoints, subscription interest, closing an endpoint that has no subscription left, image logs the
- * conductor created), then every {@link ReceiveEndpoint}'s transport engine: DATA placed into image logs, ACKs and
- * credits out, images at connection setup (it never creates a log file itself: the conductor does). Every endpoint it
- * runs is confined to its thread. IPC traffic never involves it. With nothing to do
- * it reports no work, so its idle strategy parks it.
+ * conductor created), then its one transport engine over every {@link ReceiveEndpoint}'s sockets: DATA placed into
+ * image logs, ACKs and credits out, images at connection setup (it never creates a log file itself: the conductor
+ * does). Every endpoint it runs, and the engine, are confined to its thread. IPC traffic never involves it. With
+ * nothing to do it reports no work, so its idle strategy parks it.
  */
 final class ReceiverAgent implements Agent
 {
@@ -38,6 +39,7 @@ final class ReceiverAgent implements Agent
     private final NanoClock nanoClock;
     private final PollGroup pollGroup;
     private final boolean selectsPollGroup;
+    private final TransportEngine engine;
     private final ArrayList<ReceiveEndpoint> endpoints = new ArrayList<>();
 
     /**
@@ -49,19 +51,31 @@ final class ReceiverAgent implements Agent
      * @param pollGroup        the group this agent's transports are opened in.
      * @param selectsPollGroup whether this agent runs the group's select each duty cycle; false when another agent
      *                         on the same thread runs it first (a shared network thread).
+     * @param engine           the engine every endpoint of this agent registers its sockets with; the agent runs it
+     *                         and its owner closes it.
      */
     ReceiverAgent(
         final TransportCommandQueue commandQueue,
         final DutyCycleTracker dutyCycleTracker,
         final NanoClock nanoClock,
         final PollGroup pollGroup,
-        final boolean selectsPollGroup)
+        final boolean selectsPollGroup,
+        final TransportEngine engine)
     {
+        this.engine = engine;
         this.commandQueue = commandQueue;
         this.dutyCycleTracker = dutyCycleTracker;
         this.nanoClock = nanoClock;
         this.pollGroup = pollGroup;
         this.selectsPollGroup = selectsPollGroup;
+    }
+
+    /**
+     * The engine of this agent's endpoints.
+     */
+    TransportEngine engine()
+    {
+        return engine;
     }
 
     /**
@@ -91,6 +105,7 @@ final class ReceiverAgent implements Agent
         {
             pollGroup.select();
         }
+        workCount += engine.doWork();
         final ArrayList<ReceiveEndpoint> endpoints = this.endpoints;
         for (int i = 0, size = endpoints.size(); i < size; i++)
         {
@@ -105,6 +120,7 @@ final class ReceiverAgent implements Agent
      */
     void onAddEndpoint(final ReceiveEndpoint endpoint)
     {
+        endpoint.onAddedToReceiver();
         endpoints.add(endpoint);
     }
 

@@ -19,6 +19,7 @@ import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.ReceiverConnection;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.SocketGroup;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.driver.status.LossReport;
@@ -34,15 +35,15 @@ import java.util.ArrayList;
  * The sending side of the network transport for one set of local plane addresses and engine settings: one
  * {@link PacketTransport} opened by the driver's transport factory (for UDP, a receive socket per plane on one
  * ephemeral port for the acknowledgements, plus per receiver one connected send socket per plane and entropy
- * value, shared by every publication to that receiver) and one {@link TransportEngine}. Every network
- * publication whose channel has the same {@link UdpChannel#sendEndpointKey()} is a sender connection on it, so
- * publications share the endpoint's receive sockets and engine.
+ * value, shared by every publication to that receiver), registered as a socket group with the sender agent's
+ * {@link TransportEngine}. Every network publication whose channel has the same {@link UdpChannel#sendEndpointKey()}
+ * is a sender connection on it, so publications share the endpoint's sockets.
  * <p>
- * Created (sockets bound, engine built) by the conductor, then handed to the sender agent through its command queue;
- * from then on the transport, the engine and the publication list are confined to the sender agent's thread, which
- * calls {@link #doWork(long)} every duty cycle. Every {@link #LOSS_SAMPLE_INTERVAL_NS} it writes the
- * retransmissions of its connections into the driver's loss report (one entry per stream; the source is the
- * endpoint's local addresses). The engine sends through an {@link ErrorLoggingTransport}, so a plane whose sends
+ * Created (sockets bound) by the conductor, then handed to the sender agent through its command queue, which registers
+ * its socket group; from then on the transport and the publication list are confined to the sender agent's thread,
+ * which runs the engine and then calls {@link #doWork(long)} every duty cycle. Every {@link #LOSS_SAMPLE_INTERVAL_NS}
+ * it writes the retransmissions of its connections into the driver's loss report (one entry per stream; the source is
+ * the endpoint's local addresses). The engine sends through an {@link ErrorLoggingTransport}, so a plane whose sends
  * fail is reported in the distinct error log.
  * <p>
  * <b>Lifetime.</b> The conductor keeps its reference count and, once the last publication on it has drained,
@@ -62,6 +63,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     private final PacketTransport transport;
     private final int datagramOverhead;
     private final TransportEngine engine;
+    private final SocketGroup.Context groupCtx;
+    private SocketGroup group;
     private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final ErrorHandler errorHandler;
     private final ArrayList<NetworkPublication> publications = new ArrayList<>();
@@ -75,7 +78,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     SendEndpoint(
         final String key,
         final PacketTransport transport,
-        final TransportEngine.Context engineCtx,
+        final TransportEngine engine,
         final LossReport lossReport,
         final EpochClock epochClock,
         final ErrorHandler errorHandler)
@@ -92,9 +95,27 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
             addresses.append(0 == i ? "" : ",").append(transport.planeAddress(i).getHostAddress());
         }
         this.localAddresses = addresses.toString();
-        final ErrorLoggingTransport engineTransport = new ErrorLoggingTransport(
-            transport, "send endpoint src=" + localAddresses, errorHandler);
-        this.engine = new TransportEngine(engineCtx.transport(engineTransport).connectionHandler(this));
+        this.engine = engine;
+        this.groupCtx = new SocketGroup.Context()
+            .transport(new ErrorLoggingTransport(transport, "send endpoint src=" + localAddresses, errorHandler))
+            .connectionHandler(this)
+            .counterLabel("src=" + localAddresses);
+    }
+
+    /**
+     * Sender: register the endpoint's sockets with the sender's engine, when the sender starts running it.
+     */
+    void onAddedToSender()
+    {
+        try
+        {
+            group = engine.addSocketGroup(groupCtx);
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(new IllegalStateException(
+                "send endpoint src=" + localAddresses + ": cannot join the sender's engine", ex));
+        }
     }
 
     String key()
@@ -189,7 +210,11 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     {
         try
         {
-            final SenderConnection connection = engine.connect(settings, publication);
+            if (null == group)
+            {
+                throw new IllegalStateException("the send endpoint is not registered with the sender's engine");
+            }
+            final SenderConnection connection = engine.connect(group, settings, publication);
             publicationByConnectionId.put(connection.localConnectionId(), publication);
             return connection;
         }
@@ -202,7 +227,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
-     * Sender duty cycle: the engine's work, then every publication's connection housekeeping; a publication whose
+     * Sender duty cycle, after the engine's: every publication's connection housekeeping; a publication whose
      * connection is closed for good is dropped and its destination released.
      *
      * @param nowNs current time.
@@ -210,7 +235,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      */
     int doWork(final long nowNs)
     {
-        int workCount = engine.doWork();
+        int workCount = 0;
         if (nowNs - nextLossSampleNs >= 0)
         {
             nextLossSampleNs = nowNs + LOSS_SAMPLE_INTERVAL_NS;
@@ -245,7 +270,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
-     * The engine, for counters and tests.
+     * The sender's engine, which the endpoint's sockets are a group of, for tests.
      */
     TransportEngine engine()
     {
@@ -253,11 +278,17 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
-     * Free the engine's connections and close the sockets: once the sender no longer runs it.
+     * Free the endpoint's connections (its socket group leaves the engine) and close the sockets: on the sender's
+     * thread, or once the sender no longer runs.
      */
     public void close()
     {
-        CloseHelper.closeAll(engine, transport);
+        if (null != group)
+        {
+            engine.removeSocketGroup(group);
+            group = null;
+        }
+        CloseHelper.close(transport);
     }
 
     /**

@@ -15,6 +15,7 @@
  */
 package io.metaroce.driver;
 
+import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PollGroup;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
@@ -24,8 +25,9 @@ import java.util.ArrayList;
 /**
  * The sender agent: the home of the network transport's sending side. It runs the commands the conductor queues for it
  * (new send endpoints, new network publications, closing an endpoint that has no publication left), then every
- * {@link SendEndpoint}'s duty cycle: its transport engine (ACKs in, retransmissions and new DATA out, timers) and its
- * publications' connection housekeeping. Every endpoint it runs is confined to its thread. IPC traffic never involves
+ * its one transport engine over every endpoint's sockets (ACKs in, retransmissions and new DATA out, timers), then
+ * each {@link SendEndpoint}'s publications' connection housekeeping. Every endpoint it runs, and the engine, are
+ * confined to its thread. IPC traffic never involves
  * it. With nothing to do it reports no work, so its idle strategy parks it.
  */
 final class SenderAgent implements Agent
@@ -37,6 +39,7 @@ final class SenderAgent implements Agent
     private final NanoClock nanoClock;
     private final PollGroup pollGroup;
     private final boolean selectsPollGroup;
+    private final TransportEngine engine;
     private final ArrayList<SendEndpoint> endpoints = new ArrayList<>();
 
     /**
@@ -48,19 +51,31 @@ final class SenderAgent implements Agent
      * @param pollGroup        the group this agent's transports are opened in.
      * @param selectsPollGroup whether this agent runs the group's select each duty cycle; false when another agent
      *                         on the same thread runs it first (a shared network thread).
+     * @param engine           the engine every endpoint of this agent registers its sockets with; the agent runs it
+     *                         and its owner closes it.
      */
     SenderAgent(
         final TransportCommandQueue commandQueue,
         final DutyCycleTracker dutyCycleTracker,
         final NanoClock nanoClock,
         final PollGroup pollGroup,
-        final boolean selectsPollGroup)
+        final boolean selectsPollGroup,
+        final TransportEngine engine)
     {
+        this.engine = engine;
         this.commandQueue = commandQueue;
         this.dutyCycleTracker = dutyCycleTracker;
         this.nanoClock = nanoClock;
         this.pollGroup = pollGroup;
         this.selectsPollGroup = selectsPollGroup;
+    }
+
+    /**
+     * The engine of this agent's endpoints.
+     */
+    TransportEngine engine()
+    {
+        return engine;
     }
 
     /**
@@ -91,6 +106,7 @@ final class SenderAgent implements Agent
         {
             pollGroup.select();
         }
+        workCount += engine.doWork();
         final ArrayList<SendEndpoint> endpoints = this.endpoints;
         for (int i = 0, size = endpoints.size(); i < size; i++)
         {
@@ -105,6 +121,7 @@ final class SenderAgent implements Agent
      */
     void onAddEndpoint(final SendEndpoint endpoint)
     {
+        endpoint.onAddedToSender();
         endpoints.add(endpoint);
     }
 

@@ -30,8 +30,9 @@
  * {@code docs/driver.md}.
  * <p>
  * Network streams ({@code metaroce:udp}, validated by {@code UdpChannel}): the conductor creates each
- * {@code NetworkPublication}'s log and the send and receive endpoints (one UDP transport and one transport engine of
- * {@code io.metaroce.datapath} each), then hands them to the sender and receiver agents, which own them from then on.
+ * {@code NetworkPublication}'s log and the send and receive endpoints (one packet transport each, from the
+ * transport factory), then hands them to the sender and receiver agents, which own them from then on. Each agent
+ * runs one transport engine of {@code io.metaroce.datapath}, and each of its endpoints is a socket group of it.
  * The sender engine reads committed frames from publication logs; the receiver engine places frames into
  * {@code NetworkImage} logs, which the conductor creates, a chunk per duty cycle, when the receiver admits a SETUP
  * ({@code ImageLogCreator}; the SETUP is answered at the sender's retry once the log is mapped, so a large log stalls
@@ -39,7 +40,7 @@
  * counters (the sender position, subscriber positions) and volatile fields, with the ordering documented on
  * {@code NetworkPublication} and {@code NetworkImage}; commands through the lock-free queues. Endpoints are
  * reference counted: when the last publication (after its drain and linger) or the last subscription on one is
- * released, the conductor asks the owning agent to close it (engine, counters, sockets; see
+ * released, the conductor asks the owning agent to close it (its socket group, counters, sockets; see
  * {@code EndpointLifecycle}), and a later user opens a fresh one. Sends that fail on a plane are written to the
  * distinct error log once per failure episode ({@code ErrorLoggingTransport}). Injected loss for tests and drills:
  * {@link io.metaroce.driver.NetworkLossGenerator}.

@@ -93,6 +93,7 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     NetworkPublication publication;
     SendEndpoint sendEndpoint;
     TransportEngine receiverEngine;
+    TransportEngine senderEngine;
     final ArrayList<NetworkImage> images = new ArrayList<>();
     private final ArrayList<RawLog> imageLogs = new ArrayList<>();
     final ArrayList<Throwable> errors = new ArrayList<>();
@@ -153,10 +154,11 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         subscriptionChannel = UdpChannel.forSubscription(ChannelUri.parse(
             "metaroce:udp?endpoint=" + endpoints + "|entropy=" + entropy), driverCtx);
 
-        sendEndpoint = new SendEndpoint("sim", senderTransport,
-            engineContext(seed * 31 + 2).settings(channel.engineSettings),
+        senderEngine = new TransportEngine(engineContext(seed * 31 + 2).settings(channel.engineSettings));
+        sendEndpoint = new SendEndpoint("sim", senderTransport, senderEngine,
             new LossReport(new UnsafeBuffer(new byte[64 * 1024])),
             () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()), errors::add);
+        sendEndpoint.onAddedToSender();
         newPublication(channel, random, driverCtx);
 
         receiverEngine = new TransportEngine(engineContext(seed * 31 + 1)
@@ -347,6 +349,7 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     public void close()
     {
         sendEndpoint.close();
+        senderEngine.close();
         receiverEngine.close();
         publication.close();
         for (final NetworkImage image : images)
@@ -415,18 +418,18 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     }
 
     /**
-     * The sender agent's duty for one endpoint: its engine, then its publications' connection housekeeping.
+     * The sender agent's duty cycle with one endpoint: its engine, then the endpoint's publications' housekeeping.
      */
     private final class SenderAgent implements SimulationAgent
     {
         public int doWork(final long nowNs)
         {
-            return sendEndpoint.doWork(nowNs);
+            return senderEngine.doWork() + sendEndpoint.doWork(nowNs);
         }
 
         public long nextDeadlineNs()
         {
-            return sendEndpoint.engine().nextDeadlineNs();
+            return senderEngine.nextDeadlineNs();
         }
     }
 

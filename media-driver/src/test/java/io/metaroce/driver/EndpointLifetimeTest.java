@@ -232,8 +232,12 @@ class EndpointLifetimeTest
             Await.until("send endpoint closed, round " + i, () -> 0 == counter(client, SEND_ENDPOINTS));
             subscription.close();
             Await.until("receive endpoint closed, round " + i, () -> 0 == counter(client, RECEIVE_ENDPOINTS));
-            Await.until("engine counters freed, round " + i,
-                () -> 0 == NetworkPubSubTest.countLabels(client, "rcv-datagrams: engine", ""));
+            Await.until("the endpoints' counters freed, round " + i,
+                () -> 0 == NetworkPubSubTest.countLabels(client, "plane-packets: engine", "") &&
+                0 == NetworkPubSubTest.countLabels(client, "rcv-state: ", "") &&
+                0 == NetworkPubSubTest.countLabels(client, "snd-state: ", ""));
+            assertEquals(2, NetworkPubSubTest.countLabels(client, "rcv-datagrams: engine", ""),
+                "the agents' two engines outlive their endpoints, round " + i);
             assertPortFree();
         }
     }

@@ -246,8 +246,10 @@ class NetworkPubSubTest
             drain(second, a.sessionId(), 200);
             sendAndReceive(b, other, b.sessionId(), 200);
 
-            assertEquals(1, countLabels(senderClient, "rcv-datagrams: engine"), "one send endpoint");
-            assertEquals(1, countLabels(receiverClient, "rcv-datagrams: engine"), "one receive endpoint");
+            assertEquals(1, countLabels(senderClient, "plane-packets: engine agent=sender", " plane=0"),
+                "one send endpoint");
+            assertEquals(1, countLabels(receiverClient, "rcv-datagrams: engine agent=receiver"),
+                "one engine on the receiver agent");
             assertTrue(countLabels(senderClient, "path-packets: ", "dst=" + harness.endpoints() + " path=") > 0,
                 "path counters name the destination");
             assertEquals(0, countLabels(senderClient, "path-packets: ", "session=" + b.sessionId() + " "),
@@ -279,13 +281,13 @@ class NetworkPubSubTest
         return value[0];
     }
 
-    private static void sendAndReceive(
+    static void sendAndReceive(
         final Publication publication, final Subscription subscription, final int sessionId, final int count)
     {
         sendAndReceive(publication, subscription, sessionId, count, 0);
     }
 
-    private static void sendAndReceive(
+    static void sendAndReceive(
         final Publication publication,
         final Subscription subscription,
         final int sessionId,

@@ -316,6 +316,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-probe-acks-sent", RECEIVER_PROBE_ACKS_SENT);
 
         // The label context's keys (DatapathCounters and the driver's counterLabel values) and their metric labels.
+        CONTEXT_LABELS.put("agent", "agent");
         CONTEXT_LABELS.put("conn", "connection");
         CONTEXT_LABELS.put("stream", "stream");
         CONTEXT_LABELS.put("session", "session");

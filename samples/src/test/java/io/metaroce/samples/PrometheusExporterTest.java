@@ -123,7 +123,7 @@ class PrometheusExporterTest
             assertIncreased(first, second, "metaroce_sender_data_bytes_total", "session", udpSession);
             assertIncreased(first, second, "metaroce_sender_data_packets_total", "session", udpSession);
             assertIncreased(first, second, "metaroce_receiver_data_bytes_total", "session", udpSession);
-            assertIncreased(first, second, "metaroce_engine_received_bytes_total", "endpoint", endpoints);
+            assertIncreased(first, second, "metaroce_engine_received_bytes_total", "agent", "receiver");
             assertTrue(sum(second, "metaroce_path_packets_total", "0") > sum(first, "metaroce_path_packets_total", "0"),
                 "plane 0 carried packets");
             assertTrue(sum(second, "metaroce_path_packets_total", "1") > sum(first, "metaroce_path_packets_total", "1"),
@@ -214,19 +214,24 @@ class PrometheusExporterTest
             final MediaDriver driver = launchDriver(uniqueDirectory());
             final MetaRoce client = connect(driver);
             final String channel = "metaroce:udp?endpoint=127.0.0.2:" + freePort() + "|interface=127.0.1.1";
-            // Two send endpoints on the same interface with different entropy: two engines with the same label.
+            // Two send endpoints on the same interface with different entropy: two sets of plane totals with the same
+            // label, once each endpoint's publication has connected.
             client.addPublication(channel + "|entropy=2", UDP_STREAM);
             client.addPublication(channel + "|entropy=4", UDP_STREAM + 1);
+            while (planeTotals(client) < 2)
+            {
+                TimeUnit.MILLISECONDS.sleep(1);
+            }
             client.addCounter(CounterTypeId.MIN_CUSTOM_TYPE_ID, "orders");
             client.addCounter(CounterTypeId.MIN_CUSTOM_TYPE_ID, "orders");
 
             final PrometheusText scrape = PrometheusText.parse(scrape(startExporter(new File(driver.directoryName()))));
-            final List<PrometheusText.Sample> engines = scrape.family("metaroce_engine_sent_datagrams_total");
-            assertEquals(2, engines.size(), engines.toString());
-            for (final PrometheusText.Sample engine : engines)
+            final List<PrometheusText.Sample> planes = scrape.family("metaroce_plane_packets_total");
+            assertEquals(2, planes.size(), planes.toString());
+            for (final PrometheusText.Sample plane : planes)
             {
-                assertEquals("127.0.1.1", engine.labels.get("interface"));
-                assertTrue(engine.labels.containsKey("counter_id"), engine.toString());
+                assertEquals("127.0.1.1", plane.labels.get("interface"));
+                assertTrue(plane.labels.containsKey("counter_id"), plane.toString());
             }
             final List<PrometheusText.Sample> custom = scrape.family("metaroce_custom_counter");
             assertEquals(2, custom.size(), custom.toString());
@@ -277,6 +282,20 @@ class PrometheusExporterTest
         }
     }
 
+    private static int planeTotals(final MetaRoce client)
+    {
+        final int[] count = new int[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith("plane-packets: "))
+            {
+                count[0]++;
+            }
+        });
+
+        return count[0];
+    }
+
     private void assertLabelledTheSameWay(final PrometheusText scrape, final int udpSessionId)
     {
         final String session = Integer.toString(udpSessionId);
@@ -292,7 +311,8 @@ class PrometheusExporterTest
         assertEquals(1.0, scrape.one("metaroce_path_state", "path", "3", "plane", "1").value, "ACTIVE");
         assertTrue(scrape.one("metaroce_sender_srtt_seconds", "session", session).value < 1.0, "seconds, not ns");
         assertTrue(scrape.one("metaroce_engine_dropped_datagrams_total", "reason", "DUPLICATE",
-            "interface", "127.0.1.1,127.0.1.2").value >= 0);
+            "agent", "receiver").value >= 0);
+        assertEquals(2, scrape.family("metaroce_engine_sent_datagrams_total").size(), "the sender's and receiver's");
         assertEquals(7, scrape.family("metaroce_sender_retransmits_by_reason_total").size(), "one per loss reason");
         assertEquals(3, scrape.family("metaroce_agent_max_cycle_time_seconds").size());
         assertEquals(1.0, scrape.one("metaroce_endpoints_open", "direction", "send").value);
