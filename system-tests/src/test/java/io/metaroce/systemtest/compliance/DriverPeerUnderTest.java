@@ -200,6 +200,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             .maxRetransmits(s.maxRetransmits)
             .giveUpMinNs(s.minGiveUpNs)
             .probeIntervalMinNs(s.probeIntervalMinNs)
+            .reprobeMinNs(s.reprobeMinNs)
             .initialCreditBytes(s.initialCreditBytes);
         if (s.recoveryTimersMinNs > 0)
         {

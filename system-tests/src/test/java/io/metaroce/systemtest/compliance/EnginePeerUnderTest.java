@@ -144,6 +144,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             .senderWindow(s.senderWindow)
             .pathEviction(s.pathEviction)
             .probeIntervalMinNs(s.probeIntervalMinNs)
+            .reprobeMinNs(s.reprobeMinNs)
             .initialCreditBytes(s.initialCreditBytes);
         if (s.recoveryTimersMinNs > 0)
         {

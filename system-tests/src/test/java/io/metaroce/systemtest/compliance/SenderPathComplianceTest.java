@@ -113,7 +113,10 @@ class SenderPathComplianceTest extends ComplianceTest
         "MR-PRB-2", "MR-PRB-3", "MR-PRB-8" })
     void shouldProbeEvictAndReadmitAPathThatDropsEverything()
     {
-        establish(new TargetSettings());
+        // an answer counts only if it arrives before the next re-probe, reprobeMin after the last answered one: the
+        // specification's 1 ms asks this harness, one thread decoding every datagram, for three sub-millisecond
+        // answers in a row, which a loaded 2-core machine does not always give
+        establish(new TargetSettings().reprobeMinNs(20_000_000L));
         final List<Datagram> phase1 = pump(1500, (path) -> path == VICTIM, (path) -> path != VICTIM);
         final List<Datagram> probes = new ArrayList<>();
         for (final Datagram d : phase1)
