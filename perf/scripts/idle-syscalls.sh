@@ -9,7 +9,7 @@ CHANNELS=${1:-10}
 DIR=$(mktemp -u /dev/shm/metaroce-idle-XXXXXX)
 FLAGS=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Dmetaroce.dir="$DIR")
 java "${FLAGS[@]}" -Dmetaroce.threading.mode=SHARED -Dmetaroce.dir.delete.on.shutdown=true \
-    -cp samples/target/metaroce-all.jar io.metaroce.driver.MediaDriver >/dev/null &
+    -cp driver-dist/target/metaroce-driver.jar io.metaroce.driver.MediaDriver >/dev/null &
 DRIVER=$!
 trap 'kill $DRIVER 2>/dev/null || true' EXIT
 sleep 3

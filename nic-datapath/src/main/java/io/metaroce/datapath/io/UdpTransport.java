@@ -46,7 +46,8 @@ import java.util.function.Consumer;
  *         {@code epoll_wait}) and reads only those, so that an idle duty cycle costs one system call per transport
  *         rather than one per plane. Opened in a poll group ({@link TransportSpec#pollGroup(PollGroup)}), it reads
  *         only the channels the group's one select per agent duty cycle found readable, so that an agent running
- *         many endpoints makes one system call per idle duty cycle.</li>
+ *         many endpoints makes one system call per idle duty cycle; a group of a few sockets marks them all, and
+ *         each is read directly.</li>
  *     <li>Per sender destination ({@link #addDestination(InetSocketAddress...)}: one per receiver, shared by every
  *         publication to it), one channel per (plane, entropy value), bound to the plane's address and an ephemeral
  *         source port and connected to the destination's address on that plane, so that DATA goes out with a gathering
@@ -359,6 +360,10 @@ public final class UdpTransport implements PacketTransport
                 received += receive(receiveChannels[plane], null, plane, handler, limit - received);
             }
         }
+        if (received > 0)
+        {
+            pollGroup.onReceived();
+        }
 
         return received;
     }
@@ -515,6 +520,7 @@ public final class UdpTransport implements PacketTransport
         CloseHelper.closeAll(receiveChannels);
         if (null != pollGroup && !isClosed)
         {
+            pollGroup.unregister(readyFlags);
             pollGroup.onTransportClosed();
         }
         isClosed = true;
@@ -699,6 +705,7 @@ public final class UdpTransport implements PacketTransport
         }
         catch (final IOException | RuntimeException ex)
         {
+            group.unregister(flags);
             CloseHelper.closeAll(channels);
             throw ex;
         }
