@@ -1,0 +1,528 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.perf.io;
+
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.LinuxSocket;
+import io.netty.channel.epoll.Native;
+import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.Locale;
+
+/**
+ * The cost of moving datagrams through the kernel on loopback, one thread sending a batch and then receiving it, for
+ * each way of calling the kernel that a batching transport could use:
+ * <ul>
+ *     <li>{@code nio}: {@link DatagramChannel}, one gathering {@code write} per datagram on a connected socket, one
+ *         {@code receive} per datagram (the JDK decodes the source address and caches only the last one);</li>
+ *     <li>{@code mmsg}: {@code sendmmsg} of each sender socket's share of the batch and {@code recvmmsg} of up to 64,
+ *         through Netty 4.2's native epoll library (its entry points are package-private, so the probe binds them by
+ *         reflection once, and calls them through exact method handles that allocate nothing);</li>
+ *     <li>{@code gso}: each sender socket's share as one segmented message ({@code UDP_SEGMENT}) and the receiver
+ *         coalescing with {@code UDP_GRO}, one {@code recvmsg} per coalesced run.</li>
+ * </ul>
+ * Each datagram is a 32-byte header and a payload gathered from two places in memory, as the transport sends them,
+ * spread round robin over several connected sender sockets, as entropy values are. It prints nanoseconds, system
+ * calls and bytes allocated per datagram; run under {@code perf stat} to count the system calls independently.
+ * <p>
+ * {@code java -cp perf/target/benchmarks.jar io.metaroce.perf.io.PacketIoProbe [seconds] [sources] [batch]}
+ */
+public final class PacketIoProbe
+{
+    private static final int HEADER_LENGTH = 32;
+    private static final int SLOT_LENGTH = 64 * 1024;
+    private static final int RECEIVE_SLOTS = 64;
+    private static final int SOL_UDP = 17;
+    private static final int UDP_GRO = 104;
+    private static final int MAX_SEGMENTS = 64;
+
+    private PacketIoProbe()
+    {
+    }
+
+    /**
+     * Run every mode at 32 and 1344 bytes.
+     *
+     * @param args seconds per run (default 2), sender sockets (default 4), datagrams per batch (default 32).
+     * @throws Exception when a socket cannot be opened.
+     */
+    public static void main(final String[] args) throws Exception
+    {
+        final double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2.0;
+        final int sources = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+        final int batch = args.length > 2 ? Integer.parseInt(args[2]) : 32;
+        if (sources < 1 || batch < sources || batch / sources > MAX_SEGMENTS)
+        {
+            throw new IllegalArgumentException("need 1 <= sources <= batch <= " + MAX_SEGMENTS + " x sources");
+        }
+
+        final String nativeProblem = NettyMmsg.problem();
+        System.out.printf(Locale.ROOT, "loopback, %d sender sockets, batches of %d, %.1f s a run, %s%n",
+            sources, batch, seconds, null == nativeProblem ? "Netty native epoll " + Native.KERNEL_VERSION :
+            "no native batching: " + nativeProblem);
+        System.out.println(
+            "| mode | payload B | ns / datagram | system calls / datagram | bytes allocated / datagram |");
+        System.out.println("|---|---:|---:|---:|---:|");
+        for (final int payload : new int[]{ 32, 1344 })
+        {
+            report("nio", payload, new NioMode(sources, payload).run(seconds, batch));
+            if (null == nativeProblem)
+            {
+                report("mmsg", payload, new NativeMode(sources, payload, false).run(seconds, batch));
+                report("gso", payload, new NativeMode(sources, payload, true).run(seconds, batch));
+            }
+        }
+    }
+
+    private static void report(final String mode, final int payload, final Result r)
+    {
+        System.out.printf(Locale.ROOT, "| %s | %d | %.0f | %.3f | %.1f |%n", mode, payload,
+            (double)r.nanos / r.datagrams, (double)r.systemCalls / r.datagrams, (double)r.allocated / r.datagrams);
+    }
+
+    static final class Result
+    {
+        long datagrams;
+        long systemCalls;
+        long nanos;
+        long allocated;
+    }
+
+    abstract static class Mode
+    {
+        final int sources;
+        final int payload;
+        final UnsafeBuffer send = new UnsafeBuffer(BufferUtil.allocateDirectAligned(SLOT_LENGTH, 64));
+        long systemCalls;
+
+        Mode(final int sources, final int payload)
+        {
+            this.sources = sources;
+            this.payload = payload;
+        }
+
+        abstract void sendBatch(int count) throws IOException;
+
+        abstract int receiveAvailable() throws IOException;
+
+        abstract void close();
+
+        Result run(final double seconds, final int batch) throws IOException
+        {
+            try
+            {
+                // warm up for a quarter of the run, then measure
+                cycle((long)(seconds * 0.25e9), batch);
+                final com.sun.management.ThreadMXBean threads =
+                    (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+                final long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
+                systemCalls = 0;
+                final long start = System.nanoTime();
+                final long datagrams = cycle((long)(seconds * 1e9), batch);
+                final long nanos = System.nanoTime() - start;
+                final long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
+                final Result result = new Result();
+                result.nanos = nanos;
+                result.allocated = allocated;
+                result.datagrams = datagrams;
+                result.systemCalls = systemCalls;
+                return result;
+            }
+            finally
+            {
+                close();
+            }
+        }
+
+        private long cycle(final long durationNs, final int batch) throws IOException
+        {
+            final long deadline = System.nanoTime() + durationNs;
+            long datagrams = 0;
+            while (System.nanoTime() - deadline < 0)
+            {
+                sendBatch(batch);
+                int received = 0;
+                int emptyReads = 0;
+                while (received < batch && emptyReads < 1_000_000)
+                {
+                    final int n = receiveAvailable();
+                    received += n;
+                    emptyReads = 0 == n ? emptyReads + 1 : 0;
+                }
+                if (received < batch)
+                {
+                    throw new IllegalStateException("loopback lost datagrams: " + received + " of " + batch);
+                }
+                datagrams += received;
+            }
+            return datagrams;
+        }
+    }
+
+    static final class NioMode extends Mode
+    {
+        private final DatagramChannel receiver;
+        private final DatagramChannel[] senders;
+        private final ByteBuffer header;
+        private final ByteBuffer body;
+        private final ByteBuffer[] gather = new ByteBuffer[2];
+        private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(SLOT_LENGTH);
+        private int next;
+
+        NioMode(final int sources, final int payload) throws IOException
+        {
+            super(sources, payload);
+            receiver = DatagramChannel.open(StandardProtocolFamily.INET);
+            receiver.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 4 * 1024 * 1024);
+            receiver.bind(new InetSocketAddress("127.0.0.1", 0));
+            receiver.configureBlocking(false);
+            senders = new DatagramChannel[sources];
+            for (int i = 0; i < sources; i++)
+            {
+                senders[i] = DatagramChannel.open(StandardProtocolFamily.INET);
+                senders[i].bind(new InetSocketAddress("127.0.0.1", 0));
+                senders[i].connect(receiver.getLocalAddress());
+                senders[i].configureBlocking(false);
+            }
+            header = send.byteBuffer().duplicate().limit(HEADER_LENGTH).slice();
+            body = send.byteBuffer().duplicate().position(HEADER_LENGTH).limit(HEADER_LENGTH + payload).slice();
+        }
+
+        void sendBatch(final int count) throws IOException
+        {
+            for (int i = 0; i < count; i++)
+            {
+                gather[0] = header.clear();
+                gather[1] = body.clear();
+                senders[next].write(gather);
+                next = next + 1 == sources ? 0 : next + 1;
+                systemCalls++;
+            }
+        }
+
+        int receiveAvailable() throws IOException
+        {
+            int received = 0;
+            while (true)
+            {
+                systemCalls++;
+                if (null == receiver.receive(receiveBuffer.clear()))
+                {
+                    return received;
+                }
+                received++;
+            }
+        }
+
+        void close()
+        {
+            CloseHelper.closeAll(senders);
+            CloseHelper.close(receiver);
+        }
+    }
+
+    static final class NativeMode extends Mode
+    {
+        private final boolean segmented;
+        private final LinuxSocket receiver;
+        private final LinuxSocket[] senders;
+        private final NettyMmsg sendBatch = new NettyMmsg(MAX_SEGMENTS);
+        private final NettyMmsg receiveBatch = new NettyMmsg(RECEIVE_SLOTS);
+        private final UnsafeBuffer iovecs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            MAX_SEGMENTS * 2 * 16 * 2, 64));
+        private final UnsafeBuffer receiveIovecs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            RECEIVE_SLOTS * 16, 64));
+        private final UnsafeBuffer receiveArea = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+            RECEIVE_SLOTS * SLOT_LENGTH, 64));
+
+        NativeMode(final int sources, final int payload, final boolean segmented) throws IOException
+        {
+            super(sources, payload);
+            this.segmented = segmented;
+            receiver = LinuxSocket.newSocketDgram(false);
+            receiver.setReceiveBufferSize(4 * 1024 * 1024);
+            receiver.bind(new InetSocketAddress("127.0.0.1", 0));
+            if (segmented)
+            {
+                receiver.setIntOpt(SOL_UDP, UDP_GRO, 1);
+            }
+            senders = new LinuxSocket[sources];
+            for (int i = 0; i < sources; i++)
+            {
+                senders[i] = LinuxSocket.newSocketDgram(false);
+                senders[i].bind(new InetSocketAddress("127.0.0.1", 0));
+                senders[i].connect(receiver.localAddress());
+            }
+            for (int i = 0; i < RECEIVE_SLOTS; i++)
+            {
+                receiveIovecs.putLong(i * 16, receiveArea.addressOffset() + (long)i * SLOT_LENGTH);
+                receiveIovecs.putLong(i * 16 + 8, SLOT_LENGTH);
+            }
+        }
+
+        void sendBatch(final int count) throws IOException
+        {
+            final int perSocket = count / sources;
+            final int datagram = HEADER_LENGTH + payload;
+            for (int s = 0; s < sources; s++)
+            {
+                final int share = s < count % sources ? perSocket + 1 : perSocket;
+                for (int i = 0; i < share; i++)
+                {
+                    final int at = i * 32;
+                    iovecs.putLong(at, send.addressOffset());
+                    iovecs.putLong(at + 8, HEADER_LENGTH);
+                    iovecs.putLong(at + 16, send.addressOffset() + HEADER_LENGTH);
+                    iovecs.putLong(at + 24, payload);
+                }
+                if (segmented)
+                {
+                    sendBatch.set(0, iovecs.addressOffset(), 2 * share, share > 1 ? datagram : 0);
+                    sendBatch.send(senders[s].intValue(), 1);
+                }
+                else
+                {
+                    for (int i = 0; i < share; i++)
+                    {
+                        sendBatch.set(i, iovecs.addressOffset() + i * 32L, 2, 0);
+                    }
+                    sendBatch.send(senders[s].intValue(), share);
+                }
+                systemCalls++;
+            }
+        }
+
+        int receiveAvailable() throws IOException
+        {
+            final int datagram = HEADER_LENGTH + payload;
+            int received = 0;
+            while (true)
+            {
+                systemCalls++;
+                if (segmented)
+                {
+                    receiveBatch.set(0, receiveIovecs.addressOffset(), 1, 0);
+                    final int length = receiveBatch.receiveOne(receiver.intValue());
+                    if (length <= 0)
+                    {
+                        return received;
+                    }
+                    received += (length + datagram - 1) / datagram;
+                }
+                else
+                {
+                    for (int i = 0; i < RECEIVE_SLOTS; i++)
+                    {
+                        receiveBatch.set(i, receiveIovecs.addressOffset() + i * 16L, 1, 0);
+                    }
+                    final int n = receiveBatch.receive(receiver.intValue(), RECEIVE_SLOTS);
+                    if (n <= 0)
+                    {
+                        return received;
+                    }
+                    received += n;
+                }
+            }
+        }
+
+        void close()
+        {
+            for (final LinuxSocket sender : senders)
+            {
+                closeQuietly(sender);
+            }
+            closeQuietly(receiver);
+        }
+
+        private static void closeQuietly(final LinuxSocket socket)
+        {
+            try
+            {
+                socket.close();
+            }
+            catch (final IOException ignore)
+            {
+                // closing a probe socket at the end of a run
+            }
+        }
+    }
+
+    /**
+     * Netty's {@code NativeDatagramPacket} array and its {@code sendmmsg}/{@code recvmmsg}/{@code recvmsg}, bound by
+     * reflection: each packet names an iovec array in native memory, its iovec count (which the receive calls
+     * overwrite with the bytes received) and a segment size (GSO on send, GRO on receive).
+     */
+    static final class NettyMmsg
+    {
+        private static final Class<?> PACKET;
+        private static final VarHandle MEMORY_ADDRESS;
+        private static final VarHandle COUNT;
+        private static final VarHandle SEGMENT_SIZE;
+        private static final MethodHandle SENDMMSG;
+        private static final MethodHandle RECVMMSG;
+        private static final MethodHandle RECVMSG;
+        private static final Constructor<?> PACKET_CONSTRUCTOR;
+        private static final Object OUTER;
+        private static final String PROBLEM;
+
+        static
+        {
+            Class<?> packet = null;
+            VarHandle memoryAddress = null;
+            VarHandle count = null;
+            VarHandle segmentSize = null;
+            MethodHandle sendmmsg = null;
+            MethodHandle recvmmsg = null;
+            MethodHandle recvmsg = null;
+            Constructor<?> constructor = null;
+            Object outer = null;
+            String problem = null;
+            try
+            {
+                Epoll.ensureAvailability();
+                final Class<?> array = Class.forName("io.netty.channel.epoll.NativeDatagramPacketArray");
+                packet = Class.forName("io.netty.channel.epoll.NativeDatagramPacketArray$NativeDatagramPacket");
+                final MethodHandles.Lookup packets = MethodHandles.privateLookupIn(packet, MethodHandles.lookup());
+                memoryAddress = packets.findVarHandle(packet, "memoryAddress", long.class);
+                count = packets.findVarHandle(packet, "count", int.class);
+                segmentSize = packets.findVarHandle(packet, "segmentSize", int.class);
+                final MethodHandles.Lookup natives =
+                    MethodHandles.privateLookupIn(Native.class, MethodHandles.lookup());
+                final Class<?> packetArray = Array.newInstance(packet, 0).getClass();
+                final MethodType batchType =
+                    MethodType.methodType(int.class, int.class, boolean.class, packetArray, int.class, int.class);
+                final MethodType erasedBatch =
+                    MethodType.methodType(int.class, int.class, boolean.class, Object[].class, int.class, int.class);
+                sendmmsg = natives.findStatic(Native.class, "sendmmsg", batchType).asType(erasedBatch);
+                recvmmsg = natives.findStatic(Native.class, "recvmmsg", batchType).asType(erasedBatch);
+                recvmsg = natives.findStatic(Native.class, "recvmsg",
+                    MethodType.methodType(int.class, int.class, boolean.class, packet))
+                    .asType(MethodType.methodType(int.class, int.class, boolean.class, Object.class));
+                final Constructor<?> arrayConstructor = array.getDeclaredConstructor();
+                arrayConstructor.setAccessible(true);
+                outer = arrayConstructor.newInstance();
+                constructor = packet.getDeclaredConstructor(array);
+                constructor.setAccessible(true);
+            }
+            catch (final Throwable ex)
+            {
+                problem = ex.toString();
+            }
+            PACKET = packet;
+            MEMORY_ADDRESS = memoryAddress;
+            COUNT = count;
+            SEGMENT_SIZE = segmentSize;
+            SENDMMSG = sendmmsg;
+            RECVMMSG = recvmmsg;
+            RECVMSG = recvmsg;
+            PACKET_CONSTRUCTOR = constructor;
+            OUTER = outer;
+            PROBLEM = problem;
+        }
+
+        private final Object[] packets;
+
+        NettyMmsg(final int capacity)
+        {
+            packets = (Object[])Array.newInstance(PACKET, capacity);
+            try
+            {
+                for (int i = 0; i < capacity; i++)
+                {
+                    packets[i] = PACKET_CONSTRUCTOR.newInstance(OUTER);
+                }
+            }
+            catch (final ReflectiveOperationException ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        }
+
+        static String problem()
+        {
+            return PROBLEM;
+        }
+
+        void set(final int index, final long iovecAddress, final int iovecCount, final int segment)
+        {
+            MEMORY_ADDRESS.set(packets[index], iovecAddress);
+            COUNT.set(packets[index], iovecCount);
+            SEGMENT_SIZE.set(packets[index], segment);
+        }
+
+        int send(final int fd, final int count) throws IOException
+        {
+            try
+            {
+                return (int)SENDMMSG.invokeExact(fd, false, packets, 0, count);
+            }
+            catch (final IOException | RuntimeException | Error ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        }
+
+        int receive(final int fd, final int count) throws IOException
+        {
+            try
+            {
+                return (int)RECVMMSG.invokeExact(fd, false, packets, 0, count);
+            }
+            catch (final IOException | RuntimeException | Error ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        }
+
+        int receiveOne(final int fd) throws IOException
+        {
+            try
+            {
+                return (int)RECVMSG.invokeExact(fd, false, packets[0]);
+            }
+            catch (final IOException | RuntimeException | Error ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        }
+    }
+}
