@@ -148,7 +148,9 @@ public interface PacketTransport extends AutoCloseable
     int poll(PacketHandler handler, int limit);
 
     /**
-     * Send a datagram made of a header and an optional payload.
+     * Send a datagram made of a header and an optional payload. The transport copies the header before it returns,
+     * but may read the payload as late as the next {@link #flush()}: its bytes stay unchanged until then (a sender's
+     * payload is log memory that stays unchanged until acknowledged).
      *
      * @param destination   id of the destination.
      * @param plane         plane to send on.

@@ -57,4 +57,32 @@ public interface PacketTransportFactory
     {
         return UdpTransportFactory.INSTANCE;
     }
+
+    /**
+     * UDP with batched system calls: each connected send socket's datagrams of a duty cycle leave with one
+     * {@code sendmmsg} at {@link PacketTransport#flush()} (a run of same-sized datagrams as one segmented message when
+     * {@code segmentation} is on), and receive sockets are read with {@code recvmmsg} (or, with segmentation, one
+     * {@code recvmsg} per run the kernel coalesced, split before the engine sees it). Needs
+     * {@link NativeDatagrams#isAvailable()}.
+     *
+     * @param batchLength  most datagrams per system call, 2 to 1024.
+     * @param segmentation whether to send runs as segmented messages ({@code UDP_SEGMENT}) and coalesce on receive
+     *                     ({@code UDP_GRO}).
+     * @return a factory of batching {@link UdpTransport}s.
+     * @throws IllegalArgumentException when the batch length is out of range.
+     * @throws IllegalStateException    when the batched calls cannot run in this JVM, with the reason.
+     */
+    static PacketTransportFactory batchedUdp(final int batchLength, final boolean segmentation)
+    {
+        if (batchLength < 2 || batchLength > 1024)
+        {
+            throw new IllegalArgumentException("batch length must be 2 to 1024: " + batchLength);
+        }
+        if (!NativeDatagrams.isAvailable())
+        {
+            throw new IllegalStateException("no batched UDP: " + NativeDatagrams.unavailableReason());
+        }
+
+        return new UdpTransportFactory(batchLength, segmentation);
+    }
 }

@@ -15,8 +15,10 @@
  */
 package io.metaroce.datapath.io;
 
+import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -70,6 +72,16 @@ import java.util.function.Consumer;
  * descriptor above 127 to look it up, a small allocation per readable channel per poll that buys one {@code epoll_wait}
  * instead of one {@code recvfrom} per plane on every idle duty cycle (numbers in docs/performance.md).
  * <p>
+ * Batched ({@link PacketTransportFactory#batchedUdp(int, boolean)}), the same channels are driven through
+ * {@link NativeDatagrams}: a DATA datagram (a header of at most 128 bytes and an off-heap payload) is queued on its
+ * send socket, its header copied and its payload referenced in place, and each socket's queue leaves at
+ * {@link #flush()} (or when it holds a batch) with one {@code sendmmsg}, or, with segmentation, a run of same-sized
+ * datagrams as one segmented message. What the kernel does not take then is dropped and counted
+ * ({@link #sendDrops()}), as a lossy link would drop it; control messages and heap payloads leave at once as above.
+ * Receive sockets are read with {@code recvmmsg}, or with segmentation one {@code recvmsg} per run the kernel
+ * coalesced, split into its datagrams before the handler sees them; sources are remembered by address and port, so a
+ * known source allocates nothing.
+ * <p>
  * Not thread safe: one transport per agent thread.
  */
 public final class UdpTransport implements PacketTransport
@@ -81,6 +93,13 @@ public final class UdpTransport implements PacketTransport
 
     private static final int BUFFER_LENGTH = 64 * 1024;
     private static final int BIND_ATTEMPTS = 16;
+    // A DATA header is 64 bytes or less; a larger one is sent at once, as by the NIO path.
+    private static final int BATCH_HEADER_SLOT = 128;
+    // Largest UDP payload of one segmented IPv4 message.
+    private static final int MAX_SEGMENTED_BYTES = 65_507;
+    // Source addresses remembered by the batched receive path, so that a known source allocates nothing; a hostile
+    // sender spraying new ones makes it start over rather than grow.
+    private static final int MAX_CACHED_SOURCES = 4096;
 
     private final TransportSpec spec;
     private final InetAddress[] planeAddresses;
@@ -101,6 +120,22 @@ public final class UdpTransport implements PacketTransport
     private final ByteBuffer[] gather = new ByteBuffer[2];
 
     private final ArrayList<Destination> destinations = new ArrayList<>();
+    private final int batchLength;
+    private final boolean segmentation;
+    private final int[] receiveFds;
+    private final NativeDatagrams.Batch receiveBatch;
+    private final UnsafeBuffer receiveSlots;
+    private final UnsafeBuffer receiveIovecs;
+    private final UnsafeBuffer alignedDatagram;
+    private final Long2ObjectHashMap<InetSocketAddress> sources;
+    private SendBatch[] pendingBatches = new SendBatch[16];
+    private int pendingBatchCount;
+    private int receiveSlotsOffered = 1;
+    private long sendCalls;
+    private long sentDatagrams;
+    private long receiveCalls;
+    private long receivedDatagrams;
+    private long sendDrops;
     private InetSocketAddress currentSource;
     private int currentChannel = -1;
     private int pollCursor;
@@ -119,6 +154,21 @@ public final class UdpTransport implements PacketTransport
      */
     public UdpTransport(final TransportSpec spec) throws IOException
     {
+        this(spec, 0, false);
+    }
+
+    /**
+     * Open the receive channels, with batched system calls when {@code batchLength} is above 0
+     * ({@link PacketTransportFactory#batchedUdp(int, boolean)}).
+     *
+     * @param spec         what to open.
+     * @param batchLength  most datagrams per system call; 0 for one per call through NIO.
+     * @param segmentation whether runs of same-sized datagrams go out as one segmented message and are coalesced on
+     *                     receive.
+     * @throws IOException when a channel cannot be opened or bound.
+     */
+    UdpTransport(final TransportSpec spec, final int batchLength, final boolean segmentation) throws IOException
+    {
         spec.conclude();
         this.spec = spec;
         this.planeAddresses = spec.planeAddresses();
@@ -130,6 +180,51 @@ public final class UdpTransport implements PacketTransport
         this.pollGroup = spec.pollGroup() instanceof UdpPollGroup ? (UdpPollGroup)spec.pollGroup() : null;
         this.readyFlags = null != pollGroup ? joinPollGroup(pollGroup, receiveChannels) : null;
         this.selector = null == pollGroup && planeCount > 1 ? openSelector(receiveChannels) : null;
+        this.batchLength = batchLength;
+        this.segmentation = batchLength > 0 && segmentation;
+        if (batchLength > 0)
+        {
+            receiveFds = new int[planeCount];
+            try
+            {
+                for (int plane = 0; plane < planeCount; plane++)
+                {
+                    receiveFds[plane] = NativeDatagrams.fd(receiveChannels[plane]);
+                    if (this.segmentation)
+                    {
+                        NativeDatagrams.enableReceiveOffload(receiveFds[plane]);
+                    }
+                }
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                close();
+                throw ex;
+            }
+            // with segmentation each call reads one coalesced run into slot 0, else up to a batch of datagrams
+            final int slots = this.segmentation ? 1 : batchLength;
+            receiveBatch = new NativeDatagrams.Batch(slots);
+            receiveSlots = new UnsafeBuffer(BufferUtil.allocateDirectAligned(slots * BUFFER_LENGTH, 64));
+            receiveIovecs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+                slots * NativeDatagrams.IOVEC_LENGTH, 64));
+            for (int i = 0; i < slots; i++)
+            {
+                receiveIovecs.putLong(i * NativeDatagrams.IOVEC_LENGTH,
+                    receiveSlots.addressOffset() + (long)i * BUFFER_LENGTH);
+                receiveIovecs.putLong(i * NativeDatagrams.IOVEC_LENGTH + 8, BUFFER_LENGTH);
+            }
+            alignedDatagram = new UnsafeBuffer(BufferUtil.allocateDirectAligned(BUFFER_LENGTH, 64));
+            sources = new Long2ObjectHashMap<>();
+        }
+        else
+        {
+            receiveFds = null;
+            receiveBatch = null;
+            receiveSlots = null;
+            receiveIovecs = null;
+            alignedDatagram = null;
+            sources = null;
+        }
     }
 
     /**
@@ -169,7 +264,68 @@ public final class UdpTransport implements PacketTransport
      */
     public int flush()
     {
-        return 0;
+        int sent = 0;
+        final SendBatch[] batches = pendingBatches;
+        for (int i = 0, count = pendingBatchCount; i < count; i++)
+        {
+            sent += send(batches[i]);
+            batches[i] = null;
+        }
+        pendingBatchCount = 0;
+
+        return sent;
+    }
+
+    /**
+     * System calls that sent datagrams on the batched path ({@code sendmmsg}); 0 on the NIO path.
+     *
+     * @return the count.
+     */
+    public long sendCalls()
+    {
+        return sendCalls;
+    }
+
+    /**
+     * Datagrams the batched path sent, each segment of a segmented message counted.
+     *
+     * @return the count.
+     */
+    public long sentDatagrams()
+    {
+        return sentDatagrams;
+    }
+
+    /**
+     * Datagrams the batched path queued but could not send at the flush (a full socket buffer or a socket error):
+     * lost, as on a lossy link, for the protocol to recover.
+     *
+     * @return the count.
+     */
+    public long sendDrops()
+    {
+        return sendDrops;
+    }
+
+    /**
+     * System calls that received datagrams on the batched path ({@code recvmmsg} or {@code recvmsg}), empty ones
+     * included; 0 on the NIO path.
+     *
+     * @return the count.
+     */
+    public long receiveCalls()
+    {
+        return receiveCalls;
+    }
+
+    /**
+     * Datagrams the batched path received, each datagram of a coalesced run counted.
+     *
+     * @return the count.
+     */
+    public long receivedDatagrams()
+    {
+        return receivedDatagrams;
     }
 
     /**
@@ -236,6 +392,19 @@ public final class UdpTransport implements PacketTransport
                     destination.channels[plane][e] = channel;
                     channel.bind(new InetSocketAddress(planeAddresses[plane], 0));
                     channel.connect(addressPerPlane[plane]);
+                }
+            }
+            if (batchLength > 0)
+            {
+                destination.batches = new SendBatch[planeCount][entropyCount];
+                for (int plane = 0; plane < planeCount; plane++)
+                {
+                    for (int e = 0; e < entropyCount; e++)
+                    {
+                        destination.batches[plane][e] = new SendBatch(
+                            NativeDatagrams.fd(destination.channels[plane][e]),
+                            planeAddresses[plane] instanceof Inet6Address, batchLength);
+                    }
                 }
             }
         }
@@ -311,6 +480,16 @@ public final class UdpTransport implements PacketTransport
         final Destination d = destination(destination);
         if (null != d && --d.references <= 0)
         {
+            if (null != d.batches)
+            {
+                for (final SendBatch[] plane : d.batches)
+                {
+                    for (final SendBatch batch : plane)
+                    {
+                        send(batch);
+                    }
+                }
+            }
             d.close();
             destinations.set(destination, null);
         }
@@ -432,7 +611,34 @@ public final class UdpTransport implements PacketTransport
             return sendStaged(receiveChannels[plane], d.addresses[plane], headerLength + payloadLength);
         }
 
-        final DatagramChannel channel = d.channels[plane][Math.floorMod(entropy, entropyCount)];
+        final int e = Math.floorMod(entropy, entropyCount);
+        final DatagramChannel channel = d.channels[plane][e];
+        if (null != d.batches)
+        {
+            final SendBatch batch = d.batches[plane][e];
+            if (batch.failed)
+            {
+                batch.failed = false;
+                return SEND_ERROR;
+            }
+            if (headerLength <= BATCH_HEADER_SLOT && payloadLength > 0 && null == payload.byteArray() &&
+                headerLength + payloadLength <= BUFFER_LENGTH)
+            {
+                if (0 == batch.count)
+                {
+                    queue(batch);
+                }
+                batch.add(header, headerOffset, headerLength, payload.addressOffset() + payloadOffset, payloadLength);
+                if (batch.count == batch.capacity())
+                {
+                    send(batch);
+                }
+                return SENT;
+            }
+            // a datagram the batch cannot hold goes now, after what the socket already queued
+            send(batch);
+        }
+
         final ByteBuffer headerView = view(header, headerOffset, headerLength);
         final ByteBuffer payloadView = payloadLength > 0 ? view(payload, payloadOffset, payloadLength) : null;
         try
@@ -533,6 +739,11 @@ public final class UdpTransport implements PacketTransport
         final PacketHandler handler,
         final int limit)
     {
+        if (null != receiveBatch && null == connectedTo)
+        {
+            return receiveBatched(plane, handler, limit);
+        }
+
         final ByteBuffer byteBuffer = receiveByteBuffer;
         int received = 0;
         while (received < limit)
@@ -604,6 +815,248 @@ public final class UdpTransport implements PacketTransport
         }
 
         return received;
+    }
+
+    private void queue(final SendBatch batch)
+    {
+        if (pendingBatchCount == pendingBatches.length)
+        {
+            pendingBatches = Arrays.copyOf(pendingBatches, pendingBatchCount * 2);
+        }
+        pendingBatches[pendingBatchCount++] = batch;
+    }
+
+    /**
+     * Send what a socket queued: as one segmented message when the run allows it, else with {@code sendmmsg} until
+     * the kernel takes no more. What it does not take is dropped (counted), as a lossy link would.
+     */
+    private int send(final SendBatch batch)
+    {
+        final int count = batch.count;
+        if (0 == count)
+        {
+            return 0;
+        }
+
+        int sent = 0;
+        try
+        {
+            if (1 == count)
+            {
+                // one datagram: a writev costs less than a sendmmsg of one message
+                sendCalls++;
+                sent = NativeDatagrams.writev(batch.socket, batch.iovecs.addressOffset(), 2) > 0 ? 1 : 0;
+            }
+            else
+            {
+                sent = sendSegmented(batch);
+                if (0 == sent)
+                {
+                    sent = sendEach(batch);
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            // an ICMP error reported on a connected socket, or a plane that went away: the datagrams are lost, and
+            // the socket's next send reports the error, as a send through NIO would have at once
+            batch.failed = true;
+        }
+        sentDatagrams += sent;
+        sendDrops += count - sent;
+        batch.clear();
+
+        return sent;
+    }
+
+    private int sendSegmented(final SendBatch batch) throws IOException
+    {
+        if (!segmentation || batch.segmentationRefused || !batch.isSegmentable())
+        {
+            return 0;
+        }
+
+        batch.packets.set(0, batch.iovecs.addressOffset(), 2 * batch.count, batch.segmentLength);
+        sendCalls++;
+        try
+        {
+            return batch.packets.send(batch.fd, batch.ipv6, 0, 1) > 0 ? batch.count : 0;
+        }
+        catch (final IOException ex)
+        {
+            if (!NativeDatagrams.isSegmentationRefused(ex))
+            {
+                throw ex;
+            }
+            // a route whose device cannot segment: this socket sends datagram by datagram from now on
+            batch.segmentationRefused = true;
+            return 0;
+        }
+    }
+
+    private int sendEach(final SendBatch batch) throws IOException
+    {
+        final int count = batch.count;
+        for (int i = 0; i < count; i++)
+        {
+            batch.packets.set(i, batch.iovecs.addressOffset() + (long)i * 2 * NativeDatagrams.IOVEC_LENGTH, 2, 0);
+        }
+        int sent = 0;
+        while (sent < count)
+        {
+            sendCalls++;
+            final int n = batch.packets.send(batch.fd, batch.ipv6, sent, count - sent);
+            if (n <= 0)
+            {
+                break;
+            }
+            sent += n;
+        }
+
+        return sent;
+    }
+
+    private int receiveBatched(final int plane, final PacketHandler handler, final int limit)
+    {
+        final int fd = receiveFds[plane];
+        final boolean ipv6 = planeAddresses[plane] instanceof Inet6Address;
+        final NativeDatagrams.Batch batch = receiveBatch;
+        int received = 0;
+        while (received < limit)
+        {
+            final int messages;
+            receiveCalls++;
+            try
+            {
+                if (segmentation)
+                {
+                    batch.set(0, receiveIovecs.addressOffset(), 1, 0);
+                    messages = batch.receiveOne(fd, ipv6) > 0 ? 1 : 0;
+                }
+                else
+                {
+                    // the native call prepares every slot it is offered, a cost per slot whether or not a datagram
+                    // fills it: offer as many as the last calls found, doubling while they come full
+                    final int offered = Math.min(receiveSlotsOffered, limit - received);
+                    for (int i = 0; i < offered; i++)
+                    {
+                        batch.set(i, receiveIovecs.addressOffset() + (long)i * NativeDatagrams.IOVEC_LENGTH, 1, 0);
+                    }
+                    messages = batch.receive(fd, ipv6, offered);
+                    receiveSlotsOffered = messages == offered ? Math.min(batch.capacity(), offered << 1) :
+                        Math.max(1, 0 == messages ? receiveSlotsOffered >> 1 : messages);
+                }
+            }
+            catch (final IOException ex)
+            {
+                receiveErrors++;
+                break;
+            }
+            if (messages <= 0)
+            {
+                break;
+            }
+
+            for (int i = 0; i < messages; i++)
+            {
+                final InetSocketAddress source = source(batch, i);
+                final int offset = i * BUFFER_LENGTH;
+                final int length = batch.length(i);
+                final int segment = segmentation ? batch.segmentSize(i) : 0;
+                if (segment <= 0 || segment >= length)
+                {
+                    received += deliver(receiveSlots, offset, length, plane, source, handler);
+                    continue;
+                }
+                for (int at = 0; at < length; at += segment)
+                {
+                    final int datagramLength = Math.min(segment, length - at);
+                    if (0 == (at & 7))
+                    {
+                        received += deliver(receiveSlots, offset + at, datagramLength, plane, source, handler);
+                    }
+                    else
+                    {
+                        // the codecs read aligned fields: a datagram of a run of odd-sized ones is copied first
+                        alignedDatagram.putBytes(0, receiveSlots, offset + at, datagramLength);
+                        received += deliver(alignedDatagram, 0, datagramLength, plane, source, handler);
+                    }
+                }
+            }
+        }
+        receivedDatagrams += received;
+
+        return received;
+    }
+
+    private int deliver(
+        final UnsafeBuffer buffer,
+        final int offset,
+        final int length,
+        final int plane,
+        final InetSocketAddress source,
+        final PacketHandler handler)
+    {
+        if (null != lossGenerator && lossGenerator.shouldDrop(buffer, offset, length, plane))
+        {
+            return 1;
+        }
+
+        currentSource = source;
+        currentChannel = plane;
+        try
+        {
+            handler.onDatagram(buffer, offset, length, plane);
+        }
+        finally
+        {
+            currentSource = null;
+            currentChannel = -1;
+        }
+
+        return 1;
+    }
+
+    /**
+     * The source of a received slot as an address object, made once per source: an IPv4 source is remembered by its
+     * address and port, an IPv6 one is made for every datagram.
+     */
+    private InetSocketAddress source(final NativeDatagrams.Batch batch, final int index)
+    {
+        final byte[] address = batch.sourceAddress(index);
+        final int addressLength = batch.sourceAddressLength(index);
+        final int port = batch.sourcePort(index);
+        if (4 != addressLength)
+        {
+            return newAddress(Arrays.copyOf(address, addressLength), port);
+        }
+
+        final long key = ((address[0] & 0xFFL) << 40) | ((address[1] & 0xFFL) << 32) | ((address[2] & 0xFFL) << 24) |
+            ((address[3] & 0xFFL) << 16) | port;
+        InetSocketAddress source = sources.get(key);
+        if (null == source)
+        {
+            if (sources.size() >= MAX_CACHED_SOURCES)
+            {
+                sources.clear();
+            }
+            source = newAddress(Arrays.copyOf(address, 4), port);
+            sources.put(key, source);
+        }
+
+        return source;
+    }
+
+    private static InetSocketAddress newAddress(final byte[] address, final int port)
+    {
+        try
+        {
+            return new InetSocketAddress(InetAddress.getByAddress(address), port);
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            throw new IllegalStateException("a source address of " + address.length + " bytes", ex);
+        }
     }
 
     private int sendStaged(final DatagramChannel channel, final InetSocketAddress target, final int length)
@@ -777,6 +1230,7 @@ public final class UdpTransport implements PacketTransport
         final InetSocketAddress[] addresses;
         InetSocketAddress[] requested;
         DatagramChannel[][] channels;
+        SendBatch[][] batches;
         int references = 1;
 
         Destination(final int planeCount)
@@ -786,6 +1240,16 @@ public final class UdpTransport implements PacketTransport
 
         public void close()
         {
+            if (null != batches)
+            {
+                for (final SendBatch[] plane : batches)
+                {
+                    for (final SendBatch batch : plane)
+                    {
+                        batch.clear();
+                    }
+                }
+            }
             if (null != channels)
             {
                 for (final DatagramChannel[] plane : channels)
@@ -793,6 +1257,87 @@ public final class UdpTransport implements PacketTransport
                     CloseHelper.closeAll(plane);
                 }
             }
+        }
+    }
+
+    /**
+     * What one connected send socket queued in a duty cycle: a header copy and the payload's address per datagram,
+     * as two iovecs each, laid end to end so that a run of same-sized datagrams is one segmented message.
+     */
+    private static final class SendBatch
+    {
+        final int fd;
+        final io.netty.channel.epoll.LinuxSocket socket;
+        final boolean ipv6;
+        final NativeDatagrams.Batch packets;
+        final UnsafeBuffer iovecs;
+        final UnsafeBuffer headers;
+        int count;
+        int segmentLength;
+        int lastLength;
+        int totalLength;
+        boolean uniform;
+        boolean segmentationRefused;
+        boolean failed;
+
+        SendBatch(final int fd, final boolean ipv6, final int capacity)
+        {
+            this.fd = fd;
+            this.socket = NativeDatagrams.socket(fd);
+            this.ipv6 = ipv6;
+            packets = new NativeDatagrams.Batch(capacity);
+            iovecs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
+                capacity * 2 * NativeDatagrams.IOVEC_LENGTH, 64));
+            headers = new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity * BATCH_HEADER_SLOT, 64));
+        }
+
+        int capacity()
+        {
+            return packets.capacity();
+        }
+
+        void add(
+            final DirectBuffer header,
+            final int headerOffset,
+            final int headerLength,
+            final long payloadAddress,
+            final int payloadLength)
+        {
+            final int i = count;
+            final int headerAt = i * BATCH_HEADER_SLOT;
+            headers.putBytes(headerAt, header, headerOffset, headerLength);
+            final int at = i * 2 * NativeDatagrams.IOVEC_LENGTH;
+            iovecs.putLong(at, headers.addressOffset() + headerAt);
+            iovecs.putLong(at + 8, headerLength);
+            iovecs.putLong(at + NativeDatagrams.IOVEC_LENGTH, payloadAddress);
+            iovecs.putLong(at + NativeDatagrams.IOVEC_LENGTH + 8, payloadLength);
+
+            final int length = headerLength + payloadLength;
+            if (0 == i)
+            {
+                segmentLength = length;
+                uniform = true;
+            }
+            else
+            {
+                // every datagram but the last of a segmented message has the segment's length
+                uniform = uniform && lastLength == segmentLength && length <= segmentLength;
+            }
+            lastLength = length;
+            totalLength += length;
+            count = i + 1;
+        }
+
+        boolean isSegmentable()
+        {
+            return count > 1 && uniform && count <= NativeDatagrams.MAX_SEGMENTS &&
+                totalLength <= MAX_SEGMENTED_BYTES;
+        }
+
+        void clear()
+        {
+            count = 0;
+            totalLength = 0;
         }
     }
 }

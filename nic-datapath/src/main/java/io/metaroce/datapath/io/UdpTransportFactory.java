@@ -18,14 +18,20 @@ package io.metaroce.datapath.io;
 import java.io.IOException;
 
 /**
- * {@link PacketTransportFactory#udp()}: {@link UdpTransport}s and {@link UdpPollGroup}s.
+ * {@link PacketTransportFactory#udp()} and {@link PacketTransportFactory#batchedUdp(int, boolean)}:
+ * {@link UdpTransport}s, one datagram per system call or batched, and {@link UdpPollGroup}s.
  */
 final class UdpTransportFactory implements PacketTransportFactory
 {
-    static final UdpTransportFactory INSTANCE = new UdpTransportFactory();
+    static final UdpTransportFactory INSTANCE = new UdpTransportFactory(0, false);
 
-    private UdpTransportFactory()
+    private final int batchLength;
+    private final boolean segmentation;
+
+    UdpTransportFactory(final int batchLength, final boolean segmentation)
     {
+        this.batchLength = batchLength;
+        this.segmentation = segmentation;
     }
 
     /**
@@ -33,7 +39,7 @@ final class UdpTransportFactory implements PacketTransportFactory
      */
     public PacketTransport open(final TransportSpec spec) throws IOException
     {
-        return new UdpTransport(spec);
+        return new UdpTransport(spec, batchLength, segmentation);
     }
 
     /**
@@ -42,5 +48,15 @@ final class UdpTransportFactory implements PacketTransportFactory
     public PollGroup newPollGroup()
     {
         return new UdpPollGroup();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public String toString()
+    {
+        return 0 == batchLength ? "udp (NIO, a system call per datagram)" :
+            "udp (batched: up to " + batchLength + " datagrams per sendmmsg/recvmmsg, segmentation offload " +
+            (segmentation ? "on" : "off") + ")";
     }
 }

@@ -19,12 +19,16 @@
  * destinations as small integer ids, sends that never block or throw, an optional batch flushed at the end of each
  * duty cycle, the bytes a transport adds per datagram), the {@link io.metaroce.datapath.io.PacketTransportFactory}
  * a media driver opens its transports with, the {@link io.metaroce.datapath.io.TransportSpec} it opens them from,
- * and the default implementation over non-blocking UDP channels with gathering writes. Nothing outside this package
- * names that implementation. The deterministic simulated fabric of this module's test jar
- * ({@code io.metaroce.datapath.sim}) implements the same contract.
+ * and the default implementation over non-blocking UDP channels with gathering writes, one datagram per system call
+ * or, batched ({@link io.metaroce.datapath.io.PacketTransportFactory#batchedUdp(int, boolean)}), with
+ * {@code sendmmsg}/{@code recvmmsg} and segmentation offload through Netty's native epoll library
+ * ({@link io.metaroce.datapath.io.NativeDatagrams}). Nothing outside this package names that implementation. The
+ * deterministic simulated fabric of this module's test jar ({@code io.metaroce.datapath.sim}) implements the same
+ * contract.
  * <p>
  * Contracts: a transport is used by one thread; the buffer handed to a {@link io.metaroce.datapath.io.PacketHandler}
  * is valid only during the call; send results are return codes; a buffer's ByteBuffer handed to {@code send} may be
- * positioned by the transport, so owners hand the sending thread ByteBuffers nobody else positions.
+ * positioned by the transport, so owners hand the sending thread ByteBuffers nobody else positions; a payload's bytes
+ * stay unchanged until the next {@code flush}, which a batching transport reads them at.
  */
 package io.metaroce.datapath.io;

@@ -42,23 +42,31 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class UdpTransportTest
 {
-    private static final int PLANES = 3;
-    private final List<UdpTransport> transports = new ArrayList<>();
+    static final int PLANES = 3;
+    final List<UdpTransport> transports = new ArrayList<>();
 
-    private UdpTransport open(final LossGenerator lossGenerator) throws Exception
+    UdpTransport open(final LossGenerator lossGenerator) throws Exception
     {
         final InetAddress[] planes = new InetAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
         {
             planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
         }
-        final UdpTransport transport = new UdpTransport(new TransportSpec()
+        final UdpTransport transport = newTransport(new TransportSpec()
             .planeAddresses(planes).entropyCount(4).lossGenerator(lossGenerator));
         transports.add(transport);
         return transport;
     }
 
-    private static InetSocketAddress[] addresses(final UdpTransport transport)
+    /**
+     * The transport under test: NIO here, batched in {@link BatchedUdpTransportTest}.
+     */
+    UdpTransport newTransport(final TransportSpec spec) throws IOException
+    {
+        return new UdpTransport(spec);
+    }
+
+    static InetSocketAddress[] addresses(final UdpTransport transport)
     {
         final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
@@ -74,13 +82,15 @@ class UdpTransportTest
         transports.forEach(UdpTransport::close);
     }
 
-    private static List<byte[]> receive(final UdpTransport transport, final int expected, final int[] planes)
+    List<byte[]> receive(final UdpTransport transport, final int expected, final int[] planes)
         throws InterruptedException
     {
         final List<byte[]> received = new ArrayList<>();
         final long deadline = System.nanoTime() + 10_000_000_000L;
         while (received.size() < expected && System.nanoTime() < deadline)
         {
+            // the end of every transport's duty cycle: a batching one sends what it queued
+            transports.forEach(UdpTransport::flush);
             transport.poll((buffer, offset, length, plane) ->
             {
                 final byte[] bytes = new byte[length];
@@ -155,8 +165,9 @@ class UdpTransportTest
         final UdpTransport b = open(null);
         final int destination = a.addDestination(addresses(b));
         final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(16));
-        final UnsafeBuffer heapPayload = new UnsafeBuffer(new byte[64]);
-        final UnsafeBuffer directPayload = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        // the payload stays unchanged until the flush, as PacketTransport.send asks: one region per datagram
+        final UnsafeBuffer heapPayload = new UnsafeBuffer(new byte[64 * PLANES * 4]);
+        final UnsafeBuffer directPayload = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * PLANES * 4));
         final UnsafeBuffer view = new UnsafeBuffer(0, 0);
         int sent = 0;
         for (int plane = 0; plane < PLANES; plane++)
@@ -165,8 +176,9 @@ class UdpTransportTest
             {
                 header.putInt(0, plane * 10 + entropy);
                 final UnsafeBuffer payload = 0 == entropy % 2 ? heapPayload : directPayload;
-                payload.setMemory(0, 64, (byte)(plane * 10 + entropy));
-                view.wrap(payload, 16, 32);
+                final int region = 64 * (plane * 4 + entropy);
+                payload.setMemory(region, 64, (byte)(plane * 10 + entropy));
+                view.wrap(payload, region + 16, 32);
                 assertEquals(PacketTransport.SENT, a.send(destination, plane, entropy, header, 0, 4, view, 0, 32));
                 sent++;
             }

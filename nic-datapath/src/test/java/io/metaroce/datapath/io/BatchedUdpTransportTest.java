@@ -1,0 +1,201 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.io;
+
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The UDP transport with batched system calls and segmentation offload: every test of {@link UdpTransportTest}, and
+ * what batching adds (runs as one segmented message, coalesced runs split back into datagrams, recvmmsg without
+ * segmentation, nothing allocated per datagram with alternating sources).
+ */
+class BatchedUdpTransportTest extends UdpTransportTest
+{
+    private static final int HEADER = 32;
+
+    @BeforeAll
+    static void nativeCallsBind()
+    {
+        assertNull(NativeDatagrams.unavailableReason(), "this build runs on Linux x86-64 with the sun.nio.ch export");
+    }
+
+    UdpTransport newTransport(final TransportSpec spec) throws IOException
+    {
+        return new UdpTransport(spec, 32, true);
+    }
+
+    private UdpTransport openWithoutSegmentation() throws IOException
+    {
+        final InetAddress[] planes = new InetAddress[PLANES];
+        for (int i = 0; i < PLANES; i++)
+        {
+            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
+        }
+        final UdpTransport transport = new UdpTransport(
+            new TransportSpec().planeAddresses(planes).entropyCount(4), 8, false);
+        transports.add(transport);
+        return transport;
+    }
+
+    /**
+     * Queue {@code count} datagrams of a header and a payload on one plane and entropy value, each tagged with its
+     * index, and flush them.
+     */
+    private static void sendRun(
+        final UdpTransport from, final int destination, final int entropy, final int count, final int payload)
+    {
+        final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(HEADER, 64));
+        final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(count * payload, 64));
+        for (int i = 0; i < count; i++)
+        {
+            header.putInt(0, i);
+            body.setMemory(i * payload, payload, (byte)i);
+            assertEquals(PacketTransport.SENT, from.send(destination, 0, entropy, header, 0, HEADER, body,
+                i * payload, payload));
+        }
+        from.flush();
+    }
+
+    private static void assertRun(final List<byte[]> received, final int count, final int payload)
+    {
+        assertEquals(count, received.size());
+        for (int i = 0; i < count; i++)
+        {
+            final byte[] datagram = received.get(i);
+            assertEquals(HEADER + payload, datagram.length, "datagram " + i);
+            assertEquals(i, new UnsafeBuffer(datagram).getInt(0), "in order within a run");
+            for (int j = HEADER; j < datagram.length; j++)
+            {
+                assertEquals((byte)i, datagram[j], "payload of datagram " + i);
+            }
+        }
+    }
+
+    @Test
+    void shouldSendARunOfSameSizedDatagramsAsOneSegmentedMessageAndSplitItOnReceive() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+
+        sendRun(a, destination, 1, 16, 1376);
+        assertEquals(1, a.sendCalls(), "one sendmmsg of one segmented message");
+        assertEquals(16, a.sentDatagrams());
+
+        assertRun(receive(b, 16, null), 16, 1376);
+        assertTrue(b.receiveCalls() < 16 + 16, "coalesced on receive: " + b.receiveCalls() + " calls");
+    }
+
+    @Test
+    void shouldCopyADatagramOfAnOddSizedRunToAnAlignedBufferBeforeHandingItOver() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+
+        sendRun(a, destination, 2, 8, 37);
+        final List<Integer> offsets = new ArrayList<>();
+        final List<byte[]> received = new ArrayList<>();
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (received.size() < 8 && System.nanoTime() < deadline)
+        {
+            b.poll((buffer, offset, length, plane) ->
+            {
+                offsets.add(offset);
+                final byte[] bytes = new byte[length];
+                buffer.getBytes(offset, bytes);
+                received.add(bytes);
+            }, 16);
+            Thread.sleep(1);
+        }
+        assertRun(received, 8, 37);
+        offsets.forEach((offset) -> assertEquals(0, offset & 7, "every datagram starts 8-byte aligned"));
+    }
+
+    @Test
+    void shouldSendAndReceiveManyDatagramsPerCallWithoutSegmentation() throws Exception
+    {
+        final UdpTransport a = openWithoutSegmentation();
+        final UdpTransport b = openWithoutSegmentation();
+        final int destination = a.addDestination(addresses(b));
+
+        sendRun(a, destination, 3, 20, 100);
+        assertEquals(3, a.sendCalls(), "batches of 8: 8 + 8 + 4");
+        assertRun(receive(b, 20, null), 20, 100);
+        assertTrue(b.receivedDatagrams() == 20 && b.receiveCalls() < 20, "recvmmsg reads several a call: " +
+            b.receiveCalls() + " calls");
+    }
+
+    @Test
+    void shouldAllocateNothingPerDatagramWithAlternatingSources() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(HEADER, 64));
+        final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(1024, 64));
+        final int[] received = new int[1];
+        final PacketHandler handler = (buffer, offset, length, plane) -> received[0]++;
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+
+        long allocated = 0;
+        for (int round = 0; round < 2_000; round++)
+        {
+            if (1_000 == round)
+            {
+                allocated = threads.getCurrentThreadAllocatedBytes();
+            }
+            for (int i = 0; i < 8; i++)
+            {
+                // every datagram from another entropy socket: the NIO path would decode a new source each time
+                a.send(destination, 0, i, header, 0, HEADER, body, 0, 1024);
+            }
+            a.flush();
+            final int expected = received[0] + 8;
+            for (int polls = 0; received[0] < expected && polls < 100_000; polls++)
+            {
+                b.poll(handler, 16);
+            }
+        }
+        allocated = threads.getCurrentThreadAllocatedBytes() - allocated;
+
+        assertEquals(16_000, received[0], "every datagram of every round");
+        assertTrue(allocated < 1024, "bytes allocated over 8,000 datagrams: " + allocated);
+    }
+
+    @Test
+    void shouldRefuseABatchLengthOutOfRange()
+    {
+        assertThrows(IllegalArgumentException.class, () -> PacketTransportFactory.batchedUdp(1, true));
+        assertThrows(IllegalArgumentException.class, () -> PacketTransportFactory.batchedUdp(1025, true));
+        assertTrue(PacketTransportFactory.batchedUdp(64, false).toString().contains("64"));
+    }
+}
