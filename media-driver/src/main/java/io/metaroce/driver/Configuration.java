@@ -75,6 +75,39 @@ public final class Configuration
     public static final String PRINT_CONFIGURATION_PROP_NAME = "metaroce.print.configuration";
 
     /**
+     * Property: the packet I/O of network channels: {@code nio} (one system call per datagram) or {@code batched}
+     * ({@code sendmmsg}/{@code recvmmsg} through Netty's native epoll library, which falls back to {@code nio} with
+     * one line on standard error where it cannot run).
+     */
+    public static final String TRANSPORT_PROP_NAME = "metaroce.transport";
+
+    /**
+     * Default packet I/O: {@code nio}.
+     */
+    public static final String TRANSPORT_DEFAULT = "nio";
+
+    /**
+     * Property: most datagrams per system call of the {@code batched} transport, 2 to 1024.
+     */
+    public static final String TRANSPORT_BATCH_LENGTH_PROP_NAME = "metaroce.transport.batch.length";
+
+    /**
+     * Default datagrams per system call: 32.
+     */
+    public static final int TRANSPORT_BATCH_LENGTH_DEFAULT = 32;
+
+    /**
+     * Property: whether the {@code batched} transport sends runs of same-sized datagrams to one socket as one
+     * segmented message ({@code UDP_SEGMENT}) and lets the kernel coalesce runs on receive ({@code UDP_GRO}).
+     */
+    public static final String TRANSPORT_SEGMENTATION_PROP_NAME = "metaroce.transport.segmentation";
+
+    /**
+     * Default segmentation offload: on.
+     */
+    public static final boolean TRANSPORT_SEGMENTATION_DEFAULT = true;
+
+    /**
      * Property: threading mode, one of {@link ThreadingMode}.
      */
     public static final String THREADING_MODE_PROP_NAME = "metaroce.threading.mode";

@@ -115,6 +115,11 @@ final class ConfigurationPrinter
         raw(rows, ctx, Configuration.TERMINATION_TOKEN_PROP_NAME,
             null == System.getProperty(Configuration.TERMINATION_TOKEN_PROP_NAME) ? "none (termination refused)" :
             "set (not shown)");
+        raw(rows, ctx, Configuration.TRANSPORT_PROP_NAME, Configuration.TRANSPORT_DEFAULT);
+        raw(rows, ctx, Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME,
+            String.valueOf(Configuration.TRANSPORT_BATCH_LENGTH_DEFAULT));
+        raw(rows, ctx, Configuration.TRANSPORT_SEGMENTATION_PROP_NAME,
+            String.valueOf(Configuration.TRANSPORT_SEGMENTATION_DEFAULT));
         raw(rows, ctx, Configuration.LOSS_DATA_RATE_PROP_NAME, "none");
         raw(rows, ctx, Configuration.LOSS_CONTROL_RATE_PROP_NAME, "none");
         raw(rows, ctx, Configuration.LOSS_DATA_EVERY_PROP_NAME, "none");

@@ -27,6 +27,7 @@ import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.datapath.io.PollGroup;
 import io.metaroce.driver.buffer.LogFactory;
@@ -323,7 +324,7 @@ public final class MediaDriver implements AutoCloseable
         final Context ctx = driver.context();
         System.out.println("metaroce media driver " + SemanticVersion.toString(CncFileDescriptor.CNC_VERSION) +
             " running in " + ctx.directoryName() + " (pid " + SystemUtil.getPid() + ", threading " +
-            ctx.threadingMode() + "); Ctrl-C to stop");
+            ctx.threadingMode() + ", transport " + ctx.transportFactory() + "); Ctrl-C to stop");
         barrier.await();
         driver.close();
         System.out.println("metaroce media driver stopped");
@@ -573,9 +574,11 @@ public final class MediaDriver implements AutoCloseable
                 nanoClock = SystemNanoClock.INSTANCE;
             }
 
+            recordSetInCode(null != transportFactory, Configuration.TRANSPORT_PROP_NAME,
+                Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, Configuration.TRANSPORT_SEGMENTATION_PROP_NAME);
             if (null == transportFactory)
             {
-                transportFactory = PacketTransportFactory.udp();
+                transportFactory = transportFactoryProperty();
             }
 
             recordSetInCode(null != lossGenerator, Configuration.LOSS_DATA_RATE_PROP_NAME,
@@ -801,6 +804,40 @@ public final class MediaDriver implements AutoCloseable
         private static void fail(final String name, final String problem, final Object value)
         {
             throw new ConfigurationException(name + " " + problem + ": " + value);
+        }
+
+        static PacketTransportFactory transportFactoryProperty()
+        {
+            final String kind = System.getProperty(Configuration.TRANSPORT_PROP_NAME, Configuration.TRANSPORT_DEFAULT)
+                .trim();
+            final int batchLength = Configuration.intProperty(
+                Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, Configuration.TRANSPORT_BATCH_LENGTH_DEFAULT);
+            final String segmentation = System.getProperty(Configuration.TRANSPORT_SEGMENTATION_PROP_NAME,
+                String.valueOf(Configuration.TRANSPORT_SEGMENTATION_DEFAULT)).trim();
+            if (batchLength < 2 || batchLength > 1024)
+            {
+                fail(Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, "must be 2 to 1024", batchLength);
+            }
+            if (!"true".equals(segmentation) && !"false".equals(segmentation))
+            {
+                fail(Configuration.TRANSPORT_SEGMENTATION_PROP_NAME, "must be true or false", segmentation);
+            }
+            if ("nio".equals(kind))
+            {
+                return PacketTransportFactory.udp();
+            }
+            if (!"batched".equals(kind))
+            {
+                fail(Configuration.TRANSPORT_PROP_NAME, "must be nio or batched", kind);
+            }
+            if (!NativeDatagrams.isAvailable())
+            {
+                System.err.println("metaroce: " + Configuration.TRANSPORT_PROP_NAME + "=batched cannot run here (" +
+                    NativeDatagrams.unavailableReason() + "); running nio");
+                return PacketTransportFactory.udp();
+            }
+
+            return PacketTransportFactory.batchedUdp(batchLength, "true".equals(segmentation));
         }
 
         private static ThreadingMode threadingModeProperty()

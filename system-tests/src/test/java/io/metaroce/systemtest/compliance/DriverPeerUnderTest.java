@@ -143,6 +143,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(500))
             .counterFreeToReuseTimeoutNs(TimeUnit.MINUTES.toNanos(10))
             .engineSettings(engineSettings()));
+        System.out.println("compliance target: the driver over " + driver.context().transportFactory());
         MetaRoce connected = null;
         try
         {
