@@ -15,7 +15,7 @@
  */
 package io.metaroce.perf.io;
 
-import io.netty.channel.epoll.Epoll;
+import io.metaroce.datapath.io.NativeDatagrams;
 import io.netty.channel.epoll.LinuxSocket;
 import io.netty.channel.epoll.Native;
 import org.agrona.BufferUtil;
@@ -23,13 +23,7 @@ import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.invoke.VarHandle;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.Array;
-import java.lang.reflect.Constructor;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
@@ -43,8 +37,7 @@ import java.util.Locale;
  *     <li>{@code nio}: {@link DatagramChannel}, one gathering {@code write} per datagram on a connected socket, one
  *         {@code receive} per datagram (the JDK decodes the source address and caches only the last one);</li>
  *     <li>{@code mmsg}: {@code sendmmsg} of each sender socket's share of the batch and {@code recvmmsg} of up to 64,
- *         through Netty 4.2's native epoll library (its entry points are package-private, so the probe binds them by
- *         reflection once, and calls them through exact method handles that allocate nothing);</li>
+ *         through Netty 4.2's native epoll library as the batched transport calls it ({@link NativeDatagrams});</li>
  *     <li>{@code gso}: each sender socket's share as one segmented message ({@code UDP_SEGMENT}) and the receiver
  *         coalescing with {@code UDP_GRO}, one {@code recvmsg} per coalesced run.</li>
  * </ul>
@@ -59,9 +52,7 @@ public final class PacketIoProbe
     private static final int HEADER_LENGTH = 32;
     private static final int SLOT_LENGTH = 64 * 1024;
     private static final int RECEIVE_SLOTS = 64;
-    private static final int SOL_UDP = 17;
-    private static final int UDP_GRO = 104;
-    private static final int MAX_SEGMENTS = 64;
+    private static final int MAX_SEGMENTS = NativeDatagrams.MAX_SEGMENTS;
 
     private PacketIoProbe()
     {
@@ -83,7 +74,7 @@ public final class PacketIoProbe
             throw new IllegalArgumentException("need 1 <= sources <= batch <= " + MAX_SEGMENTS + " x sources");
         }
 
-        final String nativeProblem = NettyMmsg.problem();
+        final String nativeProblem = NativeDatagrams.unavailableReason();
         System.out.printf(Locale.ROOT, "loopback, %d sender sockets, batches of %d, %.1f s a run, %s%n",
             sources, batch, seconds, null == nativeProblem ? "Netty native epoll " + Native.KERNEL_VERSION :
             "no native batching: " + nativeProblem);
@@ -253,8 +244,8 @@ public final class PacketIoProbe
         private final boolean segmented;
         private final LinuxSocket receiver;
         private final LinuxSocket[] senders;
-        private final NettyMmsg sendBatch = new NettyMmsg(MAX_SEGMENTS);
-        private final NettyMmsg receiveBatch = new NettyMmsg(RECEIVE_SLOTS);
+        private final NativeDatagrams.Batch sendBatch = new NativeDatagrams.Batch(MAX_SEGMENTS);
+        private final NativeDatagrams.Batch receiveBatch = new NativeDatagrams.Batch(RECEIVE_SLOTS);
         private final UnsafeBuffer iovecs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             MAX_SEGMENTS * 2 * 16 * 2, 64));
         private final UnsafeBuffer receiveIovecs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
@@ -271,7 +262,7 @@ public final class PacketIoProbe
             receiver.bind(new InetSocketAddress("127.0.0.1", 0));
             if (segmented)
             {
-                receiver.setIntOpt(SOL_UDP, UDP_GRO, 1);
+                NativeDatagrams.enableReceiveOffload(receiver.intValue());
             }
             senders = new LinuxSocket[sources];
             for (int i = 0; i < sources; i++)
@@ -305,7 +296,7 @@ public final class PacketIoProbe
                 if (segmented)
                 {
                     sendBatch.set(0, iovecs.addressOffset(), 2 * share, share > 1 ? datagram : 0);
-                    sendBatch.send(senders[s].intValue(), 1);
+                    sendBatch.send(senders[s].intValue(), false, 0, 1);
                 }
                 else
                 {
@@ -313,7 +304,7 @@ public final class PacketIoProbe
                     {
                         sendBatch.set(i, iovecs.addressOffset() + i * 32L, 2, 0);
                     }
-                    sendBatch.send(senders[s].intValue(), share);
+                    sendBatch.send(senders[s].intValue(), false, 0, share);
                 }
                 systemCalls++;
             }
@@ -329,7 +320,7 @@ public final class PacketIoProbe
                 if (segmented)
                 {
                     receiveBatch.set(0, receiveIovecs.addressOffset(), 1, 0);
-                    final int length = receiveBatch.receiveOne(receiver.intValue());
+                    final int length = receiveBatch.receiveOne(receiver.intValue(), false);
                     if (length <= 0)
                     {
                         return received;
@@ -342,7 +333,7 @@ public final class PacketIoProbe
                     {
                         receiveBatch.set(i, receiveIovecs.addressOffset() + i * 16L, 1, 0);
                     }
-                    final int n = receiveBatch.receive(receiver.intValue(), RECEIVE_SLOTS);
+                    final int n = receiveBatch.receive(receiver.intValue(), false, RECEIVE_SLOTS);
                     if (n <= 0)
                     {
                         return received;
@@ -370,158 +361,6 @@ public final class PacketIoProbe
             catch (final IOException ignore)
             {
                 // closing a probe socket at the end of a run
-            }
-        }
-    }
-
-    /**
-     * Netty's {@code NativeDatagramPacket} array and its {@code sendmmsg}/{@code recvmmsg}/{@code recvmsg}, bound by
-     * reflection: each packet names an iovec array in native memory, its iovec count (which the receive calls
-     * overwrite with the bytes received) and a segment size (GSO on send, GRO on receive).
-     */
-    static final class NettyMmsg
-    {
-        private static final Class<?> PACKET;
-        private static final VarHandle MEMORY_ADDRESS;
-        private static final VarHandle COUNT;
-        private static final VarHandle SEGMENT_SIZE;
-        private static final MethodHandle SENDMMSG;
-        private static final MethodHandle RECVMMSG;
-        private static final MethodHandle RECVMSG;
-        private static final Constructor<?> PACKET_CONSTRUCTOR;
-        private static final Object OUTER;
-        private static final String PROBLEM;
-
-        static
-        {
-            Class<?> packet = null;
-            VarHandle memoryAddress = null;
-            VarHandle count = null;
-            VarHandle segmentSize = null;
-            MethodHandle sendmmsg = null;
-            MethodHandle recvmmsg = null;
-            MethodHandle recvmsg = null;
-            Constructor<?> constructor = null;
-            Object outer = null;
-            String problem = null;
-            try
-            {
-                Epoll.ensureAvailability();
-                final Class<?> array = Class.forName("io.netty.channel.epoll.NativeDatagramPacketArray");
-                packet = Class.forName("io.netty.channel.epoll.NativeDatagramPacketArray$NativeDatagramPacket");
-                final MethodHandles.Lookup packets = MethodHandles.privateLookupIn(packet, MethodHandles.lookup());
-                memoryAddress = packets.findVarHandle(packet, "memoryAddress", long.class);
-                count = packets.findVarHandle(packet, "count", int.class);
-                segmentSize = packets.findVarHandle(packet, "segmentSize", int.class);
-                final MethodHandles.Lookup natives =
-                    MethodHandles.privateLookupIn(Native.class, MethodHandles.lookup());
-                final Class<?> packetArray = Array.newInstance(packet, 0).getClass();
-                final MethodType batchType =
-                    MethodType.methodType(int.class, int.class, boolean.class, packetArray, int.class, int.class);
-                final MethodType erasedBatch =
-                    MethodType.methodType(int.class, int.class, boolean.class, Object[].class, int.class, int.class);
-                sendmmsg = natives.findStatic(Native.class, "sendmmsg", batchType).asType(erasedBatch);
-                recvmmsg = natives.findStatic(Native.class, "recvmmsg", batchType).asType(erasedBatch);
-                recvmsg = natives.findStatic(Native.class, "recvmsg",
-                    MethodType.methodType(int.class, int.class, boolean.class, packet))
-                    .asType(MethodType.methodType(int.class, int.class, boolean.class, Object.class));
-                final Constructor<?> arrayConstructor = array.getDeclaredConstructor();
-                arrayConstructor.setAccessible(true);
-                outer = arrayConstructor.newInstance();
-                constructor = packet.getDeclaredConstructor(array);
-                constructor.setAccessible(true);
-            }
-            catch (final Throwable ex)
-            {
-                problem = ex.toString();
-            }
-            PACKET = packet;
-            MEMORY_ADDRESS = memoryAddress;
-            COUNT = count;
-            SEGMENT_SIZE = segmentSize;
-            SENDMMSG = sendmmsg;
-            RECVMMSG = recvmmsg;
-            RECVMSG = recvmsg;
-            PACKET_CONSTRUCTOR = constructor;
-            OUTER = outer;
-            PROBLEM = problem;
-        }
-
-        private final Object[] packets;
-
-        NettyMmsg(final int capacity)
-        {
-            packets = (Object[])Array.newInstance(PACKET, capacity);
-            try
-            {
-                for (int i = 0; i < capacity; i++)
-                {
-                    packets[i] = PACKET_CONSTRUCTOR.newInstance(OUTER);
-                }
-            }
-            catch (final ReflectiveOperationException ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-        }
-
-        static String problem()
-        {
-            return PROBLEM;
-        }
-
-        void set(final int index, final long iovecAddress, final int iovecCount, final int segment)
-        {
-            MEMORY_ADDRESS.set(packets[index], iovecAddress);
-            COUNT.set(packets[index], iovecCount);
-            SEGMENT_SIZE.set(packets[index], segment);
-        }
-
-        int send(final int fd, final int count) throws IOException
-        {
-            try
-            {
-                return (int)SENDMMSG.invokeExact(fd, false, packets, 0, count);
-            }
-            catch (final IOException | RuntimeException | Error ex)
-            {
-                throw ex;
-            }
-            catch (final Throwable ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-        }
-
-        int receive(final int fd, final int count) throws IOException
-        {
-            try
-            {
-                return (int)RECVMMSG.invokeExact(fd, false, packets, 0, count);
-            }
-            catch (final IOException | RuntimeException | Error ex)
-            {
-                throw ex;
-            }
-            catch (final Throwable ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-        }
-
-        int receiveOne(final int fd) throws IOException
-        {
-            try
-            {
-                return (int)RECVMSG.invokeExact(fd, false, packets[0]);
-            }
-            catch (final IOException | RuntimeException | Error ex)
-            {
-                throw ex;
-            }
-            catch (final Throwable ex)
-            {
-                throw new IllegalStateException(ex);
             }
         }
     }

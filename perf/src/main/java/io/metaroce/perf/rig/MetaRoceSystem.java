@@ -21,6 +21,7 @@ import io.metaroce.client.Subscription;
 import io.metaroce.client.logbuffer.BufferClaim;
 import io.metaroce.client.logbuffer.FragmentAssembler;
 import io.metaroce.client.logbuffer.FragmentHandler;
+import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
 import org.agrona.CloseHelper;
@@ -80,6 +81,19 @@ public final class MetaRoceSystem implements IncastSource
      */
     public MetaRoceSystem(final SystemSettings settings, final NetworkPlanes network)
     {
+        this(settings, network, null);
+    }
+
+    /**
+     * Launch an embedded driver with a packet I/O of its own and connect a client, for {@code metaroce:udp}.
+     *
+     * @param settings         idle strategies and term length.
+     * @param network          the planes, extra channel parameters and loss, or null for IPC.
+     * @param transportFactory the driver's packet I/O, or null for its default.
+     */
+    public MetaRoceSystem(
+        final SystemSettings settings, final NetworkPlanes network, final PacketTransportFactory transportFactory)
+    {
         final MediaDriver.Context context = new MediaDriver.Context()
             .threadingMode(ThreadingMode.SHARED)
             .sharedIdleStrategy(SystemSettings.idleStrategy(settings.driverIdle()))
@@ -88,7 +102,7 @@ public final class MetaRoceSystem implements IncastSource
             .termSparseFile(false);
         if (null != network)
         {
-            context.countersBufferLength(4 * 1024 * 1024);
+            context.countersBufferLength(4 * 1024 * 1024).transportFactory(transportFactory);
             if (null != network.loss())
             {
                 context.lossGenerator(network.loss());

@@ -15,6 +15,9 @@
  */
 package io.metaroce.perf.rig;
 
+import io.metaroce.datapath.io.NativeDatagrams;
+import io.metaroce.datapath.io.PacketTransportFactory;
+import io.metaroce.driver.Configuration;
 import io.metaroce.driver.NetworkLossGenerator;
 
 import java.util.ArrayList;
@@ -84,6 +87,11 @@ final class Scenarios
     {
         final List<BenchRunner.SystemFactory> systems = new ArrayList<>();
         systems.add(new BenchRunner.SystemFactory("metaroce", (s) -> new MetaRoceSystem(s, NetworkPlanes.loopback())));
+        if (NativeDatagrams.isAvailable())
+        {
+            systems.add(new BenchRunner.SystemFactory("metaroce-batched",
+                (s) -> new MetaRoceSystem(s, NetworkPlanes.loopback(), batched())));
+        }
         if (!smoke)
         {
             systems.add(new BenchRunner.SystemFactory("metaroce-no-cc", (s) -> new MetaRoceSystem(s,
@@ -100,10 +108,24 @@ final class Scenarios
             smoke ? new long[]{0, 1_000} : new long[]{0, 10_000, 50_000, 100_000},
             true,
             "UDP on loopback, one path: `metaroce:udp` and `aeron:udp` on 127.0.0.1 through one embedded driver " +
-            "each, and a plain NIO `DatagramChannel` echo (raw). `metaroce-no-cc` (full runs only) is the same " +
+            "each, and a plain NIO `DatagramChannel` echo (raw). `metaroce-batched` is the same driver on the " +
+            "batched transport (`sendmmsg`/`recvmmsg` and segmentation offload, where Netty's native library " +
+            "loads). `metaroce-no-cc` (full runs only) is the same " +
             "channel with `cc=false`: without the sender's delay-based congestion window, which on a loaded " +
             "loopback reads CPU scheduling delay as queueing and shrinks to a few packets; Aeron has no " +
             "congestion control by default.");
+    }
+
+    /**
+     * The batched transport with the driver's batch and segmentation settings, from their properties where set.
+     */
+    private static PacketTransportFactory batched()
+    {
+        return PacketTransportFactory.batchedUdp(
+            Integer.getInteger(Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME,
+                Configuration.TRANSPORT_BATCH_LENGTH_DEFAULT),
+            Boolean.parseBoolean(System.getProperty(Configuration.TRANSPORT_SEGMENTATION_PROP_NAME,
+                String.valueOf(Configuration.TRANSPORT_SEGMENTATION_DEFAULT))));
     }
 
     private static BenchRunner.Scenario multipath(final boolean smoke)
@@ -113,6 +135,14 @@ final class Scenarios
         {
             systems.add(new BenchRunner.SystemFactory("metaroce-" + planes + "p",
                 (s) -> new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(planes, "", null))));
+        }
+        if (NativeDatagrams.isAvailable())
+        {
+            for (final int planes : smoke ? new int[]{1} : new int[]{1, 2, 4})
+            {
+                systems.add(new BenchRunner.SystemFactory("metaroce-" + planes + "p-batched",
+                    (s) -> new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(planes, "", null), batched())));
+            }
         }
         systems.add(new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(true, s)));
         systems.add(new BenchRunner.SystemFactory("raw", (s) -> new RawUdpSystem(MAX_LENGTH)));
@@ -125,7 +155,8 @@ final class Scenarios
             smoke ? new long[]{0} : new long[]{0, 10_000, 50_000},
             true,
             "`metaroce:udp` over K = 1, 2 and 4 loopback planes (receiver 127.0.0.2.., sender 127.0.1.1.., " +
-            "4 paths per plane), against Aeron on its one path (127.0.0.1) and the raw single-socket limit. " +
+            "4 paths per plane), against Aeron on its one path (127.0.0.1) and the raw single-socket limit; " +
+            "`-batched` on the batched transport. " +
             "Loopback planes share the CPU and have no capacity of their own: the sum of the planes' capacities " +
             "needs the namespace topology with `tc tbf` (not run here).");
     }
