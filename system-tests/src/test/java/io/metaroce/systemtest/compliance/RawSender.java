@@ -76,9 +76,25 @@ final class RawSender
             (d) -> d.is(SetupAckDecoder.TEMPLATE_ID) && d.dstConnId() == localId && d.psn() == isn;
         setupAck = peer.awaitRetrying(this::sendSetupOnEveryPlane, answer, "SETUP_ACK");
         peerId = setupAck.srcConnId();
-        for (int plane = 1; plane < planes; plane++)
+        // Every plane's SETUP is answered, but one that reached the target before its image was ready went
+        // unanswered (MR-SETUP-6 lets the receiver stay silent): ask again on that plane, soon enough that a short
+        // connection timeout of the test does not expire meanwhile.
+        final boolean[] answered = new boolean[planes];
+        answered[setupAck.plane] = true;
+        for (int plane = 0; plane < planes; plane++)
         {
-            peer.poll((d) -> d.is(SetupAckDecoder.TEMPLATE_ID), 1000);
+            final int p = plane;
+            for (int attempt = 0; !answered[p] && attempt < 40; attempt++)
+            {
+                if (null != peer.poll((d) -> answer.test(d) && d.plane == p, 25))
+                {
+                    answered[p] = true;
+                }
+                else
+                {
+                    sendSetup(p);
+                }
+            }
         }
         // A retry sent just before the first answer arrived is answered too (MR-ID-12): take those answers away.
         Datagram late = setupAck;
