@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath.io;
 
+import io.netty.channel.epoll.LinuxSocket;
 import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -1267,7 +1268,7 @@ public final class UdpTransport implements PacketTransport
     private static final class SendBatch
     {
         final int fd;
-        final io.netty.channel.epoll.LinuxSocket socket;
+        final LinuxSocket socket;
         final boolean ipv6;
         final NativeDatagrams.Batch packets;
         final UnsafeBuffer iovecs;
