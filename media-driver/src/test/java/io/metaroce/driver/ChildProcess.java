@@ -71,6 +71,8 @@ final class ChildProcess implements AutoCloseable
         {
             command.add("--add-exports");
             command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+            command.add("--add-opens");
+            command.add("java.base/sun.nio.ch=ALL-UNNAMED");
         }
         command.addAll(jvmOptions);
         command.add("-Xmx128m");

@@ -22,6 +22,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.io.FileDescriptor;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.Inet6Address;
@@ -32,6 +33,7 @@ import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -68,10 +70,14 @@ import java.util.function.Consumer;
  * <p>
  * Allocation: sending allocates nothing, whatever the number of payload buffers. On receive,
  * {@link DatagramChannel#receive(ByteBuffer)} returns the source address, which the JDK caches for a repeated source
- * but allocates for a new one, so a receiver fed by many entropy source ports allocates a small object per datagram: a
- * limit of NIO that only native code removes. With more than one plane the JDK's epoll selector boxes each ready file
- * descriptor above 127 to look it up, a small allocation per readable channel per poll that buys one {@code epoll_wait}
- * instead of one {@code recvfrom} per plane on every idle duty cycle (numbers in docs/performance.md).
+ * but allocates for a new one, so a receiver fed by many entropy source ports would allocate a small object per
+ * datagram. The receive channels are therefore read through {@link JdkDatagramReceive}, the JDK's own
+ * {@code recvfrom} wrapper, which leaves the source in native memory; an IPv4 source is decoded once and remembered
+ * by address and port, so a known source allocates nothing. Where the JVM does not open {@code sun.nio.ch} the
+ * transport reads with {@code receive} and allocates as above. With more than one plane the JDK's epoll selector
+ * boxes each ready file descriptor above 127 to look it up, a small allocation per readable channel per poll that buys
+ * one {@code epoll_wait} instead of one {@code recvfrom} per plane on every idle duty cycle (numbers in
+ * docs/performance.md).
  * <p>
  * Batched ({@link PacketTransportFactory#batchedUdp(int, boolean)}), the same channels are driven through
  * {@link NativeDatagrams}: a DATA datagram (a header of at most 128 bytes and an off-heap payload) is queued on its
@@ -128,7 +134,9 @@ public final class UdpTransport implements PacketTransport
     private final UnsafeBuffer receiveSlots;
     private final UnsafeBuffer receiveIovecs;
     private final UnsafeBuffer alignedDatagram;
-    private final Long2ObjectHashMap<InetSocketAddress> sources;
+    private final Long2ObjectHashMap<InetSocketAddress> sources = new Long2ObjectHashMap<>();
+    private final FileDescriptor[] receiveFileDescriptors;
+    private final UnsafeBuffer sourceSockaddr;
     private SendBatch[] pendingBatches = new SendBatch[16];
     private int pendingBatchCount;
     private int receiveSlotsOffered = 1;
@@ -215,7 +223,8 @@ public final class UdpTransport implements PacketTransport
                 receiveIovecs.putLong(i * NativeDatagrams.IOVEC_LENGTH + 8, BUFFER_LENGTH);
             }
             alignedDatagram = new UnsafeBuffer(BufferUtil.allocateDirectAligned(BUFFER_LENGTH, 64));
-            sources = new Long2ObjectHashMap<>();
+            receiveFileDescriptors = null;
+            sourceSockaddr = null;
         }
         else
         {
@@ -224,7 +233,21 @@ public final class UdpTransport implements PacketTransport
             receiveSlots = null;
             receiveIovecs = null;
             alignedDatagram = null;
-            sources = null;
+            if (null == JdkDatagramReceive.unavailableReason())
+            {
+                receiveFileDescriptors = new FileDescriptor[planeCount];
+                for (int plane = 0; plane < planeCount; plane++)
+                {
+                    receiveFileDescriptors[plane] = JdkDatagramReceive.fileDescriptor(receiveChannels[plane]);
+                }
+                sourceSockaddr = new UnsafeBuffer(
+                    BufferUtil.allocateDirectAligned(JdkDatagramReceive.SOCKADDR_LENGTH, 64));
+            }
+            else
+            {
+                receiveFileDescriptors = null;
+                sourceSockaddr = null;
+            }
         }
     }
 
@@ -744,6 +767,10 @@ public final class UdpTransport implements PacketTransport
         {
             return receiveBatched(plane, handler, limit);
         }
+        if (null != receiveFileDescriptors && null == connectedTo)
+        {
+            return receiveWithSockaddr(plane, handler, limit);
+        }
 
         final ByteBuffer byteBuffer = receiveByteBuffer;
         int received = 0;
@@ -794,6 +821,62 @@ public final class UdpTransport implements PacketTransport
         }
 
         return received;
+    }
+
+    private int receiveWithSockaddr(final int plane, final PacketHandler handler, final int limit)
+    {
+        final FileDescriptor fd = receiveFileDescriptors[plane];
+        final UnsafeBuffer sockaddr = sourceSockaddr;
+        int received = 0;
+        while (received < limit)
+        {
+            final int length;
+            try
+            {
+                length = JdkDatagramReceive.receive(
+                    fd, receiveBuffer.addressOffset(), BUFFER_LENGTH, sockaddr.addressOffset());
+            }
+            catch (final IOException ex)
+            {
+                receiveErrors++;
+                break;
+            }
+
+            if (length < 0)
+            {
+                break;
+            }
+            received++;
+            final InetSocketAddress source = source(sockaddr);
+            if (null != source)
+            {
+                deliver(receiveBuffer, 0, length, plane, source, handler);
+            }
+        }
+
+        return received;
+    }
+
+    /**
+     * The source in a Linux {@code struct sockaddr}: IPv4 as in {@link #cachedSource}, IPv6 made for every datagram.
+     */
+    private InetSocketAddress source(final UnsafeBuffer sockaddr)
+    {
+        final int family = sockaddr.getShort(0, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int port = sockaddr.getShort(2, ByteOrder.BIG_ENDIAN) & 0xFFFF;
+        if (JdkDatagramReceive.AF_INET == family)
+        {
+            return cachedSource(sockaddr.getInt(4, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL, port);
+        }
+        if (JdkDatagramReceive.AF_INET6 == family)
+        {
+            final byte[] address = new byte[16];
+            sockaddr.getBytes(8, address);
+            return newAddress(address, port);
+        }
+
+        receiveErrors++;
+        return null;
     }
 
     private int pollSendChannels(final PacketHandler handler, final int limit)
@@ -1032,8 +1115,17 @@ public final class UdpTransport implements PacketTransport
             return newAddress(Arrays.copyOf(address, addressLength), port);
         }
 
-        final long key = ((address[0] & 0xFFL) << 40) | ((address[1] & 0xFFL) << 32) | ((address[2] & 0xFFL) << 24) |
-            ((address[3] & 0xFFL) << 16) | port;
+        return cachedSource(((address[0] & 0xFFL) << 24) | ((address[1] & 0xFFL) << 16) | ((address[2] & 0xFFL) << 8) |
+            (address[3] & 0xFFL), port);
+    }
+
+    /**
+     * An IPv4 source as an address object made once per (address, port); a hostile spray of sources empties the
+     * cache when it is full rather than growing it.
+     */
+    private InetSocketAddress cachedSource(final long ipv4, final int port)
+    {
+        final long key = (ipv4 << 16) | port;
         InetSocketAddress source = sources.get(key);
         if (null == source)
         {
@@ -1041,7 +1133,8 @@ public final class UdpTransport implements PacketTransport
             {
                 sources.clear();
             }
-            source = newAddress(Arrays.copyOf(address, 4), port);
+            source = newAddress(new byte[]{ (byte)(ipv4 >>> 24), (byte)(ipv4 >>> 16), (byte)(ipv4 >>> 8), (byte)ipv4 },
+                port);
             sources.put(key, source);
         }
 

@@ -19,8 +19,9 @@
  * destinations as small integer ids, sends that never block or throw, an optional batch flushed at the end of each
  * duty cycle, the bytes a transport adds per datagram), the {@link io.metaroce.datapath.io.PacketTransportFactory}
  * a media driver opens its transports with, the {@link io.metaroce.datapath.io.TransportSpec} it opens them from,
- * and the default implementation over non-blocking UDP channels with gathering writes, one datagram per system call
- * or, batched ({@link io.metaroce.datapath.io.PacketTransportFactory#batchedUdp(int, boolean)}), with
+ * and the default implementation over non-blocking UDP channels with gathering writes and receives that leave the
+ * source in native memory ({@link io.metaroce.datapath.io.JdkDatagramReceive}), one datagram per system call or,
+ * batched ({@link io.metaroce.datapath.io.PacketTransportFactory#batchedUdp(int, boolean)}), with
  * {@code sendmmsg}/{@code recvmmsg} and segmentation offload through Netty's native epoll library
  * ({@link io.metaroce.datapath.io.NativeDatagrams}). Nothing outside this package names that implementation. The
  * deterministic simulated fabric of this module's test jar ({@code io.metaroce.datapath.sim}) implements the same

@@ -15,6 +15,7 @@
  */
 package io.metaroce.perf.io;
 
+import io.metaroce.datapath.io.JdkDatagramReceive;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.netty.channel.epoll.LinuxSocket;
 import io.netty.channel.epoll.Native;
@@ -22,6 +23,7 @@ import org.agrona.BufferUtil;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.io.FileDescriptor;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -36,6 +38,8 @@ import java.util.Locale;
  * <ul>
  *     <li>{@code nio}: {@link DatagramChannel}, one gathering {@code write} per datagram on a connected socket, one
  *         {@code receive} per datagram (the JDK decodes the source address and caches only the last one);</li>
+ *     <li>{@code nio-sockaddr}: the same sends, received through the JDK's {@code receive0}, which leaves the source
+ *         in native memory, as the datapath's NIO transport reads ({@link JdkDatagramReceive});</li>
  *     <li>{@code mmsg}: {@code sendmmsg} of each sender socket's share of the batch and {@code recvmmsg} of up to 64,
  *         through Netty 4.2's native epoll library as the batched transport calls it ({@link NativeDatagrams});</li>
  *     <li>{@code gso}: each sender socket's share as one segmented message ({@code UDP_SEGMENT}) and the receiver
@@ -83,7 +87,11 @@ public final class PacketIoProbe
         System.out.println("|---|---:|---:|---:|---:|");
         for (final int payload : new int[]{ 32, 1344 })
         {
-            report("nio", payload, new NioMode(sources, payload).run(seconds, batch));
+            report("nio", payload, new NioMode(sources, payload, false).run(seconds, batch));
+            if (null == JdkDatagramReceive.unavailableReason())
+            {
+                report("nio-sockaddr", payload, new NioMode(sources, payload, true).run(seconds, batch));
+            }
             if (null == nativeProblem)
             {
                 report("mmsg", payload, new NativeMode(sources, payload, false).run(seconds, batch));
@@ -185,9 +193,19 @@ public final class PacketIoProbe
         private final ByteBuffer body;
         private final ByteBuffer[] gather = new ByteBuffer[2];
         private final ByteBuffer receiveBuffer = ByteBuffer.allocateDirect(SLOT_LENGTH);
+        private final UnsafeBuffer sockaddr;
+        private final FileDescriptor receiverFd;
         private int next;
 
-        NioMode(final int sources, final int payload) throws IOException
+        /**
+         * A receiver and its sender sockets.
+         *
+         * @param sources     sender sockets.
+         * @param payload     bytes of each datagram's payload.
+         * @param viaSockaddr receive through the JDK's {@code receive0}, leaving the source in native memory, as the
+         *                    datapath's NIO transport does, instead of {@link DatagramChannel#receive}.
+         */
+        NioMode(final int sources, final int payload, final boolean viaSockaddr) throws IOException
         {
             super(sources, payload);
             receiver = DatagramChannel.open(StandardProtocolFamily.INET);
@@ -202,6 +220,9 @@ public final class PacketIoProbe
                 senders[i].connect(receiver.getLocalAddress());
                 senders[i].configureBlocking(false);
             }
+            sockaddr = viaSockaddr ? new UnsafeBuffer(
+                BufferUtil.allocateDirectAligned(JdkDatagramReceive.SOCKADDR_LENGTH, 64)) : null;
+            receiverFd = viaSockaddr ? JdkDatagramReceive.fileDescriptor(receiver) : null;
             header = send.byteBuffer().duplicate().limit(HEADER_LENGTH).slice();
             body = send.byteBuffer().duplicate().position(HEADER_LENGTH).limit(HEADER_LENGTH + payload).slice();
         }
@@ -224,7 +245,9 @@ public final class PacketIoProbe
             while (true)
             {
                 systemCalls++;
-                if (null == receiver.receive(receiveBuffer.clear()))
+                if (null == sockaddr ? null == receiver.receive(receiveBuffer.clear()) :
+                    JdkDatagramReceive.receive(receiverFd, BufferUtil.address(receiveBuffer), SLOT_LENGTH,
+                    sockaddr.addressOffset()) < 0)
                 {
                     return received;
                 }

@@ -62,11 +62,13 @@ public final class NetnsConfiguration
     public static final long PROCESS_KILL_GRACE_MS = 2_000;
 
     /**
-     * Options every JVM started in a namespace gets, before the caller's own: the Agrona export and a small,
+     * Options every JVM started in a namespace gets, before the caller's own: the Agrona export, the opening the
+     * transports need (the NIO receive's native source address, the batched transport's descriptors) and a small,
      * single-threaded collector, because the test machine has two cores.
      */
     public static final List<String> JVM_OPTIONS = List.of(
         "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+        "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
         "-XX:+UseSerialGC");
 
     private NetnsConfiguration()
