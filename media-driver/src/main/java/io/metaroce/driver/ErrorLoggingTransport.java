@@ -211,6 +211,46 @@ final class ErrorLoggingTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public long sendCalls()
+    {
+        return transport.sendCalls();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long sentDatagrams()
+    {
+        return transport.sentDatagrams();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long sendDrops()
+    {
+        return transport.sendDrops();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long receiveCalls()
+    {
+        return transport.receiveCalls();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long receivedDatagrams()
+    {
+        return transport.receivedDatagrams();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public int addDestination(final InetSocketAddress... addressPerPlane) throws IOException
     {
         return transport.addDestination(addressPerPlane);

@@ -264,6 +264,23 @@ class NetworkPubSubTest
             assertEquals(2, countLabels(receiverClient, "rcv-hwm: ", harness.endpoints()), "one rcv-hwm per image");
             assertEquals(first.imageBySessionId(a.sessionId()).position(), receiverHwm(receiverClient, a.sessionId()));
             assertEquals(other.imageBySessionId(b.sessionId()).position(), receiverHwm(receiverClient, b.sessionId()));
+
+            assertEquals(1, countLabels(senderClient, "io-send-calls: engine agent=sender src="),
+                "packet I/O counters for the one send endpoint");
+            assertEquals(1, countLabels(receiverClient, "io-received-datagrams: engine agent=receiver rcv="),
+                "packet I/O counters for the one receive endpoint");
+            // the engine counts what the transport accepted as it sends, the transport's totals are copied at the end
+            // of the duty cycle: between cycles they agree
+            Await.until("the send endpoint's sent datagrams and drops add up to the engine's sends",
+                () -> sumCounters(senderClient, "io-sent-datagrams: ") +
+                sumCounters(senderClient, "io-send-drops: ") ==
+                sumCounters(senderClient, "snd-datagrams: engine agent=sender"));
+            Await.until("the receive endpoint's received datagrams are the engine's",
+                () -> sumCounters(receiverClient, "io-received-datagrams: ") ==
+                sumCounters(receiverClient, "rcv-datagrams: engine agent=receiver"));
+            assertTrue(sumCounters(senderClient, "io-sent-datagrams: ") > 0, "sent datagrams counted");
+            assertTrue(sumCounters(senderClient, "io-send-calls: ") > 0, "send calls counted");
+            assertTrue(sumCounters(receiverClient, "io-receive-calls: ") > 0, "receive calls counted");
         });
     }
 

@@ -26,16 +26,17 @@ import org.agrona.concurrent.status.CountersManager;
  * acquire loads.
  * <p>
  * Labels: {@code "<name>: engine"} for engine counters, {@code "<name>: engine plane=<plane>"} for its per-plane
- * totals; {@code "<name>: conn=<localId hex> stream=<id> session=<id>"} for connection counters, with
+ * totals, {@code "<name>: engine"} with the group's label for a socket group's {@code io-*} totals;
+ * {@code "<name>: conn=<localId hex> stream=<id> session=<id>"} for connection counters, with
  * {@code " path=<index> plane=<plane>"} appended for path counters and {@code " reason=<name>"} for per-reason
  * counters. The engine's {@code counterLabel}, then the socket group's (and for a sender connection its settings'
  * {@code counterLabel}) follow the context when set, before the path and reason suffixes. Connection counters are
- * freed when the connection ends, a group's plane counters when the group is removed.
+ * freed when the connection ends, a group's plane and packet I/O counters when the group is removed.
  * <p>
  * Space: {@value #SENDER_COUNTERS} per sender connection by default, or {@link #SENDER_DETAILED_COUNTERS} +
  * {@value #PATH_COUNTERS} per path with per-path counters on; {@value #RECEIVER_COUNTERS} per receiver connection;
- * {@link #ENGINE_COUNTERS} for the engine, however many socket groups it runs, plus {@value #PLANE_COUNTERS} per
- * plane of each group once the group has a sender connection.
+ * {@link #ENGINE_COUNTERS} for the engine, however many socket groups it runs, {@value #IO_COUNTERS} per socket
+ * group, plus {@value #PLANE_COUNTERS} per plane of each group once the group has a sender connection.
  */
 public final class DatapathCounters
 {
@@ -65,6 +66,11 @@ public final class DatapathCounters
     public static final int PLANE_TYPE_ID = 4104;
 
     /**
+     * Type id of a socket group's packet I/O totals: system calls and datagrams on send and receive.
+     */
+    public static final int IO_TYPE_ID = 4105;
+
+    /**
      * Counters an engine allocates for itself.
      */
     public static final int ENGINE_COUNTERS = 8 + DropReason.COUNT - 1;
@@ -73,6 +79,11 @@ public final class DatapathCounters
      * Counters an engine with sender connections allocates per plane (its {@code plane-*} totals).
      */
     public static final int PLANE_COUNTERS = 5;
+
+    /**
+     * Counters a socket group allocates for its packet I/O (its {@code io-*} totals).
+     */
+    public static final int IO_COUNTERS = 5;
 
     /**
      * Counters a sender connection allocates by default: state, retransmissions, window and smoothed RTT.

@@ -47,6 +47,7 @@ public final class SocketGroup
     private final String planeCounterContext;
     private final String connectionLabel;
     private PlaneCounters planeCounters;
+    private IoCounters ioCounters;
     boolean isRemoved;
 
     SocketGroup(
@@ -71,6 +72,7 @@ public final class SocketGroup
         this.connectionLabel = DatapathCounters.withLabel(engineLabel, counterLabel);
         this.datagramHandler =
             (buffer, offset, length, plane) -> engine.onDatagram(this, buffer, offset, length, plane);
+        this.ioCounters = new IoCounters(countersManager, planeCounterContext);
     }
 
     /**
@@ -138,8 +140,24 @@ public final class SocketGroup
             DatapathCounters.connectionContext(localId, streamId, sessionId), connectionLabel);
     }
 
+    /**
+     * Copy the transport's packet I/O totals to the group's counters: at the end of every engine duty cycle.
+     */
+    void updateIoCounters()
+    {
+        if (null != ioCounters)
+        {
+            ioCounters.update(transport);
+        }
+    }
+
     void closeCounters()
     {
+        if (null != ioCounters)
+        {
+            ioCounters.close();
+            ioCounters = null;
+        }
         if (null != planeCounters)
         {
             planeCounters.close();

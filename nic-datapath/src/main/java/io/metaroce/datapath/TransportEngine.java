@@ -419,8 +419,9 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Hand what the transport queued during this duty cycle to the network ({@link PacketTransport#flush()}). A
-     * caller that runs {@link #poll()}, {@link #processTimers()} and {@link #send()} itself calls it last.
+     * Hand what the transport queued during this duty cycle to the network ({@link PacketTransport#flush()}), and
+     * copy each group's packet I/O totals to its {@code io-*} counters. A caller that runs {@link #poll()},
+     * {@link #processTimers()} and {@link #send()} itself calls it last.
      *
      * @return datagrams the transport sent on this call.
      */
@@ -435,7 +436,9 @@ public final class TransportEngine implements AutoCloseable
         final ArrayList<SocketGroup> groups = this.groups;
         for (int i = 0, size = groups.size(); i < size; i++)
         {
-            sent += groups.get(i).transport.flush();
+            final SocketGroup group = groups.get(i);
+            sent += group.transport.flush();
+            group.updateIoCounters();
         }
 
         return sent;

@@ -35,12 +35,15 @@ class DatapathCountersTest
     {
         final WireFixture f = new WireFixture(PLANES, (ctx) -> {});
         final CountersReader counters = f.engine.context().countersManager();
-        assertEquals(DatapathCounters.ENGINE_COUNTERS, allocated(counters), "the engine's own");
+        assertEquals(DatapathCounters.ENGINE_COUNTERS + DatapathCounters.IO_COUNTERS, allocated(counters),
+            "the engine's own and its socket group's packet I/O");
+        assertEquals(DatapathCounters.IO_COUNTERS, count(counters, "io-"));
 
         final int destination = f.transport.addDestination("receiver");
         f.engine.connect(f.senderSettings(destination, PLANES, PATHS_PER_PLANE), f.publication(1408));
-        assertEquals(DatapathCounters.ENGINE_COUNTERS + PLANES * DatapathCounters.PLANE_COUNTERS +
-            DatapathCounters.SENDER_COUNTERS, allocated(counters), "plane totals and a default sender connection");
+        assertEquals(DatapathCounters.ENGINE_COUNTERS + DatapathCounters.IO_COUNTERS +
+            PLANES * DatapathCounters.PLANE_COUNTERS + DatapathCounters.SENDER_COUNTERS, allocated(counters),
+            "plane totals and a default sender connection");
         assertEquals(
             DatapathCounters.SENDER_COUNTERS, DatapathCounters.senderCounters(PLANES * PATHS_PER_PLANE, false));
 

@@ -106,7 +106,7 @@ record CounterEntry(
 
     /**
      * Short name of a counter type: the driver's stream and system counters, and the network transport's engine,
-     * per-plane, sender connection, receiver connection and path counters.
+     * per-plane, packet I/O, sender connection, receiver connection and path counters.
      *
      * @param typeId of the counter.
      * @return its name.
@@ -125,6 +125,8 @@ record CounterEntry(
                 return "net-path";
             case DatapathCounters.PLANE_TYPE_ID:
                 return "net-plane";
+            case DatapathCounters.IO_TYPE_ID:
+                return "net-io";
             default:
                 return CounterTypeId.name(typeId);
         }
@@ -138,7 +140,7 @@ record CounterEntry(
     static List<String> typeNames()
     {
         return List.of("system", "pub-lmt", "pub-pos", "sub-pos", "snd-pos", "rcv-hwm", "client-heartbeat",
-            "net-engine", "net-plane", "net-sender", "net-receiver", "net-path", "custom");
+            "net-engine", "net-plane", "net-io", "net-sender", "net-receiver", "net-path", "custom");
     }
 
     /**

@@ -197,6 +197,17 @@ final class CounterMetricDecoder
     static final MetricFamily PLANE_PATH_STATE_CHANGES = counter(
         "metaroce_plane_path_state_changes", "State changes of the paths of a plane.");
 
+    static final MetricFamily IO_SEND_CALLS = counter(
+        "metaroce_io_send_calls", "System calls an endpoint's transport made to send, failed ones included.");
+    static final MetricFamily IO_SENT_DATAGRAMS = counter(
+        "metaroce_io_sent_datagrams", "Datagrams an endpoint's transport handed to the network.");
+    static final MetricFamily IO_SEND_DROPS = counter(
+        "metaroce_io_send_drops", "Datagrams a batching transport queued but the network did not take at the flush.");
+    static final MetricFamily IO_RECEIVE_CALLS = counter(
+        "metaroce_io_receive_calls", "System calls an endpoint's transport made to receive, empty ones included.");
+    static final MetricFamily IO_RECEIVED_DATAGRAMS = counter(
+        "metaroce_io_received_datagrams", "Datagrams an endpoint's transport read from the network.");
+
     static final MetricFamily RECEIVER_STATE = gauge(
         "metaroce_receiver_state", "State of a receiver connection: 1 SETUP, 2 ESTABLISHED, 3 CLOSING, 4 CLOSED, " +
         "5 FAILED.");
@@ -301,6 +312,12 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-probes", PLANE_PROBES);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-path-state-changes", PLANE_PATH_STATE_CHANGES);
 
+        datapath(DatapathCounters.IO_TYPE_ID, "io-send-calls", IO_SEND_CALLS);
+        datapath(DatapathCounters.IO_TYPE_ID, "io-sent-datagrams", IO_SENT_DATAGRAMS);
+        datapath(DatapathCounters.IO_TYPE_ID, "io-send-drops", IO_SEND_DROPS);
+        datapath(DatapathCounters.IO_TYPE_ID, "io-receive-calls", IO_RECEIVE_CALLS);
+        datapath(DatapathCounters.IO_TYPE_ID, "io-received-datagrams", IO_RECEIVED_DATAGRAMS);
+
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-state", RECEIVER_STATE);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-data-packets", RECEIVER_DATA_PACKETS);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-data-bytes", RECEIVER_DATA_BYTES);
@@ -391,6 +408,7 @@ final class CounterMetricDecoder
             case DatapathCounters.RECEIVER_TYPE_ID:
             case DatapathCounters.PATH_TYPE_ID:
             case DatapathCounters.PLANE_TYPE_ID:
+            case DatapathCounters.IO_TYPE_ID:
                 decodeDatapath(counterId, typeId, label, value, sink);
                 break;
             default:
@@ -478,8 +496,8 @@ final class CounterMetricDecoder
         for (int i = 0; i < tokens.length; i++)
         {
             final String token = tokens[i];
-            if (0 == i && (DatapathCounters.ENGINE_TYPE_ID == typeId || DatapathCounters.PLANE_TYPE_ID == typeId) &&
-                "engine".equals(token))
+            if (0 == i && (DatapathCounters.ENGINE_TYPE_ID == typeId || DatapathCounters.PLANE_TYPE_ID == typeId ||
+                DatapathCounters.IO_TYPE_ID == typeId) && "engine".equals(token))
             {
                 continue;
             }

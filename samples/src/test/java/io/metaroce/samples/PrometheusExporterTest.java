@@ -124,6 +124,9 @@ class PrometheusExporterTest
             assertIncreased(first, second, "metaroce_sender_data_packets_total", "session", udpSession);
             assertIncreased(first, second, "metaroce_receiver_data_bytes_total", "session", udpSession);
             assertIncreased(first, second, "metaroce_engine_received_bytes_total", "agent", "receiver");
+            assertIncreased(first, second, "metaroce_io_sent_datagrams_total", "agent", "sender");
+            assertIncreased(first, second, "metaroce_io_send_calls_total", "agent", "sender");
+            assertIncreased(first, second, "metaroce_io_received_datagrams_total", "agent", "receiver");
             assertTrue(sum(second, "metaroce_path_packets_total", "0") > sum(first, "metaroce_path_packets_total", "0"),
                 "plane 0 carried packets");
             assertTrue(sum(second, "metaroce_path_packets_total", "1") > sum(first, "metaroce_path_packets_total", "1"),

@@ -118,6 +118,61 @@ public interface PacketTransport extends AutoCloseable
     long receiveErrors();
 
     /**
+     * System calls made to send so far, failed ones included: one per datagram for a transport that sends them one at
+     * a time, one per batch or segmented message for a batching one. With {@link #sentDatagrams()} it shows how many
+     * datagrams a call carries. 0 for a transport that does not count.
+     *
+     * @return the count.
+     */
+    default long sendCalls()
+    {
+        return 0;
+    }
+
+    /**
+     * Datagrams handed to the network so far, each segment of a segmented message counted.
+     *
+     * @return the count.
+     */
+    default long sentDatagrams()
+    {
+        return 0;
+    }
+
+    /**
+     * Datagrams a batching transport accepted ({@link #SENT} as queued) but the network did not take at the flush
+     * (a full socket buffer, a socket error): lost, as on a lossy link, for the protocol to recover. Datagrams refused
+     * at once are not counted here: {@link #send} returned their result.
+     *
+     * @return the count.
+     */
+    default long sendDrops()
+    {
+        return 0;
+    }
+
+    /**
+     * System calls made to receive so far, the ones that found nothing included, so that with
+     * {@link #receivedDatagrams()} it shows how many datagrams a call reads. 0 for a transport that does not count.
+     *
+     * @return the count.
+     */
+    default long receiveCalls()
+    {
+        return 0;
+    }
+
+    /**
+     * Datagrams read from the network so far, each datagram of a coalesced run counted, dropped ones included.
+     *
+     * @return the count.
+     */
+    default long receivedDatagrams()
+    {
+        return 0;
+    }
+
+    /**
      * Register a sender destination: the receiver's address (its receive port) on every plane, opening whatever the
      * implementation needs to reach it (send sockets, one per plane and entropy value, for plain UDP). Registering
      * the same addresses again may return the same id (publications to one receiver share its sockets); every

@@ -301,9 +301,7 @@ public final class UdpTransport implements PacketTransport
     }
 
     /**
-     * System calls that sent datagrams on the batched path ({@code sendmmsg}); 0 on the NIO path.
-     *
-     * @return the count.
+     * {@inheritDoc}
      */
     public long sendCalls()
     {
@@ -311,9 +309,7 @@ public final class UdpTransport implements PacketTransport
     }
 
     /**
-     * Datagrams the batched path sent, each segment of a segmented message counted.
-     *
-     * @return the count.
+     * {@inheritDoc}
      */
     public long sentDatagrams()
     {
@@ -321,10 +317,7 @@ public final class UdpTransport implements PacketTransport
     }
 
     /**
-     * Datagrams the batched path queued but could not send at the flush (a full socket buffer or a socket error):
-     * lost, as on a lossy link, for the protocol to recover.
-     *
-     * @return the count.
+     * {@inheritDoc}
      */
     public long sendDrops()
     {
@@ -332,10 +325,7 @@ public final class UdpTransport implements PacketTransport
     }
 
     /**
-     * System calls that received datagrams on the batched path ({@code recvmmsg} or {@code recvmsg}), empty ones
-     * included; 0 on the NIO path.
-     *
-     * @return the count.
+     * {@inheritDoc}
      */
     public long receiveCalls()
     {
@@ -343,9 +333,7 @@ public final class UdpTransport implements PacketTransport
     }
 
     /**
-     * Datagrams the batched path received, each datagram of a coalesced run counted.
-     *
-     * @return the count.
+     * {@inheritDoc}
      */
     public long receivedDatagrams()
     {
@@ -665,6 +653,7 @@ public final class UdpTransport implements PacketTransport
 
         final ByteBuffer headerView = view(header, headerOffset, headerLength);
         final ByteBuffer payloadView = payloadLength > 0 ? view(payload, payloadOffset, payloadLength) : null;
+        sendCalls++;
         try
         {
             if (null == headerView || (payloadLength > 0 && null == payloadView))
@@ -676,17 +665,17 @@ public final class UdpTransport implements PacketTransport
                 }
                 final ByteBuffer staged = stagingByteBuffer;
                 staged.limit(headerLength + payloadLength).position(0);
-                return channel.write(staged) > 0 ? SENT : BACK_PRESSURED;
+                return sendResult(channel.write(staged));
             }
 
             if (null == payloadView)
             {
-                return channel.write(headerView) > 0 ? SENT : BACK_PRESSURED;
+                return sendResult(channel.write(headerView));
             }
 
             gather[0] = headerView;
             gather[1] = payloadView;
-            return channel.write(gather, 0, 2) > 0 ? SENT : BACK_PRESSURED;
+            return sendResult(channel.write(gather, 0, 2));
         }
         catch (final IOException ex)
         {
@@ -778,6 +767,7 @@ public final class UdpTransport implements PacketTransport
         {
             byteBuffer.clear();
             final SocketAddress source;
+            receiveCalls++;
             try
             {
                 if (null == connectedTo)
@@ -800,6 +790,7 @@ public final class UdpTransport implements PacketTransport
                 break;
             }
             received++;
+            receivedDatagrams++;
 
             final int length = byteBuffer.position();
             if (null != lossGenerator && lossGenerator.shouldDrop(receiveBuffer, 0, length, plane))
@@ -831,6 +822,7 @@ public final class UdpTransport implements PacketTransport
         while (received < limit)
         {
             final int length;
+            receiveCalls++;
             try
             {
                 length = JdkDatagramReceive.receive(
@@ -847,6 +839,7 @@ public final class UdpTransport implements PacketTransport
                 break;
             }
             received++;
+            receivedDatagrams++;
             final InetSocketAddress source = source(sockaddr);
             if (null != source)
             {
@@ -1157,14 +1150,26 @@ public final class UdpTransport implements PacketTransport
     {
         final ByteBuffer byteBuffer = stagingByteBuffer;
         byteBuffer.clear().limit(length);
+        sendCalls++;
         try
         {
-            return channel.send(byteBuffer, target) > 0 ? SENT : BACK_PRESSURED;
+            return sendResult(channel.send(byteBuffer, target));
         }
         catch (final IOException ex)
         {
             return SEND_ERROR;
         }
+    }
+
+    private int sendResult(final long bytesWritten)
+    {
+        if (bytesWritten > 0)
+        {
+            sentDatagrams++;
+            return SENT;
+        }
+
+        return BACK_PRESSURED;
     }
 
     /**

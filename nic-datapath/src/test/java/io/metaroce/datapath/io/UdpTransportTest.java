@@ -412,4 +412,33 @@ class UdpTransportTest
         // a ready descriptor above 127 now and then (NIO over 3 planes), never a datagram's
         assertTrue(allocated < 8_000, "bytes allocated over 8,000 datagrams: " + allocated);
     }
+
+    @Test
+    void shouldCountSystemCallsAndDatagramsBothWays() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(32, 64));
+        final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
+        for (int i = 0; i < 24; i++)
+        {
+            assertEquals(PacketTransport.SENT, a.send(destination, 0, i % 2, header, 0, 32, body, 0, 256));
+        }
+        assertEquals(24, receive(b, 24, null).size());
+
+        assertEquals(24, a.sentDatagrams());
+        assertEquals(0, a.sendDrops());
+        assertEquals(24, b.receivedDatagrams());
+        assertTrue(b.receiveCalls() > 0, "receive calls: " + b.receiveCalls());
+        assertSendCalls(a.sendCalls(), 24);
+    }
+
+    /**
+     * One call per datagram here; a batching transport makes fewer.
+     */
+    void assertSendCalls(final long sendCalls, final int datagrams)
+    {
+        assertEquals(datagrams, sendCalls);
+    }
 }
