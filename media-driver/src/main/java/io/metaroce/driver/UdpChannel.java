@@ -24,6 +24,7 @@ import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.datapath.io.LossGenerator;
+import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.TransportSpec;
 import org.agrona.SystemUtil;
 
@@ -58,13 +59,16 @@ final class UdpChannel
     static final String PATH_EVICTION_PARAM = "path-eviction";
     static final String PATH_POLICY_PARAM = "path-policy";
     static final String PATH_COUNTERS_PARAM = "path-counters";
+    static final String TRANSPORT_PARAM = "transport";
+    static final String BATCH_LENGTH_PARAM = "batch-length";
+    static final String SEGMENTATION_PARAM = "segmentation";
 
     /**
      * Parameters of both publications and subscriptions.
      */
     static final List<String> PARAMS = List.of(ENDPOINT_PARAM, ENTROPY_PARAM, ChannelUri.MTU_PARAM,
         ChannelUri.TERM_LENGTH_PARAM, RECEIVER_WINDOW_PARAM, CREDIT_PARAM, CONGESTION_PARAM, LINK_RATE_PARAM,
-        PATH_EVICTION_PARAM, ChannelUri.SPARSE_PARAM);
+        PATH_EVICTION_PARAM, ChannelUri.SPARSE_PARAM, TRANSPORT_PARAM, BATCH_LENGTH_PARAM, SEGMENTATION_PARAM);
 
     /**
      * Parameters of publications only, which a subscription accepts and ignores.
@@ -103,11 +107,18 @@ final class UdpChannel
     final long lingerTimeoutNs;
     final boolean isSparse;
     final EngineSettings engineSettings;
+    /**
+     * The endpoint's batching ({@link TransportSpec#batching}): {@link TransportSpec#FACTORY_BATCHING} unless the
+     * channel names a {@code transport}.
+     */
+    final int batchLength;
+    final boolean segmentation;
 
     private final String canonicalForm;
     private final String sendEndpointKey;
     private final String receiveEndpointKey;
     private final String endpointList;
+    private final String transportParams;
 
     private UdpChannel(final ChannelUri uri, final MediaDriver.Context ctx, final boolean isSubscription)
     {
@@ -168,6 +179,16 @@ final class UdpChannel
         lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM,
             isSubscription ? null : params.get(ChannelUri.LINGER_PARAM), ctx.publicationLingerTimeoutNs());
         isSparse = parseBoolean(ChannelUri.SPARSE_PARAM, params.get(ChannelUri.SPARSE_PARAM), ctx.termSparseFile());
+        final String transport = params.get(TRANSPORT_PARAM);
+        batchLength = parseBatchLength(transport, params.get(BATCH_LENGTH_PARAM));
+        if (batchLength <= 0 && params.containsKey(SEGMENTATION_PARAM))
+        {
+            throw invalid("parameter '" + SEGMENTATION_PARAM + "' needs '" + TRANSPORT_PARAM + "=batched'");
+        }
+        segmentation = batchLength > 0 && parseBoolean(
+            SEGMENTATION_PARAM, params.get(SEGMENTATION_PARAM), Configuration.TRANSPORT_SEGMENTATION_DEFAULT);
+        transportParams = null == transport ? "" : 0 == batchLength ? "|transport=nio" :
+            "|transport=batched|batch-length=" + batchLength + "|segmentation=" + segmentation;
 
         final String settings = "|entropy=" + entropy + "|mtu=" + mtu + "|credit=" + credit + "|cc=" +
             (congestionControl ? congestionControlName : "false") +
@@ -176,11 +197,12 @@ final class UdpChannel
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
             (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
             "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
-            (isSubscription ? "" : "|path-counters=" + pathCounters);
+            (isSubscription ? "" : "|path-counters=" + pathCounters) + transportParams;
         endpointList = join(endpoints);
         receiveEndpointKey = "endpoint=" + endpointList;
         sendEndpointKey = "planes=" + endpoints.length +
-            (null == interfaces ? "|interface=auto" : "|interface=" + join(interfaces)) + "|entropy=" + entropy;
+            (null == interfaces ? "|interface=auto" : "|interface=" + join(interfaces)) + "|entropy=" + entropy +
+            transportParams;
         engineSettings = defaults.toBuilder()
             .mtu(isSubscription && !hasMtu ? Configuration.MAX_MTU : mtu)
             .receiverCredit(credit)
@@ -222,7 +244,8 @@ final class UdpChannel
             .entropyCount(entropy)
             .socketReceiveBufferLength(SOCKET_BUFFER_LENGTH)
             .socketSendBufferLength(SOCKET_BUFFER_LENGTH)
-            .lossGenerator(lossGenerator);
+            .lossGenerator(lossGenerator)
+            .batching(batchLength, segmentation);
     }
 
     int planeCount()
@@ -317,6 +340,14 @@ final class UdpChannel
         checkSame(LINK_RATE_PARAM, linkRateMbps, existing.linkRateMbps);
         checkSame(RECEIVER_WINDOW_PARAM, receiverWindowLength, existing.receiverWindowLength);
         checkSame(ChannelUri.TERM_LENGTH_PARAM, termLength, existing.termLength);
+        // a subscription that names no transport takes the endpoint's, whichever it is
+        if (!transportParams.isEmpty() && !transportParams.equals(existing.transportParams))
+        {
+            final String inUse = existing.transportParams.isEmpty() ?
+                "the driver's transport" : existing.transportParams.substring(1);
+            throw invalid("parameter '" + TRANSPORT_PARAM + "' conflicts with the subscription already bound to " +
+                "these endpoints: " + transportParams.substring(1) + " requested, " + inUse + " in use");
+        }
     }
 
     static ControlProtocolException invalid(final String message)
@@ -576,6 +607,34 @@ final class UdpChannel
 
         throw invalid("parameter '" + PATH_POLICY_PARAM + "=" + value + "' must be " + SenderPolicies.WEIGHTED +
             " or " + SenderPolicies.ROUND_ROBIN);
+    }
+
+    /**
+     * The batch length a channel's {@code transport} and {@code batch-length} ask for: none named leaves it to the
+     * driver, {@code nio} is 0, {@code batched} the given length or the default, and needs the native library.
+     */
+    private static int parseBatchLength(final String transport, final String batchLength)
+    {
+        if (null == transport || "nio".equals(transport))
+        {
+            if (null != batchLength)
+            {
+                throw invalid("parameter '" + BATCH_LENGTH_PARAM + "' needs '" + TRANSPORT_PARAM + "=batched'");
+            }
+            return null == transport ? TransportSpec.FACTORY_BATCHING : 0;
+        }
+        if (!"batched".equals(transport))
+        {
+            throw invalid("parameter '" + TRANSPORT_PARAM + "=" + transport + "' must be nio or batched");
+        }
+        if (!NativeDatagrams.isAvailable())
+        {
+            throw invalid("parameter '" + TRANSPORT_PARAM + "=batched' cannot run in this driver's JVM: " +
+                NativeDatagrams.unavailableReason());
+        }
+
+        return (int)parseLong(BATCH_LENGTH_PARAM, batchLength, Configuration.TRANSPORT_BATCH_LENGTH_DEFAULT, 2,
+            TransportSpec.MAX_BATCH_LENGTH);
     }
 
     private static boolean parseBoolean(final String key, final String value, final boolean defaultValue)

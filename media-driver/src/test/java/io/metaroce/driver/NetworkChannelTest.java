@@ -22,11 +22,14 @@ import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.datapath.SenderPolicies;
+import io.metaroce.datapath.io.TransportSpec;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -84,6 +87,13 @@ class NetworkChannelTest
         assertRefused(false, endpoints + "|path-eviction=1", "'path-eviction");
         assertRefused(false, endpoints + "|link-rate=-5", "'link-rate");
         assertRefused(false, endpoints + "|linger=soon", "'linger");
+        assertRefused(false, endpoints + "|transport=dpdk", "'transport=dpdk'");
+        assertRefused(false, endpoints + "|batch-length=16", "'batch-length'");
+        assertRefused(false, endpoints + "|transport=nio|batch-length=16", "'batch-length'");
+        assertRefused(false, endpoints + "|transport=batched|batch-length=1", "'batch-length");
+        assertRefused(false, endpoints + "|transport=batched|batch-length=2000", "'batch-length");
+        assertRefused(false, endpoints + "|segmentation=true", "'segmentation'");
+        assertRefused(false, endpoints + "|transport=batched|segmentation=maybe", "'segmentation");
         assertRefused(false, endpoints + "|colour=blue", "'colour'");
         assertRefused(false, endpoints, "'interface'");
         assertRefused(false, endpoints + "|interface=192.0.2.1,192.0.2.2", "'interface'");
@@ -182,6 +192,70 @@ class NetworkChannelTest
         assertEquals("round-robin", aimd.pathPolicy);
         assertFalse(off.congestionControl, "cc=false: no sender window");
         assertTrue(off.canonicalForm().contains("|cc=false|"), off.canonicalForm());
+    }
+
+    @Test
+    void shouldNameTheTransportInTheCanonicalFormAndTheEndpointKeys()
+    {
+        final MediaDriver.Context ctx = new MediaDriver.Context();
+        final String channel = "metaroce:udp?endpoint=127.0.0.1:40456";
+        final UdpChannel plain = UdpChannel.forPublication(ChannelUri.parse(channel), ctx);
+        final UdpChannel nio = UdpChannel.forPublication(ChannelUri.parse(channel + "|transport=nio"), ctx);
+        final UdpChannel batched = UdpChannel.forPublication(ChannelUri.parse(channel + "|transport=batched"), ctx);
+        final UdpChannel eight = UdpChannel.forPublication(
+            ChannelUri.parse(channel + "|segmentation=false|transport=batched|batch-length=8"), ctx);
+
+        assertFalse(plain.canonicalForm().contains("transport="), "the driver's transport: " + plain.canonicalForm());
+        assertEquals(TransportSpec.FACTORY_BATCHING, plain.batchLength);
+        assertTrue(nio.canonicalForm().endsWith("|transport=nio"), nio.canonicalForm());
+        assertEquals(0, nio.batchLength);
+        assertTrue(batched.canonicalForm().endsWith("|transport=batched|batch-length=" +
+            Configuration.TRANSPORT_BATCH_LENGTH_DEFAULT + "|segmentation=true"), batched.canonicalForm());
+        assertTrue(eight.canonicalForm().endsWith("|transport=batched|batch-length=8|segmentation=false"),
+            eight.canonicalForm());
+        assertEquals(8, eight.batchLength);
+        assertFalse(eight.segmentation);
+        assertNotEquals(plain.sendEndpointKey(), nio.sendEndpointKey(), "other sockets for another transport");
+        assertNotEquals(batched.sendEndpointKey(), eight.sendEndpointKey());
+        assertEquals(plain.receiveEndpointKey(), eight.receiveEndpointKey(), "one receive endpoint per endpoints");
+    }
+
+    @Test
+    void shouldRunAnEndpointOnTheTransportItsChannelNames()
+    {
+        final String batched = "|entropy=1|transport=batched|batch-length=8|segmentation=false";
+        try (Subscription subscription = client.addSubscription(harness.subscriptionChannel(batched), STREAM_ID);
+            Publication publication = client.addPublication(harness.publicationChannel(batched), STREAM_ID))
+        {
+            Await.until("connected", () -> publication.isConnected() && subscription.isConnected());
+            assertRefused(true, harness.subscriptionChannel("|entropy=1|transport=nio"), "'transport'");
+            client.addSubscription(harness.subscriptionChannel("|entropy=1"), STREAM_ID + 1).close();
+
+            // a burst of DATA: each duty cycle sends several datagrams per socket, in one sendmmsg each
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[1024]);
+            final int count = 2_000;
+            int sent = 0;
+            final int[] received = new int[1];
+            final Await.Deadline deadline = new Await.Deadline(30_000);
+            while (received[0] < count)
+            {
+                while (sent < count && publication.offer(message, 0, message.capacity()) > 0)
+                {
+                    sent++;
+                }
+                if (0 == subscription.poll((buffer, offset, length, header) -> received[0]++, 64))
+                {
+                    deadline.check("messages received");
+                    LockSupport.parkNanos(10_000);
+                }
+            }
+
+            final long calls = NetworkPubSubTest.sumCounters(client, "io-send-calls: engine agent=sender");
+            final long datagrams = NetworkPubSubTest.sumCounters(client, "io-sent-datagrams: engine agent=sender");
+            assertTrue(datagrams > calls, "more datagrams than send calls: " + datagrams + " in " + calls);
+            assertTrue(NetworkPubSubTest.sumCounters(client, "io-received-datagrams: engine agent=receiver") >=
+                count / 2, "received datagrams counted");
+        }
     }
 
     private RegistrationException assertRefused(

@@ -50,6 +50,8 @@ public interface PacketTransportFactory
 
     /**
      * The default: plain non-blocking UDP sockets, one datagram per system call, and poll groups over one selector.
+     * A spec that asks for batching ({@link TransportSpec#batching(int, boolean)}) gets what
+     * {@link #batchedUdp(int, boolean)} opens, and one of {@link #batchedUdp} that asks for none gets this.
      *
      * @return a factory of {@link UdpTransport}s.
      */

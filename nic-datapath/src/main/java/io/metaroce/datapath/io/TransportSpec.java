@@ -24,7 +24,19 @@ import java.net.InetAddress;
  */
 public final class TransportSpec
 {
+    /**
+     * {@link #batchLength()} of a spec that leaves batching to the factory's own setting.
+     */
+    public static final int FACTORY_BATCHING = -1;
+
+    /**
+     * Most datagrams per system call a spec may ask for.
+     */
+    public static final int MAX_BATCH_LENGTH = 1024;
+
     private InetAddress[] planeAddresses;
+    private int batchLength = FACTORY_BATCHING;
+    private boolean segmentation;
     private int port;
     private int entropyCount = 16;
     private int socketReceiveBufferLength;
@@ -119,6 +131,44 @@ public final class TransportSpec
     }
 
     /**
+     * How this transport batches, instead of the factory's own setting (a channel's {@code transport} parameter):
+     * 0 for one datagram per system call, 2 to {@value #MAX_BATCH_LENGTH} for batched system calls, or
+     * {@link #FACTORY_BATCHING}. A factory that cannot batch refuses a batch length above 0 when it opens the
+     * transport; one with no notion of batching (a simulated fabric) ignores it.
+     *
+     * @param batchLength  most datagrams per system call, 0, or {@link #FACTORY_BATCHING}.
+     * @param segmentation with a batch length above 0, whether runs of same-sized datagrams go out as one segmented
+     *                     message and are coalesced on receive.
+     * @return this for a fluent API.
+     */
+    public TransportSpec batching(final int batchLength, final boolean segmentation)
+    {
+        this.batchLength = batchLength;
+        this.segmentation = segmentation;
+        return this;
+    }
+
+    /**
+     * Most datagrams per system call asked for.
+     *
+     * @return 0 for one a call, 2 to {@value #MAX_BATCH_LENGTH}, or {@link #FACTORY_BATCHING}.
+     */
+    public int batchLength()
+    {
+        return batchLength;
+    }
+
+    /**
+     * Whether segmentation offload is asked for, with a {@link #batchLength()} above 0.
+     *
+     * @return true for segmented sends and coalesced receives.
+     */
+    public boolean segmentation()
+    {
+        return segmentation;
+    }
+
+    /**
      * The poll group of the agent that will run the transport.
      *
      * @return the group, {@link PollGroup#NONE} when none was given.
@@ -158,6 +208,11 @@ public final class TransportSpec
         if (socketReceiveBufferLength < 0 || socketSendBufferLength < 0)
         {
             throw new IllegalArgumentException("socket buffer lengths must be >= 0");
+        }
+        if (FACTORY_BATCHING != batchLength && 0 != batchLength && (batchLength < 2 || batchLength > MAX_BATCH_LENGTH))
+        {
+            throw new IllegalArgumentException("batchLength: need 0 (none), 2 to " + MAX_BATCH_LENGTH + ", or " +
+                "FACTORY_BATCHING: " + batchLength);
         }
     }
 

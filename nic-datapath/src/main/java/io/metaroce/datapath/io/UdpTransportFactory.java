@@ -39,7 +39,14 @@ final class UdpTransportFactory implements PacketTransportFactory
      */
     public PacketTransport open(final TransportSpec spec) throws IOException
     {
-        return new UdpTransport(spec, batchLength, segmentation);
+        final boolean ownBatching = TransportSpec.FACTORY_BATCHING == spec.batchLength();
+        final int length = ownBatching ? batchLength : spec.batchLength();
+        if (length > 0 && !NativeDatagrams.isAvailable())
+        {
+            throw new IOException("batched packet I/O cannot run in this JVM: " + NativeDatagrams.unavailableReason());
+        }
+
+        return new UdpTransport(spec, length, ownBatching ? segmentation : spec.segmentation());
     }
 
     /**
