@@ -110,6 +110,16 @@ public final class StreamDriver implements AutoCloseable
     }
 
     /**
+     * The packet I/O the driver runs, as its start line names it.
+     *
+     * @return the transport factory's description.
+     */
+    public String transport()
+    {
+        return String.valueOf(driver.context().transportFactory());
+    }
+
+    /**
      * Print the driver's distinct errors, one {@code DRIVER_ERROR} line each followed by the exception's text.
      *
      * @param out where to print.

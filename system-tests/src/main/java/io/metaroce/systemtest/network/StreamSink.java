@@ -95,7 +95,8 @@ public final class StreamSink
     private int run()
     {
         subscription = driver.client().addSubscription(options.channel(), options.streamId());
-        out.println("READY " + epoch() + " role=sink dir=" + driver.directoryName() + " channel=" + options.channel());
+        out.println("READY " + epoch() + " role=sink dir=" + driver.directoryName() + " channel=" + options.channel() +
+            " batched=" + driver.transport().contains("batched"));
 
         nextProgressNs = System.nanoTime();
         while (!subscription.isConnected())

@@ -103,7 +103,8 @@ public final class StreamSource
             return StreamApp.EXIT_BAD_ARGUMENTS;
         }
         out.println("READY " + epoch() + " role=source session=" + publication.sessionId() + " dir=" +
-            driver.directoryName() + " channel=" + options.channel());
+            driver.directoryName() + " channel=" + options.channel() + " batched=" +
+            driver.transport().contains("batched"));
 
         nextProgressNs = System.nanoTime();
         while (!publication.isConnected())

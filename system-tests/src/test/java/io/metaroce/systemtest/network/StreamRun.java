@@ -15,6 +15,7 @@
  */
 package io.metaroce.systemtest.network;
 
+import io.metaroce.driver.Configuration;
 import io.metaroce.systemtest.netns.Host;
 import io.metaroce.systemtest.netns.JavaCommand;
 import io.metaroce.systemtest.netns.KeyValueLine;
@@ -30,6 +31,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -41,6 +43,8 @@ final class StreamRun implements AutoCloseable
     static final int PORT = 40_456;
     static final long START_TIMEOUT_MS = 30_000;
     static final long WAIT_MS = 30_000;
+    private static final List<String> TRANSPORT_PROPERTIES = List.of(Configuration.TRANSPORT_PROP_NAME,
+        Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, Configuration.TRANSPORT_SEGMENTATION_PROP_NAME);
 
     private final NetnsTopology topology;
     private final List<String> directories = new ArrayList<>();
@@ -211,12 +215,26 @@ final class StreamRun implements AutoCloseable
         directories.add(directory);
         final List<String> args = new ArrayList<>(List.of("--endpoints", endpoints(), "--dir", directory));
         args.addAll(List.of(options));
-        final NetnsProcess process = topology.javaProcess(host, new JavaCommand(mainClass.getName())
+        final JavaCommand command = new JavaCommand(mainClass.getName())
             .name(name)
             .jvmOption("-Xmx256m")
             .jvmOption("-XX:TieredStopAtLevel=1")
-            .args(args.toArray(new String[0])));
-        process.awaitLine("READY", START_TIMEOUT_MS);
+            .args(args.toArray(new String[0]));
+        // the embedded drivers run the packet I/O this test JVM was asked for (the netns-batched execution)
+        for (final String property : TRANSPORT_PROPERTIES)
+        {
+            final String value = System.getProperty(property);
+            if (null != value)
+            {
+                command.property(property, value);
+            }
+        }
+        final NetnsProcess process = topology.javaProcess(host, command);
+        final String ready = process.awaitLine("READY", START_TIMEOUT_MS);
+        if ("batched".equals(System.getProperty(Configuration.TRANSPORT_PROP_NAME)))
+        {
+            assertTrue(ready.endsWith(" batched=true"), "the driver runs the batched transport: " + ready);
+        }
         return process;
     }
 
