@@ -204,7 +204,21 @@ public final class NativeDatagrams
      */
     public static void enableReceiveOffload(final int fd) throws IOException
     {
-        LinuxSocket.newSocket(fd).setIntOpt(SOL_UDP, UDP_GRO, 1);
+        setReceiveOffload(LinuxSocket.newSocket(fd), true);
+    }
+
+    /**
+     * Turn receive coalescing ({@code UDP_GRO}) on or off. Runs the kernel coalesced while it was on stay queued as
+     * runs after it is turned off: read with {@link Batch#receiveOne} until the socket is empty before reading it
+     * any other way.
+     *
+     * @param socket a UDP socket, from {@link #socket(int)}.
+     * @param on     whether the kernel coalesces from now on.
+     * @throws IOException when the kernel refuses.
+     */
+    public static void setReceiveOffload(final LinuxSocket socket, final boolean on) throws IOException
+    {
+        socket.setIntOpt(SOL_UDP, UDP_GRO, on ? 1 : 0);
     }
 
     /**

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -132,10 +133,13 @@ class BatchedUdpTransportTest extends UdpTransportTest
         final UdpTransport a = open(null);
         final UdpTransport b = open(null);
         final int destination = a.addDestination(addresses(b));
+        toBatchedReads(a, destination, b);
+        final long callsBefore = a.sendCalls();
+        final long sentBefore = a.sentDatagrams();
 
         sendRun(a, destination, 1, 16, 1376);
-        assertEquals(1, a.sendCalls(), "one sendmmsg of one segmented message");
-        assertEquals(16, a.sentDatagrams());
+        assertEquals(1, a.sendCalls() - callsBefore, "one sendmmsg of one segmented message");
+        assertEquals(16, a.sentDatagrams() - sentBefore);
 
         final List<Integer> offsets = new ArrayList<>();
         assertRun(receiveWithOffsets(b, 16, offsets), 16, 1376);
@@ -149,6 +153,7 @@ class BatchedUdpTransportTest extends UdpTransportTest
         final UdpTransport a = open(null);
         final UdpTransport b = open(null);
         final int destination = a.addDestination(addresses(b));
+        toBatchedReads(a, destination, b);
 
         sendRun(a, destination, 2, 8, 37);
         final List<Integer> offsets = new ArrayList<>();
@@ -162,12 +167,71 @@ class BatchedUdpTransportTest extends UdpTransportTest
         final UdpTransport a = openWithoutSegmentation();
         final UdpTransport b = openWithoutSegmentation();
         final int destination = a.addDestination(addresses(b));
+        toBatchedReads(a, destination, b);
+        final long sendCallsBefore = a.sendCalls();
+        final long receiveCallsBefore = b.receiveCalls();
+        final long receivedBefore = b.receivedDatagrams();
 
         sendRun(a, destination, 3, 20, 100);
-        assertEquals(3, a.sendCalls(), "batches of 8: 8 + 8 + 4");
+        assertEquals(3, a.sendCalls() - sendCallsBefore, "batches of 8: 8 + 8 + 4");
         assertRun(receive(b, 20, null), 20, 100);
-        assertTrue(b.receivedDatagrams() == 20 && b.receiveCalls() < 20, "recvmmsg reads several a call: " +
-            b.receiveCalls() + " calls");
+        final long calls = b.receiveCalls() - receiveCallsBefore;
+        assertTrue(b.receivedDatagrams() - receivedBefore == 20 && calls < 20, "recvmmsg reads several a call: " +
+            calls + " calls");
+    }
+
+    @Test
+    void shouldReadOneDatagramAtATimeUntilTheyQueueUpAndGoBackWhenQuiet() throws Exception
+    {
+        final UdpTransport a = open(null);
+        final UdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        assertTrue(b.readsSingly(0), "a fresh socket reads singly");
+
+        sendRun(a, destination, 0, 1, 100);
+        assertRun(receive(b, 1, null), 1, 100);
+        assertTrue(b.readsSingly(0), "one datagram at a time stays single");
+        assertEquals(0, b.receiveModeChanges());
+
+        toBatchedReads(a, destination, b);
+        final List<Integer> offsets = new ArrayList<>();
+        sendRun(a, destination, 0, 8, 200);
+        assertRun(receiveWithOffsets(b, 8, offsets), 8, 200);
+        assertTrue(offsets.stream().anyMatch((offset) -> offset > 0), "coalesced once batched: " + offsets);
+
+        // a datagram at a time: each poll that finds one is a quiet one (a poll of a socket that is not readable
+        // reads nothing and counts for nothing)
+        final int[] received = new int[1];
+        final PacketHandler counting = (buffer, offset, length, plane) -> received[0]++;
+        for (int i = 0; i < 1_100 && !b.readsSingly(0); i++)
+        {
+            sendRun(a, destination, 0, 1, 100);
+            final int expected = received[0] + 1;
+            for (int polls = 0; received[0] < expected && polls < 1_000_000; polls++)
+            {
+                b.poll(counting, 16);
+            }
+            assertEquals(expected, received[0], "datagram " + i);
+        }
+        assertTrue(b.readsSingly(0), "back to single reads after quiet polls, once the socket was found empty");
+        assertEquals(2, b.receiveModeChanges());
+
+        sendRun(a, destination, 0, 4, 300);
+        assertRun(receive(b, 4, null), 4, 300);
+        assertEquals(3, b.receiveModeChanges(), "and to batched reads again when datagrams queue up");
+    }
+
+    /**
+     * Send a run that arrives as several datagrams at once, so that the receiver moves plane 0 to batched reads.
+     */
+    private void toBatchedReads(final UdpTransport from, final int destination, final UdpTransport to)
+        throws InterruptedException
+    {
+        final long changes = to.receiveModeChanges();
+        sendRun(from, destination, 0, 4, 64);
+        assertRun(receive(to, 4, null), 4, 64);
+        assertFalse(to.readsSingly(0), "four datagrams found at once: batched reads");
+        assertEquals(changes + 1, to.receiveModeChanges());
     }
 
     @Test
