@@ -3,12 +3,15 @@
 # subscription channels, counted with perf for 10 s: the idle cost per channel. Needs perf and a built tree.
 #
 #   perf/scripts/idle-syscalls.sh [channels]      (default 10)
+#   DRIVER_OPTS=-Dmetaroce.transport=batched perf/scripts/idle-syscalls.sh 10
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CHANNELS=${1:-10}
 DIR=$(mktemp -u /dev/shm/metaroce-idle-XXXXXX)
-FLAGS=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Dmetaroce.dir="$DIR")
-java "${FLAGS[@]}" -Dmetaroce.threading.mode=SHARED -Dmetaroce.dir.delete.on.shutdown=true \
+FLAGS=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED
+    -Dmetaroce.dir="$DIR")
+# shellcheck disable=SC2086
+java "${FLAGS[@]}" ${DRIVER_OPTS:-} -Dmetaroce.threading.mode=SHARED -Dmetaroce.dir.delete.on.shutdown=true \
     -cp driver-dist/target/metaroce-driver.jar io.metaroce.driver.MediaDriver >/dev/null &
 DRIVER=$!
 trap 'kill $DRIVER 2>/dev/null || true' EXIT

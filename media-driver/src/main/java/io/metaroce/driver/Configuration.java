@@ -75,16 +75,16 @@ public final class Configuration
     public static final String PRINT_CONFIGURATION_PROP_NAME = "metaroce.print.configuration";
 
     /**
-     * Property: the packet I/O of network channels: {@code nio} (one system call per datagram) or {@code batched}
-     * ({@code sendmmsg}/{@code recvmmsg} through Netty's native epoll library, which falls back to {@code nio} with
-     * one line on standard error where it cannot run).
+     * Property: the packet I/O of network channels: {@code batched} ({@code sendmmsg}/{@code recvmmsg} and
+     * segmentation offload through Netty's native epoll library, which falls back to {@code nio} with one line on
+     * standard error where it cannot run) or {@code nio} (one system call per datagram).
      */
     public static final String TRANSPORT_PROP_NAME = "metaroce.transport";
 
     /**
-     * Default packet I/O: {@code nio}.
+     * Default packet I/O: {@code batched}, where it runs.
      */
-    public static final String TRANSPORT_DEFAULT = "nio";
+    public static final String TRANSPORT_DEFAULT = "batched";
 
     /**
      * Property: most datagrams per system call of the {@code batched} transport, 2 to 1024.

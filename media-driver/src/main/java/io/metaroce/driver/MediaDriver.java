@@ -832,8 +832,8 @@ public final class MediaDriver implements AutoCloseable
             }
             if (!NativeDatagrams.isAvailable())
             {
-                System.err.println("metaroce: " + Configuration.TRANSPORT_PROP_NAME + "=batched cannot run here (" +
-                    NativeDatagrams.unavailableReason() + "); running nio");
+                System.err.println("metaroce: the batched transport (" + Configuration.TRANSPORT_PROP_NAME +
+                    "=batched) cannot run here (" + NativeDatagrams.unavailableReason() + "); running nio");
                 return PacketTransportFactory.udp();
             }
 
@@ -1033,7 +1033,9 @@ public final class MediaDriver implements AutoCloseable
 
         /**
          * Set the factory that opens the packet transports of network endpoints (one per send and per receive
-         * endpoint): another packet I/O or a decorator of the default plugs in here. By default plain UDP sockets,
+         * endpoint): another packet I/O or a decorator of the default plugs in here. By default the one
+         * {@link Configuration#TRANSPORT_PROP_NAME} names: UDP with batched system calls
+         * ({@link PacketTransportFactory#batchedUdp(int, boolean)}) where they run, else
          * {@link PacketTransportFactory#udp()}. It is called on the conductor thread.
          *
          * @param transportFactory the factory; null for the default.

@@ -86,7 +86,8 @@ final class Scenarios
     private static BenchRunner.Scenario udp(final boolean smoke)
     {
         final List<BenchRunner.SystemFactory> systems = new ArrayList<>();
-        systems.add(new BenchRunner.SystemFactory("metaroce", (s) -> new MetaRoceSystem(s, NetworkPlanes.loopback())));
+        systems.add(new BenchRunner.SystemFactory("metaroce",
+            (s) -> new MetaRoceSystem(s, NetworkPlanes.loopback(), PacketTransportFactory.udp())));
         if (NativeDatagrams.isAvailable())
         {
             systems.add(new BenchRunner.SystemFactory("metaroce-batched",
@@ -95,7 +96,8 @@ final class Scenarios
         if (!smoke)
         {
             systems.add(new BenchRunner.SystemFactory("metaroce-no-cc", (s) -> new MetaRoceSystem(s,
-                new NetworkPlanes(List.of("127.0.0.1"), List.of(), "|entropy=1|cc=false", null))));
+                new NetworkPlanes(List.of("127.0.0.1"), List.of(), "|entropy=1|cc=false", null),
+                PacketTransportFactory.udp())));
         }
         systems.add(new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(true, s)));
         systems.add(new BenchRunner.SystemFactory("raw", (s) -> new RawUdpSystem(MAX_LENGTH)));
@@ -107,8 +109,9 @@ final class Scenarios
             smoke ? new int[]{32} : new int[]{32, 288, 1344},
             smoke ? new long[]{0, 1_000} : new long[]{0, 10_000, 50_000, 100_000},
             true,
-            "UDP on loopback, one path: `metaroce:udp` and `aeron:udp` on 127.0.0.1 through one embedded driver " +
-            "each, and a plain NIO `DatagramChannel` echo (raw). `metaroce-batched` is the same driver on the " +
+            "UDP on loopback, one path: `metaroce:udp` on the NIO transport and `aeron:udp` on 127.0.0.1 through " +
+            "one embedded driver each, and a plain NIO `DatagramChannel` echo (raw). `metaroce-batched` is the " +
+            "same driver on the " +
             "batched transport (`sendmmsg`/`recvmmsg` and segmentation offload, where Netty's native library " +
             "loads). `metaroce-no-cc` (full runs only) is the same " +
             "channel with `cc=false`: without the sender's delay-based congestion window, which on a loaded " +
@@ -134,7 +137,8 @@ final class Scenarios
         for (final int planes : new int[]{1, 2, 4})
         {
             systems.add(new BenchRunner.SystemFactory("metaroce-" + planes + "p",
-                (s) -> new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(planes, "", null))));
+                (s) -> new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(planes, "", null),
+                PacketTransportFactory.udp())));
         }
         if (NativeDatagrams.isAvailable())
         {
@@ -156,7 +160,7 @@ final class Scenarios
             true,
             "`metaroce:udp` over K = 1, 2 and 4 loopback planes (receiver 127.0.0.2.., sender 127.0.1.1.., " +
             "4 paths per plane), against Aeron on its one path (127.0.0.1) and the raw single-socket limit; " +
-            "`-batched` on the batched transport. " +
+            "on the NIO transport, and `-batched` on the batched one. " +
             "Loopback planes share the CPU and have no capacity of their own: the sum of the planes' capacities " +
             "needs the namespace topology with `tc tbf` (not run here).");
     }

@@ -220,7 +220,7 @@ final class StreamRun implements AutoCloseable
             .jvmOption("-Xmx256m")
             .jvmOption("-XX:TieredStopAtLevel=1")
             .args(args.toArray(new String[0]));
-        // the embedded drivers run the packet I/O this test JVM was asked for (the netns-batched execution)
+        // the embedded drivers run the packet I/O this test JVM was asked for (the netns-nio execution)
         for (final String property : TRANSPORT_PROPERTIES)
         {
             final String value = System.getProperty(property);
@@ -231,10 +231,8 @@ final class StreamRun implements AutoCloseable
         }
         final NetnsProcess process = topology.javaProcess(host, command);
         final String ready = process.awaitLine("READY", START_TIMEOUT_MS);
-        if ("batched".equals(System.getProperty(Configuration.TRANSPORT_PROP_NAME)))
-        {
-            assertTrue(ready.endsWith(" batched=true"), "the driver runs the batched transport: " + ready);
-        }
+        final boolean batched = !"nio".equals(System.getProperty(Configuration.TRANSPORT_PROP_NAME));
+        assertTrue(ready.endsWith(" batched=" + batched), "the driver runs the transport asked for: " + ready);
         return process;
     }
 
