@@ -142,6 +142,8 @@ public final class UdpTransport implements PacketTransport
     private final UnsafeBuffer receiveIovecs;
     private final UnsafeBuffer alignedDatagram;
     private final Long2ObjectHashMap<InetSocketAddress> sources = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<Ipv6Source> ipv6Sources = new Long2ObjectHashMap<>();
+    private final byte[] ipv6Scratch = new byte[16];
     private final FileDescriptor[] receiveFileDescriptors;
     private final UnsafeBuffer sourceSockaddr;
     private final LinuxSocket[] receiveSockets;
@@ -872,7 +874,8 @@ public final class UdpTransport implements PacketTransport
     }
 
     /**
-     * The source in a Linux {@code struct sockaddr}: IPv4 as in {@link #cachedSource}, IPv6 made for every datagram.
+     * The source in a Linux {@code struct sockaddr}: IPv4 as in {@link #cachedSource}, IPv6 as in
+     * {@link #cachedIpv6Source}, with its scope.
      */
     private InetSocketAddress source(final UnsafeBuffer sockaddr)
     {
@@ -884,9 +887,8 @@ public final class UdpTransport implements PacketTransport
         }
         if (JdkDatagramReceive.AF_INET6 == family)
         {
-            final byte[] address = new byte[16];
-            sockaddr.getBytes(8, address);
-            return newAddress(address, port);
+            sockaddr.getBytes(8, ipv6Scratch);
+            return cachedIpv6Source(port, sockaddr.getInt(24, ByteOrder.LITTLE_ENDIAN));
         }
 
         receiveErrors++;
@@ -1201,13 +1203,18 @@ public final class UdpTransport implements PacketTransport
 
     /**
      * The source of a received slot as an address object, made once per source: an IPv4 source is remembered by its
-     * address and port, an IPv6 one is made for every datagram.
+     * address and port, an IPv6 one by {@link #cachedIpv6Source} (Netty's packet does not carry the scope).
      */
     private InetSocketAddress source(final NativeDatagrams.Batch batch, final int index)
     {
         final byte[] address = batch.sourceAddress(index);
         final int addressLength = batch.sourceAddressLength(index);
         final int port = batch.sourcePort(index);
+        if (16 == addressLength)
+        {
+            System.arraycopy(address, 0, ipv6Scratch, 0, 16);
+            return cachedIpv6Source(port, 0);
+        }
         if (4 != addressLength)
         {
             return newAddress(Arrays.copyOf(address, addressLength), port);
@@ -1237,6 +1244,34 @@ public final class UdpTransport implements PacketTransport
         }
 
         return source;
+    }
+
+    /**
+     * The IPv6 source in {@link #ipv6Scratch} as an address object made once per (address, port): remembered by a
+     * hash of both, and checked against the bytes it stands for, so a collision makes a new object rather than a
+     * wrong source.
+     */
+    private InetSocketAddress cachedIpv6Source(final int port, final int scopeId)
+    {
+        final byte[] address = ipv6Scratch;
+        long hash = ((long)scopeId << 16) | port;
+        for (int i = 0; i < 16; i++)
+        {
+            hash = hash * 31 + (address[i] & 0xFF);
+        }
+        Ipv6Source source = ipv6Sources.get(hash);
+        if (null == source || source.port != port || source.scopeId != scopeId ||
+            !Arrays.equals(source.address, address))
+        {
+            if (ipv6Sources.size() >= MAX_CACHED_SOURCES)
+            {
+                ipv6Sources.clear();
+            }
+            source = new Ipv6Source(address.clone(), port, scopeId);
+            ipv6Sources.put(hash, source);
+        }
+
+        return source.socketAddress;
     }
 
     private static InetSocketAddress newAddress(final byte[] address, final int port)
@@ -1542,6 +1577,34 @@ public final class UdpTransport implements PacketTransport
         {
             count = 0;
             totalLength = 0;
+        }
+    }
+
+    /**
+     * An IPv6 source the receive path met, with the bytes it was made from.
+     */
+    private static final class Ipv6Source
+    {
+        final byte[] address;
+        final int port;
+        final int scopeId;
+        final InetSocketAddress socketAddress;
+
+        Ipv6Source(final byte[] address, final int port, final int scopeId)
+        {
+            this.address = address;
+            this.port = port;
+            this.scopeId = scopeId;
+            try
+            {
+                // a link-local source keeps its interface (scope), without which an answer could not be sent
+                this.socketAddress = new InetSocketAddress(0 == scopeId ?
+                    InetAddress.getByAddress(address) : Inet6Address.getByAddress(null, address, scopeId), port);
+            }
+            catch (final java.net.UnknownHostException ex)
+            {
+                throw new IllegalStateException("an IPv6 source address", ex);
+            }
         }
     }
 }
