@@ -67,6 +67,7 @@ public final class NativeDatagrams
     private static final VarHandle SENDER_ADDRESS;
     private static final VarHandle SENDER_ADDRESS_LENGTH;
     private static final VarHandle SENDER_PORT;
+    private static final VarHandle SENDER_SCOPE_ID;
     private static final VarHandle RECIPIENT_ADDRESS_LENGTH;
     private static final MethodHandle SENDMMSG;
     private static final MethodHandle RECVMMSG;
@@ -85,6 +86,7 @@ public final class NativeDatagrams
         VarHandle senderAddress = null;
         VarHandle senderAddressLength = null;
         VarHandle senderPort = null;
+        VarHandle senderScopeId = null;
         VarHandle recipientAddressLength = null;
         MethodHandle sendmmsg = null;
         MethodHandle recvmmsg = null;
@@ -105,6 +107,7 @@ public final class NativeDatagrams
             senderAddress = packets.findVarHandle(packet, "senderAddr", byte[].class);
             senderAddressLength = packets.findVarHandle(packet, "senderAddrLen", int.class);
             senderPort = packets.findVarHandle(packet, "senderPort", int.class);
+            senderScopeId = packets.findVarHandle(packet, "senderScopeId", int.class);
             recipientAddressLength = packets.findVarHandle(packet, "recipientAddrLen", int.class);
 
             final MethodHandles.Lookup natives = MethodHandles.privateLookupIn(Native.class, MethodHandles.lookup());
@@ -143,6 +146,7 @@ public final class NativeDatagrams
         SENDER_ADDRESS = senderAddress;
         SENDER_ADDRESS_LENGTH = senderAddressLength;
         SENDER_PORT = senderPort;
+        SENDER_SCOPE_ID = senderScopeId;
         RECIPIENT_ADDRESS_LENGTH = recipientAddressLength;
         SENDMMSG = sendmmsg;
         RECVMMSG = recvmmsg;
@@ -456,6 +460,17 @@ public final class NativeDatagrams
         public int sourcePort(final int index)
         {
             return (int)SENDER_PORT.get(packets[index]);
+        }
+
+        /**
+         * IPv6 scope id of a received slot's source (0 for a global address or IPv4).
+         *
+         * @param index of the slot.
+         * @return the scope id.
+         */
+        public int sourceScopeId(final int index)
+        {
+            return (int)SENDER_SCOPE_ID.get(packets[index]);
         }
     }
 }

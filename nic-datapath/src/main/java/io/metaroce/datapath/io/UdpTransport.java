@@ -1203,7 +1203,7 @@ public final class UdpTransport implements PacketTransport
 
     /**
      * The source of a received slot as an address object, made once per source: an IPv4 source is remembered by its
-     * address and port, an IPv6 one by {@link #cachedIpv6Source} (Netty's packet does not carry the scope).
+     * address and port, an IPv6 one by {@link #cachedIpv6Source}.
      */
     private InetSocketAddress source(final NativeDatagrams.Batch batch, final int index)
     {
@@ -1213,7 +1213,7 @@ public final class UdpTransport implements PacketTransport
         if (16 == addressLength)
         {
             System.arraycopy(address, 0, ipv6Scratch, 0, 16);
-            return cachedIpv6Source(port, 0);
+            return cachedIpv6Source(port, batch.sourceScopeId(index));
         }
         if (4 != addressLength)
         {
