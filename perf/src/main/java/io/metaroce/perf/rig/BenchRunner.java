@@ -44,7 +44,8 @@ import java.util.function.Function;
  * planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its one path);
  * {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off);
  * {@code longhaul} (the simulated fabric at 1, 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network
- * namespaces, each rate-limited by {@code tc tbf}; needs root). Each run is repeated ({@code --reps}, default 3) and
+ * namespaces, each rate-limited by {@code tc tbf}; needs root); {@code scale} (1 to 4,000 streams between two
+ * drivers, beside Aeron). Each run is repeated ({@code --reps}, default 3) and
  * the median run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as a
  * {@code .hgrm} file. {@code --help} lists the options and properties.
  */
@@ -58,7 +59,7 @@ public final class BenchRunner
      * Names of every scenario, in the order a run without names runs them.
      */
     public static final List<String> SCENARIOS =
-        List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns");
+        List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns", "scale");
 
     /**
      * How one system is built for one medium.
@@ -167,7 +168,8 @@ public final class BenchRunner
                 "loss on one of four planes and on all, Aeron with the same loss on its one path); failover (a " +
                 "plane taken down mid-run); incast (N senders to one receiver, credit on and off); longhaul (the " +
                 "simulated fabric at 1, 10 and 50 ms RTT); netns (1, 2 and 4 planes in network namespaces, each " +
-                "rate-limited by tc tbf; needs root).")
+                "rate-limited by tc tbf; needs root); scale (1 to 4,000 streams between two drivers: connect time, " +
+                "descriptors, counters, memory, goodput and fairness, beside Aeron).")
             .note("Output: '<out>/<yyyy-MM-ddTHH-mm-ss>[-smoke]/' with a folder per scenario (every repetition's " +
                 ".hgrm histogram, CSV and SVG charts) and summary.md; the last line printed is 'results: <folder>'.");
     }
@@ -259,6 +261,10 @@ public final class BenchRunner
             else if ("netns".equals(name))
             {
                 NetnsMultipathRig.runScenario(runner, smoke);
+            }
+            else if ("scale".equals(name))
+            {
+                ScaleRig.runScenario(runner, smoke);
             }
             else
             {

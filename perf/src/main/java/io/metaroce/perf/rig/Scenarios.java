@@ -26,8 +26,9 @@ import java.util.List;
 /**
  * The scenarios the runner knows, each with the systems it compares. The full sets follow Aeron's published
  * benchmark grid (lengths 32, 288 and 1344 bytes; rates from low to saturation); smoke sets are the smallest runs
- * that still exercise every code path, for CI. {@code failover} and {@code longhaul} have rigs of their own
- * ({@link FailoverRig}, {@link LonghaulReport}); the others run {@link LatencyRig} and {@link ThroughputRig}.
+ * that still exercise every code path, for CI. {@code failover}, {@code longhaul}, {@code netns} and {@code scale}
+ * have rigs of their own ({@link FailoverRig}, {@link LonghaulReport}, {@link NetnsMultipathRig}, {@link ScaleRig});
+ * the others run {@link LatencyRig} and {@link ThroughputRig}.
  * <p>
  * Network scenarios run on loopback: one plane is 127.0.0.1 for all three columns; several planes are distinct
  * loopback addresses per plane ({@link NetworkPlanes#loopbackPlanes}). Loopback planes have no capacity of their own
