@@ -24,6 +24,7 @@ import io.metaroce.driver.ThreadingMode;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 
 import java.io.File;
 import java.io.IOException;
@@ -325,28 +326,71 @@ final class ScaleRig
     }
 
     /**
-     * N streams of one system between two drivers.
+     * N streams of one system between two drivers: the loops over streams here, one stream's calls in each system.
      */
-    interface Streams extends AutoCloseable
+    abstract static class Streams implements AutoCloseable
     {
-        void addAll();
+        final int streams;
+        MessageSink sink;
 
-        int connected();
+        Streams(final int streams)
+        {
+            this.streams = streams;
+        }
 
-        boolean offer(int stream, DirectBuffer buffer, int length);
+        void addAll()
+        {
+            for (int i = 0; i < streams; i++)
+            {
+                addSubscription(i, FIRST_STREAM_ID + i);
+            }
+            for (int i = 0; i < streams; i++)
+            {
+                addPublication(i, FIRST_STREAM_ID + i);
+            }
+        }
 
-        int poll(int stream, MessageSink sink);
+        int connected()
+        {
+            int connected = 0;
+            for (int i = 0; i < streams; i++)
+            {
+                connected += isConnected(i) ? 1 : 0;
+            }
+            return connected;
+        }
 
-        long counters();
+        int poll(final int stream, final MessageSink sink)
+        {
+            this.sink = sink;
+            return poll(stream);
+        }
 
-        long directoryBytes();
+        abstract void addSubscription(int stream, int streamId);
 
-        void close();
+        abstract void addPublication(int stream, int streamId);
+
+        /**
+         * Whether a stream's publication and subscription are both connected.
+         */
+        abstract boolean isConnected(int stream);
+
+        abstract boolean offer(int stream, DirectBuffer buffer, int length);
+
+        /**
+         * Poll a stream's subscription, handing each message to {@link #sink}.
+         */
+        abstract int poll(int stream);
+
+        abstract long counters();
+
+        abstract long directoryBytes();
+
+        public abstract void close();
     }
 
-    static final class MetaRoceStreams implements Streams
+    static final class MetaRoceStreams extends Streams
     {
-        private final int streams;
         private final MediaDriver receiverDriver;
         private final MediaDriver senderDriver;
         private final MetaRoce subscriber;
@@ -356,11 +400,10 @@ final class ScaleRig
         private final Subscription[] subscriptions;
         private final ExclusivePublication[] publications;
         private final io.metaroce.client.logbuffer.FragmentHandler[] handlers;
-        private MessageSink sink;
 
         MetaRoceStreams(final int streams)
         {
-            this.streams = streams;
+            super(streams);
             receiverDriver = MediaDriver.launchEmbedded(driverContext());
             senderDriver = MediaDriver.launchEmbedded(driverContext());
             subscriber = MetaRoce.connect(
@@ -389,52 +432,37 @@ final class ScaleRig
                 .termSparseFile(false);
         }
 
-        public void addAll()
+        void addSubscription(final int stream, final int streamId)
         {
-            for (int i = 0; i < streams; i++)
-            {
-                subscriptions[i] = subscriber.addSubscription(subscriptionChannel, FIRST_STREAM_ID + i);
-            }
-            for (int i = 0; i < streams; i++)
-            {
-                publications[i] = publisher.addExclusivePublication(publicationChannel, FIRST_STREAM_ID + i);
-            }
+            subscriptions[stream] = subscriber.addSubscription(subscriptionChannel, streamId);
         }
 
-        public int connected()
+        void addPublication(final int stream, final int streamId)
         {
-            int connected = 0;
-            for (int i = 0; i < streams; i++)
-            {
-                connected += publications[i].isConnected() && subscriptions[i].isConnected() ? 1 : 0;
-            }
-            return connected;
+            publications[stream] = publisher.addExclusivePublication(publicationChannel, streamId);
         }
 
-        public boolean offer(final int stream, final DirectBuffer buffer, final int length)
+        boolean isConnected(final int stream)
+        {
+            return publications[stream].isConnected() && subscriptions[stream].isConnected();
+        }
+
+        boolean offer(final int stream, final DirectBuffer buffer, final int length)
         {
             return publications[stream].offer(buffer, 0, length) > 0;
         }
 
-        public int poll(final int stream, final MessageSink sink)
+        int poll(final int stream)
         {
-            this.sink = sink;
             return subscriptions[stream].poll(handlers[stream], 16);
         }
 
-        public long counters()
+        long counters()
         {
             return countersInUse(subscriber.countersReader()) + countersInUse(publisher.countersReader());
         }
 
-        private static long countersInUse(final org.agrona.concurrent.status.CountersReader reader)
-        {
-            final long[] count = new long[1];
-            reader.forEach((counterId, typeId, keyBuffer, label) -> count[0]++);
-            return count[0];
-        }
-
-        public long directoryBytes()
+        long directoryBytes()
         {
             return ScaleRig.directoryBytes(receiverDriver.context().directoryName()) +
                 ScaleRig.directoryBytes(senderDriver.context().directoryName());
@@ -446,9 +474,8 @@ final class ScaleRig
         }
     }
 
-    static final class AeronStreams implements Streams
+    static final class AeronStreams extends Streams
     {
-        private final int streams;
         private final io.aeron.driver.MediaDriver receiverDriver;
         private final io.aeron.driver.MediaDriver senderDriver;
         private final Aeron subscriber;
@@ -457,11 +484,10 @@ final class ScaleRig
         private final io.aeron.Subscription[] subscriptions;
         private final io.aeron.ExclusivePublication[] publications;
         private final io.aeron.logbuffer.FragmentHandler[] handlers;
-        private MessageSink sink;
 
         AeronStreams(final int streams)
         {
-            this.streams = streams;
+            super(streams);
             receiverDriver = io.aeron.driver.MediaDriver.launchEmbedded(driverContext());
             senderDriver = io.aeron.driver.MediaDriver.launchEmbedded(driverContext());
             subscriber = Aeron.connect(new Aeron.Context().aeronDirectoryName(receiverDriver.aeronDirectoryName()));
@@ -491,48 +517,37 @@ final class ScaleRig
                 .dirDeleteOnShutdown(true);
         }
 
-        public void addAll()
+        void addSubscription(final int stream, final int streamId)
         {
-            for (int i = 0; i < streams; i++)
-            {
-                subscriptions[i] = subscriber.addSubscription(channel, FIRST_STREAM_ID + i);
-            }
-            for (int i = 0; i < streams; i++)
-            {
-                publications[i] = publisher.addExclusivePublication(channel, FIRST_STREAM_ID + i);
-            }
+            subscriptions[stream] = subscriber.addSubscription(channel, streamId);
         }
 
-        public int connected()
+        void addPublication(final int stream, final int streamId)
         {
-            int connected = 0;
-            for (int i = 0; i < streams; i++)
-            {
-                connected += publications[i].isConnected() && subscriptions[i].isConnected() ? 1 : 0;
-            }
-            return connected;
+            publications[stream] = publisher.addExclusivePublication(channel, streamId);
         }
 
-        public boolean offer(final int stream, final DirectBuffer buffer, final int length)
+        boolean isConnected(final int stream)
+        {
+            return publications[stream].isConnected() && subscriptions[stream].isConnected();
+        }
+
+        boolean offer(final int stream, final DirectBuffer buffer, final int length)
         {
             return publications[stream].offer(buffer, 0, length) > 0;
         }
 
-        public int poll(final int stream, final MessageSink sink)
+        int poll(final int stream)
         {
-            this.sink = sink;
             return subscriptions[stream].poll(handlers[stream], 16);
         }
 
-        public long counters()
+        long counters()
         {
-            final long[] count = new long[1];
-            subscriber.countersReader().forEach((counterId, typeId, keyBuffer, label) -> count[0]++);
-            publisher.countersReader().forEach((counterId, typeId, keyBuffer, label) -> count[0]++);
-            return count[0];
+            return countersInUse(subscriber.countersReader()) + countersInUse(publisher.countersReader());
         }
 
-        public long directoryBytes()
+        long directoryBytes()
         {
             return ScaleRig.directoryBytes(receiverDriver.aeronDirectoryName()) +
                 ScaleRig.directoryBytes(senderDriver.aeronDirectoryName());
@@ -542,6 +557,13 @@ final class ScaleRig
         {
             CloseHelper.closeAll(publisher, subscriber, senderDriver, receiverDriver);
         }
+    }
+
+    private static long countersInUse(final CountersReader reader)
+    {
+        final long[] count = new long[1];
+        reader.forEach((counterId, typeId, keyBuffer, label) -> count[0]++);
+        return count[0];
     }
 
     static final class Result
