@@ -85,9 +85,10 @@ import java.util.function.Consumer;
  * {@link #flush()} (or when it holds a batch) with one {@code sendmmsg}, or, with segmentation, a run of same-sized
  * datagrams as one segmented message. What the kernel does not take then is dropped and counted
  * ({@link #sendDrops()}), as a lossy link would drop it; control messages and heap payloads leave at once as above.
- * Receive sockets are read with {@code recvmmsg}, or with segmentation one {@code recvmsg} per run the kernel
- * coalesced, split into its datagrams before the handler sees them; sources are remembered by address and port, so a
- * known source allocates nothing.
+ * A receive socket is read a datagram at a time through {@link JdkDatagramReceive} while each poll finds at most one
+ * (an empty read costs less there), and once a poll finds more with {@code recvmmsg}, or with segmentation one
+ * {@code recvmsg} per run the kernel coalesced, split into its datagrams before the handler sees them
+ * (see {@code receiveBatched}); sources are remembered by address and port, so a known source allocates nothing.
  * <p>
  * Not thread safe: one transport per agent thread.
  */
@@ -814,24 +815,7 @@ public final class UdpTransport implements PacketTransport
             }
             received++;
             receivedDatagrams++;
-
-            final int length = byteBuffer.position();
-            if (null != lossGenerator && lossGenerator.shouldDrop(receiveBuffer, 0, length, plane))
-            {
-                continue;
-            }
-
-            currentSource = (InetSocketAddress)source;
-            currentChannel = plane;
-            try
-            {
-                handler.onDatagram(receiveBuffer, 0, length, plane);
-            }
-            finally
-            {
-                currentSource = null;
-                currentChannel = -1;
-            }
+            deliver(receiveBuffer, 0, byteBuffer.position(), plane, (InetSocketAddress)source, handler);
         }
 
         return received;
