@@ -24,6 +24,11 @@ import java.nio.ByteOrder;
  * template id, block length, and every group header, group count and var-data length against the bytes that remain.
  * It never reads outside {@code [offset, offset + length)} and never throws.
  * <p>
+ * Versions: a message older than the current version (or of version 0) is rejected; a message of the current version
+ * must have its template's exact block length and nothing after its last part; a message of a newer version is
+ * rejected unless its layout {@link MessageLayout#acceptsNewerVersions accepts newer versions}, in which case its
+ * block may be longer and bytes may follow its known parts.
+ * <p>
  * After a successful {@link #check(DirectBuffer, int, int)} the fields describe the message; after a rejection they
  * are unspecified. Not thread safe: one instance per reading thread.
  */
@@ -98,8 +103,9 @@ final class MessageStructure
             return -RejectReason.WRONG_SCHEMA_ID;
         }
 
-        if (0 == version)
+        if (version < currentVersion)
         {
+            // Only the current version is spoken; 0 is no version at all.
             return -RejectReason.UNSUPPORTED_VERSION;
         }
 

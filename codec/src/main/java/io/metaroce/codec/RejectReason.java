@@ -39,7 +39,9 @@ public final class RejectReason
     public static final int WRONG_SCHEMA_ID = 3;
 
     /**
-     * The header's version is 0 or newer than this implementation, and the template accepts no newer version.
+     * The header's version is not one this implementation reads: 0, older than the current version (on the wire,
+     * older than 2: a version-1 datagram), or newer and the template accepts no newer version (on the wire, every
+     * message but SETUP, which is read at a newer version so that a newer peer can negotiate down).
      */
     public static final int UNSUPPORTED_VERSION = 4;
 
@@ -49,7 +51,8 @@ public final class RejectReason
     public static final int UNKNOWN_TEMPLATE = 5;
 
     /**
-     * The header's block length is not the template's block length at that version.
+     * The header's block length is not the template's block length at the current version or, for a message of a
+     * newer version (on the wire, a SETUP), is less than that (SETUP: 60).
      */
     public static final int WRONG_BLOCK_LENGTH = 6;
 
@@ -64,12 +67,14 @@ public final class RejectReason
     public static final int TRUNCATED_GROUP_HEADER = 8;
 
     /**
-     * A repeating group declares an entry length other than the schema's.
+     * A repeating group declares an entry length other than the schema's; on the wire: ACK sackWords 8, STATUS
+     * paths 16, STREAM_WINDOW windows 16.
      */
     public static final int WRONG_GROUP_BLOCK_LENGTH = 9;
 
     /**
-     * A repeating group declares more entries than the specification allows.
+     * A repeating group declares more entries than the specification allows; on the wire: ACK 8 SACK words, STATUS
+     * 256 paths, STREAM_WINDOW 256 windows.
      */
     public static final int TOO_MANY_GROUP_ENTRIES = 10;
 
@@ -79,12 +84,14 @@ public final class RejectReason
     public static final int TRUNCATED_GROUP = 11;
 
     /**
-     * The message ends inside the length prefix of a var-data field.
+     * The message ends inside the length prefix of a var-data field; on the wire the prefixes are DATA payload
+     * 4 bytes, ERROR message 2 bytes, SETUP and SETUP_ACK extensions 4 bytes.
      */
     public static final int TRUNCATED_VAR_DATA_HEADER = 12;
 
     /**
-     * A var-data field declares a length above the schema's maximum.
+     * A var-data field declares a length above the specification's maximum; on the wire: DATA payload 65,507 bytes,
+     * ERROR message 1,024 bytes, SETUP and SETUP_ACK extensions 512 bytes.
      */
     public static final int VAR_DATA_TOO_LONG = 13;
 
@@ -99,7 +106,9 @@ public final class RejectReason
     public static final int TRAILING_BYTES = 15;
 
     /**
-     * An enumerated field holds a value the schema does not define.
+     * An enumerated field holds a value the schema does not define; on the wire: the transport header's trafficClass,
+     * NACK reason, PROBE and PROBE_ACK kind, CLOSE and CLOSE_ACK reason, STATUS state and each path's state, ERROR
+     * code, STREAM_ACK code, STREAM_CLOSE reason.
      */
     public static final int INVALID_ENUM_VALUE = 16;
 

@@ -24,6 +24,7 @@ import io.metaroce.codec.wire.CreditDecoder;
 import io.metaroce.codec.wire.CreditRequestDecoder;
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.PathState;
@@ -33,6 +34,11 @@ import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.StatusDecoder;
+import io.metaroce.codec.wire.StreamAckDecoder;
+import io.metaroce.codec.wire.StreamCloseDecoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenDecoder;
+import io.metaroce.codec.wire.StreamWindowDecoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
@@ -46,16 +52,28 @@ import static io.metaroce.codec.FrameDescriptor.HEADER_LENGTH;
 
 /**
  * Validating reader for datagrams received from the network: the only way untrusted bytes reach the wire decoders.
+ * It reads version 2 of the MetaRoCE wire protocol, whose 17 message types are DATA, ACK, NACK, CREDIT,
+ * CREDIT_REQUEST, PROBE, PROBE_ACK, SETUP, SETUP_ACK, CLOSE, CLOSE_ACK, STATUS, ERROR, STREAM_OPEN, STREAM_ACK,
+ * STREAM_CLOSE and STREAM_WINDOW.
  * <p>
  * {@link #read(DirectBuffer, int, int)} checks, against the datagram's own length (never the capacity of the receive
- * buffer): the SBE header, schema id, version, template id and block length; every group header, count and
- * var-data length; that nothing trails the message; that every enumerated field holds a defined value; and that a
- * DATA payload is a well-formed run of whole log frames for its placement tuple. On success it wraps the matching
- * decoder, which can then be read completely without touching a byte outside the datagram.
+ * buffer): the SBE header, schema id, version, template id and block length; every group header, entry length and
+ * count (ACK sackWords at most {@link WireProtocol#MAX_SACK_WORDS}, STATUS paths at most
+ * {@link WireProtocol#MAX_STATUS_PATHS}, STREAM_WINDOW windows at most {@link WireProtocol#MAX_STREAM_WINDOWS}) and
+ * every var-data length (DATA payload at most {@link WireProtocol#MAX_DATAGRAM_LENGTH}, ERROR message at most
+ * {@link WireProtocol#MAX_ERROR_MESSAGE_LENGTH}, SETUP and SETUP_ACK extensions at most
+ * {@link WireProtocol#MAX_EXTENSIONS_LENGTH}); that nothing trails the message; that every enumerated field holds a
+ * defined value; and that a DATA payload is a well-formed run of whole log frames for its placement tuple. On success
+ * it wraps the matching decoder, which can then be read completely without touching a byte outside the datagram. It
+ * checks structure only: the contents of a SETUP's extensions, for example, are the engine's to judge.
  * <p>
- * Versions: a datagram of the current version must have the template's exact block length. A SETUP of a newer
- * version is accepted with a longer block and trailing bytes, so that a newer peer can negotiate down; any other
- * newer-version datagram is rejected with {@link RejectReason#UNSUPPORTED_VERSION}.
+ * Versions: only version 2, {@link WireProtocol#VERSION}, is spoken. A datagram of the current version must have the
+ * template's exact block length. A SETUP of a newer version is accepted with a longer block and trailing bytes, and
+ * its known parts are read, so that a newer peer can negotiate down; any other newer-version datagram, and every
+ * datagram of an older version (or of version 0), is rejected with {@link RejectReason#UNSUPPORTED_VERSION}. A SETUP
+ * of an older version is still recognised, so that the engine can answer it with ERROR(UNSUPPORTED_VERSION):
+ * {@link #isOlderSetup()} then tells so, {@link #transportHeader()} is wrapped on its transport header and
+ * {@link #olderSetupReplyPort()} gives its reply port.
  * <p>
  * Never throws, allocates nothing. Not thread safe: one reader per receiving thread.
  */
@@ -64,6 +82,19 @@ public final class WireDatagramReader
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     private static final int BLOCK_OFFSET = MessageStructure.HEADER_LENGTH;
     private static final int TRAFFIC_CLASS_OFFSET = 3;
+
+    /**
+     * An older SETUP is recognised when it holds the SBE header and the transport header, whose layout is the same in
+     * every version.
+     */
+    private static final int OLDER_SETUP_MIN_LENGTH = BLOCK_OFFSET + WireProtocol.TRANSPORT_HEADER_LENGTH;
+
+    /**
+     * Offset of replyPort (uint16) in a version-1 SETUP datagram, a layout the schema no longer holds: after the SBE
+     * header, the transport header, six int32 stream fields, connEpoch (uint64), mtu and pathCount (uint16 each),
+     * planeCount and congestionModes (uint8 each).
+     */
+    private static final int VERSION_1_SETUP_REPLY_PORT_OFFSET = 70;
 
     private static final EnumValues TRAFFIC_CLASSES = EnumValues.of(
         Arrays.stream(TrafficClass.values()).mapToInt(TrafficClass::value), TrafficClass.NULL_VAL.value());
@@ -79,6 +110,8 @@ public final class WireDatagramReader
         Arrays.stream(PathState.values()).mapToInt(PathState::value), PathState.NULL_VAL.value());
     private static final EnumValues ERROR_CODES = EnumValues.of(
         Arrays.stream(WireErrorCode.values()).mapToInt(WireErrorCode::value), WireErrorCode.NULL_VAL.value());
+    private static final EnumValues STREAM_CODES = EnumValues.of(
+        Arrays.stream(StreamCode.values()).mapToInt(StreamCode::value), StreamCode.NULL_VAL.value());
 
     private final MessageStructure structure = new MessageStructure(
         WireProtocol.SCHEMA_ID,
@@ -92,14 +125,21 @@ public final class WireDatagramReader
         MessageLayout.of(CreditRequestDecoder.TEMPLATE_ID, CreditRequestDecoder.BLOCK_LENGTH),
         MessageLayout.of(ProbeDecoder.TEMPLATE_ID, ProbeDecoder.BLOCK_LENGTH),
         MessageLayout.of(ProbeAckDecoder.TEMPLATE_ID, ProbeAckDecoder.BLOCK_LENGTH),
-        MessageLayout.acceptingNewerVersions(SetupDecoder.TEMPLATE_ID, SetupDecoder.BLOCK_LENGTH),
-        MessageLayout.of(SetupAckDecoder.TEMPLATE_ID, SetupAckDecoder.BLOCK_LENGTH),
+        MessageLayout.acceptingNewerVersions(SetupDecoder.TEMPLATE_ID, SetupDecoder.BLOCK_LENGTH)
+            .varData(SetupDecoder.extensionsHeaderLength(), WireProtocol.MAX_EXTENSIONS_LENGTH),
+        MessageLayout.of(SetupAckDecoder.TEMPLATE_ID, SetupAckDecoder.BLOCK_LENGTH)
+            .varData(SetupAckDecoder.extensionsHeaderLength(), WireProtocol.MAX_EXTENSIONS_LENGTH),
         MessageLayout.of(CloseDecoder.TEMPLATE_ID, CloseDecoder.BLOCK_LENGTH),
         MessageLayout.of(CloseAckDecoder.TEMPLATE_ID, CloseAckDecoder.BLOCK_LENGTH),
         MessageLayout.of(StatusDecoder.TEMPLATE_ID, StatusDecoder.BLOCK_LENGTH)
             .group(StatusDecoder.PathsDecoder.sbeBlockLength(), WireProtocol.MAX_STATUS_PATHS),
         MessageLayout.of(ErrorDecoder.TEMPLATE_ID, ErrorDecoder.BLOCK_LENGTH)
-            .varData(ErrorDecoder.messageHeaderLength(), WireProtocol.MAX_ERROR_MESSAGE_LENGTH));
+            .varData(ErrorDecoder.messageHeaderLength(), WireProtocol.MAX_ERROR_MESSAGE_LENGTH),
+        MessageLayout.of(StreamOpenDecoder.TEMPLATE_ID, StreamOpenDecoder.BLOCK_LENGTH),
+        MessageLayout.of(StreamAckDecoder.TEMPLATE_ID, StreamAckDecoder.BLOCK_LENGTH),
+        MessageLayout.of(StreamCloseDecoder.TEMPLATE_ID, StreamCloseDecoder.BLOCK_LENGTH),
+        MessageLayout.of(StreamWindowDecoder.TEMPLATE_ID, StreamWindowDecoder.BLOCK_LENGTH)
+            .group(StreamWindowDecoder.WindowsDecoder.sbeBlockLength(), WireProtocol.MAX_STREAM_WINDOWS));
 
     private final TransportHeaderDecoder transportHeader = new TransportHeaderDecoder();
     private final DataDecoder data = new DataDecoder();
@@ -115,9 +155,16 @@ public final class WireDatagramReader
     private final CloseAckDecoder closeAck = new CloseAckDecoder();
     private final StatusDecoder status = new StatusDecoder();
     private final ErrorDecoder error = new ErrorDecoder();
+    private final StreamOpenDecoder streamOpen = new StreamOpenDecoder();
+    private final StreamAckDecoder streamAck = new StreamAckDecoder();
+    private final StreamCloseDecoder streamClose = new StreamCloseDecoder();
+    private final StreamWindowDecoder streamWindow = new StreamWindowDecoder();
 
     private int payloadOffset;
     private int payloadLength;
+    private boolean olderSetup;
+    private int olderSetupVersion;
+    private int olderSetupReplyPort;
 
     /**
      * Validate a datagram and, when it is valid, wrap the decoder for its message type.
@@ -126,14 +173,20 @@ public final class WireDatagramReader
      * @param offset of the datagram's first byte in the buffer.
      * @param length of the datagram as received.
      * @return the message's template id (a {@code TEMPLATE_ID} of the wire decoders) when the datagram is valid,
-     * otherwise the negated {@link RejectReason}.
+     * otherwise the negated {@link RejectReason}; after {@code -RejectReason.UNSUPPORTED_VERSION} see
+     * {@link #isOlderSetup()}.
      */
     public int read(final DirectBuffer buffer, final int offset, final int length)
     {
+        olderSetup = false;
         final MessageStructure structure = this.structure;
         final int templateId = structure.check(buffer, offset, length);
         if (templateId < 0)
         {
+            if (-RejectReason.UNSUPPORTED_VERSION == templateId)
+            {
+                recogniseOlderSetup(buffer, offset, length);
+            }
             return templateId;
         }
 
@@ -201,13 +254,29 @@ public final class WireDatagramReader
                 error.wrap(buffer, blockOffset, blockLength, version);
                 return ERROR_CODES.contains(error.codeRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
 
+            case StreamOpenDecoder.TEMPLATE_ID:
+                streamOpen.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case StreamAckDecoder.TEMPLATE_ID:
+                streamAck.wrap(buffer, blockOffset, blockLength, version);
+                return STREAM_CODES.contains(streamAck.codeRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            case StreamCloseDecoder.TEMPLATE_ID:
+                streamClose.wrap(buffer, blockOffset, blockLength, version);
+                return CLOSE_REASONS.contains(streamClose.reasonRaw()) ? templateId : -RejectReason.INVALID_ENUM_VALUE;
+
+            case StreamWindowDecoder.TEMPLATE_ID:
+                streamWindow.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
             default:
                 return -RejectReason.UNKNOWN_TEMPLATE;
         }
     }
 
     /**
-     * Version of the last valid datagram.
+     * Version of the last valid datagram: {@link WireProtocol#VERSION}, or newer for a SETUP.
      *
      * @return the version from its message header.
      */
@@ -228,7 +297,8 @@ public final class WireDatagramReader
     }
 
     /**
-     * The common transport header of the last valid datagram, whatever its type.
+     * The common transport header of the last valid datagram, whatever its type, or of the older SETUP just
+     * rejected when {@link #isOlderSetup()}.
      *
      * @return the wrapped decoder.
      */
@@ -328,7 +398,8 @@ public final class WireDatagramReader
     }
 
     /**
-     * Decoder of the last valid SETUP.
+     * Decoder of the last valid SETUP. For a SETUP of a newer version it reads the fields and the extensions this
+     * version knows, the extensions after the longer root block.
      *
      * @return the wrapped decoder.
      */
@@ -385,6 +456,101 @@ public final class WireDatagramReader
     public ErrorDecoder error()
     {
         return error;
+    }
+
+    /**
+     * Decoder of the last valid STREAM_OPEN.
+     *
+     * @return the wrapped decoder.
+     */
+    public StreamOpenDecoder streamOpen()
+    {
+        return streamOpen;
+    }
+
+    /**
+     * Decoder of the last valid STREAM_ACK.
+     *
+     * @return the wrapped decoder.
+     */
+    public StreamAckDecoder streamAck()
+    {
+        return streamAck;
+    }
+
+    /**
+     * Decoder of the last valid STREAM_CLOSE.
+     *
+     * @return the wrapped decoder.
+     */
+    public StreamCloseDecoder streamClose()
+    {
+        return streamClose;
+    }
+
+    /**
+     * Decoder of the last valid STREAM_WINDOW.
+     *
+     * @return the wrapped decoder.
+     */
+    public StreamWindowDecoder streamWindow()
+    {
+        return streamWindow;
+    }
+
+    /**
+     * Whether the datagram of the last {@link #read(DirectBuffer, int, int)}, rejected with
+     * {@link RejectReason#UNSUPPORTED_VERSION}, is a SETUP of an older version (1 up to but not including
+     * {@link WireProtocol#VERSION}; 0 is no version) of this schema that holds at least the SBE header and the
+     * transport header (32 bytes), so that the engine can answer it with ERROR(UNSUPPORTED_VERSION). Then
+     * {@link #transportHeader()} is wrapped on its transport header, which is safe to read completely, and
+     * {@link #olderSetupVersion()} and {@link #olderSetupReplyPort()} describe it. Nothing else of it was checked.
+     * False after any other read.
+     *
+     * @return true when the last datagram read was an older SETUP.
+     */
+    public boolean isOlderSetup()
+    {
+        return olderSetup;
+    }
+
+    /**
+     * Version of the older SETUP when {@link #isOlderSetup()}.
+     *
+     * @return the version from its message header; unspecified when the last datagram was no older SETUP.
+     */
+    public int olderSetupVersion()
+    {
+        return olderSetupVersion;
+    }
+
+    /**
+     * The reply port of the older SETUP when {@link #isOlderSetup()}: the version-1 replyPort, the uint16 at
+     * datagram offset 70, when the datagram has at least 72 bytes.
+     *
+     * @return the UDP port of the sender's control socket, or 0 when the datagram is too short to hold it;
+     * unspecified when the last datagram was no older SETUP.
+     */
+    public int olderSetupReplyPort()
+    {
+        return olderSetupReplyPort;
+    }
+
+    private void recogniseOlderSetup(final DirectBuffer buffer, final int offset, final int length)
+    {
+        // UNSUPPORTED_VERSION follows the bounds, header length and schema id checks: the 8-byte header is there.
+        final int templateId =
+            buffer.getShort(offset + MessageHeaderDecoder.templateIdEncodingOffset(), ORDER) & 0xFFFF;
+        final int version = buffer.getShort(offset + MessageHeaderDecoder.versionEncodingOffset(), ORDER) & 0xFFFF;
+        if (SetupDecoder.TEMPLATE_ID == templateId && version > 0 && version < WireProtocol.VERSION &&
+            length >= OLDER_SETUP_MIN_LENGTH)
+        {
+            transportHeader.wrap(buffer, offset + BLOCK_OFFSET);
+            olderSetupVersion = version;
+            olderSetupReplyPort = length >= VERSION_1_SETUP_REPLY_PORT_OFFSET + 2 ?
+                buffer.getShort(offset + VERSION_1_SETUP_REPLY_PORT_OFFSET, ORDER) & 0xFFFF : 0;
+            olderSetup = true;
+        }
     }
 
     private int checkStatus(final DirectBuffer buffer, final int templateId)

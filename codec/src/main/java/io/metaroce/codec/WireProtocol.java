@@ -15,6 +15,7 @@
  */
 package io.metaroce.codec;
 
+import io.metaroce.codec.wire.ExtensionsEncodingDecoder;
 import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.codec.wire.VarStringEncodingDecoder;
 
@@ -30,7 +31,8 @@ public final class WireProtocol
     public static final int SCHEMA_ID = MessageHeaderDecoder.SCHEMA_ID;
 
     /**
-     * Highest protocol version this implementation speaks.
+     * The protocol version this implementation speaks, the schema's version: 2. A peer of an older version is
+     * refused; a SETUP of a newer version is read as far as this version knows it.
      */
     public static final int VERSION = MessageHeaderDecoder.SCHEMA_VERSION;
 
@@ -55,9 +57,21 @@ public final class WireProtocol
     public static final int MAX_STATUS_PATHS = 256;
 
     /**
+     * Most entries one STREAM_WINDOW may carry; more streams whose limit moved are announced over several
+     * STREAM_WINDOW messages, each of which must also fit the connection's mtu.
+     */
+    public static final int MAX_STREAM_WINDOWS = 256;
+
+    /**
      * Longest ERROR message text in bytes.
      */
     public static final int MAX_ERROR_MESSAGE_LENGTH = VarStringEncodingDecoder.lengthMaxValue();
+
+    /**
+     * Longest {@code extensions} block of a SETUP or SETUP_ACK in bytes: 512, the limit of the schema's
+     * {@code extensionsEncoding}.
+     */
+    public static final int MAX_EXTENSIONS_LENGTH = (int)ExtensionsEncodingDecoder.lengthMaxValue();
 
     /**
      * Largest UDP payload of IPv4, the upper bound of every datagram and of every DATA payload.
@@ -65,12 +79,12 @@ public final class WireProtocol
     public static final int MAX_DATAGRAM_LENGTH = 65_507;
 
     /**
-     * Smallest term length a connection may use.
+     * Smallest term length a stream may use (STREAM_OPEN termLength).
      */
     public static final int MIN_TERM_LENGTH = 64 * 1024;
 
     /**
-     * Largest term length a connection may use.
+     * Largest term length a stream may use (STREAM_OPEN termLength).
      */
     public static final int MAX_TERM_LENGTH = 1024 * 1024 * 1024;
 

@@ -383,6 +383,8 @@ final class RandomMessages
                 return WireProtocol.MAX_SACK_WORDS;
             case "paths":
                 return WireProtocol.MAX_STATUS_PATHS;
+            case "windows":
+                return WireProtocol.MAX_STREAM_WINDOWS;
             default:
                 throw new IllegalArgumentException("no limit known for group " + groupName);
         }

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The validating readers against garbage: random bytes, truncated messages and valid messages with random
  * mutations. A reader must never throw, must reject everything the independent {@link WellFormedOracle} calls
- * malformed, and must accept everything it calls well-formed.
+ * malformed, and must accept everything it calls well-formed; the wire reader must recognise exactly the datagrams
+ * the oracle calls an older (version-1) SETUP, with the same reply port.
  */
 class ReaderRobustnessPropertyTest
 {
@@ -59,11 +60,13 @@ class ReaderRobustnessPropertyTest
         random.nextBytes(bytes);
         final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
         final boolean wire = random.nextBoolean();
-        final int templateId = wire ? 1 + random.nextInt(14) : (random.nextBoolean() ? 1 + random.nextInt(11) : 100 +
+        final int templateId = wire ? 1 + random.nextInt(18) : (random.nextBoolean() ? 1 + random.nextInt(11) : 100 +
             random.nextInt(10));
         buffer.putShort(2, (short)templateId, ByteOrder.LITTLE_ENDIAN);
         buffer.putShort(4, (short)(wire ? WireProtocol.SCHEMA_ID : 19_779), ByteOrder.LITTLE_ENDIAN);
-        buffer.putShort(6, (short)1, ByteOrder.LITTLE_ENDIAN);
+        final int version = wire ? WireProtocol.VERSION : io.metaroce.codec.control.MessageHeaderDecoder.SCHEMA_VERSION;
+        buffer.putShort(6, (short)(random.nextInt(8) != 0 ? version : random.nextInt(version + 2)),
+            ByteOrder.LITTLE_ENDIAN);
         final int blockLength = blockLength(wire, templateId);
         if (blockLength >= 0 && random.nextInt(4) != 0)
         {
@@ -78,6 +81,23 @@ class ReaderRobustnessPropertyTest
         {
             assertControlAgreement(bytes);
         }
+    }
+
+    @Property(tries = 2000)
+    void shouldRecogniseOlderSetupsAsTheOracleDoes(@ForAll final long seed)
+    {
+        final Random random = new Random(seed);
+        final byte[] bytes = new byte[8 + random.nextInt(100)];
+        random.nextBytes(bytes);
+        final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
+        buffer.putShort(2, (short)(random.nextInt(4) != 0 ? 8 : random.nextInt(20)), ByteOrder.LITTLE_ENDIAN);
+        if (random.nextInt(8) != 0)
+        {
+            buffer.putShort(4, (short)WireProtocol.SCHEMA_ID, ByteOrder.LITTLE_ENDIAN);
+        }
+        buffer.putShort(6, (short)random.nextInt(WireProtocol.VERSION + 2), ByteOrder.LITTLE_ENDIAN);
+
+        assertWireAgreement(bytes);
     }
 
     @Property(tries = 10_000)
@@ -230,7 +250,9 @@ class ReaderRobustnessPropertyTest
 
     private static int edgeValue(final Random random)
     {
-        final int[] edges = {0, 1, 2, 3, 4, 7, 8, 9, 31, 32, 33, 52, 64, 255, 256, 1024, 4096, 4097, 65_535, -1};
+        final int[] edges =
+            {0, 1, 2, 3, 4, 7, 8, 9, 16, 17, 28, 31, 32, 33, 52, 60, 64, 68, 255, 256, 257, 512, 513, 1024, 4096, 4097,
+            65_535, -1};
         return random.nextBoolean() ? edges[random.nextInt(edges.length)] : random.nextInt();
     }
 
@@ -243,11 +265,24 @@ class ReaderRobustnessPropertyTest
 
     private static void assertWireAgreement(final byte[] bytes)
     {
-        final int result = new WireDatagramReader().read(new UnsafeBuffer(bytes), 0, bytes.length);
+        final WireDatagramReader reader = new WireDatagramReader();
+        final int result = reader.read(new UnsafeBuffer(bytes), 0, bytes.length);
         final boolean wellFormed = WIRE_ORACLE.isWellFormed(bytes);
         Statistics.label("wire").collect(result > 0 ? "ACCEPTED" : RejectReason.name(result));
         assertEquals(wellFormed, result > 0, () -> "reader: " + (result > 0 ? "accepted" : RejectReason.name(result)) +
             ", oracle: " + (wellFormed ? "well-formed" : "malformed") + ", bytes " + SpecDocument.hexDump("x", bytes));
+
+        final int replyPort = WIRE_ORACLE.olderSetupReplyPort(bytes);
+        assertEquals(replyPort >= 0, reader.isOlderSetup(), () -> "older SETUP, bytes " + SpecDocument.hexDump("x",
+            bytes));
+        Statistics.label("wire older SETUP").collect(reader.isOlderSetup());
+        if (reader.isOlderSetup())
+        {
+            assertEquals(-RejectReason.UNSUPPORTED_VERSION, result);
+            assertEquals(replyPort, reader.olderSetupReplyPort());
+            assertEquals(new UnsafeBuffer(bytes).getInt(8 + 12, ByteOrder.LITTLE_ENDIAN) & 0xFFFF_FFFFL,
+                reader.transportHeader().srcConnId());
+        }
     }
 
     private static void assertControlAgreement(final byte[] bytes)

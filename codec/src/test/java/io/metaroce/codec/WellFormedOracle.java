@@ -58,7 +58,8 @@ final class WellFormedOracle
         final int schema = buffer.getShort(4, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
         final int messageVersion = buffer.getShort(6, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
 
-        if (schema != schemaId || null == ir.getMessage(templateId) || messageVersion < 1)
+        // Only the schema's version is spoken: an older message (version 1 of the wire protocol) is refused.
+        if (schema != schemaId || null == ir.getMessage(templateId) || messageVersion < version)
         {
             return false;
         }
@@ -99,6 +100,32 @@ final class WellFormedOracle
         }
     }
 
+    /**
+     * What the specification says of a refused datagram that a version-1 sender would have sent as a SETUP: at least
+     * the SBE header and the transport header, of this schema, template 8, a version from 1 to before the current one.
+     *
+     * @return its reply port (the version-1 replyPort at offset 70, 0 when the datagram is shorter than 72 bytes), or
+     * -1 when it is no older SETUP.
+     */
+    int olderSetupReplyPort(final byte[] bytes)
+    {
+        if (!wire || bytes.length < 32)
+        {
+            return -1;
+        }
+
+        final DirectBuffer buffer = new UnsafeBuffer(bytes);
+        final int templateId = buffer.getShort(2, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int schema = buffer.getShort(4, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int messageVersion = buffer.getShort(6, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        if (schema != schemaId || templateId != 8 || messageVersion < 1 || messageVersion >= version)
+        {
+            return -1;
+        }
+
+        return bytes.length >= 72 ? buffer.getShort(70, ByteOrder.LITTLE_ENDIAN) & 0xFFFF : 0;
+    }
+
     private boolean withinLimits(final String name, final Map<String, Object> values, final byte[] bytes)
     {
         for (final Map.Entry<String, Object> entry : values.entrySet())
@@ -132,6 +159,11 @@ final class WellFormedOracle
                 return ((byte[])values.get("message")).length <= 1024;
             case "Data":
                 return ((byte[])values.get("payload")).length <= 65_507;
+            case "Setup":
+            case "SetupAck":
+                return ((byte[])values.get("extensions")).length <= 512;
+            case "StreamWindow":
+                return (int)values.get("windows.count") <= 256 && (int)values.get("windows.blockLength") == 16;
             default:
                 return true;
         }

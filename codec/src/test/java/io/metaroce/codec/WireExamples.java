@@ -34,6 +34,11 @@ import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.SetupAckEncoder;
 import io.metaroce.codec.wire.SetupEncoder;
 import io.metaroce.codec.wire.StatusEncoder;
+import io.metaroce.codec.wire.StreamAckEncoder;
+import io.metaroce.codec.wire.StreamCloseEncoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenEncoder;
+import io.metaroce.codec.wire.StreamWindowEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderEncoder;
 import io.metaroce.codec.wire.WireErrorCode;
@@ -45,8 +50,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * One example of every wire message, with the field values that the specification's test vectors list. The golden
- * tests pin the bytes these encoders produce to the hex dumps in {@code docs/spec/metaroce-wire-protocol.md}.
+ * One example of every wire message of version 2, with the field values that the specification's test vectors list.
+ * The golden tests pin the bytes these encoders produce to the hex dumps in
+ * {@code docs/spec/metaroce-wire-protocol.md}.
+ * <p>
+ * The examples share one connection, the sender's id {@link #SENDER_CONN_ID} and the receiver's
+ * {@link #RECEIVER_CONN_ID}, and one stream, {@link #STREAM_ID} and {@link #SESSION_ID}, opened with
+ * {@link #STREAM_REF} at term {@link #TERM_ID}, offset {@link #TERM_OFFSET} of a {@link #TERM_LENGTH} log whose
+ * initial term is {@link #INITIAL_TERM_ID}: stream position {@link #START_POSITION}.
  */
 final class WireExamples
 {
@@ -54,8 +65,17 @@ final class WireExamples
     static final long RECEIVER_CONN_ID = 0x0A0B_0C0DL;
     static final int STREAM_ID = 1001;
     static final int SESSION_ID = 0x1020_3040;
+    static final int INITIAL_TERM_ID = 5;
     static final int TERM_ID = 7;
     static final int TERM_OFFSET = 4096;
+    static final int TERM_LENGTH = 16 * 1024 * 1024;
+    static final long STREAM_REF = 1;
+    static final long START_POSITION = (long)(TERM_ID - INITIAL_TERM_ID) * TERM_LENGTH + TERM_OFFSET;
+    static final long STREAM_WINDOW_LENGTH = TERM_LENGTH / 2;
+    static final long CONN_EPOCH = 0x5EED_CAFE_F00D_0001L;
+    static final long ISN = 0x7F3A_19C2L;
+    static final int REPLY_PORT = 40_123;
+    static final int MAX_STREAMS = 16_384;
     static final long DATA_TS = 0x1234_5678L;
     static final String DATA_TEXT = "hello, MetaRoCE!";
 
@@ -72,7 +92,11 @@ final class WireExamples
         new CodecExample("CLOSE", CloseEncoder.TEMPLATE_ID, WireExamples::close),
         new CodecExample("CLOSE_ACK", CloseAckEncoder.TEMPLATE_ID, WireExamples::closeAck),
         new CodecExample("STATUS", StatusEncoder.TEMPLATE_ID, WireExamples::status),
-        new CodecExample("ERROR", ErrorEncoder.TEMPLATE_ID, WireExamples::error));
+        new CodecExample("ERROR", ErrorEncoder.TEMPLATE_ID, WireExamples::error),
+        new CodecExample("STREAM_OPEN", StreamOpenEncoder.TEMPLATE_ID, WireExamples::streamOpen),
+        new CodecExample("STREAM_ACK", StreamAckEncoder.TEMPLATE_ID, WireExamples::streamAck),
+        new CodecExample("STREAM_CLOSE", StreamCloseEncoder.TEMPLATE_ID, WireExamples::streamClose),
+        new CodecExample("STREAM_WINDOW", StreamWindowEncoder.TEMPLATE_ID, WireExamples::streamWindow));
 
     private WireExamples()
     {
@@ -129,7 +153,8 @@ final class WireExamples
         header.planeId((short)1).trafficClass(TrafficClass.CONTROL).pathId(5).pathSeq(17)
             .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(1001).tsNs(DATA_TS);
         encoder.sackBasePsn(960).serviceTimeNs(2500).receivedBytes(4160).grantLimit(1_048_576)
-            .ecnCeCount((short)0).rxBufferLevel((short)12).rcvCwndPenalty((short)0).reserved1((short)0);
+            .ecnCeCount((short)0).rxBufferLevel((short)12).rcvCwndPenalty((short)0).reserved1((short)0)
+            .streamId(STREAM_ID).sessionId(SESSION_ID).windowLimit(33_591_296L);
         // PSNs 960..1000 are below the cumulative ack; 1003, 1004 and 1029 arrived out of order.
         encoder.sackWordsCount(2)
             .next().bits(((1L << 41) - 1) | (1L << 43) | (1L << 44))
@@ -203,13 +228,12 @@ final class WireExamples
         final TransportHeaderEncoder header = encoder.header();
         header.flags().clear();
         header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
-            .dstConnId(0).srcConnId(SENDER_CONN_ID).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
-        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(5).activeTermId(TERM_ID)
-            .termOffset(TERM_OFFSET).termLength(16 * 1024 * 1024).connEpoch(0x5EED_CAFE_F00D_0001L)
-            .mtu(1408).pathCount(32).planeCount((short)2);
+            .dstConnId(0).srcConnId(SENDER_CONN_ID).psn(ISN).tsNs(0x0000_1000L);
+        encoder.connEpoch(CONN_EPOCH).mtu(1408).pathCount(32).planeCount((short)2);
         encoder.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        encoder.replyPort(40_123).mprPsns(4096).initialCreditBytes(131_072).baseRttHintNs(50_000)
-            .linkRateMbps(25_000);
+        encoder.replyPort(REPLY_PORT).mprPsns(4096).initialCreditBytes(131_072).baseRttHintNs(50_000)
+            .linkRateMbps(25_000).setupFlags(0).reserved1(0)
+            .putExtensions(new byte[0], 0, 0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
@@ -220,11 +244,11 @@ final class WireExamples
         final TransportHeaderEncoder header = encoder.header();
         header.flags().clear();
         header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
-            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
-        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).connEpoch(0x5EED_CAFE_F00D_0001L)
-            .initialGrantLimit(131_072).mprPsns(4096).mtu(1408);
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(ISN).tsNs(0x0000_1000L);
+        encoder.connEpoch(CONN_EPOCH).initialGrantLimit(131_072).mprPsns(4096).mtu(1408);
         encoder.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        encoder.reserved1((short)0).linkRateMbps(25_000).reserved2(0);
+        encoder.reserved1((short)0).linkRateMbps(25_000).setupFlags(0).reserved2(0).maxStreams(MAX_STREAMS)
+            .putExtensions(new byte[0], 0, 0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
@@ -235,7 +259,7 @@ final class WireExamples
         header.flags().clear().fin(true);
         header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
             .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(5000).tsNs(0x5000_0000L);
-        encoder.finalPosition(16_781_312L).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        encoder.reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
@@ -247,7 +271,7 @@ final class WireExamples
         header.flags().clear();
         header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
             .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(5000).tsNs(0x5000_0000L);
-        encoder.finalPosition(16_781_312L).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        encoder.reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
@@ -273,8 +297,66 @@ final class WireExamples
         final TransportHeaderEncoder header = encoder.header();
         header.flags().clear();
         header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
-            .dstConnId(SENDER_CONN_ID).srcConnId(0).psn(0x7F3A_19C2L).tsNs(0x0000_1000L);
-        encoder.code(WireErrorCode.UNKNOWN_STREAM).reserved1(0).detail(0).message("no subscription for stream 1001");
+            .dstConnId(SENDER_CONN_ID).srcConnId(0).psn(ISN).tsNs(0x0000_1000L);
+        encoder.code(WireErrorCode.UNSUPPORTED_EXTENSION).reserved1(0).detail(0x8001)
+            .message("critical extension 0x8001 not understood");
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int streamOpen(final MutableDirectBuffer buffer, final int offset)
+    {
+        final StreamOpenEncoder encoder = new StreamOpenEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(1000).tsNs(0x0000_2000L);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(INITIAL_TERM_ID).activeTermId(TERM_ID)
+            .termOffset(TERM_OFFSET).termLength(TERM_LENGTH).streamRef(STREAM_REF).reserved1(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int streamAck(final MutableDirectBuffer buffer, final int offset)
+    {
+        final StreamAckEncoder encoder = new StreamAckEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(1000).tsNs(0x0000_3000L);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).streamRef(STREAM_REF).code(StreamCode.OPEN)
+            .reserved1((short)0).retryAfterUs(0).detail(0).reserved2(0)
+            .startPosition(START_POSITION).windowLimit(START_POSITION + STREAM_WINDOW_LENGTH);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int streamClose(final MutableDirectBuffer buffer, final int offset)
+    {
+        final StreamCloseEncoder encoder = new StreamCloseEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(RECEIVER_CONN_ID).srcConnId(SENDER_CONN_ID).psn(5000).tsNs(0x4800_0000L);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).streamRef(STREAM_REF).reason(CloseReason.NORMAL)
+            .reserved1(0).finalPosition(START_POSITION + 4096);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int streamWindow(final MutableDirectBuffer buffer, final int offset)
+    {
+        final StreamWindowEncoder encoder = new StreamWindowEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        final TransportHeaderEncoder header = encoder.header();
+        header.flags().clear();
+        header.planeId((short)1).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(SENDER_CONN_ID).srcConnId(RECEIVER_CONN_ID).psn(1001).tsNs(0x2100_0000L);
+        encoder.reserved1(0);
+        // The example stream's limit moved by a quarter of its window; a second stream's by as much.
+        encoder.windowsCount(2)
+            .next().streamId(STREAM_ID).sessionId(SESSION_ID)
+            .windowLimit(START_POSITION + STREAM_WINDOW_LENGTH + STREAM_WINDOW_LENGTH / 4)
+            .next().streamId(1002).sessionId(0x5060_7080).windowLimit(STREAM_WINDOW_LENGTH + STREAM_WINDOW_LENGTH / 4);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 }

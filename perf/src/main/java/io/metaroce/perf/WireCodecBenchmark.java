@@ -38,8 +38,9 @@ import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Cost of the per-packet codec work on the datapath: encoding a DATA header in place in front of a log frame,
- * encoding an ACK with two SACK words, and validating a received DATA or ACK with the {@link WireDatagramReader}.
+ * Cost of the per-packet codec work on the datapath (wire protocol version 2): encoding a DATA header in place in
+ * front of a log frame, encoding an ACK with two SACK words and the window of the trigger's stream, and validating a
+ * received DATA or ACK with the {@link WireDatagramReader}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -99,7 +100,7 @@ public class WireCodecBenchmark
     }
 
     /**
-     * Encode an ACK with two SACK words.
+     * Encode an ACK with two SACK words and the stream window of its trigger.
      *
      * @return the datagram length.
      */
@@ -111,7 +112,8 @@ public class WireCodecBenchmark
         encoder.header().planeId((short)1).trafficClass(TrafficClass.CONTROL).pathId(5).pathSeq(17)
             .dstConnId(0x0102_0304L).srcConnId(0x0A0B_0C0DL).psn(1001).tsNs(0x1234_5678L);
         encoder.sackBasePsn(960).serviceTimeNs(2500).receivedBytes(4160).grantLimit(1 << 20)
-            .ecnCeCount((short)0).rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0);
+            .ecnCeCount((short)0).rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0)
+            .streamId(1001).sessionId(7).windowLimit(8L << 20);
         encoder.sackWordsCount(2).next().bits(-1L).next().bits(0x5L);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }

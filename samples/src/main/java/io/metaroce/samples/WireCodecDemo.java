@@ -19,6 +19,7 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.RejectReason;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.WireProtocol;
+import io.metaroce.codec.wire.AckDecoder;
 import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CloseAckEncoder;
 import io.metaroce.codec.wire.CloseEncoder;
@@ -26,8 +27,19 @@ import io.metaroce.codec.wire.CloseReason;
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
+import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupAckEncoder;
+import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.SetupEncoder;
+import io.metaroce.codec.wire.StreamAckDecoder;
+import io.metaroce.codec.wire.StreamAckEncoder;
+import io.metaroce.codec.wire.StreamCloseDecoder;
+import io.metaroce.codec.wire.StreamCloseEncoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenDecoder;
+import io.metaroce.codec.wire.StreamOpenEncoder;
+import io.metaroce.codec.wire.StreamWindowDecoder;
+import io.metaroce.codec.wire.StreamWindowEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.TransportHeaderEncoder;
@@ -41,10 +53,12 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The MetaRoCE wire codecs at work, without a network: encodes the datagrams of one short connection (setup, a
- * message fragmented over three DATA packets sprayed over two planes, a loss repaired by a retransmission on another
- * path, selective acknowledgements, close), validates and decodes each one, then feeds a million mutated copies to
- * the validating reader and reports how it judged them and how fast.
+ * The MetaRoCE wire codecs at work, without a network: encodes the datagrams of one short connection of wire
+ * protocol version 2 (SETUP opens the connection between two drivers, STREAM_OPEN opens a stream inside it, a message
+ * fragmented over three DATA packets sprayed over two planes, a loss repaired by a retransmission on another path,
+ * selective acknowledgements carrying the stream's window, a STREAM_WINDOW, STREAM_CLOSE, CLOSE), validates and
+ * decodes each one, then feeds a million mutated copies to the validating reader and reports how it judged them and
+ * how fast.
  * <p>
  * System properties: {@code metaroce.demo.fuzz.count} (default 1000000) and {@code metaroce.demo.seed} (default:
  * random, always printed so a run can be replayed).
@@ -55,12 +69,17 @@ public final class WireCodecDemo
     private static final int PATHS_PER_PLANE = 4;
     private static final long SENDER_ID = 0x5EED_0001L;
     private static final long RECEIVER_ID = 0x5EED_0002L;
+    private static final long CONN_EPOCH = 0x1234_5678_9ABC_DEF0L;
     private static final int STREAM_ID = 1001;
     private static final int SESSION_ID = 0x0BAD_CAFE;
     private static final int TERM_ID = 3;
+    private static final int TERM_LENGTH = 64 * 1024;
+    private static final int STREAM_WINDOW = TERM_LENGTH / 2;
+    private static final long STREAM_REF = 1;
     private static final int ISN = 100;
     private static final int[] FRAGMENT_PATHS = {1, 5, 2};
     private static final int RETRANSMIT_PATH = 6;
+    private static final byte[] NO_EXTENSIONS = new byte[0];
 
     private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
     private final List<byte[]> transcript = new ArrayList<>();
@@ -94,8 +113,9 @@ public final class WireCodecDemo
     static ToolArguments arguments()
     {
         return new ToolArguments("./metaroce wire-demo",
-            "Encodes the datagrams of one short MetaRoCE connection with the wire codecs (setup, a message sprayed " +
-            "over two planes, a retransmission, acknowledgements, close), validates and decodes each, then feeds " +
+            "Encodes the datagrams of one short MetaRoCE connection (wire protocol version 2) with the wire codecs " +
+            "(setup, a stream opened inside the connection, a message sprayed over two planes, a retransmission, " +
+            "acknowledgements and stream windows, stream close, close), validates and decodes each, then feeds " +
             "mutated copies to the validating reader.")
             .property("metaroce.demo.fuzz.count", "1000000", "datagrams fuzzed")
             .property("metaroce.demo.seed", "System.nanoTime()", "seed of the fuzzing, printed for a replay")
@@ -113,8 +133,12 @@ public final class WireCodecDemo
             message[i] = (byte)('a' + i % 26);
         }
 
-        add(buffer, setup(buffer), "sender -> receiver  SETUP on plane 0 (also sent on plane 1)");
-        add(buffer, setupAck(buffer), "receiver -> sender  SETUP_ACK: ids exchanged, window and credit granted");
+        add(buffer, setup(buffer), "sender -> receiver  SETUP on plane 0 (also sent on plane 1): opens the connection");
+        add(buffer, setupAck(buffer), "receiver -> sender  SETUP_ACK: ids exchanged, tracking window, credit granted");
+        add(buffer, streamOpen(buffer, ISN), "sender -> receiver  STREAM_OPEN stream " + STREAM_ID + ", ref " +
+            STREAM_REF + ": the stream's term geometry");
+        add(buffer, streamAck(buffer, ISN, StreamCode.OPEN, 0, STREAM_WINDOW),
+            "receiver -> sender  STREAM_ACK OPEN: start position and window limit");
 
         int termOffset = 0;
         int psn = ISN;
@@ -137,25 +161,34 @@ public final class WireCodecDemo
             offset += length;
             psn++;
         }
+        final int finalPosition = termOffset;
 
-        add(buffer, ack(buffer, ISN + 1, 1L, FRAGMENT_PATHS[2]),
+        add(buffer, ack(buffer, ISN + 1, 1L, FRAGMENT_PATHS[2], STREAM_WINDOW),
             "receiver -> sender  ACK cum " + (ISN + 1) + ", SACK " + (ISN + 2) + ": " + (ISN + 1) + " is a hole");
         final int secondFrameOffset = BitUtil.align(FrameDescriptor.HEADER_LENGTH + maxFramePayload,
             FrameDescriptor.FRAME_ALIGNMENT);
         add(buffer, data(buffer, ISN + 1, RETRANSMIT_PATH, secondFrameOffset, message, maxFramePayload,
             maxFramePayload, 0, true),
             "sender -> receiver  DATA psn " + (ISN + 1) + " RETX on path " + RETRANSMIT_PATH + " (another path)");
-        add(buffer, ack(buffer, ISN + 3, 0, RETRANSMIT_PATH),
+        add(buffer, ack(buffer, ISN + 3, 0, RETRANSMIT_PATH, STREAM_WINDOW),
             "receiver -> sender  ACK cum " + (ISN + 3) + ": message complete");
-        add(buffer, close(buffer, ISN + 3, termOffset), "sender -> receiver  CLOSE final psn " + (ISN + 3));
-        add(buffer, closeAck(buffer, ISN + 3, termOffset), "receiver -> sender  CLOSE_ACK");
+        add(buffer, streamWindow(buffer, ISN + 3, finalPosition + STREAM_WINDOW),
+            "receiver -> sender  STREAM_WINDOW: the subscriber read the message, the window moves on");
+        add(buffer, streamClose(buffer, ISN + 3, finalPosition),
+            "sender -> receiver  STREAM_CLOSE: publication closed, every byte acknowledged");
+        add(buffer, streamAck(buffer, ISN + 3, StreamCode.CLOSED, 0, finalPosition),
+            "receiver -> sender  STREAM_ACK CLOSED at the final position");
+        add(buffer, close(buffer, ISN + 3), "sender -> receiver  CLOSE final psn " + (ISN + 3) +
+            ": the connection carries no stream any more");
+        add(buffer, closeAck(buffer, ISN + 3), "receiver -> sender  CLOSE_ACK");
     }
 
     private void printTranscript()
     {
         final WireDatagramReader reader = new WireDatagramReader();
         System.out.println("MetaRoCE wire protocol v" + WireProtocol.VERSION + ", schema 0x" +
-            Integer.toHexString(WireProtocol.SCHEMA_ID) + ": one connection, " + transcript.size() + " datagrams");
+            Integer.toHexString(WireProtocol.SCHEMA_ID) + ": one connection, one stream, " + transcript.size() +
+            " datagrams");
         System.out.println();
 
         for (int i = 0; i < transcript.size(); i++)
@@ -173,14 +206,71 @@ public final class WireCodecDemo
                 .append(header.psn()).append(", plane ").append(header.planeId()).append(", path ")
                 .append(header.pathId()).append(", flags ");
             header.flags().appendTo(line);
-            if (DataDecoder.TEMPLATE_ID == result)
-            {
-                line.append(", frames ").append(reader.payloadLength()).append(" bytes at term offset ")
-                    .append(reader.data().termOffset());
-            }
+            describe(reader, result, line);
             System.out.println(line);
         }
         System.out.println();
+    }
+
+    private static void describe(final WireDatagramReader reader, final int templateId, final StringBuilder line)
+    {
+        switch (templateId)
+        {
+            case DataDecoder.TEMPLATE_ID:
+                line.append(", frames ").append(reader.payloadLength()).append(" bytes at term offset ")
+                    .append(reader.data().termOffset());
+                break;
+
+            case AckDecoder.TEMPLATE_ID:
+                line.append(", stream ").append(reader.ack().streamId()).append(" window limit ")
+                    .append(reader.ack().windowLimit());
+                break;
+
+            case SetupDecoder.TEMPLATE_ID:
+                line.append(", epoch 0x").append(Long.toHexString(reader.setup().connEpoch())).append(", mtu ")
+                    .append(reader.setup().mtu()).append(", ").append(reader.setup().pathCount()).append(" paths");
+                break;
+
+            case SetupAckDecoder.TEMPLATE_ID:
+                line.append(", grant ").append(reader.setupAck().initialGrantLimit()).append(", max streams ")
+                    .append(reader.setupAck().maxStreams());
+                break;
+
+            case StreamOpenDecoder.TEMPLATE_ID:
+                line.append(", term length ").append(reader.streamOpen().termLength()).append(", active term ")
+                    .append(reader.streamOpen().activeTermId()).append(" offset ")
+                    .append(reader.streamOpen().termOffset());
+                break;
+
+            case StreamAckDecoder.TEMPLATE_ID:
+                if (StreamCode.OPEN == reader.streamAck().code())
+                {
+                    line.append(", OPEN start ").append(reader.streamAck().startPosition()).append(" window limit ")
+                        .append(reader.streamAck().windowLimit());
+                }
+                else
+                {
+                    line.append(", ").append(reader.streamAck().code()).append(" final position ")
+                        .append(reader.streamAck().windowLimit());
+                }
+                break;
+
+            case StreamCloseDecoder.TEMPLATE_ID:
+                line.append(", ").append(reader.streamClose().reason()).append(" final position ")
+                    .append(reader.streamClose().finalPosition());
+                break;
+
+            case StreamWindowDecoder.TEMPLATE_ID:
+                for (final StreamWindowDecoder.WindowsDecoder window : reader.streamWindow().windows())
+                {
+                    line.append(", stream ").append(window.streamId()).append(" window limit ")
+                        .append(window.windowLimit());
+                }
+                break;
+
+            default:
+                break;
+        }
     }
 
     private void fuzz(final long count, final long seed)
@@ -231,7 +321,7 @@ public final class WireCodecDemo
                 buffer.putByte(random.nextInt(length), (byte)random.nextInt(256));
                 return length;
             case 2:
-                buffer.putShort(2 * random.nextInt(4), (short)random.nextInt(16), ByteOrder.LITTLE_ENDIAN);
+                buffer.putShort(2 * random.nextInt(4), (short)random.nextInt(20), ByteOrder.LITTLE_ENDIAN);
                 return length;
             case 3:
                 return random.nextInt(length);
@@ -270,11 +360,10 @@ public final class WireCodecDemo
         final SetupEncoder encoder = new SetupEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
         encoder.header().flags().clear();
         transport(encoder.header(), TrafficClass.CONTROL, 0, 0, SENDER_ID, ISN);
-        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(TERM_ID).activeTermId(TERM_ID).termOffset(0)
-            .termLength(64 * 1024).connEpoch(0x1234_5678_9ABC_DEF0L).mtu(MTU).pathCount(2 * PATHS_PER_PLANE)
-            .planeCount((short)2);
+        encoder.connEpoch(CONN_EPOCH).mtu(MTU).pathCount(2 * PATHS_PER_PLANE).planeCount((short)2);
         encoder.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        encoder.replyPort(40_001).mprPsns(4096).initialCreditBytes(128 * 1024).baseRttHintNs(0).linkRateMbps(0);
+        encoder.replyPort(40_001).mprPsns(4096).initialCreditBytes(128 * 1024).baseRttHintNs(0).linkRateMbps(0)
+            .setupFlags(0).reserved1(0).putExtensions(NO_EXTENSIONS, 0, 0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
@@ -283,10 +372,32 @@ public final class WireCodecDemo
         final SetupAckEncoder encoder = new SetupAckEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
         encoder.header().flags().clear();
         transport(encoder.header(), TrafficClass.CONTROL, 0, SENDER_ID, RECEIVER_ID, ISN);
-        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).connEpoch(0x1234_5678_9ABC_DEF0L)
-            .initialGrantLimit(128 * 1024).mprPsns(4096).mtu(MTU);
+        encoder.connEpoch(CONN_EPOCH).initialGrantLimit(128 * 1024).mprPsns(4096).mtu(MTU);
         encoder.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        encoder.reserved1((short)0).linkRateMbps(0).reserved2(0);
+        encoder.reserved1((short)0).linkRateMbps(0).setupFlags(0).reserved2(0).maxStreams(4096)
+            .putExtensions(NO_EXTENSIONS, 0, 0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    private int streamOpen(final UnsafeBuffer buffer, final int nextPsn)
+    {
+        final StreamOpenEncoder encoder = new StreamOpenEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
+        encoder.header().flags().clear();
+        transport(encoder.header(), TrafficClass.CONTROL, 0, RECEIVER_ID, SENDER_ID, nextPsn);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(TERM_ID).activeTermId(TERM_ID).termOffset(0)
+            .termLength(TERM_LENGTH).streamRef(STREAM_REF).reserved1(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    private int streamAck(
+        final UnsafeBuffer buffer, final int cumulativeAck, final StreamCode code, final long startPosition,
+        final long windowLimit)
+    {
+        final StreamAckEncoder encoder = new StreamAckEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
+        encoder.header().flags().clear();
+        transport(encoder.header(), TrafficClass.CONTROL, 0, SENDER_ID, RECEIVER_ID, cumulativeAck);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).streamRef(STREAM_REF).code(code).reserved1((short)0)
+            .retryAfterUs(0).detail(0).reserved2(0).startPosition(startPosition).windowLimit(windowLimit);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
@@ -324,34 +435,56 @@ public final class WireCodecDemo
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
-    private int ack(final UnsafeBuffer buffer, final int cumulativeAck, final long sackBits, final int echoPathId)
+    private int ack(
+        final UnsafeBuffer buffer, final int cumulativeAck, final long sackBits, final int echoPathId,
+        final long windowLimit)
     {
         final AckEncoder encoder = new AckEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
         encoder.header().flags().clear();
         transport(encoder.header(), TrafficClass.CONTROL, echoPathId, SENDER_ID, RECEIVER_ID, cumulativeAck);
         final int base = cumulativeAck & ~63;
         encoder.sackBasePsn(base).serviceTimeNs(0).receivedBytes(0).grantLimit(256 * 1024).ecnCeCount((short)0)
-            .rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0);
+            .rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0)
+            .streamId(STREAM_ID).sessionId(SESSION_ID).windowLimit(windowLimit);
         final int shift = cumulativeAck - base;
         encoder.sackWordsCount(1).next().bits(((1L << shift) - 1) | (sackBits << (shift + 1)));
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
-    private int close(final UnsafeBuffer buffer, final int finalPsn, final long finalPosition)
+    private int streamWindow(final UnsafeBuffer buffer, final int cumulativeAck, final long windowLimit)
+    {
+        final StreamWindowEncoder encoder = new StreamWindowEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
+        encoder.header().flags().clear();
+        transport(encoder.header(), TrafficClass.CONTROL, 0, SENDER_ID, RECEIVER_ID, cumulativeAck);
+        encoder.reserved1(0).windowsCount(1).next().streamId(STREAM_ID).sessionId(SESSION_ID).windowLimit(windowLimit);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    private int streamClose(final UnsafeBuffer buffer, final int nextPsn, final long finalPosition)
+    {
+        final StreamCloseEncoder encoder = new StreamCloseEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
+        encoder.header().flags().clear();
+        transport(encoder.header(), TrafficClass.CONTROL, 0, RECEIVER_ID, SENDER_ID, nextPsn);
+        encoder.streamId(STREAM_ID).sessionId(SESSION_ID).streamRef(STREAM_REF).reason(CloseReason.NORMAL)
+            .reserved1(0).finalPosition(finalPosition);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    private int close(final UnsafeBuffer buffer, final int finalPsn)
     {
         final CloseEncoder encoder = new CloseEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
         encoder.header().flags().clear().fin(true);
         transport(encoder.header(), TrafficClass.CONTROL, 0, RECEIVER_ID, SENDER_ID, finalPsn);
-        encoder.finalPosition(finalPosition).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        encoder.reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 
-    private int closeAck(final UnsafeBuffer buffer, final int finalPsn, final long finalPosition)
+    private int closeAck(final UnsafeBuffer buffer, final int finalPsn)
     {
         final CloseAckEncoder encoder = new CloseAckEncoder().wrapAndApplyHeader(buffer, 0, headerEncoder);
         encoder.header().flags().clear();
         transport(encoder.header(), TrafficClass.CONTROL, 0, SENDER_ID, RECEIVER_ID, finalPsn);
-        encoder.finalPosition(finalPosition).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        encoder.reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 }
