@@ -51,6 +51,12 @@ public final class Configuration
     public static final int MIN_MTU = 128;
 
     /**
+     * Most streams a receiver keeps open (or preparing) on one connection, announced as maxStreams in SETUP_ACK; a
+     * STREAM_OPEN beyond it is answered STREAM_ACK(RESOURCE_EXHAUSTED).
+     */
+    public static final int MAX_STREAMS_PER_CONNECTION = 16_384;
+
+    /**
      * Largest UDP payload this engine sends or accepts on a connection (negotiated down to the peer's).
      *
      * @return the value of {@link #MTU_PROP_NAME}, or the default when it is not set.

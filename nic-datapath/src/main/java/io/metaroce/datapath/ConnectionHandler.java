@@ -16,52 +16,53 @@
 package io.metaroce.datapath;
 
 /**
- * Events of an engine's connections, delivered on the thread that drives the engine, from inside its
- * {@code doWork}-style calls. The driver implements it: the acknowledged position moves a publication's limit,
- * establishment and termination change what its clients see. A handler must not call back into the engine except
- * to read connection state.
+ * Events of the streams an engine carries, delivered on the thread that drives the engine, from inside its
+ * {@code doWork}-style calls. The driver implements it: the acknowledged position moves a publication's limit, the
+ * opening and the end of a stream change what its clients see. Connections carry streams and have no events of their
+ * own here: a connection that fails ends each of its streams with the connection's cause. A handler must not call
+ * back into the engine except to read state.
  */
 public interface ConnectionHandler
 {
     /**
-     * A sender's SETUP was accepted: DATA may flow.
+     * The receiver accepted a stream's STREAM_OPEN: DATA of the stream may flow.
      *
-     * @param connection the sender connection.
+     * @param stream the sender stream.
      */
-    void onSenderEstablished(SenderConnection connection);
+    void onSenderEstablished(SenderStream stream);
 
     /**
-     * The receiver acknowledged the stream up to a position: every byte before it was received and placed. The
+     * The receiver acknowledged a stream up to a position: every byte before it was received and placed. The
      * publisher limit follows it; bytes before it will never be read again.
      *
-     * @param connection the sender connection.
-     * @param position   the new acknowledged position.
+     * @param stream   the sender stream.
+     * @param position the new acknowledged position.
      */
-    void onSenderAcknowledged(SenderConnection connection, long position);
+    void onSenderAcknowledged(SenderStream stream, long position);
 
     /**
-     * A sender connection ended; its state is freed.
+     * A sender stream ended; its state is freed.
      *
-     * @param connection the sender connection.
-     * @param cause      a {@link TerminationCause}: NORMAL or CLOSE_UNANSWERED after a close, any other code means
-     *                   the connection FAILED and the publication should start a new incarnation.
+     * @param stream the sender stream.
+     * @param cause  a {@link TerminationCause}: NORMAL or CLOSE_UNANSWERED after a close; any other code means the
+     *               stream, or its whole connection, FAILED and the publication should open it again.
      */
-    void onSenderTerminated(SenderConnection connection, int cause);
+    void onSenderTerminated(SenderStream stream, int cause);
 
     /**
-     * A receiver connection received the sender's CLOSE with every PSN before the final one: its image reached the
-     * end of the stream.
+     * A receiver stream received the sender's STREAM_CLOSE: its image reached the end of the stream.
      *
-     * @param connection    the receiver connection.
+     * @param stream        the receiver stream.
      * @param finalPosition stream position after the last byte.
      */
-    void onReceiverEndOfStream(ReceiverConnection connection, long finalPosition);
+    void onReceiverEndOfStream(ReceiverStream stream, long finalPosition);
 
     /**
-     * A receiver connection ended; its state is freed and its image can be released.
+     * A receiver stream ended (closed, or its connection ended); the engine never places into its image again and
+     * the image can be released.
      *
-     * @param connection the receiver connection.
-     * @param cause      a {@link TerminationCause}.
+     * @param stream the receiver stream.
+     * @param cause  a {@link TerminationCause}.
      */
-    void onReceiverTerminated(ReceiverConnection connection, int cause);
+    void onReceiverTerminated(ReceiverStream stream, int cause);
 }

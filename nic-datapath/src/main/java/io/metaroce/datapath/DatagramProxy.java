@@ -29,6 +29,10 @@ import io.metaroce.codec.wire.ProbeEncoder;
 import io.metaroce.codec.wire.SetupAckEncoder;
 import io.metaroce.codec.wire.SetupEncoder;
 import io.metaroce.codec.wire.StatusEncoder;
+import io.metaroce.codec.wire.StreamAckEncoder;
+import io.metaroce.codec.wire.StreamCloseEncoder;
+import io.metaroce.codec.wire.StreamOpenEncoder;
+import io.metaroce.codec.wire.StreamWindowEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderEncoder;
 import io.metaroce.datapath.io.PacketTransport;
@@ -81,6 +85,10 @@ final class DatagramProxy
     private final CloseAckEncoder closeAck = new CloseAckEncoder();
     private final StatusEncoder status = new StatusEncoder();
     private final ErrorEncoder error = new ErrorEncoder();
+    private final StreamOpenEncoder streamOpen = new StreamOpenEncoder();
+    private final StreamAckEncoder streamAck = new StreamAckEncoder();
+    private final StreamCloseEncoder streamClose = new StreamCloseEncoder();
+    private final StreamWindowEncoder streamWindow = new StreamWindowEncoder();
 
     DatagramProxy(final PacketTransport transport, final EngineCounters counters)
     {
@@ -198,6 +206,37 @@ final class DatagramProxy
     ErrorEncoder error()
     {
         return error.wrapAndApplyHeader(controlBuffer, 0, messageHeader);
+    }
+
+    /**
+     * An ERROR in the message header of an older version, for the answer to a SETUP of that version (the ERROR
+     * layout is the same in every version).
+     */
+    ErrorEncoder error(final int version)
+    {
+        error.wrapAndApplyHeader(controlBuffer, 0, messageHeader);
+        messageHeader.version(version);
+        return error;
+    }
+
+    StreamOpenEncoder streamOpen()
+    {
+        return streamOpen.wrapAndApplyHeader(controlBuffer, 0, messageHeader);
+    }
+
+    StreamAckEncoder streamAck()
+    {
+        return streamAck.wrapAndApplyHeader(controlBuffer, 0, messageHeader);
+    }
+
+    StreamCloseEncoder streamClose()
+    {
+        return streamClose.wrapAndApplyHeader(controlBuffer, 0, messageHeader);
+    }
+
+    StreamWindowEncoder streamWindow()
+    {
+        return streamWindow.wrapAndApplyHeader(controlBuffer, 0, messageHeader);
     }
 
     /**

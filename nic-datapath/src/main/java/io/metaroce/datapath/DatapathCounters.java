@@ -27,14 +27,17 @@ import org.agrona.concurrent.status.CountersManager;
  * <p>
  * Labels: {@code "<name>: engine"} for engine counters, {@code "<name>: engine plane=<plane>"} for its per-plane
  * totals, {@code "<name>: engine"} with the group's label for a socket group's {@code io-*} totals;
- * {@code "<name>: conn=<localId hex> stream=<id> session=<id>"} for connection counters, with
- * {@code " path=<index> plane=<plane>"} appended for path counters and {@code " reason=<name>"} for per-reason
- * counters. The engine's {@code counterLabel}, then the socket group's (and for a sender connection its settings'
- * {@code counterLabel}) follow the context when set, before the path and reason suffixes. Connection counters are
- * freed when the connection ends, a group's plane and packet I/O counters when the group is removed.
+ * {@code "<name>: conn=<localId hex>"} for connection counters, with {@code " path=<index> plane=<plane>"} appended
+ * for path counters and {@code " reason=<name>"} for per-reason counters; {@code "<name>: conn=<localId hex>
+ * stream=<id> session=<id>"} for a stream's state counter. The engine's {@code counterLabel}, then the socket group's
+ * (and for a sender connection and its streams the {@code counterLabel} of the settings of the stream that opened
+ * the connection, or of the stream) follow the context when set, before the path and reason suffixes. Connection
+ * and stream counters are freed when the connection or the stream ends, a group's plane and packet I/O counters when
+ * the group is removed.
  * <p>
  * Space: {@value #SENDER_COUNTERS} per sender connection by default, or {@link #SENDER_DETAILED_COUNTERS} +
  * {@value #PATH_COUNTERS} per path with per-path counters on; {@value #RECEIVER_COUNTERS} per receiver connection;
+ * {@value #STREAM_COUNTERS} per stream on either side;
  * {@link #ENGINE_COUNTERS} for the engine, however many socket groups it runs, {@value #IO_COUNTERS} per socket
  * group, plus {@value #PLANE_COUNTERS} per plane of each group once the group has a sender connection.
  */
@@ -71,6 +74,16 @@ public final class DatapathCounters
     public static final int IO_TYPE_ID = 4105;
 
     /**
+     * Type id of a sender stream's state counter.
+     */
+    public static final int SENDER_STREAM_TYPE_ID = 4106;
+
+    /**
+     * Type id of a receiver stream's state counter.
+     */
+    public static final int RECEIVER_STREAM_TYPE_ID = 4107;
+
+    /**
      * Counters an engine allocates for itself.
      */
     public static final int ENGINE_COUNTERS = 8 + DropReason.COUNT - 1;
@@ -103,7 +116,12 @@ public final class DatapathCounters
     /**
      * Counters a receiver connection allocates.
      */
-    public static final int RECEIVER_COUNTERS = 13;
+    public static final int RECEIVER_COUNTERS = 14;
+
+    /**
+     * Counters a stream allocates in the engine, on either side: its state.
+     */
+    public static final int STREAM_COUNTERS = 1;
 
     private DatapathCounters()
     {
@@ -132,7 +150,12 @@ public final class DatapathCounters
         return label.isEmpty() ? context : context + " " + label;
     }
 
-    static String connectionContext(final int localId, final int streamId, final int sessionId)
+    static String connectionContext(final int localId)
+    {
+        return "conn=" + Integer.toHexString(localId);
+    }
+
+    static String streamContext(final int localId, final int streamId, final int sessionId)
     {
         return "conn=" + Integer.toHexString(localId) + " stream=" + streamId + " session=" + sessionId;
     }

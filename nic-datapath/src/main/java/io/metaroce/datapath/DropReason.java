@@ -20,9 +20,9 @@ import io.metaroce.codec.RejectReason;
 /**
  * Why the engine dropped a received datagram. Codes 1 to {@code RejectReason.COUNT - 1} are the validating reader's
  * {@link RejectReason}s (the datagram is malformed, specification section 16.2); the codes from
- * {@link #NO_CONNECTION} on are the connection-level checks of section 16.3, under the specification's names, plus
- * three engine-specific reasons. Every drop increments the engine's counter for its reason; none disturbs a connection
- * [MR-VAL-1, MR-VAL-2]. The numeric codes of the connection-level reasons are this engine's, not the protocol's.
+ * {@link #NO_CONNECTION} on are the connection-level checks of section 16.3, under the specification's names. Every
+ * drop increments the engine's counter for its reason; none disturbs a connection [MR-VAL-1, MR-VAL-2]. The numeric
+ * codes of the connection-level reasons are this engine's, not the protocol's.
  */
 public final class DropReason
 {
@@ -54,7 +54,8 @@ public final class DropReason
     public static final int STATE = NO_CONNECTION + 4;
 
     /**
-     * A DATA whose streamId or sessionId is not the connection's [MR-FRM-14].
+     * A DATA that names no open stream of its connection, or a STREAM_ACK that names no stream of the sender's
+     * connection or another opening of it [MR-FRM-14].
      */
     public static final int STREAM_MISMATCH = NO_CONNECTION + 5;
 
@@ -90,46 +91,64 @@ public final class DropReason
     public static final int INVALID_SETUP = NO_CONNECTION + 11;
 
     /**
-     * A SETUP for a stream no subscription wants, answered by ERROR(UNKNOWN_STREAM), rate limited [MR-SETUP-5].
+     * A STREAM_OPEN for a stream no subscription wants, answered by STREAM_ACK(UNKNOWN_STREAM).
      */
     public static final int UNKNOWN_STREAM = NO_CONNECTION + 12;
 
     /**
      * Any other broken rule: an acknowledgement beyond the next PSN, a CLOSE before a received PSN, a SETUP with
-     * srcConnId 0, a SETUP_ACK that breaks negotiation, an echo of a path that does not exist [MR-ACK-9, MR-CLOSE-3,
-     * MR-ID-15, MR-SETUP-11].
+     * srcConnId 0, a SETUP_ACK that breaks negotiation, an echo of a path that does not exist, a STREAM_ACK(OPEN)
+     * with an impossible start, a second opening of an open stream, a STREAM_CLOSE before the stream's placed bytes
+     * [MR-ACK-9, MR-CLOSE-3, MR-ID-15, MR-SETUP-11].
      */
     public static final int PROTOCOL_VIOLATION = NO_CONNECTION + 13;
 
     /**
-     * Engine-specific: a SETUP of a new incarnation for a stream and session that a live connection carries, from
-     * somewhere other than that connection's sender (its host and control port): dropped, and the sender challenged.
+     * A retransmitted SETUP of a live connection from somewhere other than that connection's sender (its host and
+     * control port) on a plane whose address the connection knows: dropped, not answered.
      */
     public static final int SETUP_CONFLICT = NO_CONNECTION + 14;
 
     /**
-     * Engine-specific: a SETUP the engine could not take for lack of counters or memory, answered by
-     * ERROR(RESOURCE_EXHAUSTED) [MR-SETUP-6].
+     * A SETUP the engine could not take for lack of counters or memory, answered by ERROR(RESOURCE_EXHAUSTED)
+     * [MR-SETUP-6]; or a STREAM_OPEN beyond the streams a connection keeps, or whose image could not be made,
+     * answered by STREAM_ACK(RESOURCE_EXHAUSTED).
      */
     public static final int RESOURCE_EXHAUSTED = NO_CONNECTION + 15;
 
     /**
-     * Engine-specific: a SETUP for an admitted stream whose image is not ready yet (its log is being created, or the
-     * receiver's image creations are at their limit): left unanswered, without state; the sender's SETUP retry asks
-     * again [MR-SETUP-12].
+     * A STREAM_OPEN for an admitted stream whose image is not ready yet (its log is being created): answered by
+     * STREAM_ACK(NOT_READY), and by STREAM_ACK(OPEN) once the image is ready.
      */
     public static final int IMAGE_NOT_READY = NO_CONNECTION + 16;
 
     /**
+     * A STREAM_OPEN for a stream and session another connection of the same endpoint carries: answered by
+     * STREAM_ACK(CONFLICT), and that connection's sender challenged.
+     */
+    public static final int STREAM_CONFLICT = NO_CONNECTION + 17;
+
+    /**
+     * A STREAM_OPEN with an invalid parameter, answered by STREAM_ACK(INVALID_PARAMETER).
+     */
+    public static final int INVALID_STREAM = NO_CONNECTION + 18;
+
+    /**
+     * A SETUP with a critical extension this engine does not understand, answered by ERROR(UNSUPPORTED_EXTENSION).
+     */
+    public static final int UNSUPPORTED_EXTENSION = NO_CONNECTION + 19;
+
+    /**
      * Number of codes, plus one for the unused code 0: the length of an array indexed by code.
      */
-    public static final int COUNT = NO_CONNECTION + 17;
+    public static final int COUNT = NO_CONNECTION + 20;
 
     private static final String[] NAMES =
     {
         "NO_CONNECTION", "EPOCH_MISMATCH", "PLANE_OUT_OF_RANGE", "WRONG_ROLE", "STATE", "STREAM_MISMATCH",
         "OUT_OF_WINDOW", "DUPLICATE", "DATA_OUTSIDE_TERM", "DATA_OUTSIDE_WINDOW", "BAD_SACK", "INVALID_SETUP",
-        "UNKNOWN_STREAM", "PROTOCOL_VIOLATION", "SETUP_CONFLICT", "RESOURCE_EXHAUSTED", "IMAGE_NOT_READY"
+        "UNKNOWN_STREAM", "PROTOCOL_VIOLATION", "SETUP_CONFLICT", "RESOURCE_EXHAUSTED", "IMAGE_NOT_READY",
+        "STREAM_CONFLICT", "INVALID_STREAM", "UNSUPPORTED_EXTENSION"
     };
 
     private DropReason()

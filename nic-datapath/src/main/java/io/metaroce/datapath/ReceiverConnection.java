@@ -17,6 +17,7 @@ package io.metaroce.datapath;
 
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.WireDatagramReader;
+import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CloseAckEncoder;
 import io.metaroce.codec.wire.CloseDecoder;
@@ -25,7 +26,6 @@ import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditEncoder;
 import io.metaroce.codec.wire.CreditRequestDecoder;
 import io.metaroce.codec.wire.DataDecoder;
-import io.metaroce.codec.wire.ErrorEncoder;
 import io.metaroce.codec.wire.ErrorDecoder;
 import io.metaroce.codec.wire.NackEncoder;
 import io.metaroce.codec.wire.NackReason;
@@ -36,42 +36,57 @@ import io.metaroce.codec.wire.SetupAckEncoder;
 import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.StatusEncoder;
+import io.metaroce.codec.wire.StreamAckEncoder;
+import io.metaroce.codec.wire.StreamCloseDecoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenDecoder;
+import io.metaroce.codec.wire.StreamWindowEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
-import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.congestion.CreditScheduler;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.tracking.ReceiveTracker;
 import io.metaroce.datapath.tracking.Serial;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 
 /**
- * The receiving side of one connection: it places the sender's DATA into one image, out of order, and drives the
- * sender with acknowledgements and credit.
+ * The receiving side of one connection between two drivers: it places the DATA of every stream the sender opens into
+ * that stream's image, out of order, and drives the sender with acknowledgements, credit and stream windows.
  * <pre>
- *   (LISTEN) --valid SETUP, image admitted--&gt; ESTABLISHED --CLOSE with every PSN received--&gt; CLOSED (lingers)
+ *   (LISTEN) --valid SETUP--&gt; ESTABLISHED --CLOSE with every PSN received--&gt; CLOSED (lingers)
  *   ESTABLISHED --CLOSE with PSNs missing--&gt; CLOSING --the last one arrives--&gt; CLOSED (lingers)
- *   ESTABLISHED, CLOSING --silence for the connection timeout, ERROR, the sender's SETUP of a new incarnation, or
- *                         a challenge unanswered for the challenge timeout--&gt; CLOSED (image ended at once, lingers)
+ *   ESTABLISHED, CLOSING --silence for the connection timeout, ERROR, or a challenge unanswered for the
+ *                         challenge timeout--&gt; CLOSED (streams ended at once, lingers)
  * </pre>
  * Every CLOSED connection keeps its ids for the linger timeout and drops the packets of its incarnation (STATE); one
- * that closed by CLOSE also answers duplicate CLOSEs with the same CLOSE_ACK. A SETUP of a new incarnation from
- * anywhere but the sender's control port draws a challenge of the sender instead.
+ * that closed by CLOSE also answers duplicate CLOSEs with the same CLOSE_ACK.
+ * <p>
+ * <b>Streams.</b> A STREAM_OPEN is checked, offered to the group's {@link ImageAdmission} and answered with
+ * STREAM_ACK: OPEN with the image's start and window limit, NOT_READY while the image is prepared (the connection asks
+ * the admission again every duty cycle and answers OPEN unprompted once it is ready), or a refusal. A stream
+ * another connection of the group carries moves here when that connection's sender opens it (it started a new
+ * incarnation), and is refused (CONFLICT) with that connection's sender challenged when anyone else does. A
+ * STREAM_CLOSE ends the stream's image at its final position; the stream lingers as its identity.
+ * <p>
  * <b>DATA.</b> A PSN at or beyond cumAck + window is dropped and answered with NACK(OUT_OF_WINDOW); a PSN already
- * received is not placed again and is answered at once by an ACK with the duplicate flag; a placement outside its
- * term is dropped; a placement beyond the image's window is dropped, answered with NACK(RX_OVERFLOW) and flagged on
- * the next ACK. Anything else is placed through the {@link FramePlacement} and recorded in the tracking bitmap.
+ * received is not placed again and is answered at once by an ACK with the duplicate flag; a DATA for no open stream is
+ * dropped; a placement outside its term is dropped; bytes beyond the stream's window limit are dropped, answered with
+ * NACK(RX_OVERFLOW) and flagged on the next ACK. Anything else is placed through the stream's {@link FramePlacement}
+ * and recorded in the tracking bitmap. Streams never wait for each other: each is placed at its own positions.
  * <p>
  * <b>Acknowledgement.</b> An ACK goes out at once (at the end of the receive batch, coalescing within one poll) for a
  * DATA with ackRequest, retx or fin, a duplicate, or an out-of-order arrival; otherwise after
  * ackEveryPackets (or the sender's smaller hint) or ackEveryBytes, or when the delayed-ACK timer started by the first
  * unacknowledged arrival expires. Each ACK echoes its trigger, the newest DATA it answers, so the sender gets per-path
- * RTT and loss feedback. A hole older than the NACK interval is reported with NACK(INFERRED_LOSS), at most once per
+ * RTT and loss feedback, and carries the window limit of the trigger's stream. Windows that move without traffic go
+ * out in STREAM_WINDOW. A hole older than the NACK interval is reported with NACK(INFERRED_LOSS), at most once per
  * PSN per interval.
  * <p>
  * Owned by the engine's thread; other threads observe it through its counters.
@@ -79,40 +94,54 @@ import java.nio.charset.StandardCharsets;
 public final class ReceiverConnection extends Connection
 {
     private static final long NEVER = Long.MIN_VALUE;
-    private static final UnsafeBuffer STALE_EPOCH_TEXT =
-        new UnsafeBuffer("replaced by a new incarnation".getBytes(StandardCharsets.UTF_8));
+    private static final int WINDOW_SCAN_BATCH = 64;
+    private static final byte[] NO_EXTENSIONS = new byte[0];
+    private static final int FIELD_TERM_LENGTH = StreamOpenDecoder.termLengthId();
+    private static final int FIELD_TERM_OFFSET = StreamOpenDecoder.termOffsetId();
+    private static final int FIELD_ACTIVE_TERM_ID = StreamOpenDecoder.activeTermIdId();
+    private static final int STREAM_WINDOW_ENTRY_LENGTH = StreamWindowEncoder.WindowsEncoder.sbeBlockLength();
+    private static final int STREAM_WINDOW_HEADER_LENGTH = 8 + StreamWindowEncoder.BLOCK_LENGTH + 4;
 
     private final TransportEngine engine;
     private final EngineSettings settings;
     private final DatagramProxy proxy;
     private final PacketTransport transport;
     private final ConnectionHandler handler;
-    private final FramePlacement placement;
     private final CreditScheduler creditScheduler;
+    private final CountersManager countersManager;
     private final ReceiveTracker tracker;
     private final ReceiverCounters counters;
     private final boolean[] replyKnown;
     private final int destination;
     private final int replyPort;
     private final int pathCount;
-    private final int streamId;
-    private final int sessionId;
-    private final int initialTermId;
-    private final int termLength;
-    private final int positionBitsToShift;
     private final long connEpoch;
     private final int isn;
     private final int window;
     private final int mtu;
+    private final int maxStreams;
+    private final int maxWindowEntries;
     private final boolean windowMode;
     private final boolean creditMode;
     private final int creditClient;
     private final long initialGrantLimit;
     private final long nackIntervalNs;
+    private final String streamCounterLabel;
+
+    private final ArrayList<ReceiverStream> streams = new ArrayList<>();
+    private final Long2ObjectHashMap<ReceiverStream> streamsByKey = new Long2ObjectHashMap<>();
+    private final ArrayList<ReceiverStream> pending = new ArrayList<>();
+    private final ArrayDeque<ReceiverStream> lingering = new ArrayDeque<>();
+    private int windowCursor;
+    private int pendingCursor;
+    private long headroomTotal;
+    private final int[] windowStreamIds;
+    private final int[] windowSessionIds;
+    private final long[] windowLimits;
+    private int windowEntryCount;
 
     private ConnectionState state = ConnectionState.ESTABLISHED;
     private long receivedBytes;
-    private long highestPlacedPosition;
     private long nowNs;
     private long lastReceivedNs;
     private long statusDeadlineNs;
@@ -134,6 +163,7 @@ public final class ReceiverConnection extends Connection
     private int triggerPathSeq;
     private long triggerTsNs;
     private long triggerArrivalNs;
+    private ReceiverStream triggerStream;
     private boolean creditDirty;
     private boolean creditRequested;
     private int creditRequestPlane;
@@ -145,7 +175,6 @@ public final class ReceiverConnection extends Connection
 
     private boolean closeRequested;
     private int finalPsn;
-    private long finalPosition;
     private int closePlane;
     private long closeTsNs;
     private CloseReason closeReason = CloseReason.NORMAL;
@@ -156,7 +185,6 @@ public final class ReceiverConnection extends Connection
         final int localId,
         final SetupDecoder setup,
         final TransportHeaderDecoder header,
-        final FramePlacement placement,
         final int destination,
         final CountersManager countersManager,
         final long nowNs)
@@ -168,25 +196,26 @@ public final class ReceiverConnection extends Connection
         this.transport = group.transport;
         this.handler = group.handler;
         this.creditScheduler = group.creditScheduler.scheduler();
-        this.placement = placement;
+        this.countersManager = countersManager;
         this.destination = destination;
         this.peerId = (int)header.srcConnId();
         this.replyPort = setup.replyPort();
         this.pathCount = setup.pathCount();
-        this.streamId = setup.streamId();
-        this.sessionId = setup.sessionId();
-        this.initialTermId = setup.initialTermId();
-        this.termLength = setup.termLength();
-        this.positionBitsToShift = Integer.numberOfTrailingZeros(termLength);
         this.connEpoch = setup.connEpoch();
         this.isn = Serial.psn(header.psn());
         this.window = (int)Math.min(setup.mprPsns(), settings.ack().maxMprPsns());
         this.mtu = Math.min(setup.mtu(), settings.mtu());
+        this.maxStreams = Configuration.MAX_STREAMS_PER_CONNECTION;
+        this.maxWindowEntries =
+            Math.min(WireProtocol.MAX_STREAM_WINDOWS, (mtu - STREAM_WINDOW_HEADER_LENGTH) / STREAM_WINDOW_ENTRY_LENGTH);
+        this.windowStreamIds = new int[maxWindowEntries];
+        this.windowSessionIds = new int[maxWindowEntries];
+        this.windowLimits = new long[maxWindowEntries];
         this.windowMode = setup.congestionModes().senderWindow();
         this.creditMode = settings.credit().receiverCredit() && setup.congestionModes().receiverCredit();
         this.replyKnown = new boolean[planeCount];
-        this.counters = new ReceiverCounters(
-            countersManager, group.connectionCounterContext(localId, streamId, sessionId));
+        this.counters = new ReceiverCounters(countersManager, group.connectionCounterContext(localId));
+        this.streamCounterLabel = group.connectionLabel();
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
         this.ackEveryPackets = settings.ack().ackEveryPackets();
@@ -197,13 +226,10 @@ public final class ReceiverConnection extends Connection
         this.lastReceivedNs = nowNs;
         this.statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
 
-        final long startPosition =
-            ((long)(setup.activeTermId() - initialTermId) << positionBitsToShift) + setup.termOffset();
-        this.highestPlacedPosition = Math.max(startPosition, placement.consumerPosition());
         if (creditMode)
         {
-            creditClient = creditScheduler.add(Math.min(setup.initialCreditBytes(), placement.windowLength()));
-            creditScheduler.onProgress(creditClient, 0, headroom(), false);
+            creditClient = creditScheduler.add(setup.initialCreditBytes());
+            creditScheduler.onProgress(creditClient, 0, Long.MAX_VALUE, false);
             initialGrantLimit = creditScheduler.grantLimit(creditClient);
             counters.grantLimit.setRelease(initialGrantLimit);
         }
@@ -254,26 +280,6 @@ public final class ReceiverConnection extends Connection
     public int terminationCause()
     {
         return endCause >= 0 ? endCause : terminationCause;
-    }
-
-    /**
-     * Stream id of the publication.
-     *
-     * @return the id.
-     */
-    public int streamId()
-    {
-        return streamId;
-    }
-
-    /**
-     * Session id of the publication.
-     *
-     * @return the id.
-     */
-    public int sessionId()
-    {
-        return sessionId;
     }
 
     /**
@@ -367,13 +373,36 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * The placement this connection writes to.
+     * Streams of the connection: open ones, those whose image is being prepared, and closed ones that linger.
      *
-     * @return the image's placement.
+     * @return the count.
      */
-    public FramePlacement placement()
+    public int streamCount()
     {
-        return placement;
+        return streams.size();
+    }
+
+    /**
+     * A stream of the connection by index, for iteration without allocation.
+     *
+     * @param index in [0, streamCount()).
+     * @return the stream.
+     */
+    public ReceiverStream stream(final int index)
+    {
+        return streams.get(index);
+    }
+
+    /**
+     * The connection's stream of a stream id and session id.
+     *
+     * @param streamId  of the publication.
+     * @param sessionId of the publication.
+     * @return the stream, or null.
+     */
+    public ReceiverStream stream(final int streamId, final int sessionId)
+    {
+        return streamsByKey.get(SenderStream.streamKey(streamId, sessionId));
     }
 
     boolean acceptsSource(final int srcConnId, final int templateId)
@@ -391,6 +420,8 @@ public final class ReceiverConnection extends Connection
             case CloseDecoder.TEMPLATE_ID:
             case StatusDecoder.TEMPLATE_ID:
             case ErrorDecoder.TEMPLATE_ID:
+            case StreamOpenDecoder.TEMPLATE_ID:
+            case StreamCloseDecoder.TEMPLATE_ID:
                 return true;
 
             default:
@@ -449,6 +480,14 @@ public final class ReceiverConnection extends Connection
                 onClose(reader.close(), reader.transportHeader(), plane);
                 break;
 
+            case StreamOpenDecoder.TEMPLATE_ID:
+                onStreamOpen(reader.streamOpen(), plane);
+                break;
+
+            case StreamCloseDecoder.TEMPLATE_ID:
+                onStreamClose(reader.streamClose(), plane);
+                break;
+
             case ErrorDecoder.TEMPLATE_ID:
                 end(TerminationCause.ERROR_RECEIVED);
                 break;
@@ -469,12 +508,11 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * A SETUP of a new incarnation of this publication came from somewhere other than the sender's control port
-     * (section 5.4): keep the connection, and ask the sender, with a STATUS that requests an answer on every plane
-     * whose address is known, to show that it is alive [MR-ID-16]. Any datagram of the incarnation that arrives
-     * before the challenge timeout answers it; without one the connection ends (CHALLENGE_UNANSWERED) and a later
-     * SETUP finds the stream free. At most one challenge per challenge timeout, so SETUP floods cost the sender
-     * little.
+     * Another connection of the group asked for a stream this connection carries (section 5.4): keep the
+     * connection, and ask the sender, with a STATUS that requests an answer on every plane whose address is known,
+     * to show that it is alive [MR-ID-16]. Any datagram of the incarnation that arrives before the challenge timeout
+     * answers it; without one the connection ends (CHALLENGE_UNANSWERED), which frees its streams. At most one
+     * challenge per challenge timeout, so floods cost the sender little.
      *
      * @param nowNs current time.
      * @return true when a challenge was sent.
@@ -501,19 +539,30 @@ public final class ReceiverConnection extends Connection
         return true;
     }
 
+    /**
+     * Does a datagram handled now come from this connection's sender (its address and control port on the plane)?
+     */
+    boolean isFromPeer(final int plane)
+    {
+        return transport.hasRoute(destination, plane) && transport.isFromPeer(destination, plane);
+    }
+
     void sendSetupAck(final int plane, final TransportHeaderDecoder header)
     {
         final SetupAckEncoder setupAck = proxy.setupAck();
         DatagramProxy.header(setupAck.header(), 0, plane, TrafficClass.CONTROL, header.pathId(), header.pathSeq(),
             peerId, localId, isn, (int)header.tsNs());
-        setupAck.streamId(streamId)
-            .sessionId(sessionId)
-            .connEpoch(connEpoch)
+        setupAck.connEpoch(connEpoch)
             .initialGrantLimit(initialGrantLimit) // a retransmitted SETUP gets the same SETUP_ACK [MR-ID-12]
             .mprPsns(window)
             .mtu(mtu);
         setupAck.congestionModes().clear().senderWindow(windowMode).receiverCredit(creditMode);
-        setupAck.reserved1((short)0).linkRateMbps(settings.credit().linkRateMbps()).reserved2(0);
+        setupAck.reserved1((short)0)
+            .linkRateMbps(settings.credit().linkRateMbps())
+            .setupFlags(0)
+            .reserved2(0)
+            .maxStreams(maxStreams);
+        setupAck.putExtensions(NO_EXTENSIONS, 0, 0);
         sendControl(plane, DatagramProxy.length(setupAck));
     }
 
@@ -622,9 +671,21 @@ public final class ReceiverConnection extends Connection
             statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
             work++;
         }
+        if (!pending.isEmpty())
+        {
+            work += admitPending();
+        }
+        if (!streams.isEmpty())
+        {
+            work += scanWindows();
+        }
+        if (!lingering.isEmpty())
+        {
+            expireLingering();
+        }
         if (creditMode)
         {
-            creditScheduler.onProgress(creditClient, receivedBytes, headroom(), isAboveWatermark());
+            creditScheduler.onProgress(creditClient, receivedBytes, headroomTotal, false);
         }
 
         return work;
@@ -647,6 +708,21 @@ public final class ReceiverConnection extends Connection
         {
             deadline = Math.min(deadline, delayedAckDeadlineNs);
         }
+        if (!lingering.isEmpty())
+        {
+            deadline = Math.min(deadline, lingering.peekFirst().lingerDeadlineNs);
+        }
+        for (int i = 0, size = streams.size(); i < size; i++)
+        {
+            final ReceiverStream stream = streams.get(i);
+            if (ConnectionState.ESTABLISHED == stream.state)
+            {
+                if (stream.currentLimit() > stream.announcedLimit)
+                {
+                    deadline = Math.min(deadline, stream.lastAnnounceNs + settings.timers().statusIntervalNs());
+                }
+            }
+        }
 
         return deadline;
     }
@@ -658,11 +734,23 @@ public final class ReceiverConnection extends Connection
             creditScheduler.remove(creditClient);
         }
         transport.releaseDestination(destination);
+        for (int i = 0, size = streams.size(); i < size; i++)
+        {
+            streams.get(i).stateCounter.close();
+        }
+        for (final ReceiverStream stream : lingering)
+        {
+            stream.stateCounter.close();
+        }
+        streams.clear();
+        lingering.clear();
+        pending.clear();
+        streamsByKey.clear();
         counters.close();
     }
 
     /**
-     * Has the connection ended without a CLOSE (its image released to the handler) while its ids still linger?
+     * Has the connection ended without a CLOSE (its streams ended) while its ids still linger?
      *
      * @return true from {@link #end(int)} until the engine frees the connection.
      */
@@ -688,8 +776,35 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * End the connection without a CLOSE (timeout, ERROR, a new incarnation, an unanswered challenge): the image is
-     * released to the handler at the end of the current call and never touched again, while the ids linger for
+     * The connection ended (or is freed): end every stream it still carries, each image handed back with the cause,
+     * and take them out of the group's table so that another connection may carry them. Called by the engine, in
+     * the order connections ended, before it handles the next SETUP or STREAM_OPEN.
+     */
+    void endStreams(final int cause)
+    {
+        final Long2ObjectHashMap<ReceiverStream> groupStreams = group.streamsByKey;
+        for (int i = streams.size() - 1; i >= 0; i--)
+        {
+            final ReceiverStream stream = streams.get(i);
+            if (ConnectionState.CLOSED == stream.state)
+            {
+                continue;
+            }
+            groupStreams.remove(stream.key, stream);
+            final boolean wasOpen = ConnectionState.ESTABLISHED == stream.state;
+            stream.terminationCause = cause;
+            stream.state(ConnectionState.CLOSED);
+            if (wasOpen)
+            {
+                handler.onReceiverTerminated(stream, cause);
+            }
+        }
+        pending.clear();
+    }
+
+    /**
+     * End the connection without a CLOSE (timeout, ERROR, a new incarnation, an unanswered challenge): its streams'
+     * images are handed back at the end of the current call and never touched again, while the ids linger for
      * lingerTimeout so that late packets of the incarnation are dropped as STATE rather than answered as unknown
      * [MR-CONN-8].
      */
@@ -732,11 +847,6 @@ public final class ReceiverConnection extends Connection
     {
         final int psn = Serial.psn(header.psn());
         final int flags = header.flags().getRaw();
-        if (data.streamId() != streamId || data.sessionId() != sessionId)
-        {
-            engine.drop(DropReason.STREAM_MISMATCH);
-            return;
-        }
         if (ConnectionState.CLOSING == state && !Serial.isBefore(psn, finalPsn))
         {
             engine.drop(DropReason.PROTOCOL_VIOLATION);
@@ -756,9 +866,17 @@ public final class ReceiverConnection extends Connection
             engine.drop(DropReason.DUPLICATE);
             tracker.onDuplicate();
             counters.duplicates.incrementRelease();
-            recordTrigger(header, plane, flags);
+            recordTrigger(header, plane, flags, null);
             ackDuplicate = true;
             ackNow = true;
+            return;
+        }
+
+        final ReceiverStream stream = streamsByKey.get(SenderStream.streamKey(data.streamId(), data.sessionId()));
+        if (null == stream || ConnectionState.ESTABLISHED != stream.state)
+        {
+            engine.drop(DropReason.STREAM_MISMATCH);
+            counters.dropped.incrementRelease();
             return;
         }
 
@@ -768,24 +886,25 @@ public final class ReceiverConnection extends Connection
         final int termId = data.termId();
         final int termOffset = data.termOffset();
         final long advance = streamAdvance(buffer, payloadOffset, length);
-        if (termId - initialTermId < 0 || advance > termLength - termOffset)
+        if (termId - stream.initialTermId < 0 || advance > stream.termLength - termOffset)
         {
             engine.drop(DropReason.DATA_OUTSIDE_TERM);
             counters.dropped.incrementRelease();
             return;
         }
 
-        final long position = ((long)(termId - initialTermId) << positionBitsToShift) + termOffset;
-        final long consumerPosition = placement.consumerPosition();
-        if (position + advance - consumerPosition > placement.windowLength())
+        final FramePlacement placement = stream.placement;
+        final long position = ((long)(termId - stream.initialTermId) << stream.positionBitsToShift) + termOffset;
+        final long consumerPosition = Math.max(stream.startPosition, placement.consumerPosition());
+        final long limit = consumerPosition + stream.windowLength;
+        if (position + length > limit)
         {
+            // The window bounds the bytes a DATA writes (a PAD frame writes its header only); a conforming sender
+            // never goes beyond the limit it was told, so this is a refusal for lack of buffer.
             engine.drop(DropReason.DATA_OUTSIDE_WINDOW);
             counters.dropped.incrementRelease();
-            if (position >= consumerPosition)
-            {
-                ackOverflow = true;
-                sendNack(NackReason.RX_OVERFLOW, psn, header, plane, settings.credit().retryAfterNs());
-            }
+            ackOverflow = true;
+            sendNack(NackReason.RX_OVERFLOW, psn, header, plane, settings.credit().retryAfterNs());
             return;
         }
 
@@ -796,11 +915,18 @@ public final class ReceiverConnection extends Connection
         }
         else
         {
-            placeFrom(consumerPosition - position, termId, termOffset, buffer, payloadOffset, length);
+            placeFrom(stream, consumerPosition - position, termId, termOffset, buffer, payloadOffset, length);
         }
         final int advanced = tracker.accept(psn);
         receivedBytes += length;
-        highestPlacedPosition = Math.max(highestPlacedPosition, position + advance);
+        final long end = position + advance;
+        if (end > stream.highestPlacedPosition)
+        {
+            stream.highestPlacedPosition = end;
+        }
+        final long headroom = Math.max(0, limit - stream.highestPlacedPosition);
+        headroomTotal += headroom - stream.headroom;
+        stream.headroom = headroom;
         counters.dataPackets.incrementRelease();
         counters.dataBytes.getAndAddRelease(length);
         if (advanced > 0)
@@ -820,11 +946,11 @@ public final class ReceiverConnection extends Connection
             {
                 creditScheduler.onDemand(creditClient, data.backlogBytes());
             }
-            creditScheduler.onProgress(creditClient, receivedBytes, headroom(), isAboveWatermark());
+            creditScheduler.onProgress(creditClient, receivedBytes, headroomTotal, false);
         }
 
         onPlaced(fillsHole ? ReceiveTracker.NEW_OUT_OF_ORDER : verdict, flags, length, data.ackEveryHint(), header,
-            plane, advanced);
+            plane, advanced, stream);
     }
 
     private void onPlaced(
@@ -834,9 +960,10 @@ public final class ReceiverConnection extends Connection
         final int ackEveryHint,
         final TransportHeaderDecoder header,
         final int plane,
-        final int advanced)
+        final int advanced,
+        final ReceiverStream stream)
     {
-        recordTrigger(header, plane, flags);
+        recordTrigger(header, plane, flags, stream);
         pendingPackets++;
         pendingBytes += length;
         final int ackEvery = settings.ack().ackEveryPackets();
@@ -867,7 +994,7 @@ public final class ReceiverConnection extends Connection
     {
         final int kind = probe.kindRaw();
         final int flags = header.flags().getRaw();
-        recordTrigger(header, plane, flags);
+        recordTrigger(header, plane, flags, null);
         if (0 != (flags & TransportFlag.ACK_REQUEST))
         {
             sendAck();
@@ -906,7 +1033,7 @@ public final class ReceiverConnection extends Connection
             {
                 creditScheduler.onDemand(creditClient, request.backlogBytes());
             }
-            creditScheduler.onProgress(creditClient, receivedBytes, headroom(), isAboveWatermark());
+            creditScheduler.onProgress(creditClient, receivedBytes, headroomTotal, false);
             group.creditScheduler.doWork(nowNs);
             creditRequested = true;
             creditRequestPlane = plane;
@@ -923,7 +1050,6 @@ public final class ReceiverConnection extends Connection
         }
 
         finalPsn = closePsn;
-        finalPosition = close.finalPosition();
         closeRequested = true;
         closePlane = plane;
         closeTsNs = header.tsNs();
@@ -944,7 +1070,8 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Every PSN before the final PSN arrived: answer CLOSE_ACK, end the image's stream, linger.
+     * Every PSN before the final PSN arrived: answer CLOSE_ACK, end what streams are left (a conforming sender closed
+     * them all before), linger.
      */
     private void completeClose()
     {
@@ -957,22 +1084,438 @@ public final class ReceiverConnection extends Connection
         {
             creditScheduler.retire(creditClient);
         }
-        handler.onReceiverEndOfStream(this, finalPosition);
+        endStreams(TerminationCause.NORMAL);
+    }
+
+    private void onStreamOpen(final StreamOpenDecoder open, final int plane)
+    {
+        final int streamId = open.streamId();
+        final int sessionId = open.sessionId();
+        final int streamRef = (int)open.streamRef();
+        final long key = SenderStream.streamKey(streamId, sessionId);
+        final ReceiverStream existing = streamsByKey.get(key);
+        if (null != existing)
+        {
+            if (existing.streamRef == streamRef)
+            {
+                answerExistingOpen(existing, plane);
+                return;
+            }
+            if (ConnectionState.CLOSED != existing.state)
+            {
+                // One opening of a stream at a time: a new one while the old is open breaks the rules.
+                engine.drop(DropReason.PROTOCOL_VIOLATION);
+                return;
+            }
+            streamsByKey.remove(key);
+        }
+
+        final int invalidField = invalidStreamField(open);
+        if (0 != invalidField)
+        {
+            engine.drop(DropReason.INVALID_STREAM);
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.INVALID_PARAMETER, 0, invalidField, 0, 0);
+            return;
+        }
+
+        final ReceiverStream elsewhere = group.streamsByKey.get(key);
+        if (null != elsewhere && elsewhere.connection != this && elsewhere.connection.isFromPeer(plane))
+        {
+            // The same sender opens the stream again on a new connection: the old opening is stale.
+            elsewhere.connection.endStream(elsewhere, TerminationCause.RESTARTED);
+        }
+        else if (null != elsewhere && elsewhere.connection != this)
+        {
+            engine.drop(DropReason.STREAM_CONFLICT);
+            if (elsewhere.connection.challenge(nowNs))
+            {
+                engine.onChallengeSent();
+            }
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.CONFLICT,
+                settings.timers().challengeTimeoutNs(), 0, 0, 0);
+            return;
+        }
+
+        if (openStreamCount() >= maxStreams)
+        {
+            engine.drop(DropReason.RESOURCE_EXHAUSTED);
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.RESOURCE_EXHAUSTED, 0, 0, 0, 0);
+            return;
+        }
+
+        final ReceiverStream stream = new ReceiverStream(this, streamId, sessionId, streamRef,
+            open.initialTermId(), open.activeTermId(), open.termOffset(), open.termLength(),
+            DatapathCounters.allocate(countersManager, DatapathCounters.RECEIVER_STREAM_TYPE_ID, "rcv-stream-state",
+            DatapathCounters.withLabel(DatapathCounters.streamContext(localId, streamId, sessionId),
+            streamCounterLabel)));
+        final int result = admit(stream);
+        if (StreamCode.OPEN.value() == result)
+        {
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.OPEN, 0, 0, stream.startPosition,
+                stream.announcedLimit);
+        }
+        else if (StreamCode.NOT_READY.value() == result)
+        {
+            engine.drop(DropReason.IMAGE_NOT_READY);
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.NOT_READY, 0, 0, 0, 0);
+        }
+        else
+        {
+            stream.stateCounter.close();
+            engine.drop(StreamCode.UNKNOWN_STREAM.value() == result ?
+                DropReason.UNKNOWN_STREAM : DropReason.RESOURCE_EXHAUSTED);
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.get((short)result), 0, 0, 0, 0);
+        }
     }
 
     /**
-     * A SETUP of a new incarnation replaces this connection: tell the old sender (ERROR(STALE_EPOCH)) and close.
+     * Offer a new or pending stream to the admission: open it on a ready image, keep it pending while the image is
+     * prepared, or refuse it.
+     *
+     * @return a StreamCode value: OPEN, NOT_READY, UNKNOWN_STREAM or RESOURCE_EXHAUSTED.
      */
-    void replace(final long nowNs)
+    private int admit(final ReceiverStream stream)
     {
-        this.nowNs = nowNs;
-        final ErrorEncoder error = proxy.error();
+        final ImageAdmission admission = group.admission;
+        final FramePlacement placement;
+        try
+        {
+            placement = null == admission ? null : admission.onImageRequest(stream.streamId, stream.sessionId,
+                stream.initialTermId, stream.activeTermId, stream.openTermOffset, stream.termLength, mtu);
+        }
+        catch (final IllegalStateException | IllegalArgumentException ex)
+        {
+            forget(stream);
+            return StreamCode.RESOURCE_EXHAUSTED.value();
+        }
+
+        if (ImageAdmission.NOT_READY == placement)
+        {
+            if (ConnectionState.SETUP == stream.state && !streamsByKey.containsKey(stream.key))
+            {
+                streams.add(stream);
+                streamsByKey.put(stream.key, stream);
+                pending.add(stream);
+                group.streamsByKey.put(stream.key, stream);
+            }
+            return StreamCode.NOT_READY.value();
+        }
+        if (null == placement)
+        {
+            forget(stream);
+            return StreamCode.UNKNOWN_STREAM.value();
+        }
+
+        if (!streamsByKey.containsKey(stream.key))
+        {
+            streams.add(stream);
+            streamsByKey.put(stream.key, stream);
+            group.streamsByKey.put(stream.key, stream);
+        }
+        stream.placement = placement;
+        stream.startPosition = Math.max(stream.openPosition, placement.consumerPosition());
+        stream.highestPlacedPosition = stream.startPosition;
+        stream.windowLength = Math.min(placement.windowLength(), stream.termLength >> 1);
+        stream.announcedLimit = stream.currentLimit();
+        stream.lastAnnounceNs = nowNs;
+        stream.headroom = stream.announcedLimit - stream.highestPlacedPosition;
+        headroomTotal += stream.headroom;
+        stream.state(ConnectionState.ESTABLISHED);
+
+        return StreamCode.OPEN.value();
+    }
+
+    private void forget(final ReceiverStream stream)
+    {
+        if (streamsByKey.remove(stream.key, stream))
+        {
+            streams.remove(stream);
+            group.streamsByKey.remove(stream.key, stream);
+        }
+        pending.remove(stream);
+    }
+
+    private void answerExistingOpen(final ReceiverStream stream, final int plane)
+    {
+        switch (stream.state)
+        {
+            case SETUP:
+                sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef, StreamCode.NOT_READY, 0, 0,
+                    0, 0);
+                break;
+
+            case ESTABLISHED:
+                announce(stream);
+                sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef, StreamCode.OPEN, 0, 0,
+                    stream.startPosition, stream.announcedLimit);
+                break;
+
+            default:
+                sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef, StreamCode.CLOSED, 0, 0, 0,
+                    stream.finalPosition);
+                break;
+        }
+    }
+
+    /**
+     * Ask the admission again for the streams whose image is being prepared, a few per duty cycle; each that is ready
+     * now is answered OPEN unprompted, each refused now is answered with the refusal.
+     */
+    private int admitPending()
+    {
+        int work = 0;
+        final ArrayList<ReceiverStream> pending = this.pending;
+        final int checks = Math.min(pending.size(), WINDOW_SCAN_BATCH);
+        for (int i = 0; i < checks && !pending.isEmpty(); i++)
+        {
+            if (pendingCursor >= pending.size())
+            {
+                pendingCursor = 0;
+            }
+            final ReceiverStream stream = pending.get(pendingCursor);
+            final int result = admit(stream);
+            if (StreamCode.NOT_READY.value() == result)
+            {
+                pendingCursor++;
+                continue;
+            }
+
+            pending.remove(pendingCursor);
+            final int plane = firstRoutedPlane(triggerPlane);
+            if (StreamCode.OPEN.value() == result)
+            {
+                sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef, StreamCode.OPEN, 0, 0,
+                    stream.startPosition, stream.announcedLimit);
+            }
+            else
+            {
+                stream.stateCounter.close();
+                sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef,
+                    StreamCode.get((short)result), 0, 0, 0, 0);
+            }
+            work++;
+        }
+
+        return work;
+    }
+
+    private void onStreamClose(final StreamCloseDecoder close, final int plane)
+    {
+        final int streamRef = (int)close.streamRef();
+        final long finalPosition = close.finalPosition();
+        final ReceiverStream stream = streamsByKey.get(SenderStream.streamKey(close.streamId(), close.sessionId()));
+        if (null == stream || stream.streamRef != streamRef)
+        {
+            // Nothing of that opening is open here: the sender is done with it either way.
+            engine.drop(DropReason.STATE);
+            sendStreamAck(plane, close.streamId(), close.sessionId(), streamRef, StreamCode.CLOSED, 0, 0, 0,
+                finalPosition);
+            return;
+        }
+
+        if (ConnectionState.SETUP == stream.state)
+        {
+            forget(stream);
+            stream.stateCounter.close();
+        }
+        else if (ConnectionState.ESTABLISHED == stream.state)
+        {
+            if (finalPosition < stream.highestPlacedPosition)
+            {
+                engine.drop(DropReason.PROTOCOL_VIOLATION);
+                return;
+            }
+            closeStream(stream, finalPosition);
+        }
+        sendStreamAck(plane, stream.streamId, stream.sessionId, streamRef, StreamCode.CLOSED, 0, 0, 0,
+            stream.finalPosition >= 0 ? stream.finalPosition : finalPosition);
+    }
+
+    /**
+     * The sender closed the stream after every byte before its final position was acknowledged: the image reaches
+     * end of stream there and is handed back; the stream lingers as its identity.
+     */
+    private void closeStream(final ReceiverStream stream, final long finalPosition)
+    {
+        stream.finalPosition = finalPosition;
+        stream.terminationCause = TerminationCause.NORMAL;
+        stream.state(ConnectionState.CLOSED);
+        stream.lingerDeadlineNs = nowNs + settings.timers().lingerTimeoutNs();
+        headroomTotal -= stream.headroom;
+        stream.headroom = 0;
+        if (triggerStream == stream)
+        {
+            triggerStream = null;
+        }
+        group.streamsByKey.remove(stream.key, stream);
+        lingering.addLast(stream);
+        handler.onReceiverEndOfStream(stream, finalPosition);
+        handler.onReceiverTerminated(stream, TerminationCause.NORMAL);
+    }
+
+    private void expireLingering()
+    {
+        ReceiverStream stream;
+        while (null != (stream = lingering.peekFirst()) && nowNs >= stream.lingerDeadlineNs)
+        {
+            lingering.pollFirst();
+            if (streamsByKey.remove(stream.key, stream))
+            {
+                streams.remove(stream);
+            }
+            stream.stateCounter.close();
+        }
+    }
+
+    private int openStreamCount()
+    {
+        return streams.size() - lingering.size();
+    }
+
+    /**
+     * Look at a batch of the open streams: a stream whose window limit moved by a quarter of its window since it was
+     * last announced, or moved at all and was last announced a STATUS interval ago, is announced in STREAM_WINDOW.
+     * Bounded per call so that thousands of streams cost a duty cycle little; the ACKs carry the windows of streams
+     * with traffic, and a sender that waits for a window with nothing in flight asks again (its window probe), so a
+     * lost announcement costs a probe interval at most.
+     */
+    private int scanWindows()
+    {
+        final ArrayList<ReceiverStream> streams = this.streams;
+        final int size = streams.size();
+        final int checks = Math.min(size, WINDOW_SCAN_BATCH);
+        final long statusIntervalNs = settings.timers().statusIntervalNs();
+        int announced = 0;
+        for (int i = 0; i < checks; i++)
+        {
+            if (windowCursor >= size)
+            {
+                windowCursor = 0;
+            }
+            final ReceiverStream stream = streams.get(windowCursor++);
+            if (ConnectionState.ESTABLISHED != stream.state)
+            {
+                continue;
+            }
+
+            final long limit = stream.currentLimit();
+            final long headroom = Math.max(0, limit - stream.highestPlacedPosition);
+            headroomTotal += headroom - stream.headroom;
+            stream.headroom = headroom;
+            final long moved = limit - stream.announcedLimit;
+            if (moved > 0 && (moved >= stream.windowLength >> 2 || nowNs - stream.lastAnnounceNs >= statusIntervalNs))
+            {
+                appendWindow(stream, limit);
+                announced++;
+            }
+        }
+        flushWindows();
+
+        return announced;
+    }
+
+    private void announce(final ReceiverStream stream)
+    {
+        final long limit = stream.currentLimit();
+        if (limit > stream.announcedLimit)
+        {
+            stream.announcedLimit = limit;
+        }
+        stream.lastAnnounceNs = nowNs;
+    }
+
+    private void appendWindow(final ReceiverStream stream, final long limit)
+    {
+        final int entry = windowEntryCount++;
+        windowStreamIds[entry] = stream.streamId;
+        windowSessionIds[entry] = stream.sessionId;
+        windowLimits[entry] = limit;
+        stream.announcedLimit = Math.max(stream.announcedLimit, limit);
+        stream.lastAnnounceNs = nowNs;
+        if (windowEntryCount == maxWindowEntries)
+        {
+            flushWindows();
+        }
+    }
+
+    private void flushWindows()
+    {
+        final int count = windowEntryCount;
+        if (0 == count)
+        {
+            return;
+        }
+
         final int plane = firstRoutedPlane(triggerPlane);
-        DatagramProxy.header(error.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId, 0, (int)nowNs);
-        error.code(WireErrorCode.STALE_EPOCH).reserved1(0).detail(0)
-            .putMessage(STALE_EPOCH_TEXT, 0, STALE_EPOCH_TEXT.capacity());
-        sendControl(plane, DatagramProxy.length(error));
-        end(TerminationCause.RESTARTED);
+        final StreamWindowEncoder message = proxy.streamWindow();
+        DatagramProxy.header(message.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
+            tracker.cumulativeAckPsn(), (int)nowNs);
+        message.reserved1(0);
+        final StreamWindowEncoder.WindowsEncoder entries = message.windowsCount(count);
+        for (int i = 0; i < count; i++)
+        {
+            entries.next().streamId(windowStreamIds[i]).sessionId(windowSessionIds[i]).windowLimit(windowLimits[i]);
+        }
+        sendControl(plane, DatagramProxy.length(message));
+        counters.windows.incrementRelease();
+        windowEntryCount = 0;
+    }
+
+    /**
+     * The field id of the first failing STREAM_OPEN check, in the specification's table order, or 0.
+     */
+    private static int invalidStreamField(final StreamOpenDecoder open)
+    {
+        final int termLength = open.termLength();
+        if (termLength < WireProtocol.MIN_TERM_LENGTH || termLength > WireProtocol.MAX_TERM_LENGTH ||
+            !BitUtil.isPowerOfTwo(termLength))
+        {
+            return FIELD_TERM_LENGTH;
+        }
+        final int termOffset = open.termOffset();
+        if (termOffset < 0 || termOffset >= termLength || 0 != (termOffset & 31))
+        {
+            return FIELD_TERM_OFFSET;
+        }
+        if (open.activeTermId() - open.initialTermId() < 0)
+        {
+            return FIELD_ACTIVE_TERM_ID;
+        }
+
+        return 0;
+    }
+
+    /**
+     * The sender opened one of this connection's streams again on another connection (it moved to a new
+     * incarnation): the stream's image ends here at once, not at end of stream, and the stream leaves the group's
+     * table so that the new connection may carry it.
+     */
+    void endStream(final ReceiverStream stream, final int cause)
+    {
+        if (ConnectionState.SETUP == stream.state)
+        {
+            forget(stream);
+            stream.stateCounter.close();
+            return;
+        }
+        if (ConnectionState.ESTABLISHED != stream.state)
+        {
+            return;
+        }
+
+        streamsByKey.remove(stream.key, stream);
+        streams.remove(stream);
+        group.streamsByKey.remove(stream.key, stream);
+        headroomTotal -= stream.headroom;
+        stream.headroom = 0;
+        if (triggerStream == stream)
+        {
+            triggerStream = null;
+        }
+        stream.terminationCause = cause;
+        stream.state(ConnectionState.CLOSED);
+        stream.stateCounter.close();
+        handler.onReceiverTerminated(stream, cause);
     }
 
     private void onHoleTimer()
@@ -988,7 +1531,8 @@ public final class ReceiverConnection extends Connection
         holeDeadlineNs = nowNs + nackIntervalNs;
     }
 
-    private void recordTrigger(final TransportHeaderDecoder header, final int plane, final int flags)
+    private void recordTrigger(
+        final TransportHeaderDecoder header, final int plane, final int flags, final ReceiverStream stream)
     {
         if (ackDuplicate || (0 != (triggerFlags & TransportFlag.RETX) && (ackNow || pendingPackets > 0)))
         {
@@ -1004,6 +1548,7 @@ public final class ReceiverConnection extends Connection
         triggerPathSeq = header.pathSeq();
         triggerTsNs = header.tsNs();
         triggerArrivalNs = nowNs;
+        triggerStream = stream;
     }
 
     private void sendAck()
@@ -1024,15 +1569,26 @@ public final class ReceiverConnection extends Connection
         final AckEncoder ack = proxy.ack();
         DatagramProxy.header(ack.header(), flags, triggerPlane, TrafficClass.CONTROL, triggerPathId, triggerPathSeq,
             peerId, localId, tracker.cumulativeAckPsn(), (int)triggerTsNs);
-        final long occupancy = highestPlacedPosition - placement.consumerPosition();
+        final ReceiverStream stream = triggerStream;
+        final boolean hasStream = null != stream && ConnectionState.ESTABLISHED == stream.state;
+        long bufferLevel = 0;
+        if (hasStream)
+        {
+            announce(stream);
+            final long occupancy = stream.highestPlacedPosition - stream.placement.consumerPosition();
+            bufferLevel = Math.min(255, Math.max(0, occupancy * 255 / stream.windowLength));
+        }
         ack.sackBasePsn(Serial.wire(base))
             .serviceTimeNs(Math.min(0xFFFF_FFFFL, Math.max(0, nowNs - triggerArrivalNs)))
             .receivedBytes(receivedBytes)
             .grantLimit(grantLimit())
             .ecnCeCount((short)0)
-            .rxBufferLevel((short)Math.min(255, Math.max(0, occupancy * 255 / placement.windowLength())))
-            .rcvCwndPenalty((short)cwndPenalty(occupancy))
-            .reserved1((short)0);
+            .rxBufferLevel((short)bufferLevel)
+            .rcvCwndPenalty((short)0)
+            .reserved1((short)0)
+            .streamId(hasStream ? stream.streamId : 0)
+            .sessionId(hasStream ? stream.sessionId : 0)
+            .windowLimit(hasStream ? stream.announcedLimit : 0);
         final AckEncoder.SackWordsEncoder group = ack.sackWordsCount(words);
         for (int w = 0; w < words; w++)
         {
@@ -1105,12 +1661,40 @@ public final class ReceiverConnection extends Connection
         creditRequested = false;
     }
 
+    private void sendStreamAck(
+        final int plane,
+        final int streamId,
+        final int sessionId,
+        final int streamRef,
+        final StreamCode code,
+        final long retryAfterNs,
+        final int detail,
+        final long startPosition,
+        final long windowLimit)
+    {
+        final StreamAckEncoder ack = proxy.streamAck();
+        final int ackPlane = firstRoutedPlane(plane);
+        DatagramProxy.header(ack.header(), 0, ackPlane, TrafficClass.CONTROL, 0, 0, peerId, localId,
+            tracker.cumulativeAckPsn(), (int)nowNs);
+        ack.streamId(streamId)
+            .sessionId(sessionId)
+            .streamRef(streamRef & 0xFFFF_FFFFL)
+            .code(code)
+            .reserved1((short)0)
+            .retryAfterUs((int)Math.min(0xFFFF, retryAfterNs / 1000))
+            .detail(detail & 0xFFFF_FFFFL)
+            .reserved2(0)
+            .startPosition(startPosition)
+            .windowLimit(windowLimit);
+        sendControl(ackPlane, DatagramProxy.length(ack));
+    }
+
     private void sendCloseAck(final int plane, final long tsEcho, final CloseReason reason)
     {
         final CloseAckEncoder closeAck = proxy.closeAck();
         DatagramProxy.header(closeAck.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.cumulativeAckPsn(), (int)tsEcho);
-        closeAck.finalPosition(finalPosition).reason(reason).reserved1(0).reserved2(0);
+        closeAck.reason(reason).reserved1(0).reserved2(0);
         sendControl(plane, DatagramProxy.length(closeAck));
     }
 
@@ -1153,36 +1737,13 @@ public final class ReceiverConnection extends Connection
         return 0;
     }
 
-    private long headroom()
-    {
-        return placement.windowLength() - (highestPlacedPosition - placement.consumerPosition());
-    }
-
-    private boolean isAboveWatermark()
-    {
-        return highestPlacedPosition - placement.consumerPosition() >
-            (long)(settings.credit().creditHighWatermark() * placement.windowLength());
-    }
-
-    private int cwndPenalty(final long occupancy)
-    {
-        final double highWatermark = settings.credit().creditHighWatermark();
-        final double fill = (double)occupancy / placement.windowLength();
-        if (highWatermark >= 1.0 || fill <= highWatermark)
-        {
-            return 0;
-        }
-
-        return (int)Math.min(127, 127 * (fill - highWatermark) / (1.0 - highWatermark));
-    }
-
     /**
      * Place only the frames at or after {@code skip} bytes into the payload. Every subscriber has read the bytes
-     * before: the image joined after them because an earlier image of the same session delivered them, and the
-     * sender's new incarnation sends them again from the position it last saw acknowledged. They are acknowledged
-     * like any DATA, so the sender moves on, but never delivered twice.
+     * before: they were delivered by an earlier image of the session. They are acknowledged like any DATA, so the
+     * sender moves on, but never delivered twice.
      */
-    private void placeFrom(
+    private static void placeFrom(
+        final ReceiverStream stream,
         final long skip,
         final int termId,
         final int termOffset,
@@ -1199,11 +1760,11 @@ public final class ReceiverConnection extends Connection
         }
         if (position < length)
         {
-            placement.place(termId, termOffset + position, buffer, offset + position, length - position);
+            stream.placement.place(termId, termOffset + position, buffer, offset + position, length - position);
         }
     }
 
-    private long streamAdvance(final DirectBuffer buffer, final int offset, final int length)
+    private static long streamAdvance(final DirectBuffer buffer, final int offset, final int length)
     {
         int position = 0;
         while (position < length)

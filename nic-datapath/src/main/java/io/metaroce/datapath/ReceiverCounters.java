@@ -37,6 +37,7 @@ final class ReceiverCounters implements AutoCloseable
     final AtomicCounter cumulativeAckPsn;
     final AtomicCounter maxReorderDistance;
     final AtomicCounter probeAcks;
+    final AtomicCounter windows;
 
     ReceiverCounters(final CountersManager manager, final String context)
     {
@@ -54,11 +55,12 @@ final class ReceiverCounters implements AutoCloseable
         cumulativeAckPsn = DatapathCounters.allocate(manager, type, "rcv-cumulative-ack-psn", context);
         maxReorderDistance = DatapathCounters.allocate(manager, type, "rcv-max-reorder-distance", context);
         probeAcks = DatapathCounters.allocate(manager, type, "rcv-probe-acks-sent", context);
+        windows = DatapathCounters.allocate(manager, type, "rcv-stream-windows-sent", context);
     }
 
     public void close()
     {
         CloseHelper.closeAll(state, dataPackets, dataBytes, duplicates, outOfOrder, dropped, acks, nacks, credits,
-            grantLimit, cumulativeAckPsn, maxReorderDistance, probeAcks);
+            grantLimit, cumulativeAckPsn, maxReorderDistance, probeAcks, windows);
     }
 }

@@ -39,6 +39,11 @@ import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupEncoder;
 import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.StatusEncoder;
+import io.metaroce.codec.wire.StreamAckDecoder;
+import io.metaroce.codec.wire.StreamCloseEncoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenEncoder;
+import io.metaroce.codec.wire.StreamWindowDecoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
@@ -55,29 +60,35 @@ import io.metaroce.datapath.tracking.SendTracker;
 import io.metaroce.datapath.tracking.SendTrackerHandler;
 import io.metaroce.datapath.tracking.Serial;
 import org.agrona.BitUtil;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 
 /**
- * The sending side of one connection: it carries one publication's stream to one receiver over every ACTIVE path of
- * its planes.
+ * The sending side of one connection between two drivers: it carries every stream its publications send to one
+ * receiver, over every ACTIVE path of its planes, in one PSN space under one congestion controller.
  * <pre>
  *   SETUP_SENT  --SETUP_ACK echoing epoch and ISN--&gt;  ESTABLISHED
- *   ESTABLISHED --close requested, data acknowledged (or linger)--&gt;  CLOSING  --CLOSE_ACK or retries--&gt;  CLOSED
+ *   ESTABLISHED --no stream for the linger timeout, all acknowledged--&gt;  CLOSING  --CLOSE_ACK, retries--&gt; CLOSED
  *   ESTABLISHED, CLOSING --give-up, ERROR, NACK(NO_CONNECTION | EPOCH_MISMATCH | FATAL), timeout--&gt;  FAILED
  * </pre>
- * While SETUP_SENT it repeats SETUP on every plane with a doubling backoff, for as long as it exists, accepting only
- * a SETUP_ACK and (without leaving SETUP_SENT) an ERROR that answers its SETUP. While
- * ESTABLISHED it assigns a PSN to every DATA, sends retransmissions first and new data through the send gate (tracking
- * window, congestion window, receiver credit, pacing), infers losses with the rules in force, keeps the path table
- * healthy, and reports the acknowledged position. CLOSED and FAILED are terminal: the engine frees the connection and
- * reports {@link ConnectionHandler#onSenderTerminated}; after a failure the publication starts a new incarnation with
- * {@link TransportEngine#connect}.
+ * While SETUP_SENT it repeats SETUP on every plane with a doubling backoff, accepting only a SETUP_ACK and (without
+ * leaving SETUP_SENT) an ERROR that answers its SETUP. Once ESTABLISHED, each of its {@link SenderStream}s opens with
+ * STREAM_OPEN, sends DATA within the window its receiver announces, and closes with STREAM_CLOSE; the connection
+ * assigns a PSN to every DATA of every stream, sends retransmissions first and new data through the send gate
+ * (tracking window, congestion window, receiver credit, pacing), one DATA per stream in turn (a stream whose whole
+ * backlog fits one DATA goes first, so a sparse, latency-sensitive stream does not queue behind bulk ones), infers
+ * losses with the rules in force, keeps the path table healthy, and reports each stream's acknowledged position. A
+ * connection that carries no stream lingers, so that a new stream reuses it without a handshake, and then closes.
+ * CLOSED and FAILED are terminal: the engine frees the connection and ends its streams
+ * ({@link ConnectionHandler#onSenderTerminated}); their publications open them again on a new connection.
  * <p>
- * The connection runs the state machine, sends and decodes the messages, and delegates the policies to named parts:
+ * The connection runs the state machines, sends and decodes the messages, and delegates the policies to named parts:
  * <ul>
  *     <li>{@link SendGate}: tracking window, congestion window, receiver credit, pacing and credit requests;</li>
  *     <li>{@link LossRecovery}: the loss-inference rules it drives on the {@link SendTracker}, the RTO, tail-loss
@@ -94,10 +105,15 @@ import java.nio.charset.StandardCharsets;
 public final class SenderConnection extends Connection
 {
     private static final long NEVER = Long.MIN_VALUE;
+    private static final int NONE = -1;
     private static final int FRAME_ALIGNMENT = FrameDescriptor.FRAME_ALIGNMENT;
     private static final int RECENT_PROBES = 16;
+    private static final byte[] NO_EXTENSIONS = new byte[0];
     private static final int SPURIOUS_RETRANSMIT_FLAGS = TransportFlag.DUPLICATE | TransportFlag.RETX;
     private static final int STATUS_ENTRY_LENGTH = StatusEncoder.PathsEncoder.sbeBlockLength();
+    private static final int SENT = 1;
+    private static final int STREAM_BLOCKED = 0;
+    private static final int CONNECTION_BLOCKED = -1;
     private static final UnsafeBuffer RETRANSMIT_LIMIT_TEXT =
         new UnsafeBuffer("retransmit limit".getBytes(StandardCharsets.UTF_8));
 
@@ -107,15 +123,10 @@ public final class SenderConnection extends Connection
     private final CongestionControlSupplier congestionSupplier;
     private final DatagramProxy proxy;
     private final ConnectionHandler handler;
-    private final PayloadSource source;
     private final Callbacks callbacks = new Callbacks();
-    private final int streamId;
-    private final int sessionId;
-    private final int initialTermId;
-    private final int activeTermId;
-    private final int termOffset;
-    private final int termLength;
-    private final int positionBitsToShift;
+    private final String connectionKey;
+    private final String streamCounterLabel;
+    private final CountersManager countersManager;
     private final int destination;
     private final int pathsPerPlane;
     private final int pathCount;
@@ -123,7 +134,6 @@ public final class SenderConnection extends Connection
     private final long connEpoch;
     private final int isn;
     private final int askedWindow;
-    private final long startPosition;
     private final SendTracker tracker;
     private final SenderPaths paths;
     private final PathTable table;
@@ -134,14 +144,31 @@ public final class SenderConnection extends Connection
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private final long[] sackWords = new long[WireProtocol.MAX_SACK_WORDS];
     private final SenderCounters counters;
+    private final int[] psnStream;
+    private final int[] psnNext;
+
+    private final ArrayList<SenderStream> streams = new ArrayList<>();
+    private final Long2ObjectHashMap<SenderStream> streamsByKey = new Long2ObjectHashMap<>();
+    private SenderStream[] streamBySlot = new SenderStream[16];
+    private int[] freeSlots = new int[16];
+    private int freeSlotCount;
+    private int slotLimit;
+    private int[] dirtySlots = new int[16];
+    private int dirtyCount;
+    private int[] candidates = new int[16];
+    private boolean[] candidateSparse = new boolean[16];
+    private int nextStreamRef = 1;
+    private int cursor;
+    private int pendingStreamOps;
+    private int windowProbes;
 
     private CongestionControl congestion;
     private ConnectionState state = ConnectionState.SETUP;
     private int mtu;
-    private long senderPosition;
-    private long ackedPosition;
+    private int maxStreams = Integer.MAX_VALUE;
     private long nowNs;
     private long frameAdvance;
+    private long passBacklog;
 
     private long setupDeadlineNs;
     private long setupBackoffNs;
@@ -149,7 +176,7 @@ public final class SenderConnection extends Connection
     private long lastSendNs;
     private long statusDeadlineNs;
     private long lastChallengeAnswerNs = NEVER;
-    private long closeRequestedNs = NEVER;
+    private long idleSinceNs;
     private int closeTransmissions;
     private long closeDeadlineNs;
     private long closeBackoffNs;
@@ -165,7 +192,7 @@ public final class SenderConnection extends Connection
         final int localId,
         final SenderSettings senderSettings,
         final EngineSettings settings,
-        final PayloadSource source,
+        final String connectionKey,
         final int pathsPerPlane,
         final CountersManager countersManager,
         final long nowNs)
@@ -174,16 +201,10 @@ public final class SenderConnection extends Connection
         this.engine = engine;
         this.ctx = engine.context();
         this.settings = settings;
+        this.connectionKey = connectionKey;
         this.proxy = group.proxy;
         this.handler = group.handler;
-        this.source = source;
-        this.streamId = senderSettings.streamId();
-        this.sessionId = senderSettings.sessionId();
-        this.initialTermId = senderSettings.initialTermId();
-        this.activeTermId = senderSettings.activeTermId();
-        this.termOffset = senderSettings.termOffset();
-        this.termLength = senderSettings.termLength();
-        this.positionBitsToShift = Integer.numberOfTrailingZeros(termLength);
+        this.countersManager = countersManager;
         this.destination = senderSettings.destination();
         this.trafficClass = senderSettings.trafficClass();
         this.pathsPerPlane = pathsPerPlane;
@@ -192,16 +213,16 @@ public final class SenderConnection extends Connection
         this.isn = ctx.identityRandom().nextInt();
         this.askedWindow = settings.ack().mprPsns();
         this.congestionSupplier = SenderPolicies.congestionControl(senderSettings, settings, ctx);
-        this.startPosition = senderSettings.startPosition();
-        this.senderPosition = startPosition;
-        this.ackedPosition = startPosition;
+        this.streamCounterLabel = DatapathCounters.withLabel(group.connectionLabel(), senderSettings.counterLabel());
 
         this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(
-            group.connectionCounterContext(localId, streamId, sessionId), senderSettings.counterLabel()),
+            group.connectionCounterContext(localId), senderSettings.counterLabel()),
             pathCount, pathsPerPlane, senderSettings.pathCounters() || settings.paths().pathCounters(),
             group.planeCounters());
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, callbacks);
         this.tracker.reset(isn);
+        this.psnStream = new int[askedWindow];
+        this.psnNext = new int[askedWindow];
         this.table = new PathTable(planeCount, pathsPerPlane, new PathHealthPolicy(
             settings.paths().pathEviction(),
             settings.paths().maxEvictFraction(),
@@ -229,6 +250,7 @@ public final class SenderConnection extends Connection
         counters.state.setRelease(ConnectionState.SETUP.value());
 
         this.nowNs = nowNs;
+        this.idleSinceNs = nowNs;
         this.setupBackoffNs = settings.timers().setupRetryMinNs();
         this.setupDeadlineNs = nowNs;
     }
@@ -284,26 +306,6 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Stream id of the publication.
-     *
-     * @return the id.
-     */
-    public int streamId()
-    {
-        return streamId;
-    }
-
-    /**
-     * Session id of the publication.
-     *
-     * @return the id.
-     */
-    public int sessionId()
-    {
-        return sessionId;
-    }
-
-    /**
      * Random nonce of this incarnation.
      *
      * @return the connEpoch sent in SETUP.
@@ -314,23 +316,44 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Stream position the receiver acknowledged: every byte before it was received and placed.
+     * The transport destination (the receiver's endpoints) the connection sends to.
      *
-     * @return the position.
+     * @return the destination index.
      */
-    public long acknowledgedPosition()
+    public int destination()
     {
-        return ackedPosition;
+        return destination;
     }
 
     /**
-     * Stream position of the next new byte to send.
+     * Streams the connection carries now, opening and closing ones included.
      *
-     * @return the position.
+     * @return the count.
      */
-    public long senderPosition()
+    public int streamCount()
     {
-        return senderPosition;
+        return streams.size();
+    }
+
+    /**
+     * A stream of the connection by index, for iteration without allocation.
+     *
+     * @param index in [0, streamCount()).
+     * @return the stream.
+     */
+    public SenderStream stream(final int index)
+    {
+        return streams.get(index);
+    }
+
+    /**
+     * Most streams the receiver keeps open on the connection, from its SETUP_ACK.
+     *
+     * @return the count, {@link Integer#MAX_VALUE} before establishment.
+     */
+    public int maxStreams()
+    {
+        return maxStreams;
     }
 
     /**
@@ -438,6 +461,17 @@ public final class SenderConnection extends Connection
     }
 
     /**
+     * DATA packets sent on a path, retransmissions included.
+     *
+     * @param path a path index.
+     * @return the count.
+     */
+    public long pathPackets(final int path)
+    {
+        return counters.pathPackets[path].get();
+    }
+
+    /**
      * Smoothed RTT.
      *
      * @return nanoseconds.
@@ -537,20 +571,66 @@ public final class SenderConnection extends Connection
         return gate.isCreditMode();
     }
 
-    /**
-     * Ask for a graceful close: once everything sent is acknowledged and the source has nothing more (or after the
-     * linger timeout), the connection sends CLOSE with its final PSN and position. A connection still in SETUP_SENT
-     * closes at once.
-     */
-    public void requestClose()
+    String connectionKey()
     {
-        if (ConnectionState.SETUP == state)
+        return connectionKey;
+    }
+
+    /**
+     * May a new stream join this connection? Not once it closes or ends.
+     */
+    boolean acceptsStreams()
+    {
+        return !isTerminated() && (ConnectionState.SETUP == state || ConnectionState.ESTABLISHED == state);
+    }
+
+    /**
+     * Add a stream: it opens as soon as the connection is established (at once when it is).
+     *
+     * @throws IllegalStateException when the connection already carries the stream and session.
+     */
+    SenderStream addStream(final SenderSettings settings, final PayloadSource source)
+    {
+        final long key = SenderStream.streamKey(settings.streamId(), settings.sessionId());
+        if (streamsByKey.containsKey(key))
         {
-            terminate(ConnectionState.CLOSED, TerminationCause.NORMAL);
+            throw new IllegalStateException("the connection already carries stream " + settings.streamId() +
+                " session " + settings.sessionId());
         }
-        else if (NEVER == closeRequestedNs && ConnectionState.ESTABLISHED == state)
+
+        final SenderStream stream = new SenderStream(this, settings, source, DatapathCounters.allocate(
+            countersManager, DatapathCounters.SENDER_STREAM_TYPE_ID, "snd-stream-state",
+            DatapathCounters.withLabel(DatapathCounters.streamContext(
+            localId, settings.streamId(), settings.sessionId()), streamCounterLabel)));
+        stream.streamRef = nextStreamRef++;
+        stream.slot = takeSlot(stream);
+        stream.openDeadlineNs = engine.nanoTime();
+        stream.openBackoffNs = this.settings.timers().setupRetryMinNs();
+        stream.windowLimit = stream.openPosition;
+        streams.add(stream);
+        streamsByKey.put(key, stream);
+        pendingStreamOps++;
+
+        return stream;
+    }
+
+    /**
+     * A stream asked to close: one still opening ends at once; an open one closes once drained.
+     */
+    void requestClose(final SenderStream stream)
+    {
+        if (stream.isTerminated() || stream.connection != this)
         {
-            closeRequestedNs = engine.nanoTime();
+            return;
+        }
+        if (ConnectionState.SETUP == stream.state)
+        {
+            removeStream(stream, ConnectionState.CLOSED, TerminationCause.NORMAL);
+        }
+        else if (NEVER == stream.closeRequestedNs && ConnectionState.ESTABLISHED == stream.state)
+        {
+            stream.closeRequestedNs = engine.nanoTime();
+            pendingStreamOps++;
         }
     }
 
@@ -571,6 +651,8 @@ public final class SenderConnection extends Connection
             case CloseAckDecoder.TEMPLATE_ID:
             case StatusDecoder.TEMPLATE_ID:
             case ErrorDecoder.TEMPLATE_ID:
+            case StreamAckDecoder.TEMPLATE_ID:
+            case StreamWindowDecoder.TEMPLATE_ID:
                 return true;
 
             default:
@@ -633,6 +715,14 @@ public final class SenderConnection extends Connection
                 onStatus(reader.transportHeader(), plane);
                 break;
 
+            case StreamAckDecoder.TEMPLATE_ID:
+                onStreamAck(reader.streamAck());
+                break;
+
+            case StreamWindowDecoder.TEMPLATE_ID:
+                onStreamWindow(reader.streamWindow());
+                break;
+
             default:
                 break;
         }
@@ -671,6 +761,10 @@ public final class SenderConnection extends Connection
         }
         work += table.processTimers(nowNs, rtt.srttNs());
         work += onPeriodicTimers();
+        if (pendingStreamOps > 0 || windowProbes > 0)
+        {
+            work += onStreamTimers();
+        }
         work += onCloseTimers();
 
         return work;
@@ -704,11 +798,15 @@ public final class SenderConnection extends Connection
         {
             deadline = Math.min(deadline, closeDeadlineNs);
         }
-        else if (NEVER != closeRequestedNs)
+        else if (streams.isEmpty())
         {
-            deadline = Math.min(deadline, closeRequestedNs + settings.timers().lingerTimeoutNs());
+            deadline = Math.min(deadline, idleSinceNs + settings.timers().lingerTimeoutNs());
         }
-        if (source.availablePosition() > senderPosition)
+        if (pendingStreamOps > 0 || windowProbes > 0)
+        {
+            deadline = Math.min(deadline, nextStreamDeadlineNs());
+        }
+        if (hasNewData())
         {
             deadline = Math.min(deadline, gate.pacingDeadlineNs(nowNs));
         }
@@ -717,7 +815,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Send retransmissions, then new DATA, within the gates, at most {@code sendBurst} packets.
+     * Send retransmissions, then new DATA of the open streams, within the gates, at most {@code sendBurst} packets.
      */
     int sendData(final long nowNs)
     {
@@ -729,20 +827,18 @@ public final class SenderConnection extends Connection
         this.nowNs = nowNs;
         int sent = 0;
         final int burst = settings.sendBurst();
-        while (sent < burst && !isTerminated())
+        while (sent < burst && !isTerminated() && tracker.hasRetransmit(nowNs))
         {
-            if (tracker.hasRetransmit(nowNs))
-            {
-                if (!gate.congestionAllows(tracker.length(tracker.nextRetransmitPsn())) || !retransmitOne())
-                {
-                    break;
-                }
-            }
-            else if (ConnectionState.CLOSING == state || !sendNewOne())
+            if (!gate.congestionAllows(tracker.length(tracker.nextRetransmitPsn())) || !retransmitOne())
             {
                 break;
             }
             sent++;
+        }
+
+        if (sent < burst && !isTerminated() && ConnectionState.ESTABLISHED == state && !streams.isEmpty())
+        {
+            sent += sendNew(burst - sent);
         }
 
         if (sent > 0)
@@ -758,48 +854,179 @@ public final class SenderConnection extends Connection
         counters.close();
     }
 
-    private boolean sendNewOne()
+    /**
+     * The engine frees the connection: every stream it still carries ends with the connection's cause.
+     */
+    void endStreams(final int cause)
     {
-        final long available = source.availablePosition();
-        final int maxLength = gate.newDataLimit(available, senderPosition, nowNs);
-        if (0 == maxLength)
+        for (int i = streams.size() - 1; i >= 0; i--)
         {
-            return false;
+            final SenderStream stream = streams.get(i);
+            stream.terminationCause = cause;
+            stream.state(TerminationCause.NORMAL == cause || TerminationCause.CLOSE_UNANSWERED == cause ||
+                TerminationCause.SHUTDOWN == cause ? ConnectionState.CLOSED : ConnectionState.FAILED);
+            stream.stateCounter.close();
+            handler.onSenderTerminated(stream, cause);
+        }
+        streams.clear();
+        streamsByKey.clear();
+        Arrays.fill(streamBySlot, null);
+        pendingStreamOps = 0;
+        windowProbes = 0;
+    }
+
+    private int sendNew(final int budget)
+    {
+        final ArrayList<SenderStream> streams = this.streams;
+        final int size = streams.size();
+        if (cursor >= size)
+        {
+            cursor = 0;
         }
 
-        final long position = senderPosition;
-        final int length = source.frames(position, maxLength, view);
-        if (0 == length || !gate.congestionAllows(length))
+        long backlog = 0;
+        int count = 0;
+        final int maxPayload = gate.maxPayload();
+        for (int i = 0; i < size; i++)
         {
-            return false;
+            final int index = cursor + i < size ? cursor + i : cursor + i - size;
+            final SenderStream stream = streams.get(index);
+            if (ConnectionState.ESTABLISHED != stream.state)
+            {
+                continue;
+            }
+            final long streamBacklog = stream.source.availablePosition() - stream.senderPosition;
+            if (streamBacklog <= 0)
+            {
+                continue;
+            }
+            backlog += streamBacklog;
+            if (stream.windowLimit - stream.senderPosition < FRAME_ALIGNMENT)
+            {
+                onWindowBlocked(stream);
+                continue;
+            }
+            candidates[count] = index;
+            candidateSparse[count] = streamBacklog <= maxPayload;
+            count++;
+        }
+        passBacklog = backlog;
+        if (0 == count)
+        {
+            return 0;
+        }
+
+        int sent = 0;
+        for (int c = 0; c < count && sent < budget; c++)
+        {
+            if (candidateSparse[c])
+            {
+                final int result = sendNewOne(streams.get(candidates[c]));
+                if (CONNECTION_BLOCKED == result)
+                {
+                    return sent;
+                }
+                candidates[c] = NONE;
+                if (SENT == result)
+                {
+                    sent++;
+                }
+            }
+        }
+
+        boolean progress = true;
+        while (sent < budget && progress)
+        {
+            progress = false;
+            for (int c = 0; c < count && sent < budget; c++)
+            {
+                final int index = candidates[c];
+                if (NONE == index)
+                {
+                    continue;
+                }
+                final int result = sendNewOne(streams.get(index));
+                if (CONNECTION_BLOCKED == result)
+                {
+                    return sent;
+                }
+                if (SENT == result)
+                {
+                    sent++;
+                    progress = true;
+                    cursor = index + 1;
+                }
+                else
+                {
+                    candidates[c] = NONE;
+                }
+            }
+        }
+
+        return sent;
+    }
+
+    private int sendNewOne(final SenderStream stream)
+    {
+        final PayloadSource source = stream.source;
+        final long position = stream.senderPosition;
+        final long available = source.availablePosition();
+        final int limit = gate.newDataLimit(available, position, nowNs);
+        if (0 == limit)
+        {
+            return available <= position ? STREAM_BLOCKED : CONNECTION_BLOCKED;
+        }
+
+        // The window bounds the bytes a DATA writes into the image: a PAD frame writes its 32-byte header only.
+        final long windowRoom = stream.windowLimit - position;
+        if (windowRoom < FRAME_ALIGNMENT)
+        {
+            onWindowBlocked(stream);
+            return STREAM_BLOCKED;
+        }
+        final int length = source.frames(position, (int)Math.min(limit, windowRoom), view);
+        if (0 == length)
+        {
+            if (windowRoom < limit)
+            {
+                onWindowBlocked(stream);
+            }
+            return STREAM_BLOCKED;
+        }
+        if (!gate.congestionAllows(length))
+        {
+            return CONNECTION_BLOCKED;
         }
         gate.onNewDataAllowed();
 
         final int path = policy.selectNew(nowNs);
         if (PathPolicy.NO_PATH == path)
         {
-            return false;
+            return CONNECTION_BLOCKED;
         }
 
         final int dataFlags = scanFrames(length);
         final long advance = frameAdvance;
         final int pathSeq = table.takePathSeq(path);
         final boolean wasIdle = 0 == tracker.inflightPackets();
-        final long backlog = Math.max(0, source.availablePosition() - (position + advance));
+        passBacklog = Math.max(0, passBacklog - advance);
+        final long backlog = passBacklog;
         final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, nowNs);
-        senderPosition = position + advance;
+        linkPsn(stream, psn);
+        clearWindowProbe(stream);
+        stream.senderPosition = position + advance;
         gate.onNewDataSent(length, nowNs);
 
         // The DATA that ends the data to send carries no ackRequest: the receiver's delayed-ACK timer answers it, which
         // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2).
         final int flags = gate.isAckStarved(backlog) ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
-        transmit(psn, position, flags, path, pathSeq, length, backlog);
+        transmit(stream, psn, position, flags, path, pathSeq, length, backlog);
         if (wasIdle)
         {
             recovery.onSendFromIdle(nowNs);
         }
 
-        return true;
+        return SENT;
     }
 
     private boolean retransmitOne()
@@ -813,11 +1040,11 @@ public final class SenderConnection extends Connection
             return false;
         }
 
+        final SenderStream stream = streamBySlot[psnStream[psn & (askedWindow - 1)]];
         final int length = tracker.length(psn);
         final long position = tracker.position(psn);
-        final int termId = initialTermId + (int)(position >>> positionBitsToShift);
-        final int offset = (int)(position & (termLength - 1));
-        if (!source.retransmitFrames(termId, offset, length, view))
+        if (null == stream || !stream.source.retransmitFrames(
+            stream.termId(position), stream.termOffset(position), length, view))
         {
             fail(TerminationCause.SOURCE_UNAVAILABLE);
             return false;
@@ -834,7 +1061,7 @@ public final class SenderConnection extends Connection
         final int pathSeq = table.takePathSeq(path);
         tracker.recordRetransmit(psn, path, pathSeq, nowNs);
         recovery.onRetransmit(path, pathSeq, reason);
-        transmit(psn, position, tracker.dataFlags(psn) | TransportFlag.RETX, path, pathSeq, length,
+        transmit(stream, psn, position, tracker.dataFlags(psn) | TransportFlag.RETX, path, pathSeq, length,
             tracker.backlogBytes(psn));
 
         counters.retransmitsTotal.incrementRelease();
@@ -845,6 +1072,7 @@ public final class SenderConnection extends Connection
     }
 
     private void transmit(
+        final SenderStream stream,
         final int psn,
         final long position,
         final int flags,
@@ -857,10 +1085,10 @@ public final class SenderConnection extends Connection
         final DataEncoder data = proxy.data();
         DatagramProxy.header(data.header(), flags, plane, trafficClass, path, pathSeq, peerId, localId, psn,
             (int)nowNs);
-        data.streamId(streamId)
-            .sessionId(sessionId)
-            .termId(initialTermId + (int)(position >>> positionBitsToShift))
-            .termOffset((int)(position & (termLength - 1)))
+        data.streamId(stream.streamId)
+            .sessionId(stream.sessionId)
+            .termId(stream.termId(position))
+            .termOffset(stream.termOffset(position))
             .backlogBytes(backlog)
             .ackEveryHint((short)0)
             .reserved1((short)0)
@@ -941,6 +1169,11 @@ public final class SenderConnection extends Connection
 
         counters.acks.incrementRelease();
         onGrant(ack.grantLimit());
+        final long windowLimit = ack.windowLimit();
+        if (0 != windowLimit)
+        {
+            onWindow(ack.streamId(), ack.sessionId(), windowLimit);
+        }
 
         final int oldCum = tracker.cumulativeAckPsn();
         final long minRtt = rtt.baseRttNs();
@@ -1010,19 +1243,62 @@ public final class SenderConnection extends Connection
             recovery.onProgress(nowNs);
         }
 
-        final int cum = tracker.cumulativeAckPsn();
-        final long position = cum == tracker.nextPsn() ? senderPosition : tracker.position(cum);
-        if (position > ackedPosition)
+        if (dirtyCount > 0)
         {
-            ackedPosition = position;
-            counters.ackedPosition.setRelease(position);
-            handler.onSenderAcknowledged(this, position);
+            onStreamsAcknowledged();
         }
+    }
 
-        if (NEVER != closeRequestedNs && ConnectionState.ESTABLISHED == state && isDrained())
+    /**
+     * Move the acknowledged position of every stream whose oldest outstanding PSN the last ACK acknowledged: pop
+     * acknowledged PSNs off the front of its list; the position is then that of its oldest PSN still outstanding, or
+     * its sender position when none is. Another stream's hole does not hold it back.
+     */
+    private void onStreamsAcknowledged()
+    {
+        final int mask = askedWindow - 1;
+        for (int i = 0; i < dirtyCount; i++)
         {
-            beginClosing();
+            final SenderStream stream = streamBySlot[dirtySlots[i]];
+            if (null == stream)
+            {
+                continue;
+            }
+            stream.isDirty = false;
+            while (stream.outstanding > 0 && tracker.isAcknowledged(stream.headPsn))
+            {
+                stream.outstanding--;
+                stream.headPsn = psnNext[stream.headPsn & mask];
+            }
+            final long position = stream.outstanding > 0 ? tracker.position(stream.headPsn) : stream.senderPosition;
+            if (position > stream.ackedPosition)
+            {
+                stream.ackedPosition = position;
+                handler.onSenderAcknowledged(stream, position);
+            }
+            if (NEVER != stream.closeRequestedNs && ConnectionState.ESTABLISHED == stream.state &&
+                isStreamDrained(stream))
+            {
+                beginStreamClose(stream);
+            }
         }
+        dirtyCount = 0;
+    }
+
+    private void linkPsn(final SenderStream stream, final int psn)
+    {
+        final int mask = askedWindow - 1;
+        psnStream[psn & mask] = stream.slot;
+        if (0 == stream.outstanding)
+        {
+            stream.headPsn = psn;
+        }
+        else
+        {
+            psnNext[stream.tailPsn & mask] = psn;
+        }
+        stream.tailPsn = psn;
+        stream.outstanding++;
     }
 
     private void onNack(final NackDecoder nack, final TransportHeaderDecoder header)
@@ -1148,11 +1424,11 @@ public final class SenderConnection extends Connection
         final int peerMtu = setupAck.mtu();
         final CongestionModesDecoder modes = setupAck.congestionModes();
         if (setupAck.connEpoch() != connEpoch || Serial.psn(header.psn()) != isn || 0 == header.srcConnId() ||
-            setupAck.streamId() != streamId || setupAck.sessionId() != sessionId ||
             granted < 64 || granted > askedWindow || !BitUtil.isPowerOfTwo((int)granted) ||
-            peerMtu < 128 || peerMtu > settings.mtu() || modes.ecn() ||
+            peerMtu < Configuration.MIN_MTU || peerMtu > settings.mtu() || modes.ecn() ||
             modes.senderWindow() != settings.congestion().senderWindow() ||
-            (modes.receiverCredit() && !settings.credit().receiverCredit()))
+            (modes.receiverCredit() && !settings.credit().receiverCredit()) ||
+            setupAck.maxStreams() < 1)
         {
             engine.drop(DropReason.PROTOCOL_VIOLATION);
             return;
@@ -1161,6 +1437,7 @@ public final class SenderConnection extends Connection
         peerId = (int)header.srcConnId();
         final int window = (int)granted;
         mtu = peerMtu;
+        maxStreams = (int)Math.min(Integer.MAX_VALUE, setupAck.maxStreams());
         congestion = congestionSupplier.newInstance(
             mtu, initialWindow(setupAck.linkRateMbps()), (long)window * mtu, planeCount);
         gate.onEstablished(
@@ -1177,12 +1454,16 @@ public final class SenderConnection extends Connection
         counters.grantLimit.setRelease(gate.grantLimit());
         lastHeardNs = nowNs;
         lastSendNs = nowNs;
+        idleSinceNs = nowNs;
         recovery.onEstablished(nowNs);
         lastBaseRttProbeNs = nowNs;
         statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
         outlierCheckNs = nowNs + outlierIntervalNs();
         gate.updatePacing(rtt.srttNs());
-        handler.onSenderEstablished(this);
+        for (int i = 0, size = streams.size(); i < size; i++)
+        {
+            streams.get(i).openDeadlineNs = nowNs;
+        }
     }
 
     private long initialWindow(final long receiverLinkRateMbps)
@@ -1199,6 +1480,103 @@ public final class SenderConnection extends Connection
         final long bdp = hint * linkRateMbps / 8_000;
         final int initialCreditBytes = settings.credit().initialCreditBytes();
         return Math.max(mtu, Math.min(bdp, initialCreditBytes > 0 ? initialCreditBytes : bdp));
+    }
+
+    private void onStreamAck(final StreamAckDecoder ack)
+    {
+        final SenderStream stream = streamsByKey.get(SenderStream.streamKey(ack.streamId(), ack.sessionId()));
+        if (null == stream || (int)ack.streamRef() != stream.streamRef)
+        {
+            engine.drop(DropReason.STREAM_MISMATCH);
+            return;
+        }
+
+        final int code = ack.codeRaw();
+        if (StreamCode.OPEN.value() == code)
+        {
+            onStreamOpened(stream, ack.startPosition(), ack.windowLimit());
+        }
+        else if (StreamCode.CLOSED.value() == code)
+        {
+            if (ConnectionState.CLOSING == stream.state)
+            {
+                removeStream(stream, ConnectionState.CLOSED, TerminationCause.NORMAL);
+            }
+            else
+            {
+                // The receiver no longer carries the stream it never saw closed: the stream ends and its
+                // publication opens it again.
+                removeStream(stream, ConnectionState.FAILED, TerminationCause.STREAM_CLOSED);
+            }
+        }
+        else if (ConnectionState.SETUP == stream.state)
+        {
+            stream.refusalCode = code;
+            if (StreamCode.CONFLICT.value() == code || StreamCode.NOT_READY.value() == code)
+            {
+                stream.openDeadlineNs = Math.max(stream.openDeadlineNs, nowNs + ack.retryAfterUs() * 1000L);
+            }
+        }
+        else
+        {
+            engine.drop(DropReason.STATE);
+        }
+    }
+
+    private void onStreamOpened(final SenderStream stream, final long startPosition, final long windowLimit)
+    {
+        if (ConnectionState.ESTABLISHED == stream.state)
+        {
+            if (windowLimit > stream.windowLimit)
+            {
+                stream.windowLimit = windowLimit;
+                clearWindowProbe(stream);
+            }
+            return;
+        }
+        if (ConnectionState.SETUP != stream.state)
+        {
+            engine.drop(DropReason.STATE);
+            return;
+        }
+        if (startPosition < stream.openPosition || 0 != (startPosition & (FRAME_ALIGNMENT - 1)) ||
+            startPosition > stream.source.availablePosition() || windowLimit < startPosition)
+        {
+            engine.drop(DropReason.PROTOCOL_VIOLATION);
+            removeStream(stream, ConnectionState.FAILED, TerminationCause.SETUP_REJECTED);
+            return;
+        }
+
+        stream.senderPosition = startPosition;
+        stream.ackedPosition = startPosition;
+        stream.windowLimit = windowLimit;
+        stream.refusalCode = 0;
+        stream.state(ConnectionState.ESTABLISHED);
+        pendingStreamOps--;
+        handler.onSenderEstablished(stream);
+        if (startPosition > stream.openPosition)
+        {
+            // The receiver's image starts later: an earlier image of the session delivered the bytes before.
+            handler.onSenderAcknowledged(stream, startPosition);
+        }
+    }
+
+    private void onStreamWindow(final StreamWindowDecoder window)
+    {
+        for (final StreamWindowDecoder.WindowsDecoder entry : window.windows())
+        {
+            onWindow(entry.streamId(), entry.sessionId(), entry.windowLimit());
+        }
+    }
+
+    private void onWindow(final int streamId, final int sessionId, final long windowLimit)
+    {
+        final SenderStream stream = streamsByKey.get(SenderStream.streamKey(streamId, sessionId));
+        if (null != stream && ConnectionState.ESTABLISHED == stream.state && windowLimit > stream.windowLimit)
+        {
+            stream.windowLimit = windowLimit;
+            clearWindowProbe(stream);
+        }
     }
 
     private void onCloseAck()
@@ -1248,9 +1626,26 @@ public final class SenderConnection extends Connection
         return settings.paths().pathEviction() && pathCount >= 3;
     }
 
-    private boolean isDrained()
+    private boolean hasNewData()
     {
-        return 0 == tracker.outstanding() && source.availablePosition() <= senderPosition;
+        for (int i = 0, size = streams.size(); i < size; i++)
+        {
+            final SenderStream stream = streams.get(i);
+            if (ConnectionState.ESTABLISHED == stream.state &&
+                stream.source.availablePosition() > stream.senderPosition &&
+                stream.windowLimit - stream.senderPosition >= FRAME_ALIGNMENT)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private boolean isStreamDrained(final SenderStream stream)
+    {
+        return 0 == stream.outstanding && (stream.source.availablePosition() <= stream.senderPosition ||
+            nowNs - stream.closeRequestedNs >= settings.timers().lingerTimeoutNs());
     }
 
     private int onLossTimers()
@@ -1308,7 +1703,7 @@ public final class SenderConnection extends Connection
 
         if (gate.isCreditBlocked() && nowNs >= gate.creditRequestDeadlineNs(rtt.srttNs()))
         {
-            if (gate.isCreditMode() && source.availablePosition() > senderPosition)
+            if (gate.isCreditMode() && passBacklog > 0)
             {
                 sendCreditRequest();
                 work++;
@@ -1322,10 +1717,140 @@ public final class SenderConnection extends Connection
         return work;
     }
 
+    /**
+     * Send the STREAM_OPENs and STREAM_CLOSEs that are due, at most {@code sendBurst} of them per call so that a
+     * thousand streams opened at once do not overflow the receiver's socket in one burst.
+     */
+    private int onStreamTimers()
+    {
+        if (ConnectionState.ESTABLISHED != state)
+        {
+            return 0;
+        }
+
+        int work = 0;
+        final int burst = settings.sendBurst();
+        for (int i = 0; i < streams.size() && work < burst; i++)
+        {
+            final SenderStream stream = streams.get(i);
+            if (ConnectionState.SETUP == stream.state)
+            {
+                if (nowNs >= stream.openDeadlineNs)
+                {
+                    sendStreamOpen(stream);
+                    stream.openDeadlineNs = nowNs + Math.max(stream.openBackoffNs, recovery.rtoNs());
+                    stream.openBackoffNs = Math.min(stream.openBackoffNs << 1, settings.timers().setupRetryMaxNs());
+                    work++;
+                }
+            }
+            else if (ConnectionState.CLOSING == stream.state)
+            {
+                if (nowNs >= stream.closeDeadlineNs)
+                {
+                    if (stream.closeTransmissions > settings.timers().closeRetries())
+                    {
+                        removeStream(stream, ConnectionState.CLOSED, TerminationCause.CLOSE_UNANSWERED);
+                        i--;
+                    }
+                    else
+                    {
+                        sendStreamClose(stream);
+                        stream.closeBackoffNs =
+                            Math.min(stream.closeBackoffNs << 1, settings.lossRecovery().rtoMaxNs());
+                        stream.closeDeadlineNs = nowNs + stream.closeBackoffNs;
+                    }
+                    work++;
+                }
+            }
+            else if (ConnectionState.ESTABLISHED == stream.state)
+            {
+                if (NEVER != stream.closeRequestedNs && isStreamDrained(stream))
+                {
+                    clearWindowProbe(stream);
+                    beginStreamClose(stream);
+                    work++;
+                }
+                else if (NEVER != stream.windowProbeDeadlineNs && nowNs >= stream.windowProbeDeadlineNs)
+                {
+                    // Waiting for a window with nothing in flight: ask again, in case the update was lost.
+                    sendStreamOpen(stream);
+                    stream.windowProbeBackoffNs =
+                        Math.min(stream.windowProbeBackoffNs << 1, settings.timers().setupRetryMaxNs());
+                    stream.windowProbeDeadlineNs = nowNs + stream.windowProbeBackoffNs;
+                    work++;
+                }
+            }
+        }
+
+        return work;
+    }
+
+    /**
+     * A stream has data its window does not let out: when nothing of it is in flight, no ACK will bring a new window,
+     * so the window probe is armed.
+     */
+    private void onWindowBlocked(final SenderStream stream)
+    {
+        if (0 == stream.outstanding && NEVER == stream.windowProbeDeadlineNs)
+        {
+            stream.windowProbeBackoffNs = Math.max(recovery.rtoNs(), settings.credit().creditRequestMinNs());
+            stream.windowProbeDeadlineNs = nowNs + stream.windowProbeBackoffNs;
+            windowProbes++;
+        }
+    }
+
+    private void clearWindowProbe(final SenderStream stream)
+    {
+        if (NEVER != stream.windowProbeDeadlineNs)
+        {
+            stream.windowProbeDeadlineNs = NEVER;
+            windowProbes--;
+        }
+    }
+
+    private long nextStreamDeadlineNs()
+    {
+        long deadline = Long.MAX_VALUE;
+        for (int i = 0, size = streams.size(); i < size; i++)
+        {
+            final SenderStream stream = streams.get(i);
+            if (ConnectionState.SETUP == stream.state)
+            {
+                deadline = Math.min(deadline, stream.openDeadlineNs);
+            }
+            else if (ConnectionState.CLOSING == stream.state)
+            {
+                deadline = Math.min(deadline, stream.closeDeadlineNs);
+            }
+            else
+            {
+                if (NEVER != stream.closeRequestedNs)
+                {
+                    deadline = Math.min(deadline, stream.closeRequestedNs + settings.timers().lingerTimeoutNs());
+                }
+                if (NEVER != stream.windowProbeDeadlineNs)
+                {
+                    deadline = Math.min(deadline, stream.windowProbeDeadlineNs);
+                }
+            }
+        }
+
+        return ConnectionState.ESTABLISHED == state ? deadline : Long.MAX_VALUE;
+    }
+
+    private void beginStreamClose(final SenderStream stream)
+    {
+        stream.state(ConnectionState.CLOSING);
+        stream.closeTransmissions = 0;
+        stream.closeBackoffNs = Math.max(recovery.rtoNs(), settings.timers().closeRetryMinNs());
+        sendStreamClose(stream);
+        stream.closeDeadlineNs = nowNs + stream.closeBackoffNs;
+    }
+
     private int onCloseTimers()
     {
-        if (ConnectionState.ESTABLISHED == state && NEVER != closeRequestedNs &&
-            (isDrained() || nowNs - closeRequestedNs >= settings.timers().lingerTimeoutNs()))
+        if (ConnectionState.ESTABLISHED == state && streams.isEmpty() && 0 == tracker.outstanding() &&
+            nowNs - idleSinceNs >= settings.timers().lingerTimeoutNs())
         {
             beginClosing();
             return 1;
@@ -1364,13 +1889,7 @@ public final class SenderConnection extends Connection
         {
             final SetupEncoder setup = proxy.setup();
             DatagramProxy.header(setup.header(), 0, plane, TrafficClass.CONTROL, 0, 0, 0, localId, isn, (int)nowNs);
-            setup.streamId(streamId)
-                .sessionId(sessionId)
-                .initialTermId(initialTermId)
-                .activeTermId(activeTermId)
-                .termOffset(termOffset)
-                .termLength(termLength)
-                .connEpoch(connEpoch)
+            setup.connEpoch(connEpoch)
                 .mtu(settings.mtu())
                 .pathCount(pathCount)
                 .planeCount((short)planeCount);
@@ -1381,9 +1900,56 @@ public final class SenderConnection extends Connection
                 .mprPsns(askedWindow)
                 .initialCreditBytes(settings.credit().initialCreditBytes())
                 .baseRttHintNs(settings.congestion().baseRttHintNs())
-                .linkRateMbps(settings.credit().linkRateMbps());
+                .linkRateMbps(settings.credit().linkRateMbps())
+                .setupFlags(0)
+                .reserved1(0);
+            setup.putExtensions(NO_EXTENSIONS, 0, 0);
             proxy.sendControl(destination, plane, DatagramProxy.length(setup));
         }
+    }
+
+    private void sendStreamOpen(final SenderStream stream)
+    {
+        final int plane = controlPlane();
+        final StreamOpenEncoder open = proxy.streamOpen();
+        DatagramProxy.header(open.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
+            tracker.nextPsn(), (int)nowNs);
+        open.streamId(stream.streamId)
+            .sessionId(stream.sessionId)
+            .initialTermId(stream.initialTermId)
+            .activeTermId(stream.openTermId)
+            .termOffset(stream.openTermOffset)
+            .termLength(stream.termLength)
+            .streamRef(stream.streamRef & 0xFFFF_FFFFL)
+            .reserved1(0);
+        proxy.sendControl(destination, plane, DatagramProxy.length(open));
+        lastSendNs = nowNs;
+    }
+
+    private void sendStreamClose(final SenderStream stream)
+    {
+        stream.closeTransmissions++;
+        final int plane = controlPlane();
+        final StreamCloseEncoder close = proxy.streamClose();
+        DatagramProxy.header(close.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
+            tracker.nextPsn(), (int)nowNs);
+        close.streamId(stream.streamId)
+            .sessionId(stream.sessionId)
+            .streamRef(stream.streamRef & 0xFFFF_FFFFL)
+            .reason(CloseReason.NORMAL)
+            .reserved1(0)
+            .finalPosition(stream.senderPosition);
+        proxy.sendControl(destination, plane, DatagramProxy.length(close));
+        lastSendNs = nowNs;
+    }
+
+    /**
+     * The plane a control message that answers nothing goes on: that of the path the policy would use for control,
+     * so that it avoids planes the path table knows are down.
+     */
+    private int controlPlane()
+    {
+        return Math.max(0, policy.selectForControl()) / pathsPerPlane;
     }
 
     private void sendClose()
@@ -1399,7 +1965,7 @@ public final class SenderConnection extends Connection
             final CloseEncoder close = proxy.close();
             DatagramProxy.header(close.header(), TransportFlag.FIN, plane, TrafficClass.CONTROL, 0, 0, peerId,
                 localId, tracker.nextPsn(), (int)nowNs);
-            close.finalPosition(senderPosition).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+            close.reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
             proxy.sendControl(destination, plane, DatagramProxy.length(close));
         }
         lastSendNs = nowNs;
@@ -1425,22 +1991,20 @@ public final class SenderConnection extends Connection
 
     private void sendCreditRequest()
     {
-        final int path = Math.max(0, policy.selectForControl());
-        final int plane = path / pathsPerPlane;
+        final int plane = controlPlane();
         final CreditRequestEncoder request = proxy.creditRequest();
         DatagramProxy.header(request.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
-        final long backlog = source.availablePosition() - senderPosition;
-        request.backlogBytes(Math.max(0, backlog)).creditTargetBytes(gate.creditTargetBytes()).reserved1(0);
+        request.backlogBytes(Math.max(0, passBacklog)).creditTargetBytes(gate.creditTargetBytes()).reserved1(0);
         proxy.sendControl(destination, plane, DatagramProxy.length(request));
         gate.onCreditRequestSent(nowNs);
         counters.creditRequests.incrementRelease();
     }
 
     /**
-     * A STATUS with ackRequest is a receiver's challenge (section 5.4): a SETUP of another incarnation of this
-     * publication reached it from elsewhere, and it keeps this connection only if the sender shows it is alive. The
-     * answer is a STATUS on the challenge's plane, at most one per nackInterval.
+     * A STATUS with ackRequest is a receiver's challenge (section 5.4): a stream of this connection was asked for
+     * on another connection, and the receiver keeps it here only if the sender shows it is alive. The answer is a
+     * STATUS on the challenge's plane, at most one per nackInterval.
      */
     private void onStatus(final TransportHeaderDecoder header, final int plane)
     {
@@ -1535,6 +2099,62 @@ public final class SenderConnection extends Connection
         engine.onTerminated(this);
     }
 
+    /**
+     * End one stream while the connection goes on: it leaves the connection's tables and its publication hears of it.
+     * A stream ends only with nothing outstanding (closed after everything was acknowledged, or before it opened), so
+     * no PSN still names its slot.
+     */
+    private void removeStream(final SenderStream stream, final ConnectionState finalState, final int cause)
+    {
+        if (ConnectionState.SETUP == stream.state || NEVER != stream.closeRequestedNs)
+        {
+            pendingStreamOps--;
+        }
+        clearWindowProbe(stream);
+        streams.remove(stream);
+        streamsByKey.remove(stream.key);
+        streamBySlot[stream.slot] = null;
+        freeSlots[freeSlotCount++] = stream.slot;
+        stream.terminationCause = cause;
+        stream.state(finalState);
+        stream.stateCounter.close();
+        if (streams.isEmpty())
+        {
+            idleSinceNs = nowNs;
+        }
+        handler.onSenderTerminated(stream, cause);
+        if (streams.isEmpty() && ConnectionState.SETUP == state)
+        {
+            // Nothing wants the connection any more before it was even set up.
+            terminate(ConnectionState.CLOSED, TerminationCause.NORMAL);
+        }
+    }
+
+    private int takeSlot(final SenderStream stream)
+    {
+        final int slot;
+        if (freeSlotCount > 0)
+        {
+            slot = freeSlots[--freeSlotCount];
+        }
+        else
+        {
+            slot = slotLimit++;
+            if (slot == streamBySlot.length)
+            {
+                final int length = slot << 1;
+                streamBySlot = Arrays.copyOf(streamBySlot, length);
+                freeSlots = Arrays.copyOf(freeSlots, length);
+                dirtySlots = Arrays.copyOf(dirtySlots, length);
+                candidates = Arrays.copyOf(candidates, length);
+                candidateSparse = Arrays.copyOf(candidateSparse, length);
+            }
+        }
+        streamBySlot[slot] = stream;
+
+        return slot;
+    }
+
     private final class Callbacks implements SendTrackerHandler, PathHealthHandler
     {
         public void onPacketLost(final int psn, final int path, final int reason, final long sendTimeNs)
@@ -1553,6 +2173,16 @@ public final class SenderConnection extends Connection
                 {
                     congestion.onCongestionLoss(rtt.srttNs(), nowNs);
                 }
+            }
+        }
+
+        public void onPacketAcknowledged(final int psn)
+        {
+            final SenderStream stream = streamBySlot[psnStream[psn & (askedWindow - 1)]];
+            if (null != stream && !stream.isDirty && stream.outstanding > 0 && stream.headPsn == psn)
+            {
+                stream.isDirty = true;
+                dirtySlots[dirtyCount++] = stream.slot;
             }
         }
 

@@ -28,7 +28,8 @@ import org.agrona.concurrent.status.CountersManager;
  * <p>
  * A connection belongs to the group it was opened on (or whose socket its SETUP arrived on): it sends through that
  * group's transport, and a datagram that arrives on another group's socket is not delivered to it. Streams are
- * told apart per group, so two endpoints may each carry a session of the same stream. Created by
+ * told apart per group, so two endpoints may each carry a session of the same stream; within a group a stream and
+ * session is carried by one connection at a time. Created by
  * {@link TransportEngine#addSocketGroup(Context)} and confined, as the engine is, to the engine's thread.
  */
 public final class SocketGroup
@@ -41,7 +42,7 @@ public final class SocketGroup
     final SharedCreditScheduler creditScheduler;
     final String counterLabel;
     final DatagramProxy proxy;
-    final Long2ObjectHashMap<ReceiverConnection> receiversByStream = new Long2ObjectHashMap<>();
+    final Long2ObjectHashMap<ReceiverStream> streamsByKey = new Long2ObjectHashMap<>();
     final PacketHandler datagramHandler;
     private final CountersManager countersManager;
     private final String planeCounterContext;
@@ -131,13 +132,20 @@ public final class SocketGroup
     }
 
     /**
-     * What the label of each counter of one of the group's connections starts with: the connection's ids, then the
+     * What the label of each counter of one of the group's connections starts with: the connection's id, then the
      * engine's and the group's labels.
      */
-    String connectionCounterContext(final int localId, final int streamId, final int sessionId)
+    String connectionCounterContext(final int localId)
     {
-        return DatapathCounters.withLabel(
-            DatapathCounters.connectionContext(localId, streamId, sessionId), connectionLabel);
+        return DatapathCounters.withLabel(DatapathCounters.connectionContext(localId), connectionLabel);
+    }
+
+    /**
+     * The engine's and the group's labels, which follow the context of every connection and stream counter.
+     */
+    String connectionLabel()
+    {
+        return connectionLabel;
     }
 
     /**

@@ -16,7 +16,8 @@
 package io.metaroce.datapath;
 
 /**
- * Why a connection ended, as reported to {@link ConnectionHandler}.
+ * Why a stream or a connection ended, as reported to {@link ConnectionHandler} (a stream that ends with its connection
+ * has the connection's cause).
  */
 public final class TerminationCause
 {
@@ -82,16 +83,21 @@ public final class TerminationCause
     public static final int SETUP_REJECTED = 11;
 
     /**
-     * A SETUP of a new incarnation came from somewhere other than the sender's control port, the receiver challenged
-     * the sender, and nothing of the connection arrived within the challenge timeout (section 5.4).
+     * Another connection asked for one of the connection's streams, the receiver challenged the sender, and nothing
+     * of the connection arrived within the challenge timeout (section 5.4).
      */
     public static final int CHALLENGE_UNANSWERED = 12;
+
+    /**
+     * The receiver answered STREAM_ACK(CLOSED) for a stream that had not sent STREAM_CLOSE: it no longer carries it.
+     */
+    public static final int STREAM_CLOSED = 13;
 
     private static final String[] NAMES =
     {
         "NORMAL", "CLOSE_UNANSWERED", "RETRANSMIT_LIMIT", "ERROR_RECEIVED", "NO_CONNECTION", "EPOCH_MISMATCH",
         "TIMEOUT", "SOURCE_UNAVAILABLE", "RESTARTED", "FATAL", "SHUTDOWN", "SETUP_REJECTED",
-        "CHALLENGE_UNANSWERED"
+        "CHALLENGE_UNANSWERED", "STREAM_CLOSED"
     };
 
     private TerminationCause()

@@ -27,6 +27,8 @@ import io.metaroce.codec.wire.NackEncoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeDecoder;
 import io.metaroce.codec.wire.SetupDecoder;
+import io.metaroce.codec.wire.StreamCloseDecoder;
+import io.metaroce.codec.wire.StreamOpenDecoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
@@ -41,6 +43,7 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -83,16 +86,18 @@ import static io.metaroce.datapath.Configuration.*;
  */
 public final class TransportEngine implements AutoCloseable
 {
-    private static final int FIELD_TERM_LENGTH = SetupDecoder.termLengthId();
-    private static final int FIELD_TERM_OFFSET = SetupDecoder.termOffsetId();
-    private static final int FIELD_ACTIVE_TERM_ID = SetupDecoder.activeTermIdId();
     private static final int FIELD_MTU = SetupDecoder.mtuId();
     private static final int FIELD_PLANE_COUNT = SetupDecoder.planeCountId();
     private static final int FIELD_PATH_COUNT = SetupDecoder.pathCountId();
     private static final int FIELD_MPR_PSNS = SetupDecoder.mprPsnsId();
+    private static final int FIELD_EXTENSIONS = SetupDecoder.extensionsId();
+    private static final int CRITICAL_EXTENSION = 0x8000;
     private static final int NACK_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH + NackEncoder.BLOCK_LENGTH;
+    private static final int ERROR_FIXED_LENGTH =
+        MessageHeaderEncoder.ENCODED_LENGTH + ErrorEncoder.BLOCK_LENGTH + ErrorEncoder.messageHeaderLength();
     private static final UnsafeBuffer INVALID_PARAMETER_TEXT = text("invalid SETUP parameter");
-    private static final UnsafeBuffer UNKNOWN_STREAM_TEXT = text("no subscription for the stream");
+    private static final UnsafeBuffer UNSUPPORTED_VERSION_TEXT = text("version 2 required");
+    private static final UnsafeBuffer UNSUPPORTED_EXTENSION_TEXT = text("critical extension not understood");
     private static final UnsafeBuffer RESOURCE_EXHAUSTED_TEXT = text("receiver out of resources");
 
     private final Context ctx;
@@ -222,7 +227,7 @@ public final class TransportEngine implements AutoCloseable
                 shutDown(connection, removeNs);
             }
         }
-        group.receiversByStream.clear();
+        group.streamsByKey.clear();
         group.closeCounters();
         groups.remove(group);
 
@@ -260,27 +265,26 @@ public final class TransportEngine implements AutoCloseable
         return false;
     }
 
-    private void shutDown(final SenderConnection connection)
+    private static void shutDown(final SenderConnection connection)
     {
         connection.terminationCause = TerminationCause.SHUTDOWN;
         connection.release();
-        connection.group.handler.onSenderTerminated(connection, TerminationCause.SHUTDOWN);
+        connection.endStreams(TerminationCause.SHUTDOWN);
     }
 
-    private void shutDown(final ReceiverConnection connection, final long nowNs)
+    private static void shutDown(final ReceiverConnection connection, final long nowNs)
     {
-        final boolean imageReleased = connection.hasEnded();
         connection.acknowledgePending(nowNs);
         connection.terminationCause = TerminationCause.SHUTDOWN;
-        connection.release();
+        if (!connection.hasEnded())
+        {
+            connection.endStreams(TerminationCause.SHUTDOWN);
+        }
         if (connection.creditClient() >= 0)
         {
             connection.group.creditScheduler.unregister(connection.creditClient(), connection);
         }
-        if (!imageReleased)
-        {
-            connection.group.handler.onReceiverTerminated(connection, TerminationCause.SHUTDOWN);
-        }
+        connection.release();
     }
 
     /**
@@ -352,37 +356,40 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Open a sender connection on the default group.
+     * Open a stream on the default group.
      *
-     * @param settings what the connection carries and where.
+     * @param settings what the stream carries and where.
      * @param source   where it reads the stream.
-     * @return the connection, in state SETUP (SETUP_SENT).
+     * @return the stream, in state SETUP (opening).
      * @throws IllegalArgumentException when the settings are invalid.
      * @throws IllegalStateException    when the engine has no default group or the counters cannot be allocated.
-     * @see #connect(SocketGroup, SenderSettings, PayloadSource)
+     * @see #openStream(SocketGroup, SenderSettings, PayloadSource)
      */
-    public SenderConnection connect(final SenderSettings settings, final PayloadSource source)
+    public SenderStream openStream(final SenderSettings settings, final PayloadSource source)
     {
         if (null == defaultGroup)
         {
             throw new IllegalStateException("the engine has no default socket group (no transport in its context)");
         }
 
-        return connect(defaultGroup, settings, source);
+        return openStream(defaultGroup, settings, source);
     }
 
     /**
-     * Open a sender connection on a group's sockets: it sends SETUP on every plane now and until the receiver
-     * answers.
+     * Open a stream on a group's sockets. It joins the group's live connection to the same destination whose
+     * connection settings are the same (planes, entropy values, traffic class, congestion control, path policy, path
+     * counters and engine settings), and otherwise opens a new connection for it, which sends SETUP on every plane
+     * now and until the receiver answers. The stream sends STREAM_OPEN as soon as its connection is established.
      *
      * @param group    a group of this engine, not removed.
-     * @param settings what the connection carries and where.
+     * @param settings what the stream carries and where.
      * @param source   where it reads the stream.
-     * @return the connection, in state SETUP (SETUP_SENT).
+     * @return the stream, in state SETUP (opening).
      * @throws IllegalArgumentException when the settings are invalid.
-     * @throws IllegalStateException    when the group was removed or the counters cannot be allocated.
+     * @throws IllegalStateException    when the group was removed, the counters cannot be allocated, or the
+     *                                  connection already carries the stream and session.
      */
-    public SenderConnection connect(final SocketGroup group, final SenderSettings settings, final PayloadSource source)
+    public SenderStream openStream(final SocketGroup group, final SenderSettings settings, final PayloadSource source)
     {
         ensureOpen();
         if (group.isRemoved || group.engine != this)
@@ -397,15 +404,42 @@ public final class TransportEngine implements AutoCloseable
         int pathsPerPlane = settings.pathsPerPlane() > 0 ?
             settings.pathsPerPlane() : connectionSettings.paths().pathsPerPlane();
         pathsPerPlane = Math.min(Math.min(pathsPerPlane, transport.entropyCount()), 1024 / planes);
+        final String key = connectionKey(settings, connectionSettings, pathsPerPlane);
 
-        final int id = newConnectionId();
-        final SenderConnection connection = new SenderConnection(
-            this, group, id, settings, connectionSettings, source, pathsPerPlane, ctx.countersManager(),
-            clock.nanoTime());
-        connectionsById.put(id, connection);
-        senders.add(connection);
+        SenderConnection connection = null;
+        for (int i = 0, size = senders.size(); i < size; i++)
+        {
+            final SenderConnection candidate = senders.get(i);
+            if (candidate.group == group && candidate.destination() == settings.destination() &&
+                candidate.acceptsStreams() && candidate.connectionKey().equals(key))
+            {
+                connection = candidate;
+                break;
+            }
+        }
 
-        return connection;
+        if (null == connection)
+        {
+            final int id = newConnectionId();
+            connection = new SenderConnection(
+                this, group, id, settings, connectionSettings, key, pathsPerPlane, ctx.countersManager(),
+                clock.nanoTime());
+            connectionsById.put(id, connection);
+            senders.add(connection);
+        }
+
+        return connection.addStream(settings, source);
+    }
+
+    /**
+     * What two streams must share to share a connection: everything a connection is made of.
+     */
+    private static String connectionKey(
+        final SenderSettings settings, final EngineSettings engineSettings, final int pathsPerPlane)
+    {
+        return "planes=" + settings.planeCount() + "|paths=" + pathsPerPlane + "|class=" + settings.trafficClass() +
+            "|cc=" + settings.congestionControl() + "|path-policy=" + settings.pathPolicy() +
+            "|path-counters=" + settings.pathCounters() + "|" + engineSettings;
     }
 
     /**
@@ -668,7 +702,7 @@ public final class TransportEngine implements AutoCloseable
         {
             final SocketGroup group = groups.get(i);
             group.isRemoved = true;
-            group.receiversByStream.clear();
+            group.streamsByKey.clear();
             group.closeCounters();
         }
         groups.clear();
@@ -699,6 +733,11 @@ public final class TransportEngine implements AutoCloseable
     void onTerminated(final Connection connection)
     {
         terminated.add(connection);
+    }
+
+    void onChallengeSent()
+    {
+        counters.challengesSent.incrementRelease();
     }
 
     int runCreditScheduler(final long nowNs)
@@ -738,6 +777,10 @@ public final class TransportEngine implements AutoCloseable
         if (templateId < 0)
         {
             counters.drop(-templateId);
+            if (reader.isOlderSetup())
+            {
+                answerOlderSetup(group, reader.transportHeader(), reader.olderSetupReplyPort(), length);
+            }
             return;
         }
 
@@ -787,7 +830,8 @@ public final class TransportEngine implements AutoCloseable
         final NackReason reason, final int templateId, final int length, final TransportHeaderDecoder header)
     {
         if (length < NACK_LENGTH || (DataDecoder.TEMPLATE_ID != templateId && ProbeDecoder.TEMPLATE_ID != templateId &&
-            CreditRequestDecoder.TEMPLATE_ID != templateId && CloseDecoder.TEMPLATE_ID != templateId))
+            CreditRequestDecoder.TEMPLATE_ID != templateId && CloseDecoder.TEMPLATE_ID != templateId &&
+            StreamOpenDecoder.TEMPLATE_ID != templateId && StreamCloseDecoder.TEMPLATE_ID != templateId))
         {
             return;
         }
@@ -818,15 +862,14 @@ public final class TransportEngine implements AutoCloseable
 
         if (!terminated.isEmpty())
         {
-            // A connection that ended in this batch hands its image back first, so that the handler knows where the
-            // old image stopped before it is asked for a new one of the same session.
+            // A connection that ended in this batch hands its streams' images back first, so that the handler knows
+            // where an old image stopped before it is asked for a new one of the same session.
             sweepTerminated();
         }
-        final long key = streamKey(setup.streamId(), setup.sessionId());
-        final ReceiverConnection existing = group.receiversByStream.get(key);
-        if (null != existing && ConnectionState.CLOSED != existing.state() &&
-            !onSetupOfLiveStream(group.transport, existing, setup, header, plane))
+        final ReceiverConnection existing = liveReceiver(group, setup.connEpoch());
+        if (null != existing)
         {
+            onSetupOfLiveConnection(group.transport, existing, header, plane);
             return;
         }
 
@@ -838,25 +881,17 @@ public final class TransportEngine implements AutoCloseable
                 group, WireErrorCode.INVALID_PARAMETER, invalidField, INVALID_PARAMETER_TEXT, setup, header);
             return;
         }
+        final int unsupportedExtension = unsupportedCriticalExtension(setup);
+        if (0 != unsupportedExtension)
+        {
+            counters.drop(DropReason.UNSUPPORTED_EXTENSION);
+            replySetupError(group, WireErrorCode.UNSUPPORTED_EXTENSION, unsupportedExtension,
+                UNSUPPORTED_EXTENSION_TEXT, setup, header);
+            return;
+        }
         if (plane >= setup.planeCount() || header.planeId() >= setup.planeCount())
         {
             counters.drop(DropReason.PLANE_OUT_OF_RANGE);
-            return;
-        }
-
-        final ImageAdmission admission = group.admission;
-        final FramePlacement placement = null == admission ? null : admission.onImageRequest(
-            setup.streamId(), setup.sessionId(), setup.initialTermId(), setup.activeTermId(), setup.termOffset(),
-            setup.termLength(), Math.min(setup.mtu(), group.settings.mtu()));
-        if (ImageAdmission.NOT_READY == placement)
-        {
-            counters.drop(DropReason.IMAGE_NOT_READY);
-            return;
-        }
-        if (null == placement)
-        {
-            counters.drop(DropReason.UNKNOWN_STREAM);
-            replySetupError(group, WireErrorCode.UNKNOWN_STREAM, 0, UNKNOWN_STREAM_TEXT, setup, header);
             return;
         }
 
@@ -867,7 +902,7 @@ public final class TransportEngine implements AutoCloseable
         try
         {
             connection = new ReceiverConnection(
-                this, group, id, setup, header, placement, destination, ctx.countersManager(), nowNs);
+                this, group, id, setup, header, destination, ctx.countersManager(), nowNs);
         }
         catch (final IllegalStateException | IllegalArgumentException ex)
         {
@@ -877,67 +912,91 @@ public final class TransportEngine implements AutoCloseable
             return;
         }
 
-        register(connection, key);
+        register(connection);
         connection.learnReplyAddress(plane);
         connection.sendSetupAck(plane, header);
     }
 
     /**
-     * A SETUP names the stream and session of a live connection (section 5.4): answer a retransmission, drop a
-     * mismatched one, replace the connection when its sender starts a new incarnation from its control port, and
-     * otherwise keep the connection and challenge its sender.
-     *
-     * @return true when the SETUP is to be handled as a new connection (the old one has ended).
+     * The group's live receiver connection of an incarnation, by its connEpoch.
      */
-    private boolean onSetupOfLiveStream(
+    private ReceiverConnection liveReceiver(final SocketGroup group, final long connEpoch)
+    {
+        final ArrayList<ReceiverConnection> receivers = this.receivers;
+        for (int i = 0, size = receivers.size(); i < size; i++)
+        {
+            final ReceiverConnection receiver = receivers.get(i);
+            if (receiver.group == group && receiver.isSameIncarnation(connEpoch) &&
+                ConnectionState.CLOSED != receiver.state())
+            {
+                return receiver;
+            }
+        }
+
+        return null;
+    }
+
+    /**
+     * A SETUP names the connEpoch of a live connection (section 5.4): answer a retransmission from its sender, drop
+     * one with another srcConnId or from elsewhere.
+     */
+    private void onSetupOfLiveConnection(
         final PacketTransport transport,
         final ReceiverConnection existing,
-        final SetupDecoder setup,
         final TransportHeaderDecoder header,
         final int plane)
     {
-        final int srcConnId = (int)header.srcConnId();
-        if (existing.isSameIncarnation(setup.connEpoch()))
+        if ((int)header.srcConnId() != existing.peerId)
         {
-            if (srcConnId != existing.peerId)
-            {
-                counters.drop(DropReason.EPOCH_MISMATCH);
-            }
-            else if (plane >= existing.planeCount || header.planeId() >= existing.planeCount)
-            {
-                counters.drop(DropReason.PLANE_OUT_OF_RANGE);
-            }
-            else if (transport.hasRoute(existing.destination(), plane) &&
-                !transport.isFromPeer(existing.destination(), plane))
-            {
-                counters.drop(DropReason.SETUP_CONFLICT);
-            }
-            else
-            {
-                existing.onDuplicateSetup(plane, header, nowNs);
-            }
-            return false;
+            counters.drop(DropReason.EPOCH_MISMATCH);
         }
-
-        if (!transport.isFromPeer(existing.destination(), plane))
+        else if (plane >= existing.planeCount || header.planeId() >= existing.planeCount)
+        {
+            counters.drop(DropReason.PLANE_OUT_OF_RANGE);
+        }
+        else if (transport.hasRoute(existing.destination(), plane) &&
+            !transport.isFromPeer(existing.destination(), plane))
         {
             counters.drop(DropReason.SETUP_CONFLICT);
-            if (existing.challenge(nowNs))
-            {
-                counters.challengesSent.incrementRelease();
-            }
-            return false;
         }
-
-        existing.replace(nowNs);
-        sweepTerminated();
-        return true;
+        else
+        {
+            existing.onDuplicateSetup(plane, header, nowNs);
+        }
     }
 
-    private void register(final ReceiverConnection connection, final long key)
+    /**
+     * A SETUP of an older version than this engine speaks [MR-VER-5]: answer ERROR(UNSUPPORTED_VERSION, detail =
+     * this version), written at the SETUP's version so that its sender can read it, to the SETUP's source address
+     * and announced reply port, within the rate limit of answers to unauthenticated packets, and never longer than
+     * the SETUP [MR-SEC-1].
+     */
+    private void answerOlderSetup(
+        final SocketGroup group, final TransportHeaderDecoder header, final int replyPort, final int length)
+    {
+        final int errorLength = ERROR_FIXED_LENGTH + UNSUPPORTED_VERSION_TEXT.capacity();
+        if (0 == replyPort || 0 == header.srcConnId() || length < errorLength)
+        {
+            return;
+        }
+        if (!rejectReplyLimiter.tryAcquire((int)header.srcConnId(), nowNs))
+        {
+            counters.rejectRepliesLimited.incrementRelease();
+            return;
+        }
+
+        final DatagramProxy proxy = group.proxy;
+        final ErrorEncoder error = proxy.error(reader.olderSetupVersion());
+        DatagramProxy.header(error.header(), 0, header.planeId(), TrafficClass.CONTROL, header.pathId(),
+            header.pathSeq(), (int)header.srcConnId(), 0, (int)header.psn(), (int)header.tsNs());
+        error.code(WireErrorCode.UNSUPPORTED_VERSION).reserved1(0).detail(WireProtocol.VERSION)
+            .putMessage(UNSUPPORTED_VERSION_TEXT, 0, UNSUPPORTED_VERSION_TEXT.capacity());
+        proxy.sendToSource(replyPort, DatagramProxy.length(error));
+    }
+
+    private void register(final ReceiverConnection connection)
     {
         connectionsById.put(connection.localId, connection);
-        connection.group.receiversByStream.put(key, connection);
         receivers.add(connection);
         if (connection.creditClient() >= 0)
         {
@@ -946,25 +1005,47 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
+     * The type of the first critical extension of a SETUP this engine does not understand (it understands none), 0
+     * when there is none; -1 when the extension block is not a whole number of type-length-value entries.
+     */
+    private static int unsupportedCriticalExtension(final SetupDecoder setup)
+    {
+        final int length = setup.extensionsLength();
+        if (0 == length)
+        {
+            return 0;
+        }
+
+        final DirectBuffer buffer = setup.buffer();
+        final int start = setup.limit() + SetupDecoder.extensionsHeaderLength();
+        int offset = 0;
+        while (offset < length)
+        {
+            if (length - offset < 4)
+            {
+                return -1;
+            }
+            final int type = buffer.getShort(start + offset, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+            final int valueLength = buffer.getShort(start + offset + 2, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+            if (valueLength > length - offset - 4)
+            {
+                return -1;
+            }
+            if (0 != (type & CRITICAL_EXTENSION))
+            {
+                return type;
+            }
+            offset += 4 + valueLength;
+        }
+
+        return 0;
+    }
+
+    /**
      * The field id of the first failing SETUP check in the specification's table order [MR-SETUP-4], or 0.
      */
-    private int invalidSetupField(final SetupDecoder setup)
+    private static int invalidSetupField(final SetupDecoder setup)
     {
-        final int termLength = setup.termLength();
-        if (termLength < WireProtocol.MIN_TERM_LENGTH || termLength > WireProtocol.MAX_TERM_LENGTH ||
-            !BitUtil.isPowerOfTwo(termLength))
-        {
-            return FIELD_TERM_LENGTH;
-        }
-        final int termOffset = setup.termOffset();
-        if (termOffset < 0 || termOffset >= termLength || 0 != (termOffset & 31))
-        {
-            return FIELD_TERM_OFFSET;
-        }
-        if (setup.activeTermId() - setup.initialTermId() < 0)
-        {
-            return FIELD_ACTIVE_TERM_ID;
-        }
         if (setup.mtu() < Configuration.MIN_MTU || setup.mtu() > WireProtocol.MAX_DATAGRAM_LENGTH)
         {
             return FIELD_MTU;
@@ -983,6 +1064,10 @@ public final class TransportEngine implements AutoCloseable
         if (mpr < 64 || mpr > 1 << 20 || !BitUtil.isPowerOfTwo((int)mpr))
         {
             return FIELD_MPR_PSNS;
+        }
+        if (unsupportedCriticalExtension(setup) < 0)
+        {
+            return FIELD_EXTENSIONS;
         }
 
         return 0;
@@ -1014,43 +1099,37 @@ public final class TransportEngine implements AutoCloseable
     private void sweepTerminated()
     {
         final ArrayList<Connection> terminated = this.terminated;
-        for (int i = 0, size = terminated.size(); i < size; i++)
+        for (int i = 0; i < terminated.size(); i++)
         {
             final Connection connection = terminated.get(i);
             if (!connection.isTerminated())
             {
-                // A receiver that ended without a CLOSE: its image goes now, its ids linger until it is freed.
+                // A receiver that ended without a CLOSE: its streams' images go now, its ids linger until it is freed.
                 final ReceiverConnection receiver = (ReceiverConnection)connection;
-                final SocketGroup group = receiver.group;
-                group.receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
-                group.handler.onReceiverTerminated(receiver, receiver.terminationCause());
+                receiver.endStreams(receiver.terminationCause());
                 continue;
             }
             if (connectionsById.remove(connection.localId) != connection)
             {
                 continue;
             }
-            connection.release();
             if (connection instanceof SenderConnection)
             {
                 final SenderConnection sender = (SenderConnection)connection;
                 senders.remove(sender);
-                sender.group.handler.onSenderTerminated(sender, sender.terminationCause);
+                sender.release();
+                sender.endStreams(sender.terminationCause);
             }
             else
             {
                 final ReceiverConnection receiver = (ReceiverConnection)connection;
                 receivers.remove(receiver);
-                final SocketGroup group = receiver.group;
-                group.receiversByStream.remove(streamKey(receiver.streamId(), receiver.sessionId()), receiver);
+                receiver.endStreams(receiver.terminationCause);
                 if (receiver.creditClient() >= 0)
                 {
-                    group.creditScheduler.unregister(receiver.creditClient(), receiver);
+                    receiver.group.creditScheduler.unregister(receiver.creditClient(), receiver);
                 }
-                if (!receiver.hasEnded())
-                {
-                    group.handler.onReceiverTerminated(receiver, receiver.terminationCause);
-                }
+                receiver.release();
             }
         }
         terminated.clear();
@@ -1075,11 +1154,6 @@ public final class TransportEngine implements AutoCloseable
         {
             throw new IllegalStateException("engine is closed");
         }
-    }
-
-    private static long streamKey(final int streamId, final int sessionId)
-    {
-        return ((long)streamId << 32) | (sessionId & 0xFFFF_FFFFL);
     }
 
     private static UnsafeBuffer text(final String message)

@@ -897,6 +897,7 @@ public final class SendTracker
 
     private long acknowledge(final int slot, final byte s, final long nowNs, final long minRttNs)
     {
+        handler.onPacketAcknowledged(psnOf(slot));
         lostBits[slot >>> 6] &= ~(1L << slot);
         if (0 != (s & IN_FLIGHT))
         {

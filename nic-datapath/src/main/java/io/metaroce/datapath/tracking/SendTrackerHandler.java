@@ -16,8 +16,8 @@
 package io.metaroce.datapath.tracking;
 
 /**
- * Told by a {@link SendTracker} of every transmission it declares lost, on the thread that drives the tracker,
- * before the call that found the loss returns.
+ * Told by a {@link SendTracker} of every transmission it declares lost and of every packet it sees acknowledged for
+ * the first time, on the thread that drives the tracker, before the call that found it returns.
  */
 @FunctionalInterface
 public interface SendTrackerHandler
@@ -31,4 +31,14 @@ public interface SendTrackerHandler
      * @param sendTimeNs when the lost transmission was sent.
      */
     void onPacketLost(int psn, int path, int reason, long sendTimeNs);
+
+    /**
+     * A packet was acknowledged for the first time, cumulatively or selectively. Called while the tracker updates
+     * its state: the handler may note the PSN but must not read the tracker until the acknowledging call returns.
+     *
+     * @param psn of the packet.
+     */
+    default void onPacketAcknowledged(final int psn)
+    {
+    }
 }

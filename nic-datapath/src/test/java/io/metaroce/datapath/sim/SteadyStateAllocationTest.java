@@ -61,7 +61,9 @@ class SteadyStateAllocationTest
         System.out.printf("steady state: %d datagrams, %d bytes allocated (%.3f per datagram), %d retransmissions%n",
             packets, allocated, (double)allocated / packets, scenario.connections[0].retransmits());
         assertTrue(scenario.connections[0].retransmits() > 50, "loss recovery was exercised");
-        assertTrue(packets > 40_000);
+        // Version 2 announces the image window, so no DATA is refused and sent again for lack of buffer: fewer
+        // datagrams than version 1 needed for the same messages.
+        assertTrue(packets > 30_000);
         assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes for " + packets + " datagrams");
     }
 }

@@ -19,8 +19,9 @@ import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.ReceiverStream;
 import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.SenderSettings;
 import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
@@ -69,12 +70,13 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     TransportEngine receiverEngine;
     TransportEngine[] senderEngines;
     SimulatedPublication[] publications;
+    SenderStream[] senderStreams;
     SenderConnection[] connections;
     InvariantChecker checker;
     private InvariantChecker.SenderView[] senderViews;
     MessageStream[] streams;
     final Int2ObjectHashMap<SimulatedImage> images = new Int2ObjectHashMap<>();
-    final Int2ObjectHashMap<ReceiverConnection> receivers = new Int2ObjectHashMap<>();
+    final Int2ObjectHashMap<ReceiverStream> receivers = new Int2ObjectHashMap<>();
     final ArrayList<String> events = new ArrayList<>();
     int[] senderTermination;
     int receiverTerminations;
@@ -109,6 +111,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         senderTransports = new SimulatedTransport[senderCount];
         senderEngines = new TransportEngine[senderCount];
         publications = new SimulatedPublication[senderCount];
+        senderStreams = new SenderStream[senderCount];
         connections = new SenderConnection[senderCount];
         senderViews = new InvariantChecker.SenderView[senderCount];
         streams = new MessageStream[senderCount];
@@ -141,7 +144,8 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
                 .planeCount(planes)
                 .pathsPerPlane(entropy);
             settingsConfig.accept(settings);
-            connections[i] = senderEngines[i].connect(settings, publications[i]);
+            senderStreams[i] = senderEngines[i].openStream(settings, publications[i]);
+            connections[i] = senderStreams[i].connection();
             senderViews[i] = InvariantChecker.SenderView.of(connections[i]);
             senderAgents.add(new EngineAgent(senderEngines[i]));
         }
@@ -211,10 +215,13 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
             .append(" stalled=").append(simulation.isStalled());
         for (int i = 0; i < senderCount; i++)
         {
+            final SenderStream stream = senderStreams[i];
             final SenderConnection c = connections[i];
             sb.append("\n  sender ").append(i).append(": state=").append(c.state())
+                .append(" stream=").append(stream.state())
                 .append(" term=").append(TerminationCause.name(senderTermination[i]))
-                .append(" acked=").append(c.acknowledgedPosition()).append(" pos=").append(c.senderPosition())
+                .append(" acked=").append(stream.acknowledgedPosition()).append(" pos=").append(stream.senderPosition())
+                .append(" window=").append(stream.windowLimit())
                 .append(" tail=").append(publications[i].availablePosition())
                 .append(" retx=").append(c.retransmits()).append(" active=").append(c.activePaths())
                 .append(" cwnd=").append(c.congestionWindow()).append(" grant=").append(c.grantLimit())
@@ -281,35 +288,35 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         return image;
     }
 
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
-        events.add("t=" + clock.nanoTime() + " sender " + (connection.sessionId() - 1) + " established");
+        events.add("t=" + clock.nanoTime() + " sender " + (stream.sessionId() - 1) + " established");
     }
 
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
-        publications[connection.sessionId() - 1].onAcknowledged(position);
+        publications[stream.sessionId() - 1].onAcknowledged(position);
     }
 
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
-        final int index = connection.sessionId() - 1;
+        final int index = stream.sessionId() - 1;
         senderTermination[index] = cause;
         completionTimeNs[index] = clock.nanoTime();
         events.add("t=" + clock.nanoTime() + " sender " + index + " terminated " + TerminationCause.name(cause));
     }
 
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
         endOfStreams++;
-        receivers.put(connection.sessionId(), connection);
-        events.add("t=" + clock.nanoTime() + " receiver " + connection.sessionId() + " EOS at " + finalPosition);
+        receivers.put(stream.sessionId(), stream);
+        events.add("t=" + clock.nanoTime() + " receiver " + stream.sessionId() + " EOS at " + finalPosition);
     }
 
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
         receiverTerminations++;
-        events.add("t=" + clock.nanoTime() + " receiver " + connection.sessionId() + " terminated " +
+        events.add("t=" + clock.nanoTime() + " receiver " + stream.sessionId() + " terminated " +
             TerminationCause.name(cause));
     }
 
@@ -352,10 +359,10 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
                 work++;
             }
             if (closeWhenDone && publication.isEndOfStream() && !closeRequested &&
-                connections[index].state() == io.metaroce.codec.wire.ConnectionState.ESTABLISHED)
+                senderStreams[index].state() == io.metaroce.codec.wire.ConnectionState.ESTABLISHED)
             {
                 closeRequested = true;
-                connections[index].requestClose();
+                senderStreams[index].requestClose();
                 work++;
             }
             return work;

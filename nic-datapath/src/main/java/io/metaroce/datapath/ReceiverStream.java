@@ -1,0 +1,203 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.wire.ConnectionState;
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * The receiving side of one stream inside a {@link ReceiverConnection}: the image it places into, where the image
+ * starts, its window (how far beyond its slowest subscriber it may be written) and the limit last announced to the
+ * sender, and its end.
+ * <pre>
+ *   SETUP (its image is being prepared) --image ready--&gt; ESTABLISHED (open) --STREAM_CLOSE--&gt; CLOSED (lingers)
+ *   SETUP, ESTABLISHED --its connection ends--&gt; CLOSED (image ended, not at end of stream)
+ * </pre>
+ * Its DATA is placed at its own positions whatever the order of the connection's PSNs: another stream's hole never
+ * holds it back. A CLOSED stream lingers only as its identity (stream, session, streamRef and final position), so
+ * that a duplicate STREAM_CLOSE or STREAM_OPEN of its opening is answered CLOSED rather than opened again.
+ * <p>
+ * Owned by the engine's thread; other threads observe it through its state counter ({@code rcv-stream-state}) and its
+ * image.
+ */
+public final class ReceiverStream
+{
+    final ReceiverConnection connection;
+    final int streamId;
+    final int sessionId;
+    final long key;
+    final int streamRef;
+    final int initialTermId;
+    final int activeTermId;
+    final int openTermOffset;
+    final int termLength;
+    final int positionBitsToShift;
+    final long openPosition;
+    final AtomicCounter stateCounter;
+
+    FramePlacement placement;
+    ConnectionState state = ConnectionState.SETUP;
+    int terminationCause = -1;
+    long startPosition;
+    int windowLength;
+    long announcedLimit;
+    long lastAnnounceNs;
+    long highestPlacedPosition;
+    long headroom;
+    long finalPosition = -1;
+    long lingerDeadlineNs = Long.MAX_VALUE;
+
+    ReceiverStream(
+        final ReceiverConnection connection,
+        final int streamId,
+        final int sessionId,
+        final int streamRef,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength,
+        final AtomicCounter stateCounter)
+    {
+        this.connection = connection;
+        this.streamId = streamId;
+        this.sessionId = sessionId;
+        this.key = SenderStream.streamKey(streamId, sessionId);
+        this.streamRef = streamRef;
+        this.initialTermId = initialTermId;
+        this.activeTermId = activeTermId;
+        this.openTermOffset = termOffset;
+        this.termLength = termLength;
+        this.positionBitsToShift = Integer.numberOfTrailingZeros(termLength);
+        this.openPosition = ((long)(activeTermId - initialTermId) << positionBitsToShift) + termOffset;
+        this.stateCounter = stateCounter;
+        stateCounter.setRelease(state.value());
+    }
+
+    /**
+     * Stream id of the publication.
+     *
+     * @return the id.
+     */
+    public int streamId()
+    {
+        return streamId;
+    }
+
+    /**
+     * Session id of the publication.
+     *
+     * @return the id.
+     */
+    public int sessionId()
+    {
+        return sessionId;
+    }
+
+    /**
+     * The sender's number of this opening (its STREAM_OPEN's streamRef).
+     *
+     * @return the streamRef.
+     */
+    public int streamRef()
+    {
+        return streamRef;
+    }
+
+    /**
+     * Stream state.
+     *
+     * @return SETUP while its image is prepared, ESTABLISHED when open, CLOSED once ended.
+     */
+    public ConnectionState state()
+    {
+        return state;
+    }
+
+    /**
+     * Why the stream ended.
+     *
+     * @return a {@link TerminationCause}, or -1 while it lives.
+     */
+    public int terminationCause()
+    {
+        return terminationCause;
+    }
+
+    /**
+     * The placement (image) this stream writes to.
+     *
+     * @return the image's placement, null while it is prepared.
+     */
+    public FramePlacement placement()
+    {
+        return placement;
+    }
+
+    /**
+     * Stream position the image starts at: where the sender's STREAM_OPEN starts the stream, or later when an earlier
+     * image of the session already delivered the bytes before.
+     *
+     * @return the position.
+     */
+    public long startPosition()
+    {
+        return startPosition;
+    }
+
+    /**
+     * The limit last announced to the sender: it sends no stream byte at or beyond it.
+     *
+     * @return a stream position.
+     */
+    public long windowLimit()
+    {
+        return announcedLimit;
+    }
+
+    /**
+     * The connection that carries the stream.
+     *
+     * @return the receiver connection.
+     */
+    public ReceiverConnection connection()
+    {
+        return connection;
+    }
+
+    /**
+     * End of the highest stream bytes placed so far.
+     *
+     * @return a stream position.
+     */
+    public long highestPlacedPosition()
+    {
+        return highestPlacedPosition;
+    }
+
+    void state(final ConnectionState state)
+    {
+        this.state = state;
+        stateCounter.setRelease(state.value());
+    }
+
+    /**
+     * The window limit the image allows now: its slowest subscriber's position plus the window.
+     */
+    long currentLimit()
+    {
+        return Math.max(startPosition, placement.consumerPosition()) + windowLength;
+    }
+}
