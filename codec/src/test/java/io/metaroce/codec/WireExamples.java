@@ -155,9 +155,10 @@ final class WireExamples
         encoder.sackBasePsn(960).serviceTimeNs(2500).receivedBytes(4160).grantLimit(1_048_576)
             .ecnCeCount((short)0).rxBufferLevel((short)12).rcvCwndPenalty((short)0).reserved1((short)0)
             .streamId(STREAM_ID).sessionId(SESSION_ID).windowLimit(33_591_296L);
-        // PSNs 960..1000 are below the cumulative ack; 1003, 1004 and 1029 arrived out of order.
+        // PSNs 960..1000 are below the cumulative ack, whose bits a receiver writes as 0 (MR-ACK-17); 1003, 1004
+        // and 1029 arrived out of order.
         encoder.sackWordsCount(2)
-            .next().bits(((1L << 41) - 1) | (1L << 43) | (1L << 44))
+            .next().bits((1L << 43) | (1L << 44))
             .next().bits(1L << 5);
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
