@@ -1101,13 +1101,22 @@ public final class ReceiverConnection extends Connection
                 answerExistingOpen(existing, plane);
                 return;
             }
-            if (ConnectionState.CLOSED != existing.state)
+            if (streamRef - existing.streamRef < 0)
             {
-                // One opening of a stream at a time: a new one while the old is open breaks the rules.
-                engine.drop(DropReason.PROTOCOL_VIOLATION);
+                // An opening older than the stream's latest one is over: a late copy.
+                engine.drop(DropReason.STATE);
+                sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.CLOSED, 0, 0, 0, 0);
                 return;
             }
-            streamsByKey.remove(key);
+            if (ConnectionState.CLOSED == existing.state)
+            {
+                forgetLingering(existing);
+            }
+            else
+            {
+                // One opening of a stream at a time: the sender gave the older one up.
+                endStream(existing, TerminationCause.RESTARTED);
+            }
         }
 
         final int invalidField = invalidStreamField(open);
@@ -1307,25 +1316,32 @@ public final class ReceiverConnection extends Connection
         if (null == stream || stream.streamRef != streamRef)
         {
             // Nothing of that opening is open here: the sender is done with it either way.
-            engine.drop(DropReason.STATE);
+            engine.drop(DropReason.STREAM_MISMATCH);
             sendStreamAck(plane, close.streamId(), close.sessionId(), streamRef, StreamCode.CLOSED, 0, 0, 0,
                 finalPosition);
             return;
         }
 
-        if (ConnectionState.SETUP == stream.state)
+        if (ConnectionState.CLOSED == stream.state)
+        {
+            engine.drop(DropReason.STATE);
+        }
+        else if (ConnectionState.SETUP == stream.state)
         {
             forget(stream);
             stream.stateCounter.close();
         }
-        else if (ConnectionState.ESTABLISHED == stream.state)
+        else
         {
-            if (finalPosition < stream.highestPlacedPosition)
+            // The reason is informative: every close ends the stream at its final position, or at the image's start
+            // when the sender gives up an opening before any of its data (the start may be later than its own).
+            final long end = Math.max(finalPosition, stream.startPosition);
+            if (end < stream.highestPlacedPosition)
             {
                 engine.drop(DropReason.PROTOCOL_VIOLATION);
                 return;
             }
-            closeStream(stream, finalPosition);
+            closeStream(stream, end);
         }
         sendStreamAck(plane, stream.streamId, stream.sessionId, streamRef, StreamCode.CLOSED, 0, 0, 0,
             stream.finalPosition >= 0 ? stream.finalPosition : finalPosition);
@@ -1351,6 +1367,14 @@ public final class ReceiverConnection extends Connection
         lingering.addLast(stream);
         handler.onReceiverEndOfStream(stream, finalPosition);
         handler.onReceiverTerminated(stream, TerminationCause.NORMAL);
+    }
+
+    private void forgetLingering(final ReceiverStream stream)
+    {
+        lingering.remove(stream);
+        streamsByKey.remove(stream.key, stream);
+        streams.remove(stream);
+        stream.stateCounter.close();
     }
 
     private void expireLingering()

@@ -108,6 +108,20 @@ final class SendGate
     }
 
     /**
+     * Is new data held back now whatever its stream and length: the tracking window full, the pacer not ready, or the
+     * congestion window full with something in flight? Lets a connection of many streams skip looking at them.
+     *
+     * @param nowNs current time.
+     * @return true when no new DATA can go out now.
+     */
+    boolean isNewDataBlocked(final long nowNs)
+    {
+        final long inflight = tracker.inflightBytes();
+        return tracker.outstanding() >= trackingWindow || !pacer.isReady(nowNs) ||
+            (windowMode && 0 != inflight && inflight + FRAME_ALIGNMENT > congestion.window());
+    }
+
+    /**
      * How many payload bytes of new data may go out now, before the congestion window (checked with
      * {@link #congestionAllows} once the length of the frames is known)? Notes the start of a credit shortage.
      *

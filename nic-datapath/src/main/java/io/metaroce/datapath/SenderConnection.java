@@ -623,13 +623,15 @@ public final class SenderConnection extends Connection
         {
             return;
         }
+        nowNs = engine.nanoTime();
         if (ConnectionState.SETUP == stream.state)
         {
+            abandonOpening(stream);
             removeStream(stream, ConnectionState.CLOSED, TerminationCause.NORMAL);
         }
         else if (NEVER == stream.closeRequestedNs && ConnectionState.ESTABLISHED == stream.state)
         {
-            stream.closeRequestedNs = engine.nanoTime();
+            stream.closeRequestedNs = nowNs;
             pendingStreamOps++;
         }
     }
@@ -877,6 +879,11 @@ public final class SenderConnection extends Connection
 
     private int sendNew(final int budget)
     {
+        if (gate.isNewDataBlocked(nowNs))
+        {
+            return 0;
+        }
+
         final ArrayList<SenderStream> streams = this.streams;
         final int size = streams.size();
         if (cursor >= size)
@@ -900,8 +907,10 @@ public final class SenderConnection extends Connection
             {
                 continue;
             }
-            backlog += streamBacklog;
-            if (stream.windowLimit - stream.senderPosition < FRAME_ALIGNMENT)
+            final long windowRoom = stream.windowLimit - stream.senderPosition;
+            // What a window holds back is not asked of the connection's credit: a grant it cannot use is wasted.
+            backlog += Math.min(streamBacklog, Math.max(0, windowRoom));
+            if (windowRoom < FRAME_ALIGNMENT)
             {
                 onWindowBlocked(stream);
                 continue;
@@ -1543,6 +1552,7 @@ public final class SenderConnection extends Connection
             startPosition > stream.source.availablePosition() || windowLimit < startPosition)
         {
             engine.drop(DropReason.PROTOCOL_VIOLATION);
+            abandonOpening(stream);
             removeStream(stream, ConnectionState.FAILED, TerminationCause.SETUP_REJECTED);
             return;
         }
@@ -1754,7 +1764,7 @@ public final class SenderConnection extends Connection
                     }
                     else
                     {
-                        sendStreamClose(stream);
+                        sendStreamClose(stream, CloseReason.NORMAL, stream.senderPosition);
                         stream.closeBackoffNs =
                             Math.min(stream.closeBackoffNs << 1, settings.lossRecovery().rtoMaxNs());
                         stream.closeDeadlineNs = nowNs + stream.closeBackoffNs;
@@ -1838,12 +1848,25 @@ public final class SenderConnection extends Connection
         return ConnectionState.ESTABLISHED == state ? deadline : Long.MAX_VALUE;
     }
 
+    /**
+     * An opening the receiver may hold is given up (its publication closed, or the receiver's answer broke the
+     * rules): one STREAM_CLOSE with reason ERROR, not retried, tells the receiver to end it without an end of
+     * stream; if it is lost, the receiver's opening ends with the connection or with the stream's next opening.
+     */
+    private void abandonOpening(final SenderStream stream)
+    {
+        if (stream.openTransmissions > 0 && ConnectionState.ESTABLISHED == state)
+        {
+            sendStreamClose(stream, CloseReason.ERROR, stream.openPosition);
+        }
+    }
+
     private void beginStreamClose(final SenderStream stream)
     {
         stream.state(ConnectionState.CLOSING);
         stream.closeTransmissions = 0;
         stream.closeBackoffNs = Math.max(recovery.rtoNs(), settings.timers().closeRetryMinNs());
-        sendStreamClose(stream);
+        sendStreamClose(stream, CloseReason.NORMAL, stream.senderPosition);
         stream.closeDeadlineNs = nowNs + stream.closeBackoffNs;
     }
 
@@ -1910,7 +1933,7 @@ public final class SenderConnection extends Connection
 
     private void sendStreamOpen(final SenderStream stream)
     {
-        final int plane = controlPlane();
+        final int plane = retryPlane(stream.openTransmissions++);
         final StreamOpenEncoder open = proxy.streamOpen();
         DatagramProxy.header(open.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
@@ -1926,19 +1949,18 @@ public final class SenderConnection extends Connection
         lastSendNs = nowNs;
     }
 
-    private void sendStreamClose(final SenderStream stream)
+    private void sendStreamClose(final SenderStream stream, final CloseReason reason, final long finalPosition)
     {
-        stream.closeTransmissions++;
-        final int plane = controlPlane();
+        final int plane = retryPlane(stream.closeTransmissions++);
         final StreamCloseEncoder close = proxy.streamClose();
         DatagramProxy.header(close.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
         close.streamId(stream.streamId)
             .sessionId(stream.sessionId)
             .streamRef(stream.streamRef & 0xFFFF_FFFFL)
-            .reason(CloseReason.NORMAL)
+            .reason(reason)
             .reserved1(0)
-            .finalPosition(stream.senderPosition);
+            .finalPosition(finalPosition);
         proxy.sendControl(destination, plane, DatagramProxy.length(close));
         lastSendNs = nowNs;
     }
@@ -1950,6 +1972,25 @@ public final class SenderConnection extends Connection
     private int controlPlane()
     {
         return Math.max(0, policy.selectForControl()) / pathsPerPlane;
+    }
+
+    /**
+     * The plane of a stream message's n-th transmission: the control plane first, then each retry on the next plane
+     * that is not down, so that a plane that lost the message does not lose its retries too.
+     */
+    private int retryPlane(final int transmission)
+    {
+        int plane = controlPlane();
+        for (int i = 0; i < transmission % planeCount; i++)
+        {
+            plane = plane + 1 == planeCount ? 0 : plane + 1;
+            for (int tries = 0; tries < planeCount && table.isPlaneDown(plane); tries++)
+            {
+                plane = plane + 1 == planeCount ? 0 : plane + 1;
+            }
+        }
+
+        return plane;
     }
 
     private void sendClose()

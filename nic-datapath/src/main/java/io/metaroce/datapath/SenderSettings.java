@@ -20,10 +20,11 @@ import io.metaroce.codec.wire.TrafficClass;
 import org.agrona.BitUtil;
 
 /**
- * What a sender connection carries and where: the publication's stream identity and log geometry, the position it
- * starts from, the transport destination of the receiver, and the traffic class of its DATA. Validated by
- * {@link TransportEngine#connect(SenderSettings, PayloadSource)}; the engine copies what it needs, so an instance can
- * be reused.
+ * What a stream carries and where: the publication's stream identity and log geometry, the position it starts from,
+ * the transport destination of the receiver, and what its connection is made of (planes, entropy values, traffic
+ * class of its DATA, congestion control, path policy, engine settings). Validated by
+ * {@link TransportEngine#openStream(SenderSettings, PayloadSource)}; the engine copies what it needs, so an instance
+ * can be reused.
  */
 public final class SenderSettings
 {

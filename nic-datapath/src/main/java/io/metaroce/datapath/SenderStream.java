@@ -70,6 +70,7 @@ public final class SenderStream
 
     long openDeadlineNs;
     long openBackoffNs;
+    int openTransmissions;
     long windowProbeDeadlineNs = Long.MIN_VALUE;
     long windowProbeBackoffNs;
     long closeRequestedNs = Long.MIN_VALUE;

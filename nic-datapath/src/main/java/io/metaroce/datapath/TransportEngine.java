@@ -65,18 +65,24 @@ import static io.metaroce.datapath.Configuration.*;
  * receiver agent (a group per receive endpoint, polling DATA); both ends of a connection may even live in the same
  * engine (loopback).
  * <p>
+ * <b>Connections and streams.</b> A stream opened with {@link #openStream} joins the group's live connection to
+ * the same destination with the same connection settings, or gets a new connection; every stream between the two
+ * drivers so shares one connection (wire version 2).
+ * <p>
  * <b>Receive path.</b> Every datagram goes through the {@link WireDatagramReader} first; a rejected one is counted by
- * its {@link io.metaroce.codec.RejectReason} and dropped. A valid one is demultiplexed by dstConnId, must have arrived
- * on its connection's group, and must pass the epoch rule (srcConnId equals the peer id learned at setup) and the plane
- * check; failures are counted by {@link DropReason} and dropped, and unknown connections or foreign epochs are answered
- * with a NACK whose connection ids are the offending packet's swapped, so that only the true peer can act on it; those
- * answers and the ERRORs to refused SETUPs are bounded per peer id and in total ({@link RejectReplyLimiter}). A SETUP
- * is validated, offered to the {@link ImageAdmission}, and answered with SETUP_ACK, or with ERROR, or, while the
- * admission prepares the image, not at all (the sender retries SETUP). A SETUP of a new incarnation replaces a live
- * connection of its stream and session only when it comes from that connection's sender (host and control port); from
- * anywhere else the live sender is challenged and keeps its connection while it answers. A connection that ends keeps
- * its ids for the linger timeout, so late packets are dropped rather than answered. Bad input never throws and never
- * disturbs another connection.
+ * its {@link io.metaroce.codec.RejectReason} and dropped (a SETUP of version 1 is answered with
+ * ERROR(UNSUPPORTED_VERSION) at its own version). A valid one is demultiplexed by dstConnId, must have arrived on its
+ * connection's group, and must pass the epoch rule (srcConnId equals the peer id learned at setup) and the plane
+ * check; failures are counted by {@link DropReason} and dropped, and unknown connections or foreign epochs are
+ * answered with a NACK whose connection ids are the offending packet's swapped, so that only the true peer can act on
+ * it; those answers and the ERRORs to refused SETUPs are bounded per peer id and in total ({@link RejectReplyLimiter}).
+ * A SETUP is validated (its extension block too) and answered with SETUP_ACK (a retransmission with the same one),
+ * or with ERROR. Streams open inside a connection: a STREAM_OPEN is offered to the group's {@link ImageAdmission}
+ * and answered OPEN, NOT_READY (then OPEN unprompted once the image is ready) or a refusal; a stream another
+ * connection of the group carries moves over when that connection's own sender opens it again, and is refused
+ * (CONFLICT, the other sender challenged) when anyone else asks. A connection that ends keeps its ids for the linger
+ * timeout, so late packets are dropped rather than answered. Bad input never throws and never disturbs another
+ * connection.
  * <p>
  * <b>Threading and memory.</b> All state is confined to the calling thread; counters are published with release
  * stores for readers elsewhere; frames reach subscribers through the {@link FramePlacement} contract (frame length
@@ -154,7 +160,7 @@ public final class TransportEngine implements AutoCloseable
 
     /**
      * Register an endpoint's sockets: from the next duty cycle the engine polls the group's transport, and
-     * {@link #connect(SocketGroup, SenderSettings, PayloadSource)} opens sender connections on it.
+     * {@link #openStream(SocketGroup, SenderSettings, PayloadSource)} opens streams on it.
      *
      * @param groupCtx what the group is made of; the context is read now and may be reused.
      * @return the group, to connect on and to remove.
