@@ -229,7 +229,8 @@ public final class ReceiverConnection extends Connection
         if (creditMode)
         {
             creditClient = creditScheduler.add(setup.initialCreditBytes());
-            creditScheduler.onProgress(creditClient, 0, Long.MAX_VALUE, false);
+            // No stream, no image memory: nothing more is granted until streams open (one SETUP_ACK answers a SETUP).
+            creditScheduler.onProgress(creditClient, 0, 0, false);
             initialGrantLimit = creditScheduler.grantLimit(creditClient);
             counters.grantLimit.setRelease(initialGrantLimit);
         }

@@ -1024,6 +1024,7 @@ public final class TransportEngine implements AutoCloseable
 
         final DirectBuffer buffer = setup.buffer();
         final int start = setup.limit() + SetupDecoder.extensionsHeaderLength();
+        int critical = 0;
         int offset = 0;
         while (offset < length)
         {
@@ -1037,14 +1038,15 @@ public final class TransportEngine implements AutoCloseable
             {
                 return -1;
             }
-            if (0 != (type & CRITICAL_EXTENSION))
+            if (0 == critical && 0 != (type & CRITICAL_EXTENSION))
             {
-                return type;
+                critical = type;
             }
             offset += 4 + valueLength;
         }
 
-        return 0;
+        // The whole block is checked before any type is looked at: a malformed block is an invalid SETUP.
+        return critical;
     }
 
     /**
