@@ -1172,9 +1172,12 @@ public final class ReceiverConnection extends Connection
         else
         {
             stream.stateCounter.close();
-            engine.drop(StreamCode.UNKNOWN_STREAM.value() == result ?
-                DropReason.UNKNOWN_STREAM : DropReason.RESOURCE_EXHAUSTED);
-            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.get((short)result), 0, 0, 0, 0);
+            final boolean unknown = StreamCode.UNKNOWN_STREAM.value() == result;
+            engine.drop(unknown ? DropReason.UNKNOWN_STREAM : DropReason.RESOURCE_EXHAUSTED);
+            if (!unknown || engine.tryRejectReply(peerId, nowNs))
+            {
+                sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.get((short)result), 0, 0, 0, 0);
+            }
         }
     }
 
@@ -1300,8 +1303,11 @@ public final class ReceiverConnection extends Connection
             else
             {
                 stream.stateCounter.close();
-                sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef,
-                    StreamCode.get((short)result), 0, 0, 0, 0);
+                if (StreamCode.UNKNOWN_STREAM.value() != result || engine.tryRejectReply(peerId, nowNs))
+                {
+                    sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef,
+                        StreamCode.get((short)result), 0, 0, 0, 0);
+                }
             }
             work++;
         }

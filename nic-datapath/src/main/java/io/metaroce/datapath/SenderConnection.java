@@ -1933,7 +1933,7 @@ public final class SenderConnection extends Connection
 
     private void sendStreamOpen(final SenderStream stream)
     {
-        final int plane = retryPlane(stream.openTransmissions++);
+        final int plane = retryPlane(stream, stream.openTransmissions++);
         final StreamOpenEncoder open = proxy.streamOpen();
         DatagramProxy.header(open.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
@@ -1951,7 +1951,7 @@ public final class SenderConnection extends Connection
 
     private void sendStreamClose(final SenderStream stream, final CloseReason reason, final long finalPosition)
     {
-        final int plane = retryPlane(stream.closeTransmissions++);
+        final int plane = retryPlane(stream, stream.closeTransmissions++);
         final StreamCloseEncoder close = proxy.streamClose();
         DatagramProxy.header(close.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
@@ -1975,20 +1975,30 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * The plane of a stream message's n-th transmission: the control plane first, then each retry on the next plane
-     * that is not down, so that a plane that lost the message does not lose its retries too.
+     * The plane of a stream message's n-th transmission: the control plane first, then each retry on the plane after
+     * the previous transmission's that is not down, so that a plane that lost the message does not lose its retries
+     * too.
      */
-    private int retryPlane(final int transmission)
+    private int retryPlane(final SenderStream stream, final int transmission)
     {
-        int plane = controlPlane();
-        for (int i = 0; i < transmission % planeCount; i++)
+        int plane;
+        if (0 == transmission)
         {
-            plane = plane + 1 == planeCount ? 0 : plane + 1;
-            for (int tries = 0; tries < planeCount && table.isPlaneDown(plane); tries++)
+            plane = controlPlane();
+        }
+        else
+        {
+            plane = stream.lastControlPlane;
+            for (int tries = 0; tries < planeCount; tries++)
             {
                 plane = plane + 1 == planeCount ? 0 : plane + 1;
+                if (!table.isPlaneDown(plane))
+                {
+                    break;
+                }
             }
         }
+        stream.lastControlPlane = plane;
 
         return plane;
     }

@@ -71,6 +71,7 @@ public final class SenderStream
     long openDeadlineNs;
     long openBackoffNs;
     int openTransmissions;
+    int lastControlPlane;
     long windowProbeDeadlineNs = Long.MIN_VALUE;
     long windowProbeBackoffNs;
     long closeRequestedNs = Long.MIN_VALUE;

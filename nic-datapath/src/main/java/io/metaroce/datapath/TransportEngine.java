@@ -746,6 +746,20 @@ public final class TransportEngine implements AutoCloseable
         counters.challengesSent.incrementRelease();
     }
 
+    /**
+     * May an answer that refuses a peer go out now, within the limits on such answers per peer id and in total
+     * [MR-ID-19]? A refused one is counted.
+     */
+    boolean tryRejectReply(final int peerId, final long nowNs)
+    {
+        if (rejectReplyLimiter.tryAcquire(peerId, nowNs))
+        {
+            return true;
+        }
+        counters.rejectRepliesLimited.incrementRelease();
+        return false;
+    }
+
     int runCreditScheduler(final long nowNs)
     {
         int work = 0;
