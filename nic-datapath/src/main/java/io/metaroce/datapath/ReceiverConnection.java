@@ -876,8 +876,18 @@ public final class ReceiverConnection extends Connection
         final ReceiverStream stream = streamsByKey.get(SenderStream.streamKey(data.streamId(), data.sessionId()));
         if (null == stream || ConnectionState.ESTABLISHED != stream.state)
         {
+            // A stream this connection does not carry (any more: it was closed, given up or taken over while its
+            // DATA was in flight): the PSN is received and acknowledged, the bytes not placed, so that the
+            // connection's cumulative acknowledgement, and every other stream behind it, does not wait for it.
             engine.drop(DropReason.STREAM_MISMATCH);
             counters.dropped.incrementRelease();
+            final int advanced = tracker.accept(psn);
+            receivedBytes += reader.payloadLength();
+            if (advanced > 0)
+            {
+                counters.cumulativeAckPsn.setRelease(Serial.wire(tracker.cumulativeAckPsn()));
+            }
+            onPlaced(verdict, flags, reader.payloadLength(), data.ackEveryHint(), header, plane, advanced, null);
             return;
         }
 

@@ -577,6 +577,14 @@ public final class SenderConnection extends Connection
     }
 
     /**
+     * Does the connection carry (open, opening or closing) a stream of this stream id and session id?
+     */
+    boolean carries(final long streamKey)
+    {
+        return streamsByKey.containsKey(streamKey);
+    }
+
+    /**
      * May a new stream join this connection? Not once it closes or ends.
      */
     boolean acceptsStreams()
@@ -1278,6 +1286,14 @@ public final class SenderConnection extends Connection
             {
                 stream.outstanding--;
                 stream.headPsn = psnNext[stream.headPsn & mask];
+            }
+            if (stream.isOrphan)
+            {
+                if (0 == stream.outstanding)
+                {
+                    freeSlot(stream.slot);
+                }
+                continue;
             }
             final long position = stream.outstanding > 0 ? tracker.position(stream.headPsn) : stream.senderPosition;
             if (position > stream.ackedPosition)
@@ -2152,8 +2168,8 @@ public final class SenderConnection extends Connection
 
     /**
      * End one stream while the connection goes on: it leaves the connection's tables and its publication hears of it.
-     * A stream ends only with nothing outstanding (closed after everything was acknowledged, or before it opened), so
-     * no PSN still names its slot.
+     * A stream that ends with PSNs outstanding (the receiver ended it) keeps its slot as an orphan until they are
+     * acknowledged, so that each is sent again with the bytes it first carried and never resolves to another stream.
      */
     private void removeStream(final SenderStream stream, final ConnectionState finalState, final int cause)
     {
@@ -2164,8 +2180,14 @@ public final class SenderConnection extends Connection
         clearWindowProbe(stream);
         streams.remove(stream);
         streamsByKey.remove(stream.key);
-        streamBySlot[stream.slot] = null;
-        freeSlots[freeSlotCount++] = stream.slot;
+        if (stream.outstanding > 0)
+        {
+            stream.isOrphan = true;
+        }
+        else
+        {
+            freeSlot(stream.slot);
+        }
         stream.terminationCause = cause;
         stream.state(finalState);
         stream.stateCounter.close();
@@ -2179,6 +2201,12 @@ public final class SenderConnection extends Connection
             // Nothing wants the connection any more before it was even set up.
             terminate(ConnectionState.CLOSED, TerminationCause.NORMAL);
         }
+    }
+
+    private void freeSlot(final int slot)
+    {
+        streamBySlot[slot] = null;
+        freeSlots[freeSlotCount++] = slot;
     }
 
     private int takeSlot(final SenderStream stream)

@@ -67,6 +67,7 @@ public final class SenderStream
     int tailPsn;
     int outstanding;
     boolean isDirty;
+    boolean isOrphan;
 
     long openDeadlineNs;
     long openBackoffNs;

@@ -411,16 +411,25 @@ public final class TransportEngine implements AutoCloseable
             settings.pathsPerPlane() : connectionSettings.paths().pathsPerPlane();
         pathsPerPlane = Math.min(Math.min(pathsPerPlane, transport.entropyCount()), 1024 / planes);
         final String key = connectionKey(settings, connectionSettings, pathsPerPlane);
+        final long streamKey = SenderStream.streamKey(settings.streamId(), settings.sessionId());
 
         SenderConnection connection = null;
         for (int i = 0, size = senders.size(); i < size; i++)
         {
             final SenderConnection candidate = senders.get(i);
-            if (candidate.group == group && candidate.destination() == settings.destination() &&
-                candidate.acceptsStreams() && candidate.connectionKey().equals(key))
+            if (candidate.group == group && candidate.destination() == settings.destination())
             {
-                connection = candidate;
-                break;
+                if (candidate.carries(streamKey))
+                {
+                    // One opening of a stream per sender at a time: on two connections the receiver would take it
+                    // from one to the other and back.
+                    throw new IllegalStateException("stream " + settings.streamId() + " session " +
+                        settings.sessionId() + " is already open towards this destination");
+                }
+                if (null == connection && candidate.acceptsStreams() && candidate.connectionKey().equals(key))
+                {
+                    connection = candidate;
+                }
             }
         }
 
