@@ -1274,6 +1274,7 @@ public final class ReceiverConnection extends Connection
                 break;
 
             default:
+                engine.drop(DropReason.STATE);
                 sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef, StreamCode.CLOSED, 0, 0, 0,
                     stream.finalPosition);
                 break;

@@ -865,6 +865,20 @@ public final class SenderConnection extends Connection
     }
 
     /**
+     * The engine frees the connection because its sockets go (the endpoint closes, the driver shuts down): a
+     * connection that is set up says so with one CLOSE(SHUTDOWN) on every plane that is up, not retried, so that the
+     * receiver need not wait for its timeout.
+     */
+    void closeOnShutdown(final long nowNs)
+    {
+        this.nowNs = nowNs;
+        if (!isTerminated() && (ConnectionState.ESTABLISHED == state || ConnectionState.CLOSING == state))
+        {
+            sendClose(CloseReason.SHUTDOWN);
+        }
+    }
+
+    /**
      * The engine frees the connection: every stream it still carries ends with the connection's cause.
      */
     void endStreams(final int cause)
@@ -1550,7 +1564,7 @@ public final class SenderConnection extends Connection
 
     private void onStreamOpened(final SenderStream stream, final long startPosition, final long windowLimit)
     {
-        if (ConnectionState.ESTABLISHED == stream.state)
+        if (ConnectionState.ESTABLISHED == stream.state || ConnectionState.CLOSING == stream.state)
         {
             if (windowLimit > stream.windowLimit)
             {
@@ -1902,7 +1916,7 @@ public final class SenderConnection extends Connection
                 terminate(ConnectionState.CLOSED, TerminationCause.CLOSE_UNANSWERED);
                 return 1;
             }
-            sendClose();
+            sendClose(CloseReason.NORMAL);
             closeBackoffNs = Math.min(closeBackoffNs << 1, settings.lossRecovery().rtoMaxNs());
             closeDeadlineNs = nowNs + closeBackoffNs;
             return 1;
@@ -1917,7 +1931,7 @@ public final class SenderConnection extends Connection
         counters.state.setRelease(state.value());
         closeTransmissions = 0;
         closeBackoffNs = Math.max(recovery.rtoNs(), settings.timers().closeRetryMinNs());
-        sendClose();
+        sendClose(CloseReason.NORMAL);
         closeDeadlineNs = nowNs + closeBackoffNs;
     }
 
@@ -2019,7 +2033,7 @@ public final class SenderConnection extends Connection
         return plane;
     }
 
-    private void sendClose()
+    private void sendClose(final CloseReason reason)
     {
         closeTransmissions++;
         final boolean anyUp = anyPlaneUp();
@@ -2032,7 +2046,7 @@ public final class SenderConnection extends Connection
             final CloseEncoder close = proxy.close();
             DatagramProxy.header(close.header(), TransportFlag.FIN, plane, TrafficClass.CONTROL, 0, 0, peerId,
                 localId, tracker.nextPsn(), (int)nowNs);
-            close.reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+            close.reason(reason).reserved1(0).reserved2(0);
             proxy.sendControl(destination, plane, DatagramProxy.length(close));
         }
         lastSendNs = nowNs;

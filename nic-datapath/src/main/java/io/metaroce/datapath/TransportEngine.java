@@ -249,6 +249,29 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
+     * Connections of a group that the engine still holds, sender and receiver ones, lingering ones included: an
+     * endpoint whose last stream is gone may wait for its connections to linger and close before it removes its
+     * group, so that they end with CLOSE rather than by the peer's timeout.
+     *
+     * @param group a group of this engine.
+     * @return the count.
+     */
+    public int connectionCount(final SocketGroup group)
+    {
+        int count = 0;
+        for (int i = 0, size = senders.size(); i < size; i++)
+        {
+            count += senders.get(i).group == group ? 1 : 0;
+        }
+        for (int i = 0, size = receivers.size(); i < size; i++)
+        {
+            count += receivers.get(i).group == group ? 1 : 0;
+        }
+
+        return count;
+    }
+
+    /**
      * The socket groups registered and not removed.
      *
      * @return the count.
@@ -271,8 +294,9 @@ public final class TransportEngine implements AutoCloseable
         return false;
     }
 
-    private static void shutDown(final SenderConnection connection)
+    private void shutDown(final SenderConnection connection)
     {
+        connection.closeOnShutdown(clock.nanoTime());
         connection.terminationCause = TerminationCause.SHUTDOWN;
         connection.release();
         connection.endStreams(TerminationCause.SHUTDOWN);
