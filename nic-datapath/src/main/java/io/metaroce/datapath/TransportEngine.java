@@ -406,7 +406,8 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Open a stream on a group's sockets. It joins the group's live connection to the same destination whose
+     * Open a stream on a group's sockets. It joins the group's live connection to the same destination (the same
+     * destination id of the group's transport: register a receiver's addresses once and share the id) whose
      * connection settings are the same (planes, entropy values, traffic class, congestion control, path policy, path
      * counters and engine settings), and otherwise opens a new connection for it, which sends SETUP on every plane
      * now and until the receiver answers. The stream sends STREAM_OPEN as soon as its connection is established.
