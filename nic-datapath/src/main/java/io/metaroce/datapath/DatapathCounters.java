@@ -106,7 +106,7 @@ public final class DatapathCounters
     /**
      * Counters a sender connection with per-path counters allocates, its paths excluded.
      */
-    public static final int SENDER_DETAILED_COUNTERS = 17 + LossReason.COUNT;
+    public static final int SENDER_DETAILED_COUNTERS = 16 + LossReason.COUNT;
 
     /**
      * Counters a sender connection with per-path counters allocates per path.

@@ -18,19 +18,20 @@ package io.metaroce.datapath;
 import org.agrona.DirectBuffer;
 
 /**
- * Asked by a receiving engine when a valid SETUP opens a connection: does a subscription exist for the stream, and if
- * so, is the image the connection will place into ready. The driver implements it over its subscriptions and image
- * log buffers; it may allocate (setup is off the data path) but should not block the engine's thread: an image whose
- * log takes time to create is prepared elsewhere, and the admission answers {@link #NOT_READY} until it is
- * [MR-SETUP-12].
+ * Asked by a receiving engine when a STREAM_OPEN opens a stream on a connection: does a subscription exist for the
+ * stream, and if so, is the image the stream will place into ready. The driver implements it over its subscriptions
+ * and image log buffers; it may allocate (opening a stream is off the data path) but should not block the engine's
+ * thread: an image whose log takes time to create is prepared elsewhere, and the admission answers {@link #NOT_READY}
+ * until it is. The engine answers the sender STREAM_ACK(NOT_READY), keeps the pending stream, asks again every duty
+ * cycle, and answers STREAM_ACK(OPEN) unprompted once the image is ready [MR-STRM-13].
  */
 @FunctionalInterface
 public interface ImageAdmission
 {
     /**
      * The answer for a stream that is admitted but whose image is not ready yet. It is a marker the engine compares
-     * by identity and never places into: the engine leaves the SETUP unanswered and keeps no state for it (counted as
-     * {@link DropReason#IMAGE_NOT_READY}); the sender's SETUP retry asks again.
+     * by identity and never places into: the engine answers STREAM_ACK(NOT_READY) (counted as
+     * {@link DropReason#IMAGE_NOT_READY}), keeps the stream pending and asks again.
      */
     FramePlacement NOT_READY = new FramePlacement()
     {
@@ -52,8 +53,8 @@ public interface ImageAdmission
     };
 
     /**
-     * A sender wants to open a connection for a stream. A retransmitted SETUP, or one of another incarnation of the
-     * same stream and session, asks again.
+     * A sender wants to open a stream. The engine asks again, for a stream it keeps pending, every duty cycle until
+     * the answer is no longer {@link #NOT_READY}.
      *
      * @param streamId      of the publication.
      * @param sessionId     of the publication.
@@ -63,8 +64,9 @@ public interface ImageAdmission
      * @param termLength    of the publication's log, a power of two in [64 KiB, 1 GiB].
      * @param mtu           negotiated largest datagram of the connection.
      * @return the placement of the new image; {@link #NOT_READY} when the stream is admitted but its image is not
-     * ready yet (the engine stays silent and keeps no state); or null when no subscription wants the stream or its
-     * image could not be created (the engine answers ERROR(UNKNOWN_STREAM) and keeps no state).
+     * ready yet (the stream stays pending); or null when no subscription wants the stream (the engine answers
+     * STREAM_ACK(UNKNOWN_STREAM) and keeps no state). An image that cannot be created is refused by throwing
+     * {@link IllegalStateException} (STREAM_ACK(RESOURCE_EXHAUSTED)).
      */
     FramePlacement onImageRequest(
         int streamId, int sessionId, int initialTermId, int activeTermId, int termOffset, int termLength, int mtu);

@@ -95,6 +95,7 @@ public final class ReceiverConnection extends Connection
 {
     private static final long NEVER = Long.MIN_VALUE;
     private static final int WINDOW_SCAN_BATCH = 64;
+    private static final int FRAME_ALIGNMENT = FrameDescriptor.FRAME_ALIGNMENT;
     private static final byte[] NO_EXTENSIONS = new byte[0];
     private static final int FIELD_TERM_LENGTH = StreamOpenDecoder.termLengthId();
     private static final int FIELD_TERM_OFFSET = StreamOpenDecoder.termOffsetId();
@@ -126,6 +127,7 @@ public final class ReceiverConnection extends Connection
     private final int creditClient;
     private final long initialGrantLimit;
     private final long nackIntervalNs;
+    private final long rttHintNs;
     private final String streamCounterLabel;
 
     private final ArrayList<ReceiverStream> streams = new ArrayList<>();
@@ -222,13 +224,15 @@ public final class ReceiverConnection extends Connection
         this.nackIntervalNs = setup.baseRttHintNs() > 0 ?
             Math.max(setup.baseRttHintNs(), settings.lossRecovery().reorderWindowMinNs()) :
             settings.ack().nackIntervalNs();
+        this.rttHintNs = setup.baseRttHintNs();
         this.nowNs = nowNs;
         this.lastReceivedNs = nowNs;
         this.statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
 
         if (creditMode)
         {
-            creditClient = creditScheduler.add(setup.initialCreditBytes());
+            creditClient = creditScheduler.add(
+                setup.initialCreditBytes(), (mtu - DatagramProxy.DATA_HEADER_LENGTH) & ~(FRAME_ALIGNMENT - 1));
             // No stream, no image memory: nothing more is granted until streams open (one SETUP_ACK answers a SETUP).
             creditScheduler.onProgress(creditClient, 0, 0, false);
             initialGrantLimit = creditScheduler.grantLimit(creditClient);
@@ -482,7 +486,15 @@ public final class ReceiverConnection extends Connection
                 break;
 
             case StreamOpenDecoder.TEMPLATE_ID:
-                onStreamOpen(reader.streamOpen(), plane);
+                if (ConnectionState.ESTABLISHED == state)
+                {
+                    onStreamOpen(reader.streamOpen(), plane);
+                }
+                else
+                {
+                    // A connection the sender closed carries no new stream.
+                    engine.drop(DropReason.STATE);
+                }
                 break;
 
             case StreamCloseDecoder.TEMPLATE_ID:
@@ -876,18 +888,7 @@ public final class ReceiverConnection extends Connection
         final ReceiverStream stream = streamsByKey.get(SenderStream.streamKey(data.streamId(), data.sessionId()));
         if (null == stream || ConnectionState.ESTABLISHED != stream.state)
         {
-            // A stream this connection does not carry (any more: it was closed, given up or taken over while its
-            // DATA was in flight): the PSN is received and acknowledged, the bytes not placed, so that the
-            // connection's cumulative acknowledgement, and every other stream behind it, does not wait for it.
-            engine.drop(DropReason.STREAM_MISMATCH);
-            counters.dropped.incrementRelease();
-            final int advanced = tracker.accept(psn);
-            receivedBytes += reader.payloadLength();
-            if (advanced > 0)
-            {
-                counters.cumulativeAckPsn.setRelease(Serial.wire(tracker.cumulativeAckPsn()));
-            }
-            onPlaced(verdict, flags, reader.payloadLength(), data.ackEveryHint(), header, plane, advanced, null);
+            acceptUnplaced(verdict, psn, flags, data, header, reader, plane);
             return;
         }
 
@@ -930,14 +931,7 @@ public final class ReceiverConnection extends Connection
         }
         final int advanced = tracker.accept(psn);
         receivedBytes += length;
-        final long end = position + advance;
-        if (end > stream.highestPlacedPosition)
-        {
-            stream.highestPlacedPosition = end;
-        }
-        final long headroom = Math.max(0, limit - stream.highestPlacedPosition);
-        headroomTotal += headroom - stream.headroom;
-        stream.headroom = headroom;
+        onStreamPlaced(stream, position + advance, limit);
         counters.dataPackets.incrementRelease();
         counters.dataBytes.getAndAddRelease(length);
         if (advanced > 0)
@@ -962,6 +956,42 @@ public final class ReceiverConnection extends Connection
 
         onPlaced(fillsHole ? ReceiveTracker.NEW_OUT_OF_ORDER : verdict, flags, length, data.ackEveryHint(), header,
             plane, advanced, stream);
+    }
+
+    /**
+     * A DATA of a stream this connection does not carry (any more: it was closed, given up or taken over while its
+     * DATA was in flight): the PSN is received and acknowledged, the bytes not placed, so that the connection's
+     * cumulative acknowledgement, and every other stream behind it, does not wait for it.
+     */
+    private void acceptUnplaced(
+        final int verdict,
+        final int psn,
+        final int flags,
+        final DataDecoder data,
+        final TransportHeaderDecoder header,
+        final WireDatagramReader reader,
+        final int plane)
+    {
+        engine.drop(DropReason.STREAM_MISMATCH);
+        counters.dropped.incrementRelease();
+        final int advanced = tracker.accept(psn);
+        receivedBytes += reader.payloadLength();
+        if (advanced > 0)
+        {
+            counters.cumulativeAckPsn.setRelease(Serial.wire(tracker.cumulativeAckPsn()));
+        }
+        onPlaced(verdict, flags, reader.payloadLength(), data.ackEveryHint(), header, plane, advanced, null);
+    }
+
+    private void onStreamPlaced(final ReceiverStream stream, final long end, final long limit)
+    {
+        if (end > stream.highestPlacedPosition)
+        {
+            stream.highestPlacedPosition = end;
+        }
+        final long headroom = Math.max(0, limit - stream.highestPlacedPosition);
+        headroomTotal += headroom - stream.headroom;
+        stream.headroom = headroom;
     }
 
     private void onPlaced(
@@ -1314,6 +1344,8 @@ public final class ReceiverConnection extends Connection
             else
             {
                 stream.stateCounter.close();
+                engine.drop(StreamCode.UNKNOWN_STREAM.value() == result ?
+                    DropReason.UNKNOWN_STREAM : DropReason.RESOURCE_EXHAUSTED);
                 if (StreamCode.UNKNOWN_STREAM.value() != result || engine.tryRejectReply(peerId, nowNs))
                 {
                     sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef,
@@ -1693,7 +1725,7 @@ public final class ReceiverConnection extends Connection
         DatagramProxy.header(credit.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.cumulativeAckPsn(), (int)nowNs);
         credit.grantLimit(grantLimit())
-            .grantRateMbps(Math.min(0xFFFF_FFFFL, creditScheduler.fairShareBytesPerSecond() / 125_000L))
+            .grantRateMbps(Math.min(0xFFFF_FFFFL, grantRateBytesPerSecond() / 125_000L))
             .activeSenders(Math.min(0xFFFF, creditScheduler.activeSenders()))
             .priority((short)0)
             .reserved1((short)0);
@@ -1729,6 +1761,19 @@ public final class ReceiverConnection extends Connection
             .startPosition(startPosition)
             .windowLimit(windowLimit);
         sendControl(ackPlane, DatagramProxy.length(ack));
+    }
+
+    /**
+     * The pacing hint of a CREDIT: the connection's fair share of the budget, but at least a quantum per base round
+     * trip when the sender announced one, so that a grant leaves within about a round trip; paced over the window's
+     * share alone, a grant would stay outstanding for window / budget and a window of a few bandwidth-delay products
+     * could not fill the link.
+     */
+    private long grantRateBytesPerSecond()
+    {
+        final long share = creditScheduler.fairShareBytesPerSecond();
+        return 0 == share || 0 == rttHintNs ? share :
+            Math.max(share, settings.credit().creditQuantum() * 1_000_000_000L / rttHintNs);
     }
 
     private void sendCloseAck(final int plane, final long tsEcho, final CloseReason reason)

@@ -1049,8 +1049,10 @@ public final class SenderConnection extends Connection
         gate.onNewDataSent(length, nowNs);
 
         // The DATA that ends the data to send carries no ackRequest: the receiver's delayed-ACK timer answers it, which
-        // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2).
-        final int flags = gate.isAckStarved(backlog) ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
+        // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2). One
+        // after which a window holds data back asks for an ACK at once: the ACK also brings the stream's new window.
+        final boolean ackStarved = gate.isAckStarved(backlog) || isStreamWindowStarved(stream, available);
+        final int flags = ackStarved ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
         transmit(stream, psn, position, flags, path, pathSeq, length, backlog);
         if (wasIdle)
         {
@@ -1058,6 +1060,18 @@ public final class SenderConnection extends Connection
         }
 
         return SENT;
+    }
+
+    /**
+     * After a send, does the stream's window hold back data it has, with fewer packets in flight than the receiver's
+     * ACK count (so that no further arrival would make the receiver answer, and the stream would wait for its delayed
+     * ACK to learn its new window)?
+     */
+    private boolean isStreamWindowStarved(final SenderStream stream, final long available)
+    {
+        final long streamBacklog = available - stream.senderPosition;
+        return streamBacklog > 0 && tracker.inflightPackets() < settings.ack().ackEveryPackets() &&
+            stream.windowLimit - stream.senderPosition < Math.min(streamBacklog, gate.maxPayload());
     }
 
     private boolean retransmitOne()
@@ -1467,7 +1481,7 @@ public final class SenderConnection extends Connection
             peerMtu < Configuration.MIN_MTU || peerMtu > settings.mtu() || modes.ecn() ||
             modes.senderWindow() != settings.congestion().senderWindow() ||
             (modes.receiverCredit() && !settings.credit().receiverCredit()) ||
-            setupAck.maxStreams() < 1)
+            setupAck.maxStreams() < 1 || 0 != setupAck.setupFlags() || 0 != setupAck.extensionsLength())
         {
             engine.drop(DropReason.PROTOCOL_VIOLATION);
             return;

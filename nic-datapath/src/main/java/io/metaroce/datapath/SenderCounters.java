@@ -39,7 +39,6 @@ final class SenderCounters implements AutoCloseable
     final MirroredCounter cwnd;
     final MirroredCounter inflight;
     final MirroredCounter grantLimit;
-    final MirroredCounter ackedPosition;
     final MirroredCounter probes;
     final MirroredCounter creditRequests;
     final MirroredCounter pathsActive;
@@ -82,7 +81,6 @@ final class SenderCounters implements AutoCloseable
         cwnd = shown("snd-cwnd", context);
         inflight = detail("snd-inflight-bytes", context);
         grantLimit = detail("snd-grant-limit", context);
-        ackedPosition = detail("snd-acked-position", context);
         probes = detail("snd-probes", context);
         creditRequests = detail("snd-credit-requests", context);
         pathsActive = detail("snd-paths-active", context);
@@ -133,7 +131,7 @@ final class SenderCounters implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(state, dataPackets, dataBytes, retransmitsTotal, srttNs, cwnd, inflight, grantLimit,
-            ackedPosition, probes, creditRequests, pathsActive, planesDown, congestionLosses, spuriousRetransmits, acks,
+            probes, creditRequests, pathsActive, planesDown, congestionLosses, spuriousRetransmits, acks,
             nacks);
         CloseHelper.closeAll(retransmits);
         CloseHelper.closeAll(pathPackets);

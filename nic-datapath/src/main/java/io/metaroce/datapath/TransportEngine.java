@@ -638,7 +638,7 @@ public final class TransportEngine implements AutoCloseable
      */
     public long drops(final int reason)
     {
-        return counters.drops[reason].get();
+        return reason > 0 && reason < DropReason.COUNT ? counters.drops[reason].get() : 0;
     }
 
     /**

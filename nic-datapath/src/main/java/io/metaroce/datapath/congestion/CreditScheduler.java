@@ -60,6 +60,7 @@ public final class CreditScheduler
     private long[] receivedBytes = new long[8];
     private long[] backlogBytes = new long[8];
     private long[] headroomBytes = new long[8];
+    private int[] frameAllowance = new int[8];
     private boolean[] frozen = new boolean[8];
     private boolean[] inUse = new boolean[8];
     private boolean[] retired = new boolean[8];
@@ -102,6 +103,21 @@ public final class CreditScheduler
      */
     public int add(final long requestedBytes)
     {
+        return add(requestedBytes, 0);
+    }
+
+    /**
+     * Admit a sender whose DATA carry at most {@code maxPayload} bytes: as {@link #add(long)}, and a remainder of its
+     * grant smaller than one DATA payload does not count as outstanding while it has backlog, since it cannot send a
+     * frame into it (it may not split one); without the allowance such remainders of many senders would hold a
+     * window's worth of credit that nobody can use.
+     *
+     * @param requestedBytes the SETUP's initialCreditBytes.
+     * @param maxPayload     the largest DATA payload of the sender's connection, 0 for no allowance.
+     * @return the client id.
+     */
+    public int add(final long requestedBytes, final int maxPayload)
+    {
         int id = 0;
         while (id < clientLimit && inUse[id])
         {
@@ -114,6 +130,7 @@ public final class CreditScheduler
             receivedBytes = Arrays.copyOf(receivedBytes, length);
             backlogBytes = Arrays.copyOf(backlogBytes, length);
             headroomBytes = Arrays.copyOf(headroomBytes, length);
+            frameAllowance = Arrays.copyOf(frameAllowance, length);
             frozen = Arrays.copyOf(frozen, length);
             inUse = Arrays.copyOf(inUse, length);
             retired = Arrays.copyOf(retired, length);
@@ -125,6 +142,7 @@ public final class CreditScheduler
         receivedBytes[id] = 0;
         backlogBytes[id] = Math.max(0, requestedBytes);
         headroomBytes[id] = Long.MAX_VALUE;
+        frameAllowance[id] = Math.max(0, maxPayload - 1);
         frozen[id] = false;
         grantLimit[id] = Math.max(0, Math.min(Math.min(requestedBytes, quantum), windowBytes - outstandingTotal()));
 
@@ -259,7 +277,7 @@ public final class CreditScheduler
                 if (backlogBytes[c] > 0)
                 {
                     active++;
-                    outstanding += Math.max(0, grantLimit[c] - receivedBytes[c]);
+                    outstanding += Math.max(0, grantLimit[c] - receivedBytes[c] - frameAllowance[c]);
                 }
             }
         }
@@ -284,8 +302,9 @@ public final class CreditScheduler
             // that follow the backlog it reports, less the credit it already holds: a backlog of one frame earns
             // that frame's credit once, not once per pass.
             final long granted = grantLimit[c];
-            final long clientOutstanding = Math.max(0, granted - receivedBytes[c]);
             final long backlog = backlogBytes[c];
+            final long allowance = backlog > 0 ? frameAllowance[c] : 0;
+            final long clientOutstanding = Math.max(0, granted - receivedBytes[c] - allowance);
             final long demand = backlog > 0 ? backlog - clientOutstanding :
                 (receivedBytes[c] > 0 && clientOutstanding <= unrequested >> 1 ? unrequested - clientOutstanding : 0);
             final long amount = Math.min(Math.min(quantum, demand),

@@ -240,7 +240,8 @@ public final class ReceiveTracker
     }
 
     /**
-     * The SACK word for 64 PSNs from a 64-aligned base: bit i is set iff PSN {@code base + i} was received.
+     * The SACK word for 64 PSNs from a 64-aligned base: bit i is set iff PSN {@code base + i} was received and is not
+     * before the cumulative ack (the bits before it carry nothing and are written 0).
      *
      * @param base a PSN with its low 6 bits clear.
      * @return the word.
@@ -250,7 +251,8 @@ public final class ReceiveTracker
         final int distance = base - cumAckPsn;
         if (distance <= -64)
         {
-            return -1L;
+            // Every PSN of the word is before the cumulative ack: its bits carry nothing and are written 0.
+            return 0L;
         }
         if (distance >= window)
         {
@@ -260,7 +262,7 @@ public final class ReceiveTracker
         long word = bits[(base & mask) >>> 6];
         if (distance < 0)
         {
-            word |= (1L << -distance) - 1;
+            word &= -1L << -distance;
         }
         else if (distance > window - 64)
         {
