@@ -1334,7 +1334,11 @@ public final class ReceiverConnection extends Connection
                 continue;
             }
 
-            pending.remove(pendingCursor);
+            // A refusal already took the stream out of the pending list (forget); an opening did not.
+            if (pendingCursor < pending.size() && pending.get(pendingCursor) == stream)
+            {
+                pending.remove(pendingCursor);
+            }
             final int plane = firstRoutedPlane(triggerPlane);
             if (StreamCode.OPEN.value() == result)
             {
