@@ -17,23 +17,27 @@ package io.metaroce.datapath;
 
 import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CloseDecoder;
-import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditRequestDecoder;
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeDecoder;
 import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.SetupAckEncoder;
 import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.StatusDecoder;
+import io.metaroce.codec.wire.StreamCloseDecoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.sim.SimulatedPublication;
 import io.metaroce.datapath.tracking.LossReason;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -50,12 +54,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SenderProtocolTest
 {
-    private static final int RECEIVER_ID = 0x0A0B_0C0D;
+    private static final int RECEIVER_ID = WireFixture.RECEIVER_ID;
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final WireFixture f = new WireFixture(2, (ctx) -> ctx.pathsPerPlane(2));
     private final int destination = f.transport.addDestination("receiver");
     private SimulatedPublication publication;
+    private SenderStream stream;
     private SenderConnection connection;
     private int isn;
     private long epoch;
@@ -63,21 +68,32 @@ class SenderProtocolTest
     private void connect(final int planes)
     {
         publication = f.publication(1408);
-        connection = f.engine.connect(f.senderSettings(destination, planes, 2), publication);
-        f.work();
-        final List<ScriptedTransport.Sent> setups = f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID);
-        assertEquals(planes, setups.size());
-        f.read(setups.get(0));
-        isn = (int)f.reader.transportHeader().psn();
-        epoch = f.reader.setup().connEpoch();
+        stream = f.connectSender(f.senderSettings(destination, planes, 2), publication);
+        connection = stream.connection();
+        isn = f.senderIsn;
+        epoch = f.senderEpoch;
     }
 
+    /**
+     * SETUP, SETUP_ACK, STREAM_OPEN, STREAM_ACK(OPEN) from position 0 with the window of half a term.
+     */
     private void establish(final Consumer<SetupAckEncoder> customize)
     {
         connect(2);
-        f.inject(f.setupAck(connection.localConnectionId(), RECEIVER_ID, isn, epoch, customize), 0);
-        f.work();
-        assertEquals(ConnectionState.ESTABLISHED, connection.state());
+        assertEquals(1, f.acceptSetup(connection, customize).size(), "the stream's STREAM_OPEN");
+        f.acceptStream(stream, 0, WireFixture.TERM_LENGTH / 2);
+    }
+
+    /**
+     * A stream on a fixture's engine, its connection established and the stream open with the window of half a term.
+     */
+    private static SenderStream openStream(
+        final WireFixture g, final SenderSettings settings, final SimulatedPublication source)
+    {
+        final SenderStream opened = g.connectSender(settings, source);
+        g.acceptSetup(opened.connection(), (a) -> {});
+        g.acceptStream(opened, 0, settings.termLength() / 2);
+        return opened;
     }
 
     private void offer(final int messages, final int length)
@@ -119,7 +135,8 @@ class SenderProtocolTest
     void shouldSendSetupOnEveryPlaneAndRetryIdenticallyWithDoublingBackoff()
     {
         publication = f.publication(1408);
-        connection = f.engine.connect(f.senderSettings(destination, 2, 2), publication);
+        stream = f.engine.openStream(f.senderSettings(destination, 2, 2), publication);
+        connection = stream.connection();
         f.work();
         final List<ScriptedTransport.Sent> first = f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID);
         // [MR-CONN-1] every plane; [MR-ID-2] dstConnId 0, srcConnId the sender's id; [MR-HDR-10] plane sent on.
@@ -133,6 +150,12 @@ class SenderProtocolTest
             assertEquals(connection.localConnectionId(), (int)f.reader.transportHeader().srcConnId());
             assertEquals(0, f.reader.transportHeader().pathId());
             assertEquals(f.engine.context().transport().localPort(), f.reader.setup().replyPort());
+            // [MR-EXT-4], [MR-EXT-7] no option, no extension; [MR-SETUP-3] no ecn; [MR-EXT-8] within the mtu.
+            assertEquals(0, f.reader.setup().setupFlags());
+            assertEquals(0, f.reader.setup().extensionsLength());
+            assertFalse(f.reader.setup().congestionModes().ecn());
+            assertTrue(first.get(plane).length() <= f.reader.setup().mtu());
+            assertEquals(connection.connectionEpoch(), f.reader.setup().connEpoch());
         }
 
         final long[] retries = { 10, 20, 40, 80 };
@@ -147,6 +170,9 @@ class SenderProtocolTest
             assertArrayEquals(body(first.get(0)), body(again.get(0)));
         }
         assertEquals(ConnectionState.SETUP, connection.state());
+        // [MR-STRM-5] no STREAM_OPEN before the connection is ESTABLISHED.
+        assertEquals(ConnectionState.SETUP, stream.state());
+        assertTrue(f.sentOfType(f.transport.sent(), StreamOpenDecoder.TEMPLATE_ID).isEmpty());
     }
 
     @Test
@@ -162,7 +188,8 @@ class SenderProtocolTest
             (a) -> a.mtu(100),
             (a) -> a.congestionModes().clear().senderWindow(true).receiverCredit(true).ecn(true),
             (a) -> a.congestionModes().clear().senderWindow(false).receiverCredit(true),
-            (a) -> a.streamId(5));
+            (a) -> a.maxStreams(0),
+            (a) -> a.setupFlags(1));
         for (final Consumer<SetupAckEncoder> customize : bad)
         {
             f.inject(f.setupAck(id, RECEIVER_ID, isn, epoch, customize), 0);
@@ -170,7 +197,7 @@ class SenderProtocolTest
         f.inject(f.setupAck(id, 0, isn, epoch, (a) -> {}), 0);
         f.inject(f.setupAck(id, RECEIVER_ID, isn + 1, epoch, (a) -> {}), 0);
         f.work();
-        // [MR-SETUP-11]
+        // [MR-SETUP-11], [MR-EXT-6] (a flag the SETUP did not carry)
         assertEquals(bad.size() + 2, f.engine.drops(DropReason.PROTOCOL_VIOLATION));
         assertEquals(ConnectionState.SETUP, connection.state());
 
@@ -180,7 +207,10 @@ class SenderProtocolTest
         assertEquals(64, connection.trackingWindow());
         assertEquals(1200, connection.mtu());
         assertEquals(RECEIVER_ID, connection.peerConnectionId());
-        assertTrue(f.events.contains("established"));
+        assertEquals(Configuration.MAX_STREAMS_PER_CONNECTION, connection.maxStreams());
+        // The connection is up; its stream is established only by its own STREAM_ACK(OPEN).
+        assertTrue(f.events.isEmpty(), f.events.toString());
+        assertEquals(ConnectionState.SETUP, stream.state());
     }
 
     @Test
@@ -188,19 +218,19 @@ class SenderProtocolTest
     {
         connect(2);
         final int id = connection.localConnectionId();
-        f.inject(f.error(id, 0, isn, WireErrorCode.UNKNOWN_STREAM), 0);
+        f.inject(f.error(id, 0, isn, WireErrorCode.RESOURCE_EXHAUSTED), 0);
         f.inject(f.ack(id, RECEIVER_ID, isn, 0, 0, 0, 0, 0), 0);
         f.work();
         // Section 15.1: an ERROR that answers SETUP does not end SETUP_SENT; [MR-CONN-2] other messages are STATE.
         assertEquals(ConnectionState.SETUP, connection.state());
-        assertEquals(WireErrorCode.UNKNOWN_STREAM.value(), connection.setupErrorCode());
+        assertEquals(WireErrorCode.RESOURCE_EXHAUSTED.value(), connection.setupErrorCode());
         assertEquals(1, f.engine.drops(DropReason.STATE));
         f.advance(10 * MS);
         assertEquals(2, f.sentOfType(f.sent(), SetupDecoder.TEMPLATE_ID).size());
     }
 
     @Test
-    void shouldSendDataFromIsnInStreamOrderOnlyAfterSetupAck()
+    void shouldSendDataFromIsnInStreamOrderOnlyAfterTheStreamIsOpen()
     {
         connect(2);
         publication.onAcknowledged(0);
@@ -209,8 +239,11 @@ class SenderProtocolTest
         // [MR-DATA-1]
         assertTrue(dataSent().isEmpty());
 
-        f.inject(f.setupAck(connection.localConnectionId(), RECEIVER_ID, isn, epoch, (a) -> {}), 0);
+        f.acceptSetup(connection, (a) -> {});
         f.work();
+        // [MR-STRM-4] not before the stream's STREAM_ACK(OPEN)
+        assertTrue(dataSent().isEmpty());
+        f.acceptStream(stream, 0, WireFixture.TERM_LENGTH / 2);
         offer(14, 2000);
         f.work();
         final List<ScriptedTransport.Sent> data = dataSent();
@@ -240,6 +273,8 @@ class SenderProtocolTest
                 assertTrue(decoder.header().flags().firstOfMessage());
             }
             assertEquals(io.metaroce.codec.wire.TrafficClass.BULK, decoder.header().trafficClass());
+            assertEquals(WireFixture.STREAM_ID, decoder.streamId());
+            assertEquals(WireFixture.SESSION_ID, decoder.sessionId());
         }
     }
 
@@ -272,15 +307,12 @@ class SenderProtocolTest
         final WireFixture g = new WireFixture(2, (ctx) -> ctx.pathsPerPlane(2).senderWindow(false)
             .receiverCredit(false));
         final SimulatedPublication pub = g.publication(1408);
-        final SenderConnection c = g.engine.connect(
-            g.senderSettings(g.transport.addDestination("receiver"), 2, 2), pub);
-        g.work();
-        g.read(g.sent().get(0));
-        int psn = (int)g.reader.transportHeader().psn();
-        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, psn, g.reader.setup().connEpoch(),
-            (a) -> a.congestionModes().clear()), 0);
-        g.work();
-        assertEquals(ConnectionState.ESTABLISHED, c.state());
+        final SenderStream opened = g.connectSender(g.senderSettings(g.transport.addDestination("receiver"), 2, 2),
+            pub);
+        final SenderConnection c = opened.connection();
+        int psn = g.senderIsn;
+        g.acceptSetup(c, (a) -> a.congestionModes().clear());
+        g.acceptStream(opened, 0, WireFixture.TERM_LENGTH / 2);
         final UnsafeBuffer message = new UnsafeBuffer(new byte[100]);
 
         // Twelve lone packets answered after 20 us, then one answered after 60 us: above the target of 45 us
@@ -341,7 +373,7 @@ class SenderProtocolTest
         // [MR-CC-6] penalty 64: half of the two acknowledged packets' bytes comes off the window (the additive
         // increase of the same ACK adds back less than one mtu x 2 packets / window).
         final long before = sendWindowfulAndAnswerFirstTwo(0, 64);
-        final long acknowledged = connection.acknowledgedPosition();
+        final long acknowledged = stream.acknowledgedPosition();
         assertTrue(acknowledged > 2 * 1300, "acknowledged " + acknowledged);
         assertTrue(connection.congestionWindow() < before - acknowledged / 4,
             before + " -> " + connection.congestionWindow() + " after " + acknowledged + " bytes");
@@ -351,13 +383,9 @@ class SenderProtocolTest
     void shouldSendStatusEveryStatusInterval()
     {
         final WireFixture g = new WireFixture(1, (ctx) -> ctx.statusIntervalNs(10 * MS));
-        final SenderConnection c = g.engine.connect(
-            g.senderSettings(g.transport.addDestination("receiver"), 1, 4), g.publication(1408));
-        g.work();
-        g.read(g.sent().get(0));
-        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, (int)g.reader.transportHeader().psn(),
-            g.reader.setup().connEpoch(), (a) -> {}), 0);
-        g.work();
+        final SenderStream opened =
+            g.connectSender(g.senderSettings(g.transport.addDestination("receiver"), 1, 4), g.publication(1408));
+        g.acceptSetup(opened.connection(), (a) -> {});
         int statuses = 0;
         for (int i = 0; i < 35; i++)
         {
@@ -370,31 +398,45 @@ class SenderProtocolTest
     @Test
     void shouldSendControlMessagesFromTheControlSocketAndDataFromEntropySockets()
     {
-        establish((a) -> {});
+        connect(2);
+        final List<ScriptedTransport.Sent> control = new ArrayList<>(f.acceptSetup(connection, (a) -> {}));
+        f.acceptStream(stream, 0, WireFixture.TERM_LENGTH / 2);
         offer(3, 100);
         f.work();
-        // Section 2.1: DATA leaves from the path's entropy socket; SETUP (seen in connect), STATUS, CREDIT_REQUEST
-        // and CLOSE from the control socket, whose port is the replyPort of the SETUP.
-        for (final ScriptedTransport.Sent data : dataSent())
+        // Section 2.1: DATA leaves from the path's entropy socket; SETUP (seen in connect), STREAM_OPEN, STATUS,
+        // CREDIT_REQUEST, STREAM_CLOSE and CLOSE from the control socket, whose port is the replyPort of the SETUP.
+        final List<ScriptedTransport.Sent> data = dataSent();
+        assertFalse(data.isEmpty());
+        for (final ScriptedTransport.Sent sent : data)
         {
-            assertTrue(data.entropy() >= 0, "DATA from an entropy socket");
+            assertTrue(sent.entropy() >= 0, "DATA from an entropy socket");
         }
         f.advance(100 * MS);
-        ack(isn + 3, isn + 3);
-        connection.requestClose();
-        f.advance(100 * MS);
-        int control = 0;
-        for (final ScriptedTransport.Sent sent : f.sent())
+        ack(isn + data.size(), (isn + data.size()) & ~63);
+        stream.requestClose();
+        f.advance(MS);
+        control.addAll(f.sent());
+        f.inject(f.streamAck(connection.localConnectionId(), RECEIVER_ID, stream.streamId(), stream.sessionId(),
+            stream.streamRef(), StreamCode.CLOSED, 0, 0, 0, stream.senderPosition()), 0);
+        f.work();
+        for (int i = 0; i < 60; i++)
+        {
+            f.inject(f.status(connection.localConnectionId(), RECEIVER_ID), 0);
+            f.advance(100 * MS);
+        }
+        control.addAll(f.sent());
+        final java.util.Set<Integer> seen = new java.util.HashSet<>();
+        for (final ScriptedTransport.Sent sent : control)
         {
             final int type = f.read(sent);
-            if (StatusDecoder.TEMPLATE_ID == type || CreditRequestDecoder.TEMPLATE_ID == type ||
-                SetupDecoder.TEMPLATE_ID == type || CloseDecoder.TEMPLATE_ID == type)
+            if (DataDecoder.TEMPLATE_ID != type && ProbeDecoder.TEMPLATE_ID != type) // a PROBE tests its path
             {
                 assertEquals(ScriptedTransport.CONTROL, sent.entropy(), "template " + type);
-                control++;
+                seen.add(type);
             }
         }
-        assertTrue(control >= 2, "STATUS and CLOSE seen: " + control);
+        assertTrue(seen.containsAll(List.of(StreamOpenDecoder.TEMPLATE_ID, StatusDecoder.TEMPLATE_ID,
+            StreamCloseDecoder.TEMPLATE_ID, CloseDecoder.TEMPLATE_ID)), "seen " + seen);
     }
 
     @Test
@@ -632,13 +674,11 @@ class SenderProtocolTest
         final SimulatedPublication pub = new SimulatedPublication(
             WireFixture.STREAM_ID, WireFixture.SESSION_ID, WireFixture.INITIAL_TERM_ID, termLength, 0, 1408,
             termLength / 2);
-        final SenderConnection c = g.engine.connect(g.senderSettings(dest, 1, 4).termLength(termLength), pub);
-        g.work();
-        g.read(g.sent().get(0));
-        final int isn = (int)g.reader.transportHeader().psn();
-        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, isn, g.reader.setup().connEpoch(),
-            (a) -> a.mprPsns(64).initialGrantLimit(1L << 40).congestionModes().clear().receiverCredit(true)), 0);
-        g.work();
+        final SenderStream opened = g.connectSender(g.senderSettings(dest, 1, 4).termLength(termLength), pub);
+        final SenderConnection c = opened.connection();
+        g.acceptSetup(c, (a) -> a.mprPsns(64).initialGrantLimit(1L << 40).congestionModes().clear()
+            .receiverCredit(true));
+        g.acceptStream(opened, 0, termLength / 2);
         final UnsafeBuffer message = new UnsafeBuffer(new byte[pub.maxFramePayload()]);
         for (int i = 0; i < 100; i++)
         {
@@ -669,7 +709,7 @@ class SenderProtocolTest
         ack(isn, base, 1L << (beyond - base));
         // [MR-ACK-7] misaligned base, a bit at or after the next PSN
         assertEquals(2, f.engine.drops(DropReason.BAD_SACK));
-        assertEquals(0, connection.acknowledgedPosition());
+        assertEquals(0, stream.acknowledgedPosition());
     }
 
     @Test
@@ -678,8 +718,10 @@ class SenderProtocolTest
         establish((a) -> {});
         f.inject(f.nack(connection.localConnectionId(), RECEIVER_ID, isn, NackReason.NO_CONNECTION, 0, 0), 0);
         f.work();
-        // [MR-NACK-6], [MR-CONN-4]
+        // [MR-NACK-6], [MR-CONN-4]; [MR-STRM-28] the stream ends with its connection's cause.
         assertEquals(TerminationCause.NO_CONNECTION, f.senderTermination);
+        assertEquals(TerminationCause.NO_CONNECTION, connection.terminationCause());
+        assertEquals(ConnectionState.FAILED, stream.state());
         assertEquals(0, f.engine.senderCount());
     }
 
@@ -741,12 +783,7 @@ class SenderProtocolTest
             .rtoLowMinNs(MS).rtoHighMinNs(MS).rtoMaxNs(8 * MS).giveUpMinNs(1000 * MS));
         final int dest = g.transport.addDestination("receiver");
         final SimulatedPublication pub = g.publication(1408);
-        final SenderConnection c = g.engine.connect(g.senderSettings(dest, 1, 4), pub);
-        g.work();
-        g.read(g.sent().get(0));
-        final int isn = (int)g.reader.transportHeader().psn();
-        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, isn, g.reader.setup().connEpoch(), (a) -> {}), 0);
-        g.work();
+        final SenderConnection c = openStream(g, g.senderSettings(dest, 1, 4), pub).connection();
         pub.offer(new UnsafeBuffer(new byte[100]), 0, 100);
         g.work();
         assertEquals(1, g.sentOfType(g.sent(), DataDecoder.TEMPLATE_ID).size());
@@ -785,12 +822,7 @@ class SenderProtocolTest
         final WireFixture g = new WireFixture(1, (ctx) -> ctx.maxRetransmits(3).giveUpMinNs(5 * MS));
         final int dest = g.transport.addDestination("receiver");
         final SimulatedPublication pub = g.publication(1408);
-        final SenderConnection c = g.engine.connect(g.senderSettings(dest, 1, 4), pub);
-        g.work();
-        g.read(g.sent().get(0));
-        final int isn = (int)g.reader.transportHeader().psn();
-        g.inject(g.setupAck(c.localConnectionId(), RECEIVER_ID, isn, g.reader.setup().connEpoch(), (a) -> {}), 0);
-        g.work();
+        final SenderConnection c = openStream(g, g.senderSettings(dest, 1, 4), pub).connection();
         pub.offer(new UnsafeBuffer(new byte[100]), 0, 100);
         for (int i = 0; i < 200 && -1 == g.senderTermination; i++)
         {
@@ -806,26 +838,44 @@ class SenderProtocolTest
         assertEquals(1, errors.size());
         g.read(errors.get(0));
         assertEquals(WireErrorCode.RETRANSMIT_LIMIT, g.reader.error().code());
-        assertEquals(isn, (int)g.reader.error().detail());
+        assertEquals(g.senderIsn, (int)g.reader.error().detail());
     }
 
     @Test
-    void shouldCloseWithFinalPsnAndPositionRetryingEightTimes()
+    void shouldCloseTheConnectionLingerTimeoutAfterItsLastStreamWithTheFinalPsnRetryingEightTimes()
     {
         establish((a) -> {});
         offer(2, 100);
         f.work();
         final int packets = dataSent().size();
         ack(isn + packets, isn & ~63);
-        connection.requestClose();
+        stream.requestClose();
+        f.work();
+        f.single(f.sent(), StreamCloseDecoder.TEMPLATE_ID);
+        f.inject(f.streamAck(connection.localConnectionId(), RECEIVER_ID, stream.streamId(), stream.sessionId(),
+            stream.streamRef(), StreamCode.CLOSED, 0, 0, 0, stream.senderPosition()), 0);
+        f.work();
+        assertEquals(TerminationCause.NORMAL, f.senderTermination);
+        assertEquals(0, connection.streamCount());
+        final long idleSince = f.clock.nanoTime();
+
+        // [MR-CONN-12] no CLOSE before the connection has carried no stream for the linger timeout.
+        while (f.clock.nanoTime() - idleSince < Configuration.LINGER_TIMEOUT_NS_DEFAULT - 10 * MS)
+        {
+            f.inject(f.status(connection.localConnectionId(), RECEIVER_ID), 0);
+            f.advance(10 * MS);
+            assertTrue(f.sentOfType(f.sent(), CloseDecoder.TEMPLATE_ID).isEmpty());
+        }
+        assertEquals(ConnectionState.ESTABLISHED, connection.state());
+        f.clock.advanceTo(idleSince + Configuration.LINGER_TIMEOUT_NS_DEFAULT);
         f.work();
         List<ScriptedTransport.Sent> closes = f.sentOfType(f.sent(), CloseDecoder.TEMPLATE_ID);
-        // [MR-CLOSE-1] on every plane, fin, final PSN, final position.
+        // [MR-CLOSE-1] on every plane, fin, the final PSN (the next PSN), reason NORMAL.
         assertEquals(2, closes.size());
         f.read(closes.get(0));
         assertTrue(f.reader.transportHeader().flags().fin());
         assertEquals(isn + packets, (int)f.reader.transportHeader().psn());
-        assertEquals(connection.senderPosition(), f.reader.close().finalPosition());
+        assertEquals(io.metaroce.codec.wire.CloseReason.NORMAL, f.reader.close().reason());
         assertEquals(ConnectionState.CLOSING, connection.state());
 
         int transmissions = 1;
@@ -838,6 +888,40 @@ class SenderProtocolTest
         }
         // [MR-CONN-3] the first CLOSE and 8 retries, then CLOSED.
         assertEquals(9, transmissions);
-        assertEquals(TerminationCause.CLOSE_UNANSWERED, f.senderTermination);
+        assertEquals(TerminationCause.CLOSE_UNANSWERED, connection.terminationCause());
+        assertEquals(0, f.engine.senderCount());
+    }
+
+    @Test
+    void shouldSendOneCloseShutdownOnEveryPlaneWhenTheEngineClosesWithAConnectionSetUp()
+    {
+        establish((a) -> {});
+        offer(1, 100);
+        f.work();
+        final int packets = dataSent().size();
+        final SenderStream pending = f.engine.openStream(
+            f.senderSettings(WireFixture.STREAM_ID, 2, f.transport.addDestination("another"), 2, 2),
+            f.publication(WireFixture.STREAM_ID, 2, 1408));
+        f.work();
+        f.sent();
+
+        f.engine.close();
+        // The receiver need not wait for its timeout: one CLOSE(SHUTDOWN) per plane, fin, the final PSN; none for a
+        // connection still being set up; the streams end with SHUTDOWN.
+        final List<ScriptedTransport.Sent> closes = f.sentOfType(f.sent(), CloseDecoder.TEMPLATE_ID);
+        assertEquals(2, closes.size());
+        for (final ScriptedTransport.Sent close : closes)
+        {
+            f.read(close);
+            assertEquals(connection.localConnectionId(), (int)f.reader.transportHeader().srcConnId());
+            assertEquals(io.metaroce.codec.wire.CloseReason.SHUTDOWN, f.reader.close().reason());
+            assertTrue(f.reader.transportHeader().flags().fin());
+            assertEquals(isn + packets, (int)f.reader.transportHeader().psn());
+            assertEquals(destination, close.destination());
+        }
+        assertEquals(2, closes.get(0).plane() + closes.get(1).plane() + 1);
+        assertEquals(TerminationCause.SHUTDOWN, stream.terminationCause());
+        assertEquals(TerminationCause.SHUTDOWN, pending.terminationCause());
+        assertEquals(0, f.engine.senderCount());
     }
 }

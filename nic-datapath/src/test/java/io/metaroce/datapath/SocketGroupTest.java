@@ -39,6 +39,9 @@ class SocketGroupTest
     private final WireFixture a = new WireFixture(2, (settings) -> {});
     private final WireFixture b = new WireFixture(a, 2);
 
+    /**
+     * A connection with the default stream open, set up on an endpoint's own sockets.
+     */
     private static int establish(final WireFixture endpoint)
     {
         endpoint.inject(endpoint.setup((s) -> {}), 0);
@@ -46,7 +49,9 @@ class SocketGroupTest
         final List<ScriptedTransport.Sent> sent = endpoint.sentOfType(endpoint.sent(), SetupAckDecoder.TEMPLATE_ID);
         assertEquals(1, sent.size(), "SETUP_ACK on the group's own transport");
         endpoint.read(sent.get(0));
-        return (int)endpoint.reader.transportHeader().srcConnId();
+        final int id = (int)endpoint.reader.transportHeader().srcConnId();
+        endpoint.openReceiverStream(id);
+        return id;
     }
 
     @Test
@@ -61,6 +66,10 @@ class SocketGroupTest
         assertEquals(ConnectionState.ESTABLISHED, a.engine.receiver(0).state());
         assertEquals(ConnectionState.ESTABLISHED, a.engine.receiver(1).state());
         assertTrue(a.sent().isEmpty(), "nothing of group b's went out on group a's sockets");
+        // Streams are told apart per group: the same stream and session open on both, no CONFLICT.
+        assertEquals(1, a.engine.receiver(0).streamCount());
+        assertEquals(1, a.engine.receiver(1).streamCount());
+        assertEquals(0, a.engine.drops(DropReason.STREAM_CONFLICT));
 
         // Each group's DATA is acknowledged on its own sockets.
         b.inject(b.data(idB, WireFixture.ISN, TransportFlag.ACK_REQUEST, 0, 0, 0, 0, 64), 0);
@@ -120,7 +129,8 @@ class SocketGroupTest
         a.work();
         assertEquals(received + 1, a.engine.datagramsReceived());
 
-        assertThrows(IllegalStateException.class, () -> a.engine.connect(b.group, a.senderSettings(0, 2, 1), null));
+        assertThrows(IllegalStateException.class,
+            () -> a.engine.openStream(b.group, a.senderSettings(0, 2, 1), null));
         a.engine.removeSocketGroup(b.group);
         assertEquals(1, a.engine.socketGroupCount());
     }
@@ -138,5 +148,54 @@ class SocketGroupTest
         assertNotEquals(link, b.group.creditScheduler(), "a group that names none has its own");
         assertThrows(IllegalArgumentException.class,
             () -> a.engine.addSocketGroup(new SocketGroup.Context().connectionHandler(a)));
+    }
+
+    @Test
+    void shouldGiveAStreamOfEachGroupItsOwnConnectionEvenToTheSameDestinationIndex()
+    {
+        // Destination indices belong to a transport: index 0 of group a and index 0 of group b are different
+        // receivers, so a stream opened on group b never joins group a's connection.
+        final int destinationA = a.transport.addDestination("receiver-a");
+        final int destinationB = b.transport.addDestination("receiver-b");
+        assertEquals(destinationA, destinationB);
+        final SenderStream onA =
+            a.engine.openStream(a.group, a.senderSettings(destinationA, 2, 1), a.publication(1408));
+        final SenderStream onB =
+            a.engine.openStream(b.group, b.senderSettings(destinationB, 2, 1), b.publication(1408));
+        a.work();
+
+        assertNotEquals(onA.connection(), onB.connection());
+        assertEquals(2, a.engine.senderCount());
+        assertEquals(2, a.sentOfType(a.sent(), io.metaroce.codec.wire.SetupDecoder.TEMPLATE_ID).size());
+        assertEquals(2, b.sentOfType(b.sent(), io.metaroce.codec.wire.SetupDecoder.TEMPLATE_ID).size());
+    }
+
+    @Test
+    void shouldCountAGroupsConnectionsAndSayCloseShutdownForItsSenderConnectionsWhenItIsRemoved()
+    {
+        establish(a);
+        establish(b);
+        final int destination = b.transport.addDestination("receiver");
+        final SenderStream stream = a.engine.openStream(b.group,
+            b.senderSettings(WireFixture.STREAM_ID, 7, destination, 2, 1),
+            b.publication(WireFixture.STREAM_ID, 7, 1408));
+        a.work();
+        b.read(b.sentOfType(b.sent(), io.metaroce.codec.wire.SetupDecoder.TEMPLATE_ID).get(0));
+        b.senderIsn = (int)b.reader.transportHeader().psn();
+        b.senderEpoch = b.reader.setup().connEpoch();
+        b.acceptSetup(stream.connection(), (ack) -> {});
+        b.acceptStream(stream, 0, WireFixture.TERM_LENGTH / 2);
+        assertEquals(1, a.engine.connectionCount(a.group));
+        assertEquals(2, a.engine.connectionCount(b.group), "a receiver and a sender connection");
+
+        a.engine.removeSocketGroup(b.group);
+        final List<ScriptedTransport.Sent> closes =
+            b.sentOfType(b.sent(), io.metaroce.codec.wire.CloseDecoder.TEMPLATE_ID);
+        assertEquals(2, closes.size(), "one CLOSE(SHUTDOWN) per plane for the sender connection");
+        b.read(closes.get(0));
+        assertEquals(io.metaroce.codec.wire.CloseReason.SHUTDOWN, b.reader.close().reason());
+        assertEquals(TerminationCause.SHUTDOWN, stream.terminationCause());
+        assertEquals(1, a.engine.connectionCount(a.group));
+        assertTrue(a.sent().isEmpty());
     }
 }

@@ -20,7 +20,9 @@ import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CloseEncoder;
 import io.metaroce.codec.wire.CloseReason;
+import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditRequestEncoder;
+import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.ErrorEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
@@ -28,10 +30,18 @@ import io.metaroce.codec.wire.NackEncoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeEncoder;
 import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupAckEncoder;
+import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.codec.wire.SetupEncoder;
 import io.metaroce.codec.wire.StatusEncoder;
-import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.StreamAckDecoder;
+import io.metaroce.codec.wire.StreamAckEncoder;
+import io.metaroce.codec.wire.StreamCloseEncoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenDecoder;
+import io.metaroce.codec.wire.StreamOpenEncoder;
+import io.metaroce.codec.wire.StreamWindowEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.sim.SimulatedImage;
@@ -44,13 +54,23 @@ import org.agrona.concurrent.status.CountersManager;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 /**
  * One engine on a {@link ScriptedTransport} and a virtual clock; the test plays the peer with the encoders here and
- * inspects what the engine sent with a {@link WireDatagramReader}. Records connection events.
+ * inspects what the engine sent with a {@link WireDatagramReader}. Records stream events.
+ * <p>
+ * Playing a sender (the engine receives): {@link #establishReceiver()} sends SETUP and returns the connection id the
+ * engine chose, {@link #openReceiverStream(int)} opens the default stream on it with STREAM_OPEN (streamRef
+ * {@link #STREAM_REF}), after which DATA is placed. Playing a receiver (the engine sends): {@link #connectSender}
+ * opens a stream and reads its SETUP, {@link #acceptSetup} answers SETUP_ACK (the stream then sends STREAM_OPEN),
+ * {@link #acceptStream} answers STREAM_ACK(OPEN), after which DATA flows.
  */
 final class WireFixture implements ConnectionHandler, ImageAdmission
 {
@@ -59,8 +79,11 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     static final int INITIAL_TERM_ID = 5;
     static final int TERM_LENGTH = 64 * 1024;
     static final int PEER_ID = 0x0102_0304;
+    static final int RECEIVER_ID = 0x0A0B_0C0D;
     static final long EPOCH = 0x5EED_CAFE_F00D_0001L;
     static final int ISN = 0x7F3A_19C2;
+    static final int STREAM_REF = 1;
+    static final int REPLY_PORT = ScriptedTransport.PEER_PORT;
 
     final VirtualClock clock = new VirtualClock(1_000_000_000L);
     final ScriptedTransport transport;
@@ -70,16 +93,31 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(70_000));
     final MessageHeaderEncoder messageHeader = new MessageHeaderEncoder();
     final List<String> events = new ArrayList<>();
-    final List<ReceiverConnection> receivers = new ArrayList<>();
+
+    // ImageAdmission
+    final Map<Long, SimulatedImage> images = new HashMap<>();
     SimulatedImage image;
     boolean admit = true;
+    boolean failImage;
+    boolean shareImage;
     int notReadyAnswers;
+    int imageRequests;
     int imageWindow = TERM_LENGTH / 2;
     long imageJoinPosition;
+
+    // ConnectionHandler
+    final Map<Long, SimulatedPublication> publications = new HashMap<>();
+    final Map<Long, Long> acknowledged = new HashMap<>();
+    final Map<Long, Integer> senderTerminations = new HashMap<>();
+    final List<ReceiverStream> receiverStreamsEnded = new ArrayList<>();
     long ackedPosition = -1;
     int senderTermination = -1;
     int receiverTermination = -1;
     long endOfStreamPosition = -1;
+
+    // The engine's SETUP, read by connectSender
+    int senderIsn;
+    long senderEpoch;
 
     WireFixture(final int planes, final Consumer<EngineSettings.Builder> config)
     {
@@ -89,14 +127,23 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     WireFixture(
         final int planes, final Consumer<EngineSettings.Builder> config, final SharedCreditScheduler creditScheduler)
     {
+        this(planes, config, creditScheduler, 4096);
+    }
+
+    WireFixture(
+        final int planes,
+        final Consumer<EngineSettings.Builder> config,
+        final SharedCreditScheduler creditScheduler,
+        final int counters)
+    {
         transport = new ScriptedTransport(planes, 4);
         final TransportEngine.Context ctx = new TransportEngine.Context()
             .clock(clock)
             .random(new SplittableRandom(7))
             .transport(transport)
             .countersManager(new CountersManager(
-                new UnsafeBuffer(ByteBuffer.allocateDirect(4096 * 512)),
-                new UnsafeBuffer(ByteBuffer.allocateDirect(4096 * 128))))
+                new UnsafeBuffer(ByteBuffer.allocateDirect(counters * 512)),
+                new UnsafeBuffer(ByteBuffer.allocateDirect(counters * 128))))
             .connectionHandler(this)
             .imageAdmission(this);
         final EngineSettings.Builder settings = EngineSettings.builder();
@@ -118,6 +165,11 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
             .connectionHandler(this)
             .imageAdmission(this)
             .counterLabel("group=second"));
+    }
+
+    static long key(final int streamId, final int sessionId)
+    {
+        return SenderStream.streamKey(streamId, sessionId);
     }
 
     // ---------------------------------------------------------------- engine driving
@@ -156,26 +208,125 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         return result;
     }
 
+    /**
+     * The single datagram of a type among those sent, read into {@link #reader}.
+     */
+    ScriptedTransport.Sent single(final List<ScriptedTransport.Sent> sent, final int templateId)
+    {
+        final List<ScriptedTransport.Sent> ofType = sentOfType(sent, templateId);
+        assertEquals(1, ofType.size(), "datagrams of template " + templateId);
+        read(ofType.get(0));
+        return ofType.get(0);
+    }
+
     void inject(final int length, final int plane)
     {
         transport.inject(buffer, 0, length, plane);
     }
 
-    // ---------------------------------------------------------------- messages a peer sends
+    // ---------------------------------------------------------------- playing the sender: the engine receives
+
+    /**
+     * Send the default SETUP on plane 0 and return the id of the connection the engine set up.
+     */
+    int establishReceiver()
+    {
+        inject(setup((s) -> {}), 0);
+        work();
+        single(sent(), SetupAckDecoder.TEMPLATE_ID);
+        return (int)reader.transportHeader().srcConnId();
+    }
+
+    /**
+     * Open the default stream (streamRef {@link #STREAM_REF}) on a connection and check that it is answered OPEN.
+     */
+    void openReceiverStream(final int id)
+    {
+        inject(streamOpen(id, STREAM_REF, (o) -> {}), 0);
+        work();
+        single(sent(), StreamAckDecoder.TEMPLATE_ID);
+        assertEquals(StreamCode.OPEN, reader.streamAck().code(), "the default stream opens");
+    }
+
+    /**
+     * A connection with the default stream open on it.
+     */
+    int establishReceiverStream()
+    {
+        final int id = establishReceiver();
+        openReceiverStream(id);
+        return id;
+    }
 
     int setup(final Consumer<SetupEncoder> customize)
     {
+        return setup(customize, new byte[0]);
+    }
+
+    int setup(final Consumer<SetupEncoder> customize, final byte[] extensions)
+    {
         final SetupEncoder setup = new SetupEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
         DatagramProxy.header(setup.header(), 0, 0, TrafficClass.CONTROL, 0, 0, 0, PEER_ID, ISN, 0x1000);
-        setup.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(INITIAL_TERM_ID).activeTermId(INITIAL_TERM_ID)
-            .termOffset(0).termLength(TERM_LENGTH).connEpoch(EPOCH).mtu(1408).pathCount(8).planeCount((short)2);
+        setup.connEpoch(EPOCH).mtu(1408).pathCount(8).planeCount((short)2);
         setup.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        setup.replyPort(40_999).mprPsns(4096).initialCreditBytes(131_072).baseRttHintNs(0).linkRateMbps(0);
+        setup.replyPort(REPLY_PORT).mprPsns(4096).initialCreditBytes(131_072).baseRttHintNs(0).linkRateMbps(0)
+            .setupFlags(0).reserved1(0);
         customize.accept(setup);
+        setup.putExtensions(extensions, 0, extensions.length);
         return DatagramProxy.length(setup);
     }
 
+    int streamOpen(final int dstConnId, final int streamRef, final Consumer<StreamOpenEncoder> customize)
+    {
+        final StreamOpenEncoder open = new StreamOpenEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        DatagramProxy.header(open.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, PEER_ID, ISN,
+            (int)clock.nanoTime());
+        open.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(INITIAL_TERM_ID).activeTermId(INITIAL_TERM_ID)
+            .termOffset(0).termLength(TERM_LENGTH).streamRef(streamRef & 0xFFFF_FFFFL).reserved1(0);
+        customize.accept(open);
+        return DatagramProxy.length(open);
+    }
+
+    int streamOpen(final int dstConnId, final int streamId, final int sessionId, final int streamRef)
+    {
+        return streamOpen(dstConnId, streamRef, (o) -> o.streamId(streamId).sessionId(sessionId));
+    }
+
+    int streamClose(final int dstConnId, final int streamRef, final long finalPosition)
+    {
+        return streamClose(dstConnId, STREAM_ID, SESSION_ID, streamRef, finalPosition);
+    }
+
+    int streamClose(
+        final int dstConnId, final int streamId, final int sessionId, final int streamRef, final long finalPosition)
+    {
+        final StreamCloseEncoder close = new StreamCloseEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        DatagramProxy.header(close.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, PEER_ID, ISN,
+            (int)clock.nanoTime());
+        close.streamId(streamId).sessionId(sessionId).streamRef(streamRef & 0xFFFF_FFFFL).reason(CloseReason.NORMAL)
+            .reserved1(0).finalPosition(finalPosition);
+        return DatagramProxy.length(close);
+    }
+
     int data(
+        final int dstConnId,
+        final int psn,
+        final int flags,
+        final int plane,
+        final int pathId,
+        final int pathSeq,
+        final long position,
+        final int payloadLength)
+    {
+        return data(STREAM_ID, SESSION_ID, dstConnId, psn, flags, plane, pathId, pathSeq, position, payloadLength);
+    }
+
+    /**
+     * A DATA of any stream carrying one frame of {@code payloadLength} bytes at a stream position.
+     */
+    int data(
+        final int streamId,
+        final int sessionId,
         final int dstConnId,
         final int psn,
         final int flags,
@@ -190,13 +341,15 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         final int termOffset = (int)(position % TERM_LENGTH);
         DatagramProxy.header(data.header(), flags, plane, TrafficClass.BULK, pathId, pathSeq, dstConnId, PEER_ID,
             psn, (int)clock.nanoTime());
-        data.streamId(STREAM_ID).sessionId(SESSION_ID).termId(termId).termOffset(termOffset).backlogBytes(0)
+        data.streamId(streamId).sessionId(sessionId).termId(termId).termOffset(termOffset).backlogBytes(0)
             .ackEveryHint((short)0).reserved1((short)0).reserved2(0);
         final int frameLength = FrameDescriptor.HEADER_LENGTH + payloadLength;
         final int aligned = FrameDescriptor.alignedLength(frameLength);
         final UnsafeBuffer frame = new UnsafeBuffer(new byte[aligned]);
         writeFrame(frame, 0, frameLength, FrameDescriptor.UNFRAGMENTED, FrameDescriptor.TYPE_DATA, termId, termOffset,
             (byte)psn);
+        frame.putInt(FrameDescriptor.SESSION_ID_OFFSET, sessionId, ByteOrder.LITTLE_ENDIAN);
+        frame.putInt(FrameDescriptor.STREAM_ID_OFFSET, streamId, ByteOrder.LITTLE_ENDIAN);
         data.putPayload(frame, 0, aligned);
         return DatagramProxy.length(data);
     }
@@ -255,12 +408,12 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         return DatagramProxy.length(probe);
     }
 
-    int close(final int dstConnId, final int finalPsn, final long finalPosition)
+    int close(final int dstConnId, final int finalPsn)
     {
         final CloseEncoder close = new CloseEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
         DatagramProxy.header(close.header(), TransportFlag.FIN, 0, TrafficClass.CONTROL, 0, 0, dstConnId, PEER_ID,
             finalPsn, 0x5000_0000);
-        close.finalPosition(finalPosition).reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
+        close.reason(CloseReason.NORMAL).reserved1(0).reserved2(0);
         return DatagramProxy.length(close);
     }
 
@@ -294,6 +447,49 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         return DatagramProxy.length(error);
     }
 
+    // ---------------------------------------------------------------- playing the receiver: the engine sends
+
+    /**
+     * Open a stream on the engine's default group and read the SETUP it sends for its connection (into
+     * {@link #senderIsn} and {@link #senderEpoch}).
+     */
+    SenderStream connectSender(final SenderSettings settings, final SimulatedPublication source)
+    {
+        publications.put(key(settings.streamId(), settings.sessionId()), source);
+        final SenderStream stream = engine.openStream(settings, source);
+        work();
+        final List<ScriptedTransport.Sent> setups = sentOfType(sent(), SetupDecoder.TEMPLATE_ID);
+        assertEquals(settings.planeCount(), setups.size(), "a SETUP on every plane");
+        read(setups.get(0));
+        senderIsn = (int)reader.transportHeader().psn();
+        senderEpoch = reader.setup().connEpoch();
+        return stream;
+    }
+
+    /**
+     * Answer the SETUP of a connection with a SETUP_ACK on plane 0: the connection is ESTABLISHED and its streams send
+     * STREAM_OPEN, which this drains and returns.
+     */
+    List<ScriptedTransport.Sent> acceptSetup(
+        final SenderConnection connection, final Consumer<SetupAckEncoder> customize)
+    {
+        inject(setupAck(connection.localConnectionId(), RECEIVER_ID, senderIsn, senderEpoch, customize), 0);
+        work();
+        assertEquals(ConnectionState.ESTABLISHED, connection.state());
+        return sentOfType(sent(), StreamOpenDecoder.TEMPLATE_ID);
+    }
+
+    /**
+     * Answer a stream's STREAM_OPEN with STREAM_ACK(OPEN) on plane 0.
+     */
+    void acceptStream(final SenderStream stream, final long startPosition, final long windowLimit)
+    {
+        inject(streamAck(stream.connection().localConnectionId(), RECEIVER_ID, stream.streamId(), stream.sessionId(),
+            stream.streamRef(), StreamCode.OPEN, 0, 0, startPosition, windowLimit), 0);
+        work();
+        assertEquals(ConnectionState.ESTABLISHED, stream.state());
+    }
+
     int setupAck(
         final int dstConnId,
         final int srcConnId,
@@ -303,12 +499,50 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     {
         final SetupAckEncoder setupAck = new SetupAckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
         DatagramProxy.header(setupAck.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, srcConnId, isn, 0);
-        setupAck.streamId(STREAM_ID).sessionId(SESSION_ID).connEpoch(epoch).initialGrantLimit(1 << 20)
-            .mprPsns(4096).mtu(1408);
+        setupAck.connEpoch(epoch).initialGrantLimit(1 << 20).mprPsns(4096).mtu(1408);
         setupAck.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        setupAck.reserved1((short)0).linkRateMbps(0).reserved2(0);
+        setupAck.reserved1((short)0).linkRateMbps(0).setupFlags(0).reserved2(0)
+            .maxStreams(Configuration.MAX_STREAMS_PER_CONNECTION);
         customize.accept(setupAck);
+        setupAck.putExtensions(new byte[0], 0, 0);
         return DatagramProxy.length(setupAck);
+    }
+
+    int streamAck(
+        final int dstConnId,
+        final int srcConnId,
+        final int streamId,
+        final int sessionId,
+        final int streamRef,
+        final StreamCode code,
+        final int retryAfterUs,
+        final int detail,
+        final long startPosition,
+        final long windowLimit)
+    {
+        final StreamAckEncoder ack = new StreamAckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        DatagramProxy.header(ack.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, srcConnId, 0, 0);
+        ack.streamId(streamId).sessionId(sessionId).streamRef(streamRef & 0xFFFF_FFFFL).code(code)
+            .reserved1((short)0).retryAfterUs(retryAfterUs).detail(detail & 0xFFFF_FFFFL).reserved2(0)
+            .startPosition(startPosition).windowLimit(windowLimit);
+        return DatagramProxy.length(ack);
+    }
+
+    /**
+     * A STREAM_WINDOW with one entry per stream: {@code ids} holds streamId and sessionId pairs, {@code limits} one
+     * window limit per pair.
+     */
+    int streamWindow(final int dstConnId, final int srcConnId, final int[] ids, final long... limits)
+    {
+        final StreamWindowEncoder window = new StreamWindowEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        DatagramProxy.header(window.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, srcConnId, 0, 0);
+        window.reserved1(0);
+        final StreamWindowEncoder.WindowsEncoder entries = window.windowsCount(limits.length);
+        for (int i = 0; i < limits.length; i++)
+        {
+            entries.next().streamId(ids[2 * i]).sessionId(ids[2 * i + 1]).windowLimit(limits[i]);
+        }
+        return DatagramProxy.length(window);
     }
 
     int ack(
@@ -341,13 +575,23 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         DatagramProxy.header(ack.header(), flags, echoPlane, TrafficClass.CONTROL, echoPath, echoPathSeq, dstConnId,
             srcConnId, cumAck, (int)echoTs);
         ack.sackBasePsn(sackBase & 0xFFFF_FFFFL).serviceTimeNs(0).receivedBytes(0).grantLimit(1 << 20)
-            .ecnCeCount((short)0).rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0);
+            .ecnCeCount((short)0).rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0)
+            .streamId(0).windowLimit(0).sessionId(0);
         final AckEncoder.SackWordsEncoder group = ack.sackWordsCount(words.length);
         for (final long word : words)
         {
             group.next().bits(word);
         }
         return DatagramProxy.length(ack);
+    }
+
+    /**
+     * Set the stream window fields of the ACK last encoded into {@link #buffer}.
+     */
+    void ackWindow(final int streamId, final int sessionId, final long windowLimit)
+    {
+        new AckEncoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH)
+            .streamId(streamId).sessionId(sessionId).windowLimit(windowLimit);
     }
 
     int nack(
@@ -365,18 +609,40 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         return DatagramProxy.length(nack);
     }
 
-    // ---------------------------------------------------------------- a publication for sender tests
+    // ---------------------------------------------------------------- publications for sender tests
 
     SimulatedPublication publication(final int mtu)
     {
-        return new SimulatedPublication(STREAM_ID, SESSION_ID, INITIAL_TERM_ID, TERM_LENGTH, 0, mtu, TERM_LENGTH / 2);
+        return publication(STREAM_ID, SESSION_ID, mtu);
+    }
+
+    SimulatedPublication publication(final int streamId, final int sessionId, final int mtu)
+    {
+        final SimulatedPublication publication =
+            new SimulatedPublication(streamId, sessionId, INITIAL_TERM_ID, TERM_LENGTH, 0, mtu, TERM_LENGTH / 2);
+        publications.put(key(streamId, sessionId), publication);
+        return publication;
     }
 
     SenderSettings senderSettings(final int destination, final int planes, final int pathsPerPlane)
     {
-        return new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(INITIAL_TERM_ID)
+        return senderSettings(STREAM_ID, SESSION_ID, destination, planes, pathsPerPlane);
+    }
+
+    SenderSettings senderSettings(
+        final int streamId, final int sessionId, final int destination, final int planes, final int pathsPerPlane)
+    {
+        return new SenderSettings().streamId(streamId).sessionId(sessionId).initialTermId(INITIAL_TERM_ID)
             .activeTermId(INITIAL_TERM_ID).termOffset(0).termLength(TERM_LENGTH).destination(destination)
             .planeCount(planes).pathsPerPlane(pathsPerPlane);
+    }
+
+    /**
+     * The stream position a DATA the engine sent starts at (read into {@link #reader} first).
+     */
+    long position(final DataDecoder data)
+    {
+        return (long)(data.termId() - INITIAL_TERM_ID) * TERM_LENGTH + data.termOffset();
     }
 
     // ---------------------------------------------------------------- ConnectionHandler, ImageAdmission
@@ -390,45 +656,66 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         final int termLength,
         final int mtu)
     {
+        imageRequests++;
         if (!admit)
         {
             return null;
+        }
+        if (failImage)
+        {
+            throw new IllegalStateException("no space for the image");
         }
         if (notReadyAnswers > 0)
         {
             notReadyAnswers--;
             return NOT_READY;
         }
+        if (shareImage && null != image)
+        {
+            return image;
+        }
         image = new SimulatedImage(initialTermId, termLength,
             Math.max(imageJoinPosition, ((long)(activeTermId - initialTermId) * termLength) + termOffset), imageWindow);
+        images.put(key(streamId, sessionId), image);
         return image;
     }
 
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
-        events.add("established");
+        events.add("established " + stream.streamId() + "/" + stream.sessionId());
     }
 
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
         ackedPosition = position;
+        final long key = key(stream.streamId(), stream.sessionId());
+        acknowledged.put(key, position);
+        final SimulatedPublication publication = publications.get(key);
+        if (null != publication)
+        {
+            publication.onAcknowledged(position);
+        }
     }
 
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
         senderTermination = cause;
-        events.add("sender terminated " + TerminationCause.name(cause));
+        senderTerminations.put(key(stream.streamId(), stream.sessionId()), cause);
+        events.add("sender terminated " + stream.streamId() + "/" + stream.sessionId() + " " +
+            TerminationCause.name(cause));
     }
 
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
         endOfStreamPosition = finalPosition;
-        events.add("eos " + finalPosition);
+        events.add("eos " + stream.streamId() + "/" + stream.sessionId() + " " + finalPosition);
     }
 
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
         receiverTermination = cause;
-        events.add("receiver terminated " + TerminationCause.name(cause));
+        receiverStreamsEnded.add(stream);
+        events.add("receiver terminated " + stream.streamId() + "/" + stream.sessionId() + " " +
+            TerminationCause.name(cause));
     }
 }

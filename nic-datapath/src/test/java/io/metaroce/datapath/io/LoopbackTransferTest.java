@@ -20,9 +20,10 @@ import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.ReceiverStream;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.sim.MessageStream;
@@ -52,8 +53,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The engine over real UDP sockets on loopback planes 127.0.0.1 to 127.0.0.3 with an injected drop stage: a stream
- * goes through exactly once and in order, and the connection closes normally. Both engines run on the test thread
- * with a backoff idle strategy; every wait is bounded. {@code -Dmetaroce.loopback.seed=S} replays a drop pattern.
+ * goes through exactly once and in order, and closes normally (STREAM_CLOSE answered CLOSED). Both engines run on the
+ * test thread with a backoff idle strategy; every wait is bounded. {@code -Dmetaroce.loopback.seed=S} replays a drop
+ * pattern.
  */
 class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
 {
@@ -68,6 +70,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     private SimulatedPublication publication;
     private SimulatedImage image;
     private int senderTermination = -1;
+    private long endOfStreamPosition = -1;
 
     @AfterEach
     void close()
@@ -114,15 +117,15 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
         return addresses;
     }
 
-    private SenderConnection connect(final TransportEngine engine, final int destination)
+    private SenderStream connect(final TransportEngine engine, final int destination)
     {
         publication = new SimulatedPublication(STREAM_ID, 5, 0, TERM_LENGTH, 0, 1408, TERM_LENGTH / 2);
-        return engine.connect(new SenderSettings().streamId(STREAM_ID).sessionId(5).initialTermId(0).activeTermId(0)
+        return engine.openStream(new SenderSettings().streamId(STREAM_ID).sessionId(5).initialTermId(0).activeTermId(0)
             .termOffset(0).termLength(TERM_LENGTH).destination(destination).planeCount(PLANES).pathsPerPlane(4),
             publication);
     }
 
-    private void transfer(final SenderConnection connection, final MessageStream stream, final TransportEngine... all)
+    private void transfer(final SenderStream sender, final MessageStream stream, final TransportEngine... all)
     {
         final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, TimeUnit.MICROSECONDS.toNanos(200));
         final UnsafeBuffer message = new UnsafeBuffer(new byte[4096]);
@@ -142,10 +145,10 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
                 work++;
             }
             if (next == stream.messageCount() && publication.appendEndOfStream() && !closeRequested &&
-                io.metaroce.codec.wire.ConnectionState.ESTABLISHED == connection.state())
+                io.metaroce.codec.wire.ConnectionState.ESTABLISHED == sender.state())
             {
                 closeRequested = true;
-                connection.requestClose();
+                sender.requestClose();
             }
             if (null != image)
             {
@@ -174,14 +177,16 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
         final TransportEngine sender = engine(senderTransport, SEED + 1);
         final TransportEngine receiver = engine(receiverTransport, SEED + 2);
         final int destination = senderTransport.addDestination(addresses(receiverTransport));
-        final SenderConnection connection = connect(sender, destination);
+        final SenderStream senderStream = connect(sender, destination);
+        final SenderConnection connection = senderStream.connection();
         final MessageStream stream = new MessageStream(SEED, 4000, 1500);
 
-        transfer(connection, stream, sender, receiver);
+        transfer(senderStream, stream, sender, receiver);
 
         assertNull(stream.violation());
         assertTrue(stream.isComplete(), () -> "checked " + stream.messagesChecked() + " of 1500");
         assertEquals(TerminationCause.NORMAL, senderTermination);
+        assertEquals(senderStream.senderPosition(), endOfStreamPosition, "STREAM_CLOSE ended the image there");
         assertTrue(dropped[0] > 0);
         long retransmits = 0;
         for (int reason = 0; reason < LossReason.COUNT; reason++)
@@ -196,10 +201,10 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     {
         final UdpTransport transport = transport(null);
         final TransportEngine engine = engine(transport, SEED + 3);
-        final SenderConnection connection = connect(engine, transport.addDestination(addresses(transport)));
+        final SenderStream senderStream = connect(engine, transport.addDestination(addresses(transport)));
         final MessageStream stream = new MessageStream(SEED + 1, 1000, 2000);
 
-        transfer(connection, stream, engine);
+        transfer(senderStream, stream, engine);
 
         assertNull(stream.violation());
         assertTrue(stream.isComplete(), () -> "checked " + stream.messagesChecked() + " of 2000");
@@ -219,25 +224,26 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
         return image;
     }
 
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
     }
 
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
         publication.onAcknowledged(position);
     }
 
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
         senderTermination = cause;
     }
 
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
+        endOfStreamPosition = finalPosition;
     }
 
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
     }
 }

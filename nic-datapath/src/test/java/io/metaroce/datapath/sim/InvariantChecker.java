@@ -23,6 +23,11 @@ import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeAckDecoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.codec.wire.StreamAckDecoder;
+import io.metaroce.codec.wire.StreamCloseDecoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenDecoder;
+import io.metaroce.codec.wire.StreamWindowDecoder;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.TransportFlag;
@@ -55,7 +60,12 @@ import java.util.concurrent.TimeUnit;
  *     <li>MR-ACK-1: sackBasePsn a multiple of 64; MR-ACK-3: no SACK bit after the cumulative ack for a PSN the
  *     receiver never received;
  *     MR-HDR-6: an ACK's psn (the cumulative ack) not beyond the PSNs received;</li>
- *     <li>MR-CRD-6: a receiver's grant limit never decreases.</li>
+ *     <li>MR-CRD-6: a receiver's grant limit never decreases;</li>
+ *     <li>MR-STRM-5: STREAM_OPEN only after the connection's SETUP_ACK;</li>
+ *     <li>MR-STRM-4: new DATA of a stream only while it is open: after a STREAM_ACK(OPEN) of it on the connection,
+ *     not after the STREAM_CLOSE of that opening;</li>
+ *     <li>MR-STRM-23: new DATA of a stream never ends beyond the highest window limit the receiver announced for it
+ *     (STREAM_ACK(OPEN), ACK, STREAM_WINDOW); a PAD counts its 32-byte header, all a DATA carries of it.</li>
  * </ul>
  * The wire-level rules compare with what the other side can know at most: the grant and cumulative ack a sender
  * holds are at most the largest the receiver has sent so far, and a receiver can only have received what the fabric
@@ -270,6 +280,18 @@ public final class InvariantChecker implements PacketObserver
             case SetupAckDecoder.TEMPLATE_ID:
                 onSetupAck(srcNode, dstNode);
                 break;
+            case StreamOpenDecoder.TEMPLATE_ID:
+                onStreamOpen(nowNs, srcNode, dstNode, plane, length);
+                break;
+            case StreamAckDecoder.TEMPLATE_ID:
+                onStreamAck(dstNode);
+                break;
+            case StreamCloseDecoder.TEMPLATE_ID:
+                onStreamClose(srcNode);
+                break;
+            case StreamWindowDecoder.TEMPLATE_ID:
+                onStreamWindow(dstNode);
+                break;
             case AckDecoder.TEMPLATE_ID:
                 onAck(nowNs, srcNode, dstNode, plane, length);
                 break;
@@ -394,6 +416,10 @@ public final class InvariantChecker implements PacketObserver
                     plane, length);
             }
         }
+        if (!retransmission)
+        {
+            checkStreamWindow(nowNs, sender, data, srcNode, dstNode, plane, length);
+        }
         final SenderView view = lookup.sender(srcNode, connectionId);
         if (null != view)
         {
@@ -446,6 +472,10 @@ public final class InvariantChecker implements PacketObserver
         if (null == receiver)
         {
             return;
+        }
+        if (0 != ack.windowLimit())
+        {
+            receiver.sender.stream(ack.streamId(), ack.sessionId()).announce(ack.windowLimit());
         }
         final int sackBase = (int)ack.sackBasePsn();
         if (0 != (sackBase & 63))
@@ -509,6 +539,91 @@ public final class InvariantChecker implements PacketObserver
         return receiver;
     }
 
+    private void onStreamOpen(final long nowNs, final int srcNode, final int dstNode, final int plane, final int length)
+    {
+        final StreamOpenDecoder open = reader.streamOpen();
+        final SenderSide sender = senders.get(key(srcNode, (int)open.header().srcConnId()));
+        if (null == sender)
+        {
+            throw violation("MR-STRM-5", nowNs, "STREAM_OPEN before the connection's SETUP_ACK", srcNode, dstNode,
+                plane, length);
+        }
+        final StreamSide stream = sender.stream(open.streamId(), open.sessionId());
+        stream.initialTermId = open.initialTermId();
+        stream.termLength = open.termLength();
+    }
+
+    private void onStreamAck(final int senderNode)
+    {
+        final StreamAckDecoder ack = reader.streamAck();
+        final SenderSide sender = senders.get(key(senderNode, (int)ack.header().dstConnId()));
+        if (null != sender && StreamCode.OPEN == ack.code())
+        {
+            final StreamSide stream = sender.stream(ack.streamId(), ack.sessionId());
+            if (!stream.isOpen || stream.openRef != (int)ack.streamRef())
+            {
+                stream.isOpen = true;
+                stream.openRef = (int)ack.streamRef();
+            }
+            stream.announce(ack.windowLimit());
+        }
+    }
+
+    private void onStreamClose(final int senderNode)
+    {
+        final StreamCloseDecoder close = reader.streamClose();
+        final SenderSide sender = senders.get(key(senderNode, (int)close.header().srcConnId()));
+        if (null != sender)
+        {
+            final StreamSide stream = sender.stream(close.streamId(), close.sessionId());
+            if (stream.isOpen && stream.openRef == (int)close.streamRef())
+            {
+                stream.isOpen = false;
+            }
+        }
+    }
+
+    private void onStreamWindow(final int senderNode)
+    {
+        final StreamWindowDecoder window = reader.streamWindow();
+        final SenderSide sender = senders.get(key(senderNode, (int)window.header().dstConnId()));
+        if (null != sender)
+        {
+            for (final StreamWindowDecoder.WindowsDecoder entry : window.windows())
+            {
+                sender.stream(entry.streamId(), entry.sessionId()).announce(entry.windowLimit());
+            }
+        }
+    }
+
+    private void checkStreamWindow(
+        final long nowNs,
+        final SenderSide sender,
+        final DataDecoder data,
+        final int srcNode,
+        final int dstNode,
+        final int plane,
+        final int length)
+    {
+        final StreamSide stream = sender.stream(data.streamId(), data.sessionId());
+        if (!stream.isOpen)
+        {
+            throw violation("MR-STRM-4", nowNs, "new DATA of stream " + data.streamId() + " session " +
+                data.sessionId() + ", which is not open on the connection", srcNode, dstNode, plane, length);
+        }
+        if (stream.termLength > 0)
+        {
+            final long position = (long)(data.termId() - stream.initialTermId) * stream.termLength + data.termOffset();
+            final long end = position + reader.payloadLength();
+            if (end > stream.maxWindowLimit)
+            {
+                throw violation("MR-STRM-23", nowNs, "new DATA of stream " + data.streamId() + " session " +
+                    data.sessionId() + " ends at " + end + ", beyond the highest window limit announced, " +
+                    stream.maxWindowLimit, srcNode, dstNode, plane, length);
+            }
+        }
+    }
+
     private Violation violation(
         final String requirement,
         final long nowNs,
@@ -558,6 +673,19 @@ public final class InvariantChecker implements PacketObserver
         int maxCumAck;
         long sentBytes;
         long maxGrant;
+        final Long2ObjectHashMap<StreamSide> streams = new Long2ObjectHashMap<>();
+
+        StreamSide stream(final int streamId, final int sessionId)
+        {
+            final long key = ((long)streamId << 32) | (sessionId & 0xFFFF_FFFFL);
+            StreamSide stream = streams.get(key);
+            if (null == stream)
+            {
+                stream = new StreamSide();
+                streams.put(key, stream);
+            }
+            return stream;
+        }
 
         SenderSide(final int isn, final int mprPsns, final int mtu, final boolean creditMode, final long grant)
         {
@@ -630,6 +758,24 @@ public final class InvariantChecker implements PacketObserver
         {
             final int index = psn & mask;
             bits[index >>> 6] &= ~(1L << index);
+        }
+    }
+
+    /**
+     * What a sender connection can know at most of one of its streams: whether it is open (an OPEN answered its
+     * current opening and no STREAM_CLOSE ended that opening) and the highest window limit announced for it.
+     */
+    private static final class StreamSide
+    {
+        boolean isOpen;
+        int openRef;
+        int initialTermId;
+        int termLength;
+        long maxWindowLimit;
+
+        void announce(final long windowLimit)
+        {
+            maxWindowLimit = Math.max(maxWindowLimit, windowLimit);
         }
     }
 }

@@ -20,7 +20,13 @@ import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CreditEncoder;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
+import io.metaroce.codec.wire.CloseReason;
 import io.metaroce.codec.wire.SetupAckEncoder;
+import io.metaroce.codec.wire.StreamAckEncoder;
+import io.metaroce.codec.wire.StreamCloseEncoder;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.codec.wire.StreamOpenEncoder;
+import io.metaroce.codec.wire.StreamWindowEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderEncoder;
 import io.metaroce.datapath.path.PathTable;
@@ -51,6 +57,7 @@ class InvariantCheckerTest
     private static final int TERM_ID = 7;
     private static final int MPR = 64;
     private static final int MTU = 1408;
+    private static final int TERM_LENGTH = 64 * 1024;
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[4096]);
     private final MessageHeaderEncoder messageHeader = new MessageHeaderEncoder();
@@ -293,6 +300,72 @@ class InvariantCheckerTest
         assertTrue(message.contains("psn " + Integer.toUnsignedString(ISN)), message);
     }
 
+    @Test
+    void shouldRejectAStreamOpenBeforeSetupAck()
+    {
+        assertViolation("MR-STRM-5", () -> send(SENDER, RECEIVER, streamOpen(1)));
+    }
+
+    @Test
+    void shouldRejectDataOfAStreamNotOpenOnTheConnection()
+    {
+        connectionAck(MTU, 1 << 20);
+        send(SENDER, RECEIVER, streamOpen(1));
+        send(RECEIVER, SENDER, streamAck(1, StreamCode.NOT_READY, 0));
+        assertViolation("MR-STRM-4", () -> send(SENDER, RECEIVER, data(ISN, false, 100)));
+    }
+
+    @Test
+    void shouldRejectNewDataOfAStreamAfterItsStreamCloseButNotItsRetransmissions()
+    {
+        setupAck(MTU, 1 << 20);
+        deliver(data(ISN, false, 100));
+        send(SENDER, RECEIVER, data(ISN + 1, false, 100));
+        send(SENDER, RECEIVER, streamClose(1, termOffset));
+        assertDoesNotThrow(() -> send(SENDER, RECEIVER, data(ISN + 1, true, 100)));
+        assertViolation("MR-STRM-4", () -> send(SENDER, RECEIVER, data(ISN + 2, false, 100)));
+    }
+
+    @Test
+    void shouldAllowDataOfANewOpeningAfterTheOldOneClosed()
+    {
+        setupAck(MTU, 1 << 20);
+        send(SENDER, RECEIVER, data(ISN, false, 100));
+        send(SENDER, RECEIVER, streamClose(1, termOffset));
+        send(SENDER, RECEIVER, streamOpen(2));
+        send(RECEIVER, SENDER, streamAck(2, StreamCode.OPEN, 1 << 20));
+        assertDoesNotThrow(() -> send(SENDER, RECEIVER, data(ISN + 1, false, 100)));
+    }
+
+    @Test
+    void shouldRejectNewDataEndingBeyondTheHighestWindowLimitAnnounced()
+    {
+        connectionAck(MTU, 1 << 20);
+        send(SENDER, RECEIVER, streamOpen(1));
+        send(RECEIVER, SENDER, streamAck(1, StreamCode.OPEN, 160));
+        send(SENDER, RECEIVER, data(ISN, false, 100));
+        assertViolation("MR-STRM-23", () -> send(SENDER, RECEIVER, data(ISN + 1, false, 100)));
+    }
+
+    @Test
+    void shouldAllowNewDataWithinAWindowExtendedByAnAckOrAStreamWindow()
+    {
+        connectionAck(MTU, 1 << 20);
+        send(SENDER, RECEIVER, streamOpen(1));
+        send(RECEIVER, SENDER, streamAck(1, StreamCode.OPEN, 160));
+        deliver(data(ISN, false, 100));
+        final int ack = ack(ISN + 1, floor64(ISN));
+        new AckEncoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH).streamId(STREAM_ID).sessionId(SESSION_ID)
+            .windowLimit(320);
+        send(RECEIVER, SENDER, ack);
+        assertDoesNotThrow(() -> send(SENDER, RECEIVER, data(ISN + 1, false, 100)));
+        send(RECEIVER, SENDER, streamWindow(480));
+        assertDoesNotThrow(() -> send(SENDER, RECEIVER, data(ISN + 2, false, 100)));
+        // A smaller limit announced later does not take the window back.
+        send(RECEIVER, SENDER, streamWindow(320));
+        assertViolation("MR-STRM-23", () -> send(SENDER, RECEIVER, data(ISN + 3, false, 100)));
+    }
+
     private static void assertViolation(final String requirement, final Runnable action)
     {
         final InvariantChecker.Violation violation = assertThrows(InvariantChecker.Violation.class, action::run);
@@ -317,15 +390,60 @@ class InvariantCheckerTest
         checker.onDeliver(nowNs, SENDER, RECEIVER, 0, buffer, 0, length);
     }
 
+    /**
+     * The connection's SETUP_ACK, then the stream's STREAM_OPEN answered OPEN with a window of 1 MiB.
+     */
     private void setupAck(final int mtu, final long initialGrant)
+    {
+        connectionAck(mtu, initialGrant);
+        send(SENDER, RECEIVER, streamOpen(1));
+        send(RECEIVER, SENDER, streamAck(1, StreamCode.OPEN, 1 << 20));
+    }
+
+    private void connectionAck(final int mtu, final long initialGrant)
     {
         final SetupAckEncoder setupAck = new SetupAckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
         header(setupAck.header(), false, SENDER_ID, RECEIVER_ID, ISN);
-        setupAck.streamId(STREAM_ID).sessionId(SESSION_ID).connEpoch(5).initialGrantLimit(initialGrant)
-            .mprPsns(MPR).mtu(mtu);
+        setupAck.connEpoch(5).initialGrantLimit(initialGrant).mprPsns(MPR).mtu(mtu);
         setupAck.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        setupAck.reserved1((short)0).linkRateMbps(0).reserved2(0);
+        setupAck.reserved1((short)0).linkRateMbps(0).setupFlags(0).reserved2(0).maxStreams(16);
+        setupAck.putExtensions(new byte[0], 0, 0);
         send(RECEIVER, SENDER, MessageHeaderEncoder.ENCODED_LENGTH + setupAck.encodedLength());
+    }
+
+    private int streamOpen(final int streamRef)
+    {
+        final StreamOpenEncoder open = new StreamOpenEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        header(open.header(), false, RECEIVER_ID, SENDER_ID, ISN);
+        open.streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(TERM_ID).activeTermId(TERM_ID).termOffset(0)
+            .termLength(TERM_LENGTH).streamRef(streamRef).reserved1(0);
+        return MessageHeaderEncoder.ENCODED_LENGTH + open.encodedLength();
+    }
+
+    private int streamAck(final int streamRef, final StreamCode code, final long windowLimit)
+    {
+        final StreamAckEncoder ack = new StreamAckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        header(ack.header(), false, SENDER_ID, RECEIVER_ID, ISN);
+        ack.streamId(STREAM_ID).sessionId(SESSION_ID).streamRef(streamRef).code(code).reserved1((short)0)
+            .retryAfterUs(0).detail(0).reserved2(0).startPosition(0).windowLimit(windowLimit);
+        return MessageHeaderEncoder.ENCODED_LENGTH + ack.encodedLength();
+    }
+
+    private int streamClose(final int streamRef, final long finalPosition)
+    {
+        final StreamCloseEncoder close = new StreamCloseEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        header(close.header(), false, RECEIVER_ID, SENDER_ID, ISN);
+        close.streamId(STREAM_ID).sessionId(SESSION_ID).streamRef(streamRef).reason(CloseReason.NORMAL).reserved1(0)
+            .finalPosition(finalPosition);
+        return MessageHeaderEncoder.ENCODED_LENGTH + close.encodedLength();
+    }
+
+    private int streamWindow(final long windowLimit)
+    {
+        final StreamWindowEncoder window = new StreamWindowEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
+        header(window.header(), false, SENDER_ID, RECEIVER_ID, ISN);
+        window.reserved1(0).windowsCount(1).next().streamId(STREAM_ID).sessionId(SESSION_ID).windowLimit(windowLimit);
+        return MessageHeaderEncoder.ENCODED_LENGTH + window.encodedLength();
     }
 
     private int data(final int psn, final boolean retransmission, final int messageLength)
@@ -359,7 +477,8 @@ class InvariantCheckerTest
         final AckEncoder ack = new AckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
         header(ack.header(), false, SENDER_ID, RECEIVER_ID, cumAck);
         ack.sackBasePsn(sackBase & 0xFFFF_FFFFL).serviceTimeNs(0).receivedBytes(0).grantLimit(1 << 20)
-            .ecnCeCount((short)0).rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0);
+            .ecnCeCount((short)0).rxBufferLevel((short)0).rcvCwndPenalty((short)0).reserved1((short)0)
+            .streamId(0).windowLimit(0).sessionId(0);
         final AckEncoder.SackWordsEncoder group = ack.sackWordsCount(words.length);
         for (final long word : words)
         {

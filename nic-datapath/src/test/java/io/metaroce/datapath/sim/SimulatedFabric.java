@@ -35,7 +35,11 @@ import java.util.SplittableRandom;
  *     the seed), per-packet jitter in [0, jitter] that never reorders a route (routes are FIFO), random loss, bursts of
  *     loss (a Gilbert-Elliott chain per route) and duplication.</li>
  *     <li><b>Ingress queues</b>: each node has one per plane, a FIFO served at the ingress rate with a bounded
- *     capacity (tail drop), where incast congests.</li>
+ *     capacity (tail drop), where incast congests. Each queue's depth, its high-water mark since the last reset,
+ *     the bytes it served and its tail drops can be read at any time ({@link #queuedBytes(int, int)}).</li>
+ *     <li><b>Egress</b> (optional, {@link Context#egressRateBitsPerSecond(long)}): each node's port on each plane
+ *     serializes what the node sends at that rate, so a burst leaves a node no faster than its link; the port's
+ *     queue is unbounded (a NIC holds back its sender rather than dropping).</li>
  *     <li><b>Faults</b>: scheduled failures and recoveries of single routes and whole planes. A packet is lost when its
  *     route or plane is down when it is sent or when it reaches the ingress queue.</li>
  *     <li><b>Memory</b>: datagrams live in a fixed pool of slots; a send that finds no free slot is refused as if the
@@ -132,6 +136,12 @@ public final class SimulatedFabric
     private int[] inboundHead = new int[0];
     private int[] inboundCount = new int[0];
     private long[] queueBusyUntilNs = new long[0];
+    private long[] egressBusyUntilNs = new long[0];
+    private long[] queueBytes = new long[0];
+    private long[] queueHighWaterBytes = new long[0];
+    private long[] queueServedBytes = new long[0];
+    private long[] queueTailDrops = new long[0];
+    private boolean[] packetQueued;
     private long maxQueueBytes;
 
     private final Long2ObjectHashMap<Route> routes = new Long2ObjectHashMap<>();
@@ -171,6 +181,7 @@ public final class SimulatedFabric
         this.packetFromControl = new boolean[slots];
         this.packetStage = new int[slots];
         this.packetRoute = new Route[slots];
+        this.packetQueued = new boolean[slots];
         this.freeSlots = new int[slots];
         for (int i = 0; i < slots; i++)
         {
@@ -200,7 +211,13 @@ public final class SimulatedFabric
         inbound[node] = new int[ctx.inboundCapacity];
         inboundHead = Arrays.copyOf(inboundHead, node + 1);
         inboundCount = Arrays.copyOf(inboundCount, node + 1);
-        queueBusyUntilNs = Arrays.copyOf(queueBusyUntilNs, (node + 1) * planeCount);
+        final int queues = (node + 1) * planeCount;
+        queueBusyUntilNs = Arrays.copyOf(queueBusyUntilNs, queues);
+        egressBusyUntilNs = Arrays.copyOf(egressBusyUntilNs, queues);
+        queueBytes = Arrays.copyOf(queueBytes, queues);
+        queueHighWaterBytes = Arrays.copyOf(queueHighWaterBytes, queues);
+        queueServedBytes = Arrays.copyOf(queueServedBytes, queues);
+        queueTailDrops = Arrays.copyOf(queueTailDrops, queues);
 
         return transport;
     }
@@ -431,6 +448,82 @@ public final class SimulatedFabric
     }
 
     /**
+     * Bytes in a node's ingress queue on a plane now: datagrams that arrived and whose serialization at the ingress
+     * rate has not ended (the one being served included). Always 0 on a plane without an ingress rate.
+     *
+     * @param node  node id.
+     * @param plane plane.
+     * @return bytes.
+     */
+    public long queuedBytes(final int node, final int plane)
+    {
+        return queueBytes[node * planeCount + plane];
+    }
+
+    /**
+     * Largest depth of a node's ingress queue on a plane since it was last reset ({@link #resetQueueHighWater}):
+     * exact, as it is taken at every arrival.
+     *
+     * @param node  node id.
+     * @param plane plane.
+     * @return bytes.
+     */
+    public long queueHighWaterBytes(final int node, final int plane)
+    {
+        return queueHighWaterBytes[node * planeCount + plane];
+    }
+
+    /**
+     * Start a new high-water mark for every plane of a node's ingress queues, at their depth now.
+     *
+     * @param node node id.
+     */
+    public void resetQueueHighWater(final int node)
+    {
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            final int queue = node * planeCount + plane;
+            queueHighWaterBytes[queue] = queueBytes[queue];
+        }
+    }
+
+    /**
+     * Bytes a node's ingress queue on a plane has finished serving (handed on towards the node).
+     *
+     * @param node  node id.
+     * @param plane plane.
+     * @return bytes.
+     */
+    public long queueServedBytes(final int node, final int plane)
+    {
+        return queueServedBytes[node * planeCount + plane];
+    }
+
+    /**
+     * Datagrams a node's ingress queue on a plane dropped because it was full ({@link #DROP_QUEUE_FULL}).
+     *
+     * @param node  node id.
+     * @param plane plane.
+     * @return the count.
+     */
+    public long queueTailDrops(final int node, final int plane)
+    {
+        return queueTailDrops[node * planeCount + plane];
+    }
+
+    /**
+     * Datagrams waiting in a node's inbound queue (its socket buffer) for its transport to poll them: a driver of the
+     * simulation can skip an engine that has none, no timer due and no new data.
+     *
+     * @param node node id.
+     * @return the count.
+     */
+    public int inboundPending(final int node)
+    {
+        return inboundCount[node];
+    }
+
+    /**
      * Most packet slots in use at once.
      *
      * @return the high-water mark.
@@ -506,6 +599,7 @@ public final class SimulatedFabric
             observer.onSend(now, srcNode, dstNode, plane, entropy, packets, offset, length);
         }
 
+        final long departure = egress(srcNode, plane, length, now);
         final int verdict = routeVerdict(slot, srcNode, dstNode, plane, entropy, offset, length);
         if (verdict >= 0)
         {
@@ -516,7 +610,7 @@ public final class SimulatedFabric
 
         final Route route = packetRoute[slot];
         final long jitter = ctx.jitterNs > 0 ? random.nextLong(ctx.jitterNs + 1) : 0;
-        final long arrival = Math.max(route.lastArrivalNs, now + route.delayNs + jitter);
+        final long arrival = Math.max(route.lastArrivalNs, departure + route.delayNs + jitter);
         route.lastArrivalNs = arrival;
         packetStage[slot] = STAGE_ROUTE;
         pushHeap(slot, arrival);
@@ -540,6 +634,25 @@ public final class SimulatedFabric
         }
 
         return PacketTransport.SENT;
+    }
+
+    /**
+     * When a datagram sent now has left the node's port on a plane: now without an egress rate, otherwise after the
+     * datagrams the port holds and its own serialization.
+     */
+    private long egress(final int node, final int plane, final int length, final long now)
+    {
+        final long rate = ctx.egressRateBitsPerSecond;
+        if (0 == rate)
+        {
+            return now;
+        }
+
+        final int port = node * planeCount + plane;
+        final long departure =
+            Math.max(egressBusyUntilNs[port], now) + (long)Math.ceil(length * BITS_PER_BYTE_NS / rate);
+        egressBusyUntilNs[port] = departure;
+        return departure;
     }
 
     int pollInbound(final int node)
@@ -590,6 +703,7 @@ public final class SimulatedFabric
     void release(final int slot)
     {
         packetRoute[slot] = null;
+        packetQueued[slot] = false;
         freeSlots[freeCount++] = slot;
     }
 
@@ -662,12 +776,17 @@ public final class SimulatedFabric
         final int length = packetLength[slot];
         if (backlog + length > ctx.ingressQueueBytes)
         {
+            queueTailDrops[queue]++;
             drop(packetSrc[slot], packetDst[slot], plane, DROP_QUEUE_FULL);
             release(slot);
             return;
         }
 
         maxQueueBytes = Math.max(maxQueueBytes, backlog + length);
+        final long depth = queueBytes[queue] + length;
+        queueBytes[queue] = depth;
+        queueHighWaterBytes[queue] = Math.max(queueHighWaterBytes[queue], depth);
+        packetQueued[slot] = true;
         final long departure = Math.max(busyUntil, timeNs) + (long)Math.ceil(length * BITS_PER_BYTE_NS / rate);
         queueBusyUntilNs[queue] = departure;
         packetStage[slot] = STAGE_QUEUE;
@@ -677,6 +796,13 @@ public final class SimulatedFabric
     private int deliver(final int slot)
     {
         final int node = packetDst[slot];
+        if (packetQueued[slot])
+        {
+            final int served = node * planeCount + packetPlane[slot];
+            queueBytes[served] -= packetLength[slot];
+            queueServedBytes[served] += packetLength[slot];
+            packetQueued[slot] = false;
+        }
         final int[] queue = inbound[node];
         if (inboundCount[node] == queue.length)
         {
@@ -871,6 +997,7 @@ public final class SimulatedFabric
         private double burstLossRate = 0.5;
         private long ingressRateBitsPerSecond;
         private int ingressQueueBytes = 1024 * 1024;
+        private long egressRateBitsPerSecond;
 
         /**
          * Seed of every random choice.
@@ -1022,6 +1149,18 @@ public final class SimulatedFabric
         }
 
         /**
+         * Rate at which every node's port on each plane sends; 0 for no limit (a datagram leaves when it is sent).
+         *
+         * @param egressRateBitsPerSecond bits per second.
+         * @return this for a fluent API.
+         */
+        public Context egressRateBitsPerSecond(final long egressRateBitsPerSecond)
+        {
+            this.egressRateBitsPerSecond = egressRateBitsPerSecond;
+            return this;
+        }
+
+        /**
          * Capacity of every ingress queue (tail drop beyond it).
          *
          * @param ingressQueueBytes bytes.
@@ -1053,6 +1192,7 @@ public final class SimulatedFabric
             check(burstExitRate > 0 && burstExitRate <= 1, "burstExitRate", burstExitRate);
             check(burstLossRate >= 0 && burstLossRate <= 1, "burstLossRate", burstLossRate);
             check(ingressRateBitsPerSecond >= 0, "ingressRateBitsPerSecond", ingressRateBitsPerSecond);
+            check(egressRateBitsPerSecond >= 0, "egressRateBitsPerSecond", egressRateBitsPerSecond);
             check(ingressQueueBytes >= slotLength, "ingressQueueBytes", ingressQueueBytes);
         }
 

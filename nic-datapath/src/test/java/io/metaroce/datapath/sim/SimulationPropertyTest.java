@@ -110,7 +110,8 @@ class SimulationPropertyTest
                 return "incomplete or violated";
             }
             final long retransmits = scenario.connections[0].retransmits();
-            final long duplicates = null == scenario.receivers.get(1) ? 0 : scenario.receivers.get(1).connection().duplicates();
+            final long duplicates = null == scenario.receivers.get(1) ?
+                0 : scenario.receivers.get(1).connection().duplicates();
             return retransmits > 0 || duplicates > 0 ?
                 "spurious: " + retransmits + " retransmissions, " + duplicates + " duplicates" : null;
         });

@@ -82,6 +82,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     int receiverTerminations;
     int endOfStreams;
     long[] completionTimeNs;
+    private CrashableAgent[] crashableSenders;
 
     TransferScenario seed(final long seed)
     {
@@ -117,6 +118,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         streams = new MessageStream[senderCount];
         senderTermination = new int[senderCount];
         completionTimeNs = new long[senderCount];
+        crashableSenders = new CrashableAgent[senderCount];
         final ArrayList<SimulationAgent> senderAgents = new ArrayList<>();
         for (int i = 0; i < senderCount; i++)
         {
@@ -147,7 +149,8 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
             senderStreams[i] = senderEngines[i].openStream(settings, publications[i]);
             connections[i] = senderStreams[i].connection();
             senderViews[i] = InvariantChecker.SenderView.of(connections[i]);
-            senderAgents.add(new EngineAgent(senderEngines[i]));
+            crashableSenders[i] = new CrashableAgent(new EngineAgent(senderEngines[i]));
+            senderAgents.add(crashableSenders[i]);
         }
 
         for (final SimulationAgent agent : senderAgents)
@@ -162,6 +165,17 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         simulation.add(new Subscriber());
 
         return this;
+    }
+
+    /**
+     * A sender's engine stops, as its process would in a crash: it never runs again and says nothing to anyone (its
+     * connections are not closed), while its sockets stay with the node for an engine that takes its place.
+     *
+     * @param index of the sender.
+     */
+    void crashSender(final int index)
+    {
+        crashableSenders[index].isCrashed = true;
     }
 
     boolean run(final long maxDurationNs)
@@ -395,6 +409,30 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         public long nextDeadlineNs()
         {
             return Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Runs an agent until it crashes.
+     */
+    private static final class CrashableAgent implements SimulationAgent
+    {
+        private final SimulationAgent agent;
+        boolean isCrashed;
+
+        CrashableAgent(final SimulationAgent agent)
+        {
+            this.agent = agent;
+        }
+
+        public int doWork(final long nowNs)
+        {
+            return isCrashed ? 0 : agent.doWork(nowNs);
+        }
+
+        public long nextDeadlineNs()
+        {
+            return isCrashed ? Long.MAX_VALUE : agent.nextDeadlineNs();
         }
     }
 }
