@@ -189,10 +189,10 @@ public final class Configuration
     public static final int IMAGE_ENDS_REMEMBERED = 4096;
 
     /**
-     * Image logs a receive endpoint has asked the conductor for and no connection has taken yet (being created, or
-     * created and waiting for the sender's next SETUP): a SETUP for another session beyond this many is left
-     * unanswered until one is taken or freed, so a flood of SETUPs for distinct sessions cannot make the conductor
-     * create logs without bound.
+     * Image logs a receive endpoint has asked the conductor for and no stream has taken yet (being created, or
+     * created and waiting for the engine to ask again): a STREAM_OPEN for another session beyond this many waits
+     * (STREAM_ACK(NOT_READY)) until one is taken or freed, so a flood of openings for distinct sessions cannot make
+     * the conductor create logs without bound.
      */
     public static final int PENDING_IMAGES_MAX = 16;
 

@@ -72,12 +72,12 @@ import java.util.concurrent.TimeUnit;
  * Network streams ({@code metaroce:udp}): the conductor creates the logs of {@link NetworkPublication}s, the
  * {@link SendEndpoint}s and {@link ReceiveEndpoint}s (binding their sockets, so that a bad channel is refused to the
  * client), and hands them to the sender and receiver agents through their {@link TransportCommandQueue}s. The agents
- * report back (an image log wanted for a SETUP, an image created at connection setup, a connection ended, an endpoint
- * closed) through the conductor's agent event queue, a many-to-one lock-free queue drained at the start of every duty
- * cycle; positions cross through counters and volatile fields, never through commands. Image logs are created here,
- * not on the receiver thread: the {@link ImageLogCreator} zero-fills one a chunk per duty cycle and hands it back to
- * its receive endpoint through the receiver's command queue, so a large log stalls neither the receiver's other
- * connections nor this conductor's work.
+ * report back (an image log wanted for a STREAM_OPEN, an image created when its stream opens, a stream ended, an
+ * endpoint closed) through the conductor's agent event queue, a many-to-one lock-free queue drained at the start of
+ * every duty cycle; positions cross through counters and volatile fields, never through commands. Image logs are
+ * created here, not on the receiver thread: the {@link ImageLogCreator} zero-fills one a chunk per duty cycle and
+ * hands it back to its receive endpoint through the receiver's command queue, so a large log stalls neither the
+ * receiver's other streams nor this conductor's work.
  * <p>
  * Endpoints are reference counted: a send endpoint is released once the last network publication on it has been
  * freed (after its drain and linger, so the sender has dropped it), a receive endpoint once its last subscription is
@@ -577,7 +577,12 @@ final class DriverConductor implements Agent
         final ArrayList<NetworkImage> networkImages = this.networkImages;
         for (int i = 0, size = networkImages.size(); i < size; i++)
         {
-            workCount += networkImages.get(i).trackConsumerPosition();
+            final NetworkImage image = networkImages.get(i);
+            workCount += image.trackConsumerPosition();
+            if (null != image.predecessor())
+            {
+                workCount += announceAwaitingSubscribers(image);
+            }
         }
 
         return workCount;
@@ -1013,7 +1018,7 @@ final class DriverConductor implements Agent
     }
 
     /**
-     * Agent event: a receive endpoint asks for an image log (a SETUP of an admitted stream and session).
+     * Agent event: a receive endpoint asks for an image log (a STREAM_OPEN of an admitted stream and session).
      */
     void onImageLogRequested(final PendingImage request)
     {
@@ -1029,12 +1034,19 @@ final class DriverConductor implements Agent
     }
 
     /**
-     * Agent event: a connection took an image log; its image is linked to the matching subscriptions. The log's
-     * bytes were counted as mapped when it was created.
+     * Agent event: a stream took an image log; its image is linked to the matching subscriptions. The log's bytes were
+     * counted as mapped when it was created. An image that continues an ended image of the same session (the sender
+     * opened the stream again) is told to each subscriber of the earlier one only once that subscriber has read the
+     * earlier one to its end.
      */
     void onNetworkImageCreated(final NetworkImage image, final PendingImage request)
     {
         imageLogCreator.onTaken(request);
+        final NetworkImage predecessor = findPredecessor(image);
+        if (null != predecessor)
+        {
+            image.predecessor(predecessor);
+        }
         networkImages.add(image);
         allocateReceiverHwm(image);
         for (int i = 0, size = subscriptionLinks.size(); i < size; i++)
@@ -1042,9 +1054,73 @@ final class DriverConductor implements Agent
             final SubscriptionLink subscription = subscriptionLinks.get(i);
             if (subscription.matches(image))
             {
-                linkNetworkSubscriber(image, subscription);
+                if (null != predecessor && predecessor.holdsUnread(subscription))
+                {
+                    final SubscriberPosition position = newSubscriberPosition(
+                        subscription, image.sessionId(), image.streamId(), image.joinPosition());
+                    if (null != position)
+                    {
+                        image.addAwaitingSubscriber(position);
+                    }
+                }
+                else
+                {
+                    linkNetworkSubscriber(image, subscription);
+                }
             }
         }
+        if (image.awaitingPredecessor().isEmpty())
+        {
+            image.onPredecessorDone();
+        }
+    }
+
+    /**
+     * The ended, not yet withdrawn image of the same session on the same endpoint, whose data ends where the new
+     * image starts.
+     */
+    private NetworkImage findPredecessor(final NetworkImage image)
+    {
+        final ArrayList<NetworkImage> networkImages = this.networkImages;
+        for (int i = networkImages.size() - 1; i >= 0; i--)
+        {
+            final NetworkImage candidate = networkImages.get(i);
+            if (NetworkImage.State.DRAINING == candidate.state() && candidate.endpoint() == image.endpoint() &&
+                candidate.streamId() == image.streamId() && candidate.sessionId() == image.sessionId() &&
+                candidate.initialTermId() == image.initialTermId() && candidate.termLength() == image.termLength())
+            {
+                return candidate;
+            }
+        }
+
+        return null;
+    }
+
+    /**
+     * Tell the subscribers that waited for an image's predecessor of the image, each once it has read the predecessor
+     * to its end (or left it, or it was withdrawn).
+     */
+    private int announceAwaitingSubscribers(final NetworkImage image)
+    {
+        final NetworkImage predecessor = image.predecessor();
+        final ArrayList<SubscriberPosition> awaiting = image.awaitingPredecessor();
+        int workCount = 0;
+        for (int i = awaiting.size() - 1; i >= 0; i--)
+        {
+            final SubscriberPosition subscriber = awaiting.get(i);
+            if (!predecessor.holdsUnread(subscriber.subscription()))
+            {
+                awaiting.remove(i);
+                announceNetworkImage(image, subscriber);
+                workCount++;
+            }
+        }
+        if (awaiting.isEmpty())
+        {
+            image.onPredecessorDone();
+        }
+
+        return workCount;
     }
 
     /**
@@ -1072,6 +1148,11 @@ final class DriverConductor implements Agent
         }
     }
 
+    /**
+     * Agent event: an image's stream ended; the image drains.
+     *
+     * @param image the image.
+     */
     void onNetworkImageEnded(final NetworkImage image)
     {
         image.onConnectionEnded(nanoClock.nanoTime());
@@ -1198,7 +1279,8 @@ final class DriverConductor implements Agent
 
     /**
      * Release a send endpoint when no publication uses it any more: its reference count (publications not yet
-     * drained) is zero and no draining or lingering publication is still on it. The sender closes it.
+     * drained) is zero and no draining or lingering publication is still on it. The sender closes it once its
+     * connections have lingered and closed; a publication that names it meanwhile takes it back.
      */
     private void closeSendEndpointIfUnused(final SendEndpoint endpoint)
     {
@@ -1216,13 +1298,8 @@ final class DriverConductor implements Agent
         }
 
         endpoint.lifecycle().requestClose();
-        offerCommand(senderCommands, () ->
-        {
-            if (senderAgent.onCloseEndpoint(endpoint))
-            {
-                offerAgentEvent(() -> onSendEndpointClosed(endpoint));
-            }
-        });
+        offerCommand(senderCommands, () -> senderAgent.onCloseEndpoint(
+            endpoint, () -> offerAgentEvent(() -> onSendEndpointClosed(endpoint))));
     }
 
     /**
@@ -1447,15 +1524,20 @@ final class DriverConductor implements Agent
         if (null != position)
         {
             image.addSubscriber(position);
-            clientProxy.onImageAvailable(
-                image.correlationId(),
-                subscription.registrationId(),
-                image.sessionId(),
-                image.streamId(),
-                position.position().id(),
-                image.logFileName(),
-                image.sourceIdentity());
+            announceNetworkImage(image, position);
         }
+    }
+
+    private void announceNetworkImage(final NetworkImage image, final SubscriberPosition position)
+    {
+        clientProxy.onImageAvailable(
+            image.correlationId(),
+            position.subscription().registrationId(),
+            image.sessionId(),
+            image.streamId(),
+            position.position().id(),
+            image.logFileName(),
+            image.sourceIdentity());
     }
 
     private void onNetworkTimer(final long nowNs)
@@ -1476,15 +1558,18 @@ final class DriverConductor implements Agent
         for (int i = networkImages.size() - 1; i >= 0; i--)
         {
             final NetworkImage image = networkImages.get(i);
-            if (image.isReadyToWithdraw(nowNs, lingerTimeoutNs))
+            if (image.isReadyToWithdraw())
             {
                 final ArrayList<SubscriberPosition> subscribers = image.subscribers();
                 for (int j = subscribers.size() - 1; j >= 0; j--)
                 {
                     final SubscriberPosition subscriber = subscribers.get(j);
                     subscriber.position().close();
-                    clientProxy.onImageUnavailable(image.correlationId(),
-                        subscriber.subscription().registrationId(), image.sessionId(), image.streamId());
+                    if (image.isAnnounced(subscriber))
+                    {
+                        clientProxy.onImageUnavailable(image.correlationId(),
+                            subscriber.subscription().registrationId(), image.sessionId(), image.streamId());
+                    }
                 }
                 image.onWithdrawn(nowNs);
             }

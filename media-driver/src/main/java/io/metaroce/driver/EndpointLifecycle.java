@@ -57,6 +57,16 @@ final class EndpointLifecycle
     }
 
     /**
+     * Agent: is a close requested and not taken back (nor claimed yet)?
+     *
+     * @return true in {@code CLOSE_REQUESTED}.
+     */
+    boolean isCloseRequested()
+    {
+        return CLOSE_REQUESTED == state.get();
+    }
+
+    /**
      * Conductor: the last user left; the close command is about to be queued.
      */
     void requestClose()

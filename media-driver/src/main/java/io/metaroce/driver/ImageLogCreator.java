@@ -30,13 +30,13 @@ import java.util.ArrayList;
 /**
  * The conductor's creation of image logs for the receive endpoints ({@link PendingImage}): one log at a time, in the
  * order requested, zero-filled {@link Configuration#IMAGE_LOG_FILL_CHUNK_LENGTH} bytes per conductor duty cycle, so
- * that neither the receiver agent (whose other connections keep flowing) nor the conductor's own work (client
+ * that neither the receiver agent (whose other streams keep flowing) nor the conductor's own work (client
  * commands, positions, cleaning, timers) waits for a large log. A mapped log, its metadata written, goes back to its
  * endpoint through the receiver's command queue; one that cannot be created (a {@code StorageSpaceException}: the
  * space is checked, as for every log, against the logs created before it) is logged to the distinct error log and
- * answered as failed, and the endpoint refuses the session's next SETUP as it refuses an unknown stream.
+ * answered as failed, and the endpoint refuses the stream's opening as it refuses an unknown stream.
  * <p>
- * A log stays in this creator's list of logs in transit from its mapping until a connection takes it (the conductor
+ * A log stays in this creator's list of logs in transit from its mapping until a stream takes it (the conductor
  * then owns it as a {@link NetworkImage}) or the endpoint returns it, so a log is freed exactly once, at the latest
  * when the driver closes. Conductor thread only.
  */

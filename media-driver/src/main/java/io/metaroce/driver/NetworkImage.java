@@ -32,23 +32,31 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
 
 /**
  * The image of a remote publication on a receive endpoint: a log in the layout of a publication's, created and
- * zero-filled by the conductor ({@link ImageLogCreator}) after the transport engine admitted the sender's SETUP, and
- * built by the receiver agent at the session's next SETUP, once the log is mapped ({@link PendingImage}); written by
- * the engine through {@link FramePlacement}: frames land at their own (termId, termOffset) as
- * they arrive, out of order; subscribers read the contiguous prefix of complete frames straight from the log.
+ * zero-filled by the conductor ({@link ImageLogCreator}) after the transport engine admitted the sender's
+ * STREAM_OPEN, and built by the receiver agent when the engine asks again once the log is mapped
+ * ({@link PendingImage}); written by the engine through {@link FramePlacement} for the stream it carries: frames land
+ * at their own (termId, termOffset) as they arrive, out of order; subscribers read the contiguous prefix of complete
+ * frames straight from the log.
  * <p>
  * <b>Memory ordering.</b> {@link #place} copies every byte of a frame but its length, then release-stores the length,
  * so a subscriber that acquire-loads a positive length sees the whole frame. The conductor reads the subscriber
  * positions (acquire) every duty cycle, zeroes the log up to one term behind the slowest, and only then
  * publishes the new consumer position to the receiver through a volatile field: the engine places nothing beyond
  * {@code consumer position + window} (window at most half a term), so it never writes into memory not yet zeroed.
+ * The engine announces that limit to the sender (STREAM_ACK, ACK, STREAM_WINDOW), which sends nothing beyond it.
  * <p>
- * <b>Lifecycle</b> (conductor): {@code ACTIVE} while the connection lives; once every subscriber has read up to
- * the end of stream the conductor withdraws the image ({@code UNAVAILABLE_IMAGE}, state {@code LINGER}). When the
- * receiver reports the connection ended without that, the image is {@code DRAINING} until every subscriber has read
- * to the end of the stream (or, for a connection that failed, to the end of the contiguous data placed) or the linger
- * timeout passed, and is then withdrawn. The log is deleted a linger timeout after the withdrawal, and never before
- * the connection ended, so the engine never places into an unmapped log.
+ * <b>Lifecycle</b> (conductor): {@code ACTIVE} while the stream is open; once every subscriber has read up to the
+ * end of stream the conductor withdraws the image ({@code UNAVAILABLE_IMAGE}, state {@code LINGER}). When the
+ * receiver reports the stream ended without that, the image is {@code DRAINING} until every subscriber has read to
+ * the end of the stream (or, for a stream that failed, to the end of the contiguous data placed), and is then
+ * withdrawn. No timeout cuts a subscriber off, however slow: a subscriber that leaves (its subscription closed, its
+ * client timed out) no longer holds the image. The log is deleted a linger timeout after the withdrawal, and never
+ * before the stream ended, so the engine never places into an unmapped log.
+ * <p>
+ * <b>Successor.</b> When the sender opens the session's stream again (a new connection after a failure), the next
+ * image of the session starts where this one's data ends, so this one's unread tail is nowhere else. The successor is
+ * announced to each subscriber of this image only once that subscriber has read this image to its end, so that a
+ * subscriber sees the session's messages in order, each once.
  */
 final class NetworkImage implements FramePlacement
 {
@@ -78,6 +86,8 @@ final class NetworkImage implements FramePlacement
     private long timeOfLastStateChangeNs;
     private long endPosition = Long.MAX_VALUE;
     private boolean isConnectionEnded;
+    private NetworkImage predecessor;
+    private final ArrayList<SubscriberPosition> awaitingPredecessor = new ArrayList<>();
 
     // conductor -> receiver
     private volatile long consumerPosition;
@@ -192,11 +202,88 @@ final class NetworkImage implements FramePlacement
             if (subscriber.subscription() == subscription)
             {
                 subscribers.remove(i);
+                awaitingPredecessor.remove(subscriber);
                 return subscriber;
             }
         }
 
         return null;
+    }
+
+    /**
+     * Conductor: the image continues an earlier image of the same session, whose subscribers see this one once they
+     * have read that one to its end.
+     *
+     * @param predecessor the earlier image, ended and not withdrawn yet.
+     */
+    void predecessor(final NetworkImage predecessor)
+    {
+        this.predecessor = predecessor;
+    }
+
+    /**
+     * Conductor: does the subscription still have bytes to read in this image before it may see its successor?
+     */
+    boolean holdsUnread(final SubscriptionLink subscription)
+    {
+        if (State.DRAINING != state)
+        {
+            return false;
+        }
+        for (int i = 0, size = subscribers.size(); i < size; i++)
+        {
+            final SubscriberPosition subscriber = subscribers.get(i);
+            if (subscriber.subscription() == subscription)
+            {
+                return subscriber.position().getVolatile() < endPosition;
+            }
+        }
+
+        return false;
+    }
+
+    /**
+     * Conductor: add a subscriber that is not told of the image until it has read the predecessor to its end. Its
+     * position counts for the window from now on, so nothing it has not read is overwritten.
+     */
+    void addAwaitingSubscriber(final SubscriberPosition subscriber)
+    {
+        subscribers.add(subscriber);
+        awaitingPredecessor.add(subscriber);
+    }
+
+    /**
+     * Conductor: the image's predecessor, while some subscriber has still to read it before it is told of this one.
+     *
+     * @return the predecessor, or null.
+     */
+    NetworkImage predecessor()
+    {
+        return predecessor;
+    }
+
+    /**
+     * Conductor: the subscribers not told of the image yet, in the order they were added.
+     */
+    ArrayList<SubscriberPosition> awaitingPredecessor()
+    {
+        return awaitingPredecessor;
+    }
+
+    /**
+     * Conductor: is the subscriber told of the image (its {@code AVAILABLE_IMAGE} sent)?
+     */
+    boolean isAnnounced(final SubscriberPosition subscriber)
+    {
+        return awaitingPredecessor.isEmpty() || !awaitingPredecessor.contains(subscriber);
+    }
+
+    /**
+     * Conductor: every subscriber was told of the image; it no longer refers to its predecessor.
+     */
+    void onPredecessorDone()
+    {
+        predecessor = null;
     }
 
     /**
@@ -231,8 +318,10 @@ final class NetworkImage implements FramePlacement
     }
 
     /**
-     * Conductor: the connection ended (the receiver no longer writes the log). The subscribers may read up to the end
-     * of stream, or for a connection without one, up to the end of the contiguous complete frames in the log.
+     * Conductor: the stream ended (the receiver no longer writes the log). The subscribers may read up to the end of
+     * stream, or for a stream without one, up to the end of the contiguous complete frames in the log.
+     *
+     * @param nowNs current time.
      */
     void onConnectionEnded(final long nowNs)
     {
@@ -247,9 +336,10 @@ final class NetworkImage implements FramePlacement
     }
 
     /**
-     * Conductor timers: is the image draining and either read to its end by every subscriber or past the timeout?
+     * Conductor timers: has every subscriber read the image to its end (its end of stream, or for a stream that ended
+     * without one the end of the contiguous data placed)?
      */
-    boolean isReadyToWithdraw(final long nowNs, final long lingerTimeoutNs)
+    boolean isReadyToWithdraw()
     {
         final long endPosition;
         if (State.ACTIVE == state)
@@ -262,10 +352,6 @@ final class NetworkImage implements FramePlacement
         }
         else if (State.DRAINING == state)
         {
-            if (nowNs - timeOfLastStateChangeNs > lingerTimeoutNs)
-            {
-                return true;
-            }
             endPosition = this.endPosition;
         }
         else
@@ -290,6 +376,8 @@ final class NetworkImage implements FramePlacement
     void onWithdrawn(final long nowNs)
     {
         subscribers.clear();
+        awaitingPredecessor.clear();
+        predecessor = null;
         state = State.LINGER;
         timeOfLastStateChangeNs = nowNs;
     }

@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The driver's injected packet loss, for tests, demos and fault drills: per plane, separate settings for DATA
- * datagrams and for control datagrams (everything else: SETUP, ACK, NACK, credit, probes, CLOSE), each a random drop
- * rate (reproducible from a seed) and a fixed pattern (drop every n-th datagram). It is applied on the receive side
- * of every socket of the driver, before any validation, as if the network had lost the datagram.
+ * datagrams and for control datagrams (everything else: SETUP, STREAM_OPEN, ACK, NACK, credit, probes, CLOSE, ...),
+ * each a random drop rate (reproducible from a seed) and a fixed pattern (drop every n-th datagram). It is applied on
+ * the receive side of every socket of the driver, before any validation, as if the network had lost the datagram.
  * <p>
  * Configured from the {@code metaroce.loss.*} properties of {@link Configuration} or through the setters; the
  * setters may be called at run time from any thread (the values are atomics read by the agents), which is how a

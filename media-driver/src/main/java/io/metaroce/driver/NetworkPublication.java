@@ -21,11 +21,10 @@ import io.metaroce.client.logbuffer.TermAppender;
 import io.metaroce.client.logbuffer.TermUnblocker;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.PayloadSource;
-import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.TermFrameScanner;
 import io.metaroce.driver.buffer.RawLog;
-import io.metaroce.driver.status.LossReport;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.Position;
@@ -47,25 +46,30 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * {@link #retransmitFrames} always finds the bytes first sent. The source hands out only frames whose length it read
  * with an acquire load (pairing with the publisher's release store), below the producer position.
  * <p>
- * <b>Connection.</b> Offers return {@code NOT_CONNECTED} until the sender's SETUP is accepted: the sender sets
- * {@link #isConnected} and the conductor mirrors it into the log's metadata. A connection that fails (peer silent,
- * retransmissions exhausted) is retried by the sender with a new incarnation (new connection id and epoch, SETUP
- * from the acknowledged position) after {@link #RECONNECT_DELAY_NS}.
+ * <b>Stream.</b> The publication is one {@link SenderStream} of a connection its send endpoint shares with every
+ * other publication to the same receiver with the same connection settings (wire version 2). Offers return
+ * {@code NOT_CONNECTED} until the receiver accepts the stream's STREAM_OPEN: the sender sets {@link #isConnected}
+ * and the conductor mirrors it into the log's metadata. While the receiver refuses it (no subscription, no image
+ * yet, a conflict) the engine keeps asking and the publication stays not connected. A stream that fails (its
+ * connection failed: peer silent, retransmissions exhausted; or the receiver dropped it) is opened again by the
+ * sender after {@link #RECONNECT_DELAY_NS}, from the acknowledged position, on the endpoint's live connection to the
+ * receiver or, when that is gone too, on a new one (new connection id and epoch).
  * <p>
  * <b>Lifecycle</b> (conductor): {@code ACTIVE} while a client holds it; {@code DRAINING} after the last release (the
  * limit is frozen at the producer position, the empty end-of-stream frame is appended there and the end of stream
- * set after it, the sender sends that frame in a DATA with fin and closes the connection once all is acknowledged);
- * {@code LINGER} once the sender reports the connection closed or after the linger timeout (the sender drops the
- * publication); {@code DONE} a linger timeout later, once the sender no longer reads the log, when the conductor
- * frees it.
+ * set after it, the sender sends that frame and closes the stream with STREAM_CLOSE once all is acknowledged; the
+ * connection stays for the endpoint's other streams, or lingers); {@code LINGER} once the sender reports the stream
+ * closed or after the linger timeout (the sender drops the publication); {@code DONE} a linger timeout later, once
+ * the sender no longer reads the log, when the conductor frees it.
  * <p>
  * <b>End of stream.</b> The conductor appends the end-of-stream frame with {@link TermAppender#appendEndOfStream}
  * (the same atomic add on the tail as concurrent publishers, and the frame committed by the release store of its
  * length), then release-stores the end-of-stream position, then sets {@link #isClosing} (volatile). The sender reads
- * {@link #isClosing} before it asks its connection to close, so the producer position it then reads includes the
- * frame: the connection sends it before it counts as drained, and the CLOSE's finalPosition includes it. The frame is
- * appended when the last client releases the publication: an exclusive publisher is gone by then (its appender keeps
- * its own tail and does not take part in the atomic add). IPC publications append no end-of-stream frame.
+ * {@link #isClosing} before it asks its stream to close, so the producer position it then reads includes the
+ * frame: the stream sends it before it counts as drained, and the STREAM_CLOSE's finalPosition includes it. The
+ * frame is appended when the last client releases the publication: an exclusive publisher is gone by then (its
+ * appender keeps its own tail and does not take part in the atomic add). IPC publications append no end-of-stream
+ * frame.
  * <p>
  * Threading: fields marked conductor are conductor-only, fields marked sender are confined to the sender agent's
  * thread; the volatile fields cross between them.
@@ -73,11 +77,9 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
 final class NetworkPublication implements PayloadSource
 {
     /**
-     * Delay before a failed connection is retried with a new incarnation.
+     * Delay before a failed stream is opened again.
      */
     static final long RECONNECT_DELAY_NS = 100_000_000L;
-
-    private static final int NO_LOSS_ENTRY = -2;
 
     enum State
     {
@@ -122,15 +124,12 @@ final class NetworkPublication implements PayloadSource
     private volatile boolean isSenderDone;
 
     // sender
-    private SenderConnection connection;
+    private SenderStream stream;
     private final SenderSettings settings = new SenderSettings();
     private final String counterLabel;
     private int destination = -1;
     private long reconnectDeadlineNs;
     private boolean isCloseRequested;
-    private SenderConnection sampledConnection;
-    private long sampledRetransmits;
-    private int lossEntry = NO_LOSS_ENTRY;
 
     NetworkPublication(
         final long registrationId,
@@ -242,8 +241,8 @@ final class NetworkPublication implements PayloadSource
 
     /**
      * Conductor: release one publisher's hold. The last release freezes the limit, appends the empty end-of-stream
-     * frame, sets the end of stream after it and asks the sender to close the connection once everything (the
-     * end-of-stream frame included) is acknowledged, with CLOSE(NORMAL) whose finalPosition is the end of stream.
+     * frame, sets the end of stream after it and asks the sender to close the stream once everything (the
+     * end-of-stream frame included) is acknowledged, with STREAM_CLOSE whose finalPosition is the end of stream.
      */
     void decRef(final long nowNs)
     {
@@ -259,7 +258,7 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Conductor, every duty cycle: mirror the connection state into the log and move the limit behind the
+     * Conductor, every duty cycle: mirror the stream's state into the log and move the limit behind the
      * acknowledged position, cleaning first.
      *
      * @return 1 if the limit moved, otherwise 0.
@@ -341,7 +340,7 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Sender: the publication's transport destination was registered; connect.
+     * Sender: the publication's transport destination was registered; open the stream.
      */
     void onAddedToSender(final int destination, final long nowNs)
     {
@@ -357,13 +356,8 @@ final class NetworkPublication implements PayloadSource
         isSenderDone = true;
     }
 
-    int destination()
-    {
-        return destination;
-    }
-
     /**
-     * Sender, every duty cycle: open the connection when due, request its close when the publication drains.
+     * Sender, every duty cycle: open the stream when due, request its close when the publication drains.
      *
      * @return work done.
      */
@@ -374,10 +368,10 @@ final class NetworkPublication implements PayloadSource
             return 0;
         }
 
-        final SenderConnection connection = this.connection;
+        final SenderStream stream = this.stream;
         if (isClosing)
         {
-            if (null == connection)
+            if (null == stream)
             {
                 isSenderDone = true;
                 return 1;
@@ -385,13 +379,13 @@ final class NetworkPublication implements PayloadSource
             if (!isCloseRequested)
             {
                 isCloseRequested = true;
-                connection.requestClose();
+                stream.requestClose();
                 return 1;
             }
             return 0;
         }
 
-        if (null == connection && destination >= 0 && nowNs - reconnectDeadlineNs >= 0)
+        if (null == stream && destination >= 0 && nowNs - reconnectDeadlineNs >= 0)
         {
             final long position = senderPosition.get();
             settings
@@ -409,7 +403,7 @@ final class NetworkPublication implements PayloadSource
                 .pathCounters(channel.pathCounters)
                 .engineSettings(channel.engineSettings)
                 .counterLabel(counterLabel);
-            this.connection = endpoint.connect(settings, this);
+            this.stream = endpoint.openStream(settings, this);
             reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;
             return 1;
         }
@@ -418,42 +412,17 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Sender, every loss sampling interval: report the connection's retransmissions since the last sample as loss
-     * observations (bytes estimated from the connection's average DATA payload).
+     * Sender: the publication's stream, while it has one.
+     *
+     * @return the stream, or null between a failure and its reopening, and once closed.
      */
-    void sampleLoss(final LossReport report, final String source, final long nowMs)
+    SenderStream senderStream()
     {
-        final SenderConnection connection = this.connection;
-        if (null == connection)
-        {
-            return;
-        }
-        if (connection != sampledConnection)
-        {
-            sampledConnection = connection;
-            sampledRetransmits = 0;
-        }
-
-        final long retransmits = connection.retransmits();
-        final long observations = retransmits - sampledRetransmits;
-        if (observations > 0)
-        {
-            sampledRetransmits = retransmits;
-            if (NO_LOSS_ENTRY == lossEntry)
-            {
-                lossEntry = report.createEntry(streamId, sessionId, channel.canonicalForm(), source);
-            }
-            if (lossEntry >= 0)
-            {
-                final long packets = connection.dataPacketsSent();
-                final long averageBytes = packets > 0 ? connection.sentBytes() / packets : 0;
-                report.recordObservation(lossEntry, observations, observations * averageBytes, nowMs);
-            }
-        }
+        return stream;
     }
 
     /**
-     * Sender: the receiver accepted the SETUP.
+     * Sender: the receiver accepted the stream's STREAM_OPEN.
      */
     void onEstablished()
     {
@@ -472,12 +441,12 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Sender: the connection ended. A failed one is retried after {@link #RECONNECT_DELAY_NS} unless the
+     * Sender: the stream ended. A failed one is opened again after {@link #RECONNECT_DELAY_NS} unless the
      * publication is closing.
      */
     void onTerminated(final long nowNs)
     {
-        connection = null;
+        stream = null;
         isConnected = false;
         if (isClosing)
         {
@@ -490,7 +459,7 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Sender: is the connection gone for good (closed, or the publication released)?
+     * Sender: is the stream gone for good (closed, or the publication released)?
      */
     boolean isSenderDone()
     {

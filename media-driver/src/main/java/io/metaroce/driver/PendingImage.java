@@ -19,18 +19,18 @@ import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.RawLog;
 
 /**
- * An image log a {@link ReceiveEndpoint} asked the conductor to create for an admitted SETUP, from the request to
- * the connection that takes it:
+ * An image log a {@link ReceiveEndpoint} asked the conductor to create for an admitted STREAM_OPEN, from the request
+ * to the stream that takes it:
  * <pre>
- *   CREATING --log mapped (conductor command)--&gt; READY --SETUP of the session--&gt; taken by a NetworkImage
+ *   CREATING --log mapped (conductor command)--&gt; READY --the engine asks again--&gt; taken by a NetworkImage
  *      |                                          |
- *      +--creation failed--&gt; FAILED              +--no SETUP within the connection timeout--&gt; returned
+ *      +--creation failed--&gt; FAILED              +--not taken within the connection timeout--&gt; returned
  * </pre>
  * The receiver creates the request and hands it to the conductor through the conductor's event queue; the conductor
  * creates and maps the log ({@link ImageLogCreator}) and hands the request back through the receiver's command queue,
  * whose offer and poll publish {@link #rawLog()} to the receiver. A request the receiver no longer wants (its
  * stream's last subscription went, its endpoint closed, another geometry came for the session) is cancelled: the
- * conductor stops creating it, or the receiver returns its log to the conductor, which frees it. Until a connection
+ * conductor stops creating it, or the receiver returns its log to the conductor, which frees it. Until a stream
  * takes the log, the conductor keeps the request in its list of logs in transit, so none is left mapped at shutdown.
  */
 final class PendingImage
@@ -129,7 +129,7 @@ final class PendingImage
     }
 
     /**
-     * Receiver: does a SETUP with these parameters fit the log requested? A sender's incarnations of one
+     * Receiver: does a STREAM_OPEN with these parameters fit the log requested? A sender's openings of one
      * publication all do.
      */
     boolean matches(final int initialTermId, final int termLength, final int mtu)

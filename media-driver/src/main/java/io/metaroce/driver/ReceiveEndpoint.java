@@ -18,8 +18,8 @@ package io.metaroce.driver;
 import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverConnection;
-import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.ReceiverStream;
+import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.SharedCreditScheduler;
 import io.metaroce.datapath.SocketGroup;
 import io.metaroce.datapath.TransportEngine;
@@ -39,22 +39,31 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * names the same endpoints shares it. Its connections take their receiver credit from the scheduler of the endpoint's
  * local link ({@link CreditLinks}), which every receive endpoint on the same local addresses shares, whatever its port.
  * <p>
- * <b>Images.</b> The engine asks {@link #onImageRequest} when a SETUP arrives. The endpoint admits streams that have
- * at least one subscription on it. For an admitted stream and session it asks the conductor to create the image log
- * ({@link PendingImage}, through the conductor's event queue) and answers {@link ImageAdmission#NOT_READY}: the
- * engine leaves the SETUP unanswered, and the sender retries it. The conductor creates, zero-fills and maps the log a
- * chunk per duty cycle and hands it back through the receiver's command queue, so the receiver thread never waits
- * for a file: its other connections keep flowing while a 3 GiB log (1 GiB terms) is created. The session's next SETUP
- * (a retry, or a new incarnation of the same publication) then gets the image at once: the endpoint builds the
- * {@link NetworkImage} at the SETUP's start position and hands it to the conductor, which links it to the matching
- * subscriptions and sends {@code AVAILABLE_IMAGE}. A log whose creation failed answers the next SETUP as an unknown
- * stream (ERROR). While a log is being created, further SETUPs of the session queue no second creation; at most
- * {@link Configuration#PENDING_IMAGES_MAX} logs per endpoint are asked for and not yet taken, and a SETUP for another
- * session beyond them is left unanswered too. A log that no SETUP takes within the engine's connection timeout, or
- * whose stream loses its last subscription, or whose endpoint closes, goes back to the conductor to be freed (or
- * stops being created). The engine then places DATA straight into the log. The end of stream is written into the
- * image's metadata here; the end of the connection is handed to the conductor, which sends {@code UNAVAILABLE_IMAGE}
- * and lingers the log.
+ * <b>Connections and streams.</b> Every sender driver that publishes to the endpoint has one receiver connection on
+ * it (per connection settings), which carries all of that driver's streams to the endpoint (wire version 2); each
+ * stream has its own image.
+ * <p>
+ * <b>Images.</b> The engine asks {@link #onImageRequest} when a STREAM_OPEN arrives, and again every duty cycle while
+ * the answer is {@link ImageAdmission#NOT_READY}. The endpoint admits streams that have at least one subscription on
+ * it. For an admitted stream and session it asks the conductor to create the image log ({@link PendingImage},
+ * through the conductor's event queue) and answers {@link ImageAdmission#NOT_READY}: the engine answers
+ * STREAM_ACK(NOT_READY) and keeps the opening pending. The conductor creates, zero-fills and maps the log a chunk per
+ * duty cycle and hands it back through the receiver's command queue, so the receiver thread never waits for a file:
+ * its other streams keep flowing while a 3 GiB log (1 GiB terms) is created. The engine's next question then gets
+ * the image: the endpoint builds the {@link NetworkImage} at the stream's start (or where the session's previous image
+ * ended, see {@link #joinPosition}), hands it to the conductor, which links it to the matching subscriptions and
+ * sends {@code AVAILABLE_IMAGE}, and the engine answers STREAM_ACK(OPEN) with the image's start and window limit
+ * unprompted. A log whose creation failed refuses the opening as a stream the receiver cannot keep (the admission
+ * throws, the engine answers STREAM_ACK(RESOURCE_EXHAUSTED)); the sender's next attempt asks for a new log. While a
+ * log is being created, further openings of the session queue no second creation; at most
+ * {@link Configuration#PENDING_IMAGES_MAX} logs per endpoint are asked for and not yet taken, and an opening for
+ * another session beyond them waits (NOT_READY) until one is taken. A log that no stream takes within the engine's
+ * connection timeout (its opening went away), or whose stream loses its last subscription, or whose endpoint closes,
+ * goes back to the conductor to be freed (or stops being created). The engine then places DATA straight into the log,
+ * never beyond the window limit it announced to the sender ({@link NetworkImage#windowLength()} past the slowest
+ * subscriber). The end of stream (STREAM_CLOSE) is written into the image's metadata here; the end of the stream
+ * (closed, taken over by the sender's new connection, or its connection ended) is handed to the conductor, which
+ * drains the image, sends {@code UNAVAILABLE_IMAGE} and lingers the log.
  * <p>
  * Created (sockets bound) by the conductor, then handed to the receiver agent, which registers its socket group; from
  * then on confined to the receiver agent's thread. The subscription interest per stream is changed by conductor
@@ -63,10 +72,10 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * <p>
  * <b>Lifetime.</b> The conductor counts the subscriptions on the endpoint; when the last one is removed it asks the
  * receiver to close it through the command queue ({@link EndpointLifecycle}). The receiver removes it from its duty
- * cycle and removes its socket group from the engine, which ends the group's connections (each image is handed to
- * the conductor as ended, and then drains, is withdrawn and freed after its linger) and frees their counters, then
- * closes the sockets, so
- * the port can be bound again; the conductor then forgets the endpoint and a later subscription opens a fresh one.
+ * cycle and removes its socket group from the engine, which ends the group's connections and their streams (each
+ * image is handed to the conductor as ended, and then drains, is withdrawn and freed after its linger) and frees
+ * their counters, then closes the sockets, so the port can be bound again; the conductor then forgets the endpoint
+ * and a later subscription opens a fresh one.
  */
 final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
 {
@@ -218,7 +227,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * Receiver duty cycle, after the engine's: pending image logs that no SETUP took in time go back.
+     * Receiver duty cycle, after the engine's: pending image logs that no stream took in time go back.
      */
     int doWork()
     {
@@ -265,7 +274,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * Image logs asked for and not taken by a connection yet, for tests.
+     * Image logs asked for and not taken by a stream yet, for tests.
      *
      * @return the count.
      */
@@ -283,8 +292,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * Free the endpoint's connections (their images end; its socket group leaves the engine) and close the sockets:
-     * on the receiver's thread, or once the receiver no longer runs.
+     * Free the endpoint's connections (their streams' images end; its socket group leaves the engine) and close the
+     * sockets: on the receiver's thread, or once the receiver no longer runs.
      */
     public void close()
     {
@@ -339,9 +348,10 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
                 return NOT_READY;
 
             case FAILED:
+                // the stream is wanted but cannot be kept: the engine answers STREAM_ACK(RESOURCE_EXHAUSTED)
                 pendingImages.remove(key);
                 answeredPendingImages--;
-                return null;
+                throw new IllegalStateException("no image log for stream " + streamId + " session " + sessionId);
 
             default:
                 pendingImages.remove(key);
@@ -447,27 +457,28 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     /**
      * {@inheritDoc}
      */
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
-        ((NetworkImage)connection.placement()).onEndOfStream(finalPosition);
+        ((NetworkImage)stream.placement()).onEndOfStream(finalPosition);
     }
 
     /**
      * {@inheritDoc}
      */
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
-        final NetworkImage image = (NetworkImage)connection.placement();
+        final NetworkImage image = (NetworkImage)stream.placement();
         rememberEnd(image);
         conductor.offerAgentEvent(() -> conductor.onNetworkImageEnded(image));
     }
 
     /**
-     * Where a new image of a session starts for its subscribers: where the SETUP starts the stream, or, when an
-     * earlier image of the same session got further, where that one ended. A sender's new incarnation resends from
-     * the position it last saw acknowledged, which can lie behind what the earlier image placed and its subscribers
-     * read; joining after it means no subscriber sees a message twice, while the engine still acknowledges the
-     * resent bytes.
+     * Where a new image of a session starts for its subscribers: where the STREAM_OPEN starts the stream, or, when an
+     * earlier image of the same session got further, where that one ended. A sender that opens the stream again (on a
+     * new connection, after a failure) starts from the position it last saw acknowledged, which can lie behind what
+     * the earlier image placed and its subscribers read; joining after it means no subscriber sees a message twice.
+     * The image's consumer position starts there, so the engine answers the opening with that start position and the
+     * sender counts the bytes before it as acknowledged (MR-CONN-11).
      */
     private long joinPosition(
         final int streamId,
@@ -512,21 +523,21 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     /**
      * {@inheritDoc}
      */
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
     }
 
     /**
      * {@inheritDoc}
      */
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
     }
 
     /**
      * {@inheritDoc}
      */
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
     }
 }

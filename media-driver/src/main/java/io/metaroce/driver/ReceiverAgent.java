@@ -26,7 +26,7 @@ import java.util.ArrayList;
  * The receiver agent: the home of the network transport's receiving side. It runs the commands the conductor queues for
  * it (new receive endpoints, subscription interest, closing an endpoint that has no subscription left, image logs the
  * conductor created), then its one transport engine over every {@link ReceiveEndpoint}'s sockets: DATA placed into
- * image logs, ACKs and credits out, images at connection setup (it never creates a log file itself: the conductor
+ * image logs, ACKs and credits out, images when streams open (it never creates a log file itself: the conductor
  * does). Every endpoint it runs, and the engine, are confined to its thread. IPC traffic never involves it. With
  * nothing to do it reports no work, so its idle strategy parks it.
  */

@@ -16,9 +16,11 @@
 package io.metaroce.driver;
 
 import io.metaroce.datapath.ConnectionHandler;
-import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.ReceiverStream;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.SocketGroup;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransport;
@@ -26,6 +28,9 @@ import io.metaroce.driver.status.LossReport;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.Object2IntHashMap;
+import org.agrona.collections.Object2ObjectHashMap;
 import org.agrona.concurrent.EpochClock;
 
 import java.io.IOException;
@@ -37,19 +42,27 @@ import java.util.ArrayList;
  * ephemeral port for the acknowledgements, plus per receiver one connected send socket per plane and entropy
  * value, shared by every publication to that receiver), registered as a socket group with the sender agent's
  * {@link TransportEngine}. Every network publication whose channel has the same {@link UdpChannel#sendEndpointKey()}
- * is a sender connection on it, so publications share the endpoint's sockets.
+ * is a {@link SenderStream} opened on it, so publications share the endpoint's sockets; and the streams of every
+ * publication to the same receiver endpoints with the same connection settings ({@link UdpChannel#connectionForm()})
+ * share one sender connection (wire version 2: one PSN space, one loss recovery, one path table and congestion window
+ * for all of them). The engine finds that connection, or opens it, when a stream opens.
  * <p>
  * Created (sockets bound) by the conductor, then handed to the sender agent through its command queue, which registers
  * its socket group; from then on the transport and the publication list are confined to the sender agent's thread,
  * which runs the engine and then calls {@link #doWork(long)} every duty cycle. Every {@link #LOSS_SAMPLE_INTERVAL_NS}
- * it writes the retransmissions of its connections into the driver's loss report (one entry per stream; the source is
- * the endpoint's local addresses). The engine sends through an {@link ErrorLoggingTransport}, so a plane whose sends
- * fail is reported in the distinct error log.
+ * it writes the retransmissions of its connections into the driver's loss report: retransmissions belong to a
+ * connection, not to one of its streams, so there is one entry per connection form (receiver endpoints and
+ * connection settings, which a reconnection keeps), with stream id 0 and session id 0, that form as its channel and
+ * the endpoint's local addresses as its source. The engine sends through an {@link ErrorLoggingTransport}, so a plane
+ * whose sends fail is reported in the distinct error log.
  * <p>
- * <b>Lifetime.</b> The conductor keeps its reference count and, once the last publication on it has drained,
- * lingered and been freed (so the sender has dropped it), asks the sender to close it through the command queue
- * ({@link EndpointLifecycle}): the sender removes it from its duty cycle and closes the engine (its counters are
- * freed) and the sockets; the conductor then forgets it, and a later publication opens a fresh endpoint. When the
+ * <b>Lifetime.</b> A connection lives while it carries a stream, and lingers for the engine's linger timeout
+ * ({@code metaroce.datapath.linger.timeout}) after its last stream closed, so that a publication added meanwhile
+ * reuses it without a handshake; then it closes (CLOSE). The conductor keeps the endpoint's reference count and, once
+ * the last publication on it has drained, lingered and been freed (so the sender has dropped it), asks the sender to
+ * close it through the command queue ({@link EndpointLifecycle}): the sender removes it from its duty cycle and
+ * removes its socket group from the engine (its connections, lingering or not, end and their counters are freed)
+ * and closes the sockets; the conductor then forgets it, and a later publication opens a fresh endpoint. When the
  * driver closes, the conductor closes what is left after the agents have stopped.
  */
 final class SendEndpoint implements ConnectionHandler, AutoCloseable
@@ -58,6 +71,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      * How often the sender samples its connections' retransmissions into the loss report.
      */
     static final long LOSS_SAMPLE_INTERVAL_NS = 100_000_000L;
+
+    private static final int NO_LOSS_ENTRY = -2;
 
     private final String key;
     private final PacketTransport transport;
@@ -68,12 +83,20 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final ErrorHandler errorHandler;
     private final ArrayList<NetworkPublication> publications = new ArrayList<>();
-    private final Int2ObjectHashMap<NetworkPublication> publicationByConnectionId = new Int2ObjectHashMap<>();
+    private final Long2ObjectHashMap<NetworkPublication> publicationByStream = new Long2ObjectHashMap<>();
+    private final Object2ObjectHashMap<String, Destination> destinations = new Object2ObjectHashMap<>();
     private final LossReport lossReport;
+    private final ArrayList<ConnectionLoss> connectionLosses = new ArrayList<>();
+    private final Int2ObjectHashMap<ConnectionLoss> connectionLossById = new Int2ObjectHashMap<>();
+    private final Object2IntHashMap<String> lossEntryByConnectionForm = new Object2IntHashMap<>(NO_LOSS_ENTRY);
+    private long lossSampleRound;
     private final EpochClock epochClock;
     private final String localAddresses;
     private long nextLossSampleNs;
     private int refCount;
+    private int idleDestinations;
+    private Runnable onClosed;
+    private long closeWaitDeadlineNs;
 
     SendEndpoint(
         final String key,
@@ -162,6 +185,52 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
+     * Sender: the conductor asked to close the endpoint; the sender closes it once its connections are gone (see
+     * {@link #hasConnections()}) or at {@link #closeWaitDeadlineNs()}.
+     *
+     * @param onClosed run by the sender once it closed the endpoint.
+     * @param nowNs    current time.
+     */
+    void onCloseRequested(final Runnable onClosed, final long nowNs)
+    {
+        this.onClosed = onClosed;
+        final EngineSettings settings = null != group ? group.settings() : engine.settings();
+        closeWaitDeadlineNs = nowNs + settings.timers().lingerTimeoutNs() + settings.timers().connectionTimeoutNs();
+    }
+
+    /**
+     * Sender: how long a close waits for the endpoint's connections to linger and close (CLOSE, answered or retried
+     * out): a linger timeout plus a connection timeout from the request. Past it the engine frees them with
+     * CLOSE(SHUTDOWN).
+     *
+     * @return the deadline.
+     */
+    long closeWaitDeadlineNs()
+    {
+        return closeWaitDeadlineNs;
+    }
+
+    /**
+     * Sender: what to run once the endpoint is closed.
+     *
+     * @return the callback of the last close request.
+     */
+    Runnable onClosed()
+    {
+        return onClosed;
+    }
+
+    /**
+     * Sender: does the engine still hold a connection of the endpoint, live or lingering?
+     *
+     * @return true while one is left.
+     */
+    boolean hasConnections()
+    {
+        return null != group && engine.connectionCount(group) > 0;
+    }
+
+    /**
      * Sender: close the endpoint if the conductor still wants it closed (no publication came back in between).
      * Errors while closing go to the error log; the endpoint is marked closed in every case.
      *
@@ -184,29 +253,91 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
-     * Sender: register the publication's destination on the transport; the publication connects on the next duty
-     * cycle.
+     * Sender: register the publication's destination on the transport, once per receiver (the endpoint counts the
+     * publications of each and releases it with the last), so that every publication to one receiver has the same
+     * destination id, which is what lets the engine carry their streams on one connection whatever the transport
+     * does with repeated registrations; the publication opens its stream on the next duty cycle.
      */
     void addPublication(final NetworkPublication publication)
     {
-        final int destination;
-        try
+        final String receiver = publication.channel().endpointList();
+        Destination destination = destinations.get(receiver);
+        if (null == destination)
         {
-            destination = transport.addDestination(publication.channel().endpoints);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
-                " on " + publication.channel().canonicalForm() + ": cannot open its send sockets", ex));
-            publication.onSendSocketsFailed();
-            return;
+            try
+            {
+                destination = new Destination(transport.addDestination(publication.channel().endpoints));
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
+                    " on " + publication.channel().canonicalForm() + ": cannot open its send sockets", ex));
+                publication.onSendSocketsFailed();
+                return;
+            }
+            destinations.put(receiver, destination);
         }
 
+        if (0 == destination.publications++ && !destination.connections.isEmpty())
+        {
+            idleDestinations--;
+        }
         publications.add(publication);
-        publication.onAddedToSender(destination, engineNanoTime());
+        publication.onAddedToSender(destination.id, engineNanoTime());
     }
 
-    SenderConnection connect(final SenderSettings settings, final NetworkPublication publication)
+    /**
+     * A publication no longer sends: its receiver is released once it has no publication left and the connections to
+     * it are gone too, since a connection lingers after its last stream (and may be reused meanwhile), sending its
+     * keepalives and at last its CLOSE through the receiver's send sockets.
+     */
+    private void releaseDestination(final NetworkPublication publication)
+    {
+        final String receiver = publication.channel().endpointList();
+        final Destination destination = destinations.get(receiver);
+        if (null != destination && 0 == --destination.publications)
+        {
+            if (destination.hasLiveConnection())
+            {
+                idleDestinations++;
+            }
+            else
+            {
+                destinations.remove(receiver);
+                transport.releaseDestination(destination.id);
+            }
+        }
+    }
+
+    /**
+     * Release the receivers that have no publication left once their connections are gone.
+     */
+    private int releaseIdleDestinations()
+    {
+        int released = 0;
+        final Object2ObjectHashMap<String, Destination>.ValueIterator iterator = destinations.values().iterator();
+        while (iterator.hasNext())
+        {
+            final Destination destination = iterator.next();
+            if (0 == destination.publications && !destination.hasLiveConnection())
+            {
+                iterator.remove();
+                transport.releaseDestination(destination.id);
+                idleDestinations--;
+                released++;
+            }
+        }
+
+        return released;
+    }
+
+    /**
+     * Sender: open a publication's stream on the endpoint's sockets, on the connection to its receiver with its
+     * connection settings (made if there is none).
+     *
+     * @return the stream, or null (and an error in the log) when the engine cannot open it now.
+     */
+    SenderStream openStream(final SenderSettings settings, final NetworkPublication publication)
     {
         try
         {
@@ -214,21 +345,26 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
             {
                 throw new IllegalStateException("the send endpoint is not registered with the sender's engine");
             }
-            final SenderConnection connection = engine.connect(group, settings, publication);
-            publicationByConnectionId.put(connection.localConnectionId(), publication);
-            return connection;
+            final SenderStream stream = engine.openStream(group, settings, publication);
+            publicationByStream.put(streamKey(stream.streamId(), stream.sessionId()), publication);
+            final Destination destination = destinations.get(publication.channel().endpointList());
+            if (null != destination)
+            {
+                destination.onConnection(stream.connection());
+            }
+            return stream;
         }
         catch (final IllegalStateException | IllegalArgumentException ex)
         {
             errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
-                " cannot connect, retrying: " + ex.getMessage(), ex));
+                " cannot open its stream, retrying: " + ex.getMessage(), ex));
             return null;
         }
     }
 
     /**
-     * Sender duty cycle, after the engine's: every publication's connection housekeeping; a publication whose
-     * connection is closed for good is dropped and its destination released.
+     * Sender duty cycle, after the engine's: every publication's stream housekeeping; a publication whose stream is
+     * closed for good is dropped and its destination released.
      *
      * @param nowNs current time.
      * @return work done.
@@ -240,6 +376,10 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         {
             nextLossSampleNs = nowNs + LOSS_SAMPLE_INTERVAL_NS;
             sampleLoss();
+            if (idleDestinations > 0)
+            {
+                workCount += releaseIdleDestinations();
+            }
         }
 
         final ArrayList<NetworkPublication> publications = this.publications;
@@ -250,7 +390,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
             if (publication.isSenderDone())
             {
                 publications.remove(i);
-                transport.releaseDestination(publication.destination());
+                releaseDestination(publication);
                 workCount++;
             }
         }
@@ -258,14 +398,77 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         return workCount;
     }
 
+    /**
+     * Sample the retransmissions of every connection that carries a stream of the endpoint into the loss report, once
+     * per connection however many streams it carries. A connection seen for the first time counts from its start; one
+     * that carries none of the endpoint's streams any more is forgotten.
+     */
     private void sampleLoss()
     {
-        final long nowMs = epochClock.time();
+        final long round = ++lossSampleRound;
         final ArrayList<NetworkPublication> publications = this.publications;
         for (int i = 0, size = publications.size(); i < size; i++)
         {
             final NetworkPublication publication = publications.get(i);
-            publication.sampleLoss(lossReport, localAddresses, nowMs);
+            final SenderStream stream = publication.senderStream();
+            if (null != stream)
+            {
+                final SenderConnection connection = stream.connection();
+                ConnectionLoss loss = connectionLossById.get(connection.localConnectionId());
+                if (null == loss || loss.connection != connection)
+                {
+                    if (null != loss)
+                    {
+                        connectionLosses.remove(loss);
+                    }
+                    loss = new ConnectionLoss(connection, publication.channel().connectionForm());
+                    connectionLossById.put(connection.localConnectionId(), loss);
+                    connectionLosses.add(loss);
+                }
+                loss.round = round;
+            }
+        }
+
+        final long nowMs = epochClock.time();
+        final ArrayList<ConnectionLoss> connectionLosses = this.connectionLosses;
+        for (int i = connectionLosses.size() - 1; i >= 0; i--)
+        {
+            final ConnectionLoss loss = connectionLosses.get(i);
+            sampleLoss(loss, nowMs);
+            if (loss.round != round)
+            {
+                connectionLosses.remove(i);
+                connectionLossById.remove(loss.connection.localConnectionId());
+            }
+        }
+    }
+
+    /**
+     * Report a connection's retransmissions since the last sample as loss observations (bytes estimated from the
+     * connection's average DATA payload) in the entry of its connection form.
+     */
+    private void sampleLoss(final ConnectionLoss loss, final long nowMs)
+    {
+        final SenderConnection connection = loss.connection;
+        final long retransmits = connection.retransmits();
+        final long observations = retransmits - loss.sampledRetransmits;
+        if (observations <= 0)
+        {
+            return;
+        }
+
+        loss.sampledRetransmits = retransmits;
+        int entry = lossEntryByConnectionForm.getValue(loss.connectionForm);
+        if (NO_LOSS_ENTRY == entry)
+        {
+            entry = lossReport.createEntry(0, 0, loss.connectionForm, localAddresses);
+            lossEntryByConnectionForm.put(loss.connectionForm, entry);
+        }
+        if (entry >= 0)
+        {
+            final long packets = connection.dataPacketsSent();
+            final long averageBytes = packets > 0 ? connection.sentBytes() / packets : 0;
+            lossReport.recordObservation(entry, observations, observations * averageBytes, nowMs);
         }
     }
 
@@ -278,8 +481,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
-     * Free the endpoint's connections (its socket group leaves the engine) and close the sockets: on the sender's
-     * thread, or once the sender no longer runs.
+     * Free the endpoint's connections and their streams (its socket group leaves the engine) and close the sockets:
+     * on the sender's thread, or once the sender no longer runs.
      */
     public void close()
     {
@@ -294,9 +497,9 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     /**
      * {@inheritDoc}
      */
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
-        final NetworkPublication publication = publicationByConnectionId.get(connection.localConnectionId());
+        final NetworkPublication publication = publicationOf(stream);
         if (null != publication)
         {
             publication.onEstablished();
@@ -306,9 +509,9 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     /**
      * {@inheritDoc}
      */
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
-        final NetworkPublication publication = publicationByConnectionId.get(connection.localConnectionId());
+        final NetworkPublication publication = publicationOf(stream);
         if (null != publication)
         {
             publication.onAcknowledged(position);
@@ -318,11 +521,12 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     /**
      * {@inheritDoc}
      */
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
-        final NetworkPublication publication = publicationByConnectionId.remove(connection.localConnectionId());
+        final NetworkPublication publication = publicationOf(stream);
         if (null != publication)
         {
+            publicationByStream.remove(streamKey(stream.streamId(), stream.sessionId()));
             publication.onTerminated(engineNanoTime());
         }
     }
@@ -330,19 +534,97 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     /**
      * {@inheritDoc}
      */
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
     }
 
     /**
      * {@inheritDoc}
      */
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
+    }
+
+    /**
+     * The publication whose current stream this is; null for a stream the publication no longer holds.
+     */
+    private NetworkPublication publicationOf(final SenderStream stream)
+    {
+        final NetworkPublication publication =
+            publicationByStream.get(streamKey(stream.streamId(), stream.sessionId()));
+
+        return null != publication && publication.senderStream() == stream ? publication : null;
+    }
+
+    private static long streamKey(final int streamId, final int sessionId)
+    {
+        return ((long)streamId << 32) | (sessionId & 0xFFFF_FFFFL);
     }
 
     private long engineNanoTime()
     {
         return engine.context().clock().nanoTime();
+    }
+
+    /**
+     * A receiver the endpoint sends to: its destination id on the transport, the publications using it and the
+     * connections opened to it (their streams' connections), which may outlive the publications.
+     */
+    private static final class Destination
+    {
+        final int id;
+        final ArrayList<SenderConnection> connections = new ArrayList<>();
+        int publications;
+
+        Destination(final int id)
+        {
+            this.id = id;
+        }
+
+        void onConnection(final SenderConnection connection)
+        {
+            for (int i = connections.size() - 1; i >= 0; i--)
+            {
+                final SenderConnection known = connections.get(i);
+                if (known == connection)
+                {
+                    return;
+                }
+                if (known.terminationCause() >= 0)
+                {
+                    connections.remove(i);
+                }
+            }
+            connections.add(connection);
+        }
+
+        boolean hasLiveConnection()
+        {
+            for (int i = 0, size = connections.size(); i < size; i++)
+            {
+                if (connections.get(i).terminationCause() < 0)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /**
+     * The loss sampling state of one sender connection.
+     */
+    private static final class ConnectionLoss
+    {
+        final SenderConnection connection;
+        final String connectionForm;
+        long sampledRetransmits;
+        long round;
+
+        ConnectionLoss(final SenderConnection connection, final String connectionForm)
+        {
+            this.connection = connection;
+            this.connectionForm = connectionForm;
+        }
     }
 }

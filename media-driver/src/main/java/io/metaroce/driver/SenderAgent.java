@@ -26,7 +26,7 @@ import java.util.ArrayList;
  * The sender agent: the home of the network transport's sending side. It runs the commands the conductor queues for it
  * (new send endpoints, new network publications, closing an endpoint that has no publication left), then every
  * its one transport engine over every endpoint's sockets (ACKs in, retransmissions and new DATA out, timers), then
- * each {@link SendEndpoint}'s publications' connection housekeeping. Every endpoint it runs, and the engine, are
+ * each {@link SendEndpoint}'s publications' stream housekeeping. Every endpoint it runs, and the engine, are
  * confined to its thread. IPC traffic never involves
  * it. With nothing to do it reports no work, so its idle strategy parks it.
  */
@@ -41,6 +41,7 @@ final class SenderAgent implements Agent
     private final boolean selectsPollGroup;
     private final TransportEngine engine;
     private final ArrayList<SendEndpoint> endpoints = new ArrayList<>();
+    private final ArrayList<SendEndpoint> closingEndpoints = new ArrayList<>();
 
     /**
      * An agent over its command queue, whose duty cycle checks its endpoints' sockets with one select.
@@ -112,6 +113,10 @@ final class SenderAgent implements Agent
         {
             workCount += endpoints.get(i).doWork(nowNs);
         }
+        if (!closingEndpoints.isEmpty())
+        {
+            workCount += closeIdleEndpoints(nowNs);
+        }
 
         return workCount;
     }
@@ -126,20 +131,49 @@ final class SenderAgent implements Agent
     }
 
     /**
-     * Command: close an endpoint the conductor released, unless a publication took it back meanwhile.
+     * Command: close an endpoint the conductor released, unless a publication takes it back meanwhile, once its
+     * connections have lingered and closed (each with CLOSE, as the wire protocol wants; they linger the engine's
+     * linger timeout after their last stream, and a publication that comes back meanwhile reuses them), or at the
+     * latest after {@link SendEndpoint#closeWaitDeadlineNs}: then the engine frees what is left with CLOSE(SHUTDOWN).
      *
      * @param endpoint to close.
-     * @return true when it was closed and no longer runs here.
+     * @param onClosed run once the endpoint is closed and no longer runs here.
      */
-    boolean onCloseEndpoint(final SendEndpoint endpoint)
+    void onCloseEndpoint(final SendEndpoint endpoint, final Runnable onClosed)
     {
-        if (endpoint.closeIfRequested())
+        endpoint.onCloseRequested(onClosed, nanoClock.nanoTime());
+        if (!closingEndpoints.contains(endpoint))
         {
-            endpoints.remove(endpoint);
-            return true;
+            closingEndpoints.add(endpoint);
+        }
+    }
+
+    private int closeIdleEndpoints(final long nowNs)
+    {
+        int workCount = 0;
+        final ArrayList<SendEndpoint> closingEndpoints = this.closingEndpoints;
+        for (int i = closingEndpoints.size() - 1; i >= 0; i--)
+        {
+            final SendEndpoint endpoint = closingEndpoints.get(i);
+            if (!endpoint.lifecycle().isCloseRequested())
+            {
+                // a publication took the endpoint back
+                closingEndpoints.remove(i);
+                workCount++;
+            }
+            else if (!endpoint.hasConnections() || nowNs - endpoint.closeWaitDeadlineNs() >= 0)
+            {
+                closingEndpoints.remove(i);
+                if (endpoint.closeIfRequested())
+                {
+                    endpoints.remove(endpoint);
+                    endpoint.onClosed().run();
+                }
+                workCount++;
+            }
         }
 
-        return false;
+        return workCount;
     }
 
     /**

@@ -43,9 +43,11 @@ import java.util.Map;
  * {@code INVALID_CHANNEL} and a message naming it. The grammar, every parameter, its default and its validation are
  * documented in {@code docs/driver.md}, section "Network channels".
  * <p>
- * Two forms identify the resources a channel needs: {@link #canonicalForm()} (every parameter resolved, in a fixed
- * order: equal channels share publications and receive endpoints) and {@link #sendEndpointKey()} (what a send
- * endpoint's sockets and engine depend on: interfaces, entropy and the engine settings).
+ * Three forms identify the resources a channel needs: {@link #canonicalForm()} (every parameter resolved, in a fixed
+ * order: equal channels share publications and receive endpoints), {@link #sendEndpointKey()} (what a send
+ * endpoint's sockets depend on: planes, interfaces, entropy and the transport) and {@link #connectionForm()} (what a
+ * sender connection is made of: the receiver's endpoints and the connection-level settings, so that publications
+ * with equal forms on one send endpoint share one connection).
  */
 final class UdpChannel
 {
@@ -116,6 +118,7 @@ final class UdpChannel
 
     private final String canonicalForm;
     private final String sendEndpointKey;
+    private final String connectionForm;
     private final String receiveEndpointKey;
     private final String endpointList;
     private final String transportParams;
@@ -198,6 +201,9 @@ final class UdpChannel
             (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
             "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
             (isSubscription ? "" : "|path-counters=" + pathCounters) + transportParams;
+        connectionForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
+            (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings +
+            (isSubscription ? "" : "|path-counters=" + pathCounters) + transportParams;
         endpointList = join(endpoints);
         receiveEndpointKey = "endpoint=" + endpointList;
         sendEndpointKey = "planes=" + endpoints.length +
@@ -272,6 +278,16 @@ final class UdpChannel
     String sendEndpointKey()
     {
         return sendEndpointKey;
+    }
+
+    /**
+     * The canonical form without the parameters of one stream ({@code term-length}, {@code term-window},
+     * {@code rcv-window}): the receiver's endpoints and the settings a sender connection is made of. Publications of
+     * one send endpoint with the same form have their streams carried by one connection.
+     */
+    String connectionForm()
+    {
+        return connectionForm;
     }
 
     /**

@@ -34,9 +34,10 @@
  * transport factory), then hands them to the sender and receiver agents, which own them from then on. Each agent
  * runs one transport engine of {@code io.metaroce.datapath}, and each of its endpoints is a socket group of it.
  * The sender engine reads committed frames from publication logs; the receiver engine places frames into
- * {@code NetworkImage} logs, which the conductor creates, a chunk per duty cycle, when the receiver admits a SETUP
- * ({@code ImageLogCreator}; the SETUP is answered at the sender's retry once the log is mapped, so a large log stalls
- * no other connection). Positions cross threads through
+ * {@code NetworkImage} logs, which the conductor creates, a chunk per duty cycle, when the receiver admits a
+ * STREAM_OPEN ({@code ImageLogCreator}; the stream is answered NOT_READY and then OPEN once the log is mapped, so a
+ * large log stalls no other stream). Every stream between two drivers with the same connection settings is carried
+ * by one connection of the engines (wire version 2). Positions cross threads through
  * counters (the sender position, subscriber positions) and volatile fields, with the ordering documented on
  * {@code NetworkPublication} and {@code NetworkImage}; commands through the lock-free queues. Endpoints are
  * reference counted: when the last publication (after its drain and linger) or the last subscription on one is

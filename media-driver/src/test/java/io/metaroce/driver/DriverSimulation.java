@@ -25,8 +25,10 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.ReceiverStream;
 import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.SenderStream;
+import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.sim.EngineAgent;
 import io.metaroce.datapath.sim.InvariantChecker;
@@ -40,7 +42,6 @@ import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.RawLog;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReport;
-import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -55,14 +56,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The driver's own {@link NetworkPublication} and {@link NetworkImage} over real log files in a temporary
- * directory, run on the simulated fabric and the virtual clock: a publisher appends with the client's
+ * directory, run on the simulated fabric and the virtual clock: publishers append with the client's
  * {@link TermAppender}, the conductor's duties (publisher limit and cleaning, consumer position) run every step, a
- * real {@link SendEndpoint} drives the sender engine with the publication as its payload source, a receiver engine
- * admits the stream by creating a {@link NetworkImage} the way the driver does, and a subscriber reads the image
- * with the client's {@link TermReader} and checks every message exactly once and in order. An
- * {@link InvariantChecker} checks every datagram. Single-threaded; everything derives from the seed.
+ * real {@link SendEndpoint} drives the sender engine with the publications as its payload sources, a receiver engine
+ * admits each stream by creating a {@link NetworkImage} the way the driver does, and a subscriber per stream reads its
+ * image with the client's {@link TermReader} and checks every message exactly once and in order. With
+ * {@link #streams} above 1 the publications (distinct stream ids, one channel) are streams of one sender connection,
+ * as in the driver since wire version 2. An {@link InvariantChecker} checks every datagram. Single-threaded;
+ * everything derives from the seed.
  * <p>
- * The image is built on {@link NetworkImage}'s constructor and the {@link ImageAdmission} interface rather than on
+ * The images are built on {@link NetworkImage}'s constructor and the {@link ImageAdmission} interface rather than on
  * {@link ReceiveEndpoint}, so the admission here does on one thread what the driver splits between its receiver and
  * conductor.
  */
@@ -76,6 +79,7 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     final long seed;
     int planes = 2;
     int entropy = 4;
+    int streams = 1;
     int messageCount = 200;
     int maxMessageLength = 3000;
     int termLength = 64 * 1024;
@@ -89,15 +93,13 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     SimulatedFabric fabric;
     Simulation simulation;
     InvariantChecker checker;
-    MessageStream stream;
-    NetworkPublication publication;
     SendEndpoint sendEndpoint;
     TransportEngine receiverEngine;
     TransportEngine senderEngine;
-    final ArrayList<NetworkImage> images = new ArrayList<>();
-    private final ArrayList<RawLog> imageLogs = new ArrayList<>();
+    final ArrayList<Lane> lanes = new ArrayList<>();
     final ArrayList<Throwable> errors = new ArrayList<>();
     final ArrayList<String> events = new ArrayList<>();
+    int mostSenderConnections;
 
     private SimulatedTransport senderTransport;
     private SimulatedTransport receiverTransport;
@@ -105,13 +107,6 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     private UnsafeBuffer countersValues;
     private LogFactory logFactory;
     private UdpChannel subscriptionChannel;
-    private UnsafeBufferPosition publisherLimit;
-    private final TermAppender[] appenders = new TermAppender[LogBufferDescriptor.PARTITION_COUNT];
-    private HeaderWriter headerWriter;
-    private UnsafeBuffer publicationMetaData;
-    private int initialTermId;
-    private int maxPayloadLength;
-    private UnsafeBufferPosition subscriberPosition;
     private long nextCorrelationId = 100;
     private SenderConnection viewedConnection;
     private InvariantChecker.SenderView view;
@@ -119,6 +114,69 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     DriverSimulation(final long seed)
     {
         this.seed = seed;
+    }
+
+    /**
+     * One stream of the scenario: its publication and log, its message stream, and its image, log and subscriber on
+     * the receiving side.
+     */
+    final class Lane
+    {
+        final int streamId;
+        final MessageStream stream;
+        final TermAppender[] appenders = new TermAppender[LogBufferDescriptor.PARTITION_COUNT];
+        final ArrayList<NetworkImage> images = new ArrayList<>();
+        final ArrayList<RawLog> imageLogs = new ArrayList<>();
+        NetworkPublication publication;
+        UnsafeBufferPosition publisherLimit;
+        HeaderWriter headerWriter;
+        UnsafeBuffer publicationMetaData;
+        int initialTermId;
+        int maxPayloadLength;
+        UnsafeBufferPosition subscriberPosition;
+        Header header;
+        long next;
+        boolean released;
+
+        Lane(final int index)
+        {
+            this.streamId = STREAM_ID + index;
+            this.stream = new MessageStream(seed + index, maxMessageLength, messageCount);
+        }
+
+        boolean isComplete()
+        {
+            // the client's reader consumes the header-only end-of-stream frame silently: the image's EOS position
+            // and the subscriber position reaching it stand for the frame
+            if (stream.messagesChecked() != messageCount || null != stream.violation() ||
+                !publication.isSenderDone() || images.isEmpty())
+            {
+                return false;
+            }
+            final long endOfStream = LogBufferDescriptor.endOfStreamPosition(imageLogs.get(0).metaDataBuffer());
+            return Long.MAX_VALUE != endOfStream && subscriberPosition.get() == endOfStream;
+        }
+    }
+
+    /**
+     * The first stream's message stream.
+     */
+    MessageStream stream()
+    {
+        return lanes.get(0).stream;
+    }
+
+    /**
+     * Messages checked over every stream.
+     */
+    long messagesChecked()
+    {
+        long checked = 0;
+        for (final Lane lane : lanes)
+        {
+            checked += lane.stream.messagesChecked();
+        }
+        return checked;
     }
 
     /**
@@ -159,12 +217,16 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
             new LossReport(new UnsafeBuffer(new byte[64 * 1024])),
             () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()), errors::add);
         sendEndpoint.onAddedToSender();
-        newPublication(channel, random, driverCtx);
+        for (int i = 0; i < streams; i++)
+        {
+            final Lane lane = new Lane(i);
+            lanes.add(lane);
+            newPublication(lane, i + 1, channel, random, driverCtx);
+        }
 
         receiverEngine = new TransportEngine(engineContext(seed * 31 + 1)
             .settings(subscriptionChannel.engineSettings)
             .transport(receiverTransport).connectionHandler(this).imageAdmission(this));
-        stream = new MessageStream(seed, maxMessageLength, messageCount);
 
         simulation.add(new SenderAgent());
         simulation.add(new EngineAgent(receiverEngine));
@@ -176,50 +238,57 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         return this;
     }
 
-    private void newPublication(final UdpChannel channel, final SplittableRandom random, final MediaDriver.Context ctx)
+    private void newPublication(
+        final Lane lane,
+        final long registrationId,
+        final UdpChannel channel,
+        final SplittableRandom random,
+        final MediaDriver.Context ctx)
     {
-        final long registrationId = 1;
         final int sessionId = 1 + random.nextInt(1 << 20);
         final RawLog rawLog = logFactory.newPublication(registrationId, termLength, false);
-        publicationMetaData = rawLog.metaDataBuffer();
-        initialTermId = random.nextInt();
+        final UnsafeBuffer metaData = rawLog.metaDataBuffer();
+        lane.publicationMetaData = metaData;
+        lane.initialTermId = random.nextInt();
+        final int initialTermId = lane.initialTermId;
         final int mtu = channel.frameMtu(sendEndpoint.datagramOverhead());
         final UnsafeBuffer defaultHeader = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
-        HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, STREAM_ID);
-        LogBufferDescriptor.initialiseMetaData(publicationMetaData, registrationId, initialTermId, mtu, termLength,
+        HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, lane.streamId);
+        LogBufferDescriptor.initialiseMetaData(metaData, registrationId, initialTermId, mtu, termLength,
             PAGE_SIZE, channel.termWindowLength, defaultHeader);
         // the same tails the conductor writes for a publication that starts at position 0
-        LogBufferDescriptor.rawTailRelease(publicationMetaData, 0, LogBufferDescriptor.packTail(initialTermId, 0));
+        LogBufferDescriptor.rawTailRelease(metaData, 0, LogBufferDescriptor.packTail(initialTermId, 0));
         for (int i = 1; i < LogBufferDescriptor.PARTITION_COUNT; i++)
         {
             LogBufferDescriptor.initialiseTailWithTermId(
-                publicationMetaData, i, initialTermId + i - LogBufferDescriptor.PARTITION_COUNT);
+                metaData, i, initialTermId + i - LogBufferDescriptor.PARTITION_COUNT);
         }
-        LogBufferDescriptor.activeTermCountRelease(publicationMetaData, 0);
+        LogBufferDescriptor.activeTermCountRelease(metaData, 0);
 
         final UnsafeBuffer[] terms = rawLog.termBuffers();
-        for (int i = 0; i < appenders.length; i++)
+        for (int i = 0; i < lane.appenders.length; i++)
         {
-            appenders[i] = new TermAppender(terms[i], publicationMetaData, i);
+            lane.appenders[i] = new TermAppender(terms[i], metaData, i);
         }
-        headerWriter = HeaderWriter.newInstance(publicationMetaData);
-        maxPayloadLength = mtu - FrameDescriptor.HEADER_LENGTH;
+        lane.headerWriter = HeaderWriter.newInstance(metaData);
+        lane.maxPayloadLength = mtu - FrameDescriptor.HEADER_LENGTH;
 
-        publisherLimit = new UnsafeBufferPosition(countersValues, countersManager.allocate("limit"), countersManager);
-        publication = new NetworkPublication(
+        lane.publisherLimit = new UnsafeBufferPosition(
+            countersValues, countersManager.allocate("limit"), countersManager);
+        lane.publication = new NetworkPublication(
             registrationId,
             false,
             channel,
             rawLog,
-            publisherLimit,
+            lane.publisherLimit,
             new AtomicCounter(countersValues, countersManager.allocate("pub-pos"), countersManager),
             new UnsafeBufferPosition(countersValues, countersManager.allocate("snd-pos"), countersManager),
             sendEndpoint,
             ctx.publicationUnblockTimeoutNs(),
             new AtomicCounter(countersValues, countersManager.allocate("unblocked"), countersManager),
             clock.nanoTime());
-        publication.incRef();
-        sendEndpoint.addPublication(publication);
+        lane.publication.incRef();
+        sendEndpoint.addPublication(lane.publication);
     }
 
     private void schedulePlaneFailures(final SplittableRandom random)
@@ -290,7 +359,8 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     }
 
     /**
-     * Run until every message was read, the connection closed and the image reached its end of stream.
+     * Run until every message of every stream was read, the streams closed and their images reached their end of
+     * stream.
      *
      * @return true when complete.
      */
@@ -301,15 +371,14 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
 
     boolean isComplete()
     {
-        // the client's reader consumes the header-only end-of-stream frame silently: the image's EOS position and
-        // the subscriber position reaching it stand for the frame
-        if (stream.messagesChecked() != messageCount || null != stream.violation() || !publication.isSenderDone() ||
-            images.isEmpty())
+        for (final Lane lane : lanes)
         {
-            return false;
+            if (!lane.isComplete())
+            {
+                return false;
+            }
         }
-        final long endOfStream = LogBufferDescriptor.endOfStreamPosition(imageLogs.get(0).metaDataBuffer());
-        return Long.MAX_VALUE != endOfStream && subscriberPosition.get() == endOfStream;
+        return true;
     }
 
     String violation()
@@ -318,27 +387,39 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         {
             return "driver error: " + errors.get(0);
         }
-        if (images.size() > 1)
+        for (final Lane lane : lanes)
         {
-            return images.size() + " images for one incarnation";
+            if (lane.images.size() > 1)
+            {
+                return lane.images.size() + " images for one opening of stream " + lane.streamId;
+            }
+            if (null != lane.stream.violation())
+            {
+                return "stream " + lane.streamId + ": " + lane.stream.violation();
+            }
         }
-        return stream.violation();
+        return null;
     }
 
     String describe()
     {
         final StringBuilder sb = new StringBuilder();
         sb.append("seed=").append(seed).append(" planes=").append(planes).append(" entropy=").append(entropy)
-            .append(" messages=").append(messageCount).append(" maxLength=").append(maxMessageLength)
-            .append(" term=").append(termLength).append(" loss=").append(lossRate).append(" dup=")
-            .append(duplicateRate).append(" jitter=").append(jitterNs).append(" skew=").append(routeSkewNs)
-            .append(" planeFailures=").append(planeFailures).append(" t=").append(clock.nanoTime())
-            .append(" steps=").append(simulation.steps()).append(" checked=").append(stream.messagesChecked())
-            .append('/').append(messageCount).append(" datagrams checked=").append(checker.datagramsChecked())
-            .append(" producer=").append(publication.producerPosition()).append(" limit=")
-            .append(publisherLimit.get()).append(" subscriber=")
-            .append(null == subscriberPosition ? -1 : subscriberPosition.get()).append(" senderDone=")
-            .append(publication.isSenderDone()).append(" violation=").append(violation());
+            .append(" streams=").append(streams).append(" messages=").append(messageCount).append(" maxLength=")
+            .append(maxMessageLength).append(" term=").append(termLength).append(" loss=").append(lossRate)
+            .append(" dup=").append(duplicateRate).append(" jitter=").append(jitterNs).append(" skew=")
+            .append(routeSkewNs).append(" planeFailures=").append(planeFailures).append(" t=")
+            .append(clock.nanoTime()).append(" steps=").append(simulation.steps()).append(" datagrams checked=")
+            .append(checker.datagramsChecked()).append(" most sender connections=").append(mostSenderConnections)
+            .append(" violation=").append(violation());
+        for (final Lane lane : lanes)
+        {
+            sb.append("\n  stream ").append(lane.streamId).append(": checked=").append(lane.stream.messagesChecked())
+                .append('/').append(messageCount).append(" producer=").append(lane.publication.producerPosition())
+                .append(" limit=").append(lane.publisherLimit.get()).append(" subscriber=")
+                .append(null == lane.subscriberPosition ? -1 : lane.subscriberPosition.get()).append(" senderDone=")
+                .append(lane.publication.isSenderDone());
+        }
         for (final String event : events)
         {
             sb.append("\n  event: ").append(event);
@@ -351,10 +432,16 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         sendEndpoint.close();
         senderEngine.close();
         receiverEngine.close();
-        publication.close();
-        for (final NetworkImage image : images)
+        for (final Lane lane : lanes)
         {
-            image.close();
+            if (null != lane.publication)
+            {
+                lane.publication.close();
+            }
+            for (final NetworkImage image : lane.images)
+            {
+                image.close();
+            }
         }
     }
 
@@ -367,11 +454,13 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         final int termLength,
         final int mtu)
     {
-        if (STREAM_ID != streamId)
+        final int index = streamId - STREAM_ID;
+        if (index < 0 || index >= lanes.size())
         {
             return null;
         }
-        // as ReceiveEndpoint.onImageRequest: a log in the publication's layout, metadata from the SETUP
+        final Lane lane = lanes.get(index);
+        // as ReceiveEndpoint.onImageRequest: a log in the publication's layout, metadata from the STREAM_OPEN
         final long correlationId = nextCorrelationId++;
         final RawLog rawLog = newImageLog(correlationId, termLength);
         final int windowLength = Math.min(subscriptionChannel.receiverWindowLength, termLength / 2);
@@ -383,38 +472,40 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         final long joinPosition = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
         final NetworkImage image = new NetworkImage(correlationId, streamId, sessionId, initialTermId, joinPosition,
             windowLength, rawLog, null, "sim");
-        subscriberPosition = new UnsafeBufferPosition(
+        lane.subscriberPosition = new UnsafeBufferPosition(
             countersValues, countersManager.allocate("sub-pos"), countersManager);
-        subscriberPosition.setRelease(joinPosition);
-        image.addSubscriber(new SubscriberPosition(null, subscriberPosition));
-        images.add(image);
-        imageLogs.add(rawLog);
-        events.add("t=" + clock.nanoTime() + " image " + correlationId + " joined at " + joinPosition);
+        lane.subscriberPosition.setRelease(joinPosition);
+        image.addSubscriber(new SubscriberPosition(null, lane.subscriberPosition));
+        lane.images.add(image);
+        lane.imageLogs.add(rawLog);
+        events.add("t=" + clock.nanoTime() + " image " + correlationId + " of stream " + streamId + " joined at " +
+            joinPosition);
         return image;
     }
 
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
     }
 
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
     }
 
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
     }
 
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
-        ((NetworkImage)connection.placement()).onEndOfStream(finalPosition);
-        events.add("t=" + clock.nanoTime() + " EOS at " + finalPosition);
+        ((NetworkImage)stream.placement()).onEndOfStream(finalPosition);
+        events.add("t=" + clock.nanoTime() + " stream " + stream.streamId() + " EOS at " + finalPosition);
     }
 
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
-        ((NetworkImage)connection.placement()).onConnectionEnded(clock.nanoTime());
-        events.add("t=" + clock.nanoTime() + " receiver terminated " + cause);
+        ((NetworkImage)stream.placement()).onConnectionEnded(clock.nanoTime());
+        events.add("t=" + clock.nanoTime() + " receiver stream " + stream.streamId() + " terminated " +
+            TerminationCause.name(cause));
     }
 
     /**
@@ -424,7 +515,9 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     {
         public int doWork(final long nowNs)
         {
-            return senderEngine.doWork() + sendEndpoint.doWork(nowNs);
+            final int work = senderEngine.doWork() + sendEndpoint.doWork(nowNs);
+            mostSenderConnections = Math.max(mostSenderConnections, senderEngine.senderCount());
+            return work;
         }
 
         public long nextDeadlineNs()
@@ -434,8 +527,9 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     }
 
     /**
-     * The conductor's duties each duty cycle: the publication's limit (cleaning behind it) and timers, the image's
-     * consumer position (cleaning behind it). It also wakes at least every millisecond, as the conductor's timers do.
+     * The conductor's duties each duty cycle: the publications' limits (cleaning behind them) and timers, the images'
+     * consumer positions (cleaning behind them). It also wakes at least every millisecond, as the conductor's timers
+     * do.
      */
     private final class ConductorAgent implements SimulationAgent
     {
@@ -444,15 +538,20 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         public int doWork(final long nowNs)
         {
             lastNowNs = nowNs;
-            int work = publication.updatePublisherLimit();
-            if (NetworkPublication.State.ACTIVE == publication.state())
+            int work = 0;
+            for (final Lane lane : lanes)
             {
-                // only the ACTIVE state's timers: a draining publication would be handed back to a conductor
-                publication.onTimeEvent(nowNs, null);
-            }
-            for (int i = 0; i < images.size(); i++)
-            {
-                work += images.get(i).trackConsumerPosition();
+                final NetworkPublication publication = lane.publication;
+                work += publication.updatePublisherLimit();
+                if (NetworkPublication.State.ACTIVE == publication.state())
+                {
+                    // only the ACTIVE state's timers: a draining publication would be handed back to a conductor
+                    publication.onTimeEvent(nowNs, null);
+                }
+                for (int i = 0; i < lane.images.size(); i++)
+                {
+                    work += lane.images.get(i).trackConsumerPosition();
+                }
             }
             return work;
         }
@@ -464,54 +563,64 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     }
 
     /**
-     * A concurrent publication's offer, as {@code ConcurrentPublication.offer} does it, then the release of the
-     * publication (its end-of-stream frame) once every message is in.
+     * Each stream's concurrent publication offer, as {@code ConcurrentPublication.offer} does it, then the release of
+     * the publication (its end-of-stream frame) once every message is in. Streams take turns, one message each.
      */
     private final class Publisher implements SimulationAgent
     {
         private final UnsafeBuffer message = new UnsafeBuffer(new byte[Math.max(1, maxMessageLength)]);
         private final int positionBitsToShift = LogBufferDescriptor.positionBitsToShift(termLength);
-        private long next;
-        private boolean released;
 
         public int doWork(final long nowNs)
         {
             int work = 0;
-            while (next < messageCount && offer())
+            boolean progress = true;
+            while (progress)
             {
-                next++;
-                work++;
+                progress = false;
+                for (final Lane lane : lanes)
+                {
+                    if (lane.next < messageCount && offer(lane))
+                    {
+                        lane.next++;
+                        work++;
+                        progress = true;
+                    }
+                }
             }
-            if (next == messageCount && !released)
+            for (final Lane lane : lanes)
             {
-                released = true;
-                publication.decRef(nowNs);
-                work++;
+                if (lane.next == messageCount && !lane.released)
+                {
+                    lane.released = true;
+                    lane.publication.decRef(nowNs);
+                    work++;
+                }
             }
             return work;
         }
 
-        private boolean offer()
+        private boolean offer(final Lane lane)
         {
-            final long limit = publisherLimit.getVolatile();
-            final int termCount = LogBufferDescriptor.activeTermCount(publicationMetaData);
-            final TermAppender appender = appenders[LogBufferDescriptor.indexByTermCount(termCount)];
+            final long limit = lane.publisherLimit.getVolatile();
+            final int termCount = LogBufferDescriptor.activeTermCount(lane.publicationMetaData);
+            final TermAppender appender = lane.appenders[LogBufferDescriptor.indexByTermCount(termCount)];
             final long rawTail = appender.rawTailVolatile();
             final int termId = LogBufferDescriptor.termId(rawTail);
-            if (termCount != termId - initialTermId)
+            if (termCount != termId - lane.initialTermId)
             {
                 return false;
             }
             final long position = LogBufferDescriptor.computeTermBeginPosition(
-                termId, positionBitsToShift, initialTermId) + LogBufferDescriptor.termOffset(rawTail, termLength);
+                termId, positionBitsToShift, lane.initialTermId) + LogBufferDescriptor.termOffset(rawTail, termLength);
             if (position >= limit)
             {
                 return false;
             }
-            final int length = stream.write(next, message);
-            final long result = length <= maxPayloadLength ?
-                appender.appendUnfragmentedMessage(headerWriter, message, 0, length) :
-                appender.appendFragmentedMessage(headerWriter, message, 0, length, maxPayloadLength);
+            final int length = lane.stream.write(lane.next, message);
+            final long result = length <= lane.maxPayloadLength ?
+                appender.appendUnfragmentedMessage(lane.headerWriter, message, 0, length) :
+                appender.appendFragmentedMessage(lane.headerWriter, message, 0, length, lane.maxPayloadLength);
             return result > 0;
         }
 
@@ -522,40 +631,46 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
     }
 
     /**
-     * The client's image poll: {@link TermReader} at the subscriber position, which it then moves.
+     * The client's image poll for each stream: {@link TermReader} at the subscriber position, which it then moves.
      */
     private final class Subscriber implements SimulationAgent
     {
-        private Header header;
-
         public int doWork(final long nowNs)
         {
-            if (images.isEmpty())
+            int work = 0;
+            for (final Lane lane : lanes)
+            {
+                work += poll(lane);
+            }
+            return work;
+        }
+
+        private int poll(final Lane lane)
+        {
+            if (lane.images.isEmpty())
             {
                 return 0;
             }
-            final NetworkImage image = images.get(0);
+            final NetworkImage image = lane.images.get(0);
             final int positionBitsToShift = LogBufferDescriptor.positionBitsToShift(image.termLength());
-            if (null == header)
+            if (null == lane.header)
             {
-                header = new Header(image.initialTermId(), positionBitsToShift);
+                lane.header = new Header(image.initialTermId(), positionBitsToShift);
             }
-            final long position = subscriberPosition.get();
+            final long position = lane.subscriberPosition.get();
             final int termOffset = (int)position & (image.termLength() - 1);
-            final UnsafeBuffer term = imageLogs.get(0).termBuffers()[
+            final UnsafeBuffer term = lane.imageLogs.get(0).termBuffers()[
                 LogBufferDescriptor.indexByPosition(position, positionBitsToShift)];
-            final long outcome = TermReader.read(term, termOffset, this::onFragment, 64, header, errors::add);
+            final MessageStream stream = lane.stream;
+            final long outcome = TermReader.read(term, termOffset, (buffer, offset, length, header) ->
+                stream.onFragment(buffer, offset, length, header.flags() & 0xFF, header.position()),
+                64, lane.header, errors::add);
             final int newOffset = TermReader.offset(outcome);
             if (newOffset > termOffset)
             {
-                subscriberPosition.setRelease(position + (newOffset - termOffset));
+                lane.subscriberPosition.setRelease(position + (newOffset - termOffset));
             }
             return TermReader.fragmentsRead(outcome);
-        }
-
-        private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
-        {
-            stream.onFragment(buffer, offset, length, header.flags() & 0xFF, header.position());
         }
 
         public long nextDeadlineNs()

@@ -91,6 +91,25 @@ class DriverSimulationTest
         });
     }
 
+    @Test
+    void shouldCarryManyStreamsOnOneConnectionEachExactlyOnceInOrder()
+    {
+        final DriverSimulation[] ran = new DriverSimulation[1];
+        runScenario(7, (simulation) ->
+        {
+            ran[0] = simulation;
+            simulation.planes = 2;
+            simulation.entropy = 4;
+            simulation.streams = 4;
+            simulation.messageCount = 300;
+            simulation.maxMessageLength = 3_000;
+            simulation.termLength = 64 * 1024;
+            simulation.lossRate = 0.01;
+            simulation.duplicateRate = 0.005;
+        });
+        assertEquals(1, ran[0].mostSenderConnections, "one sender connection carried every stream");
+    }
+
     @Property(tries = 6)
     void shouldDeliverExactlyOnceInOrderForGeneratedScenarios(
         @ForAll @LongRange(min = 1, max = 1_000_000) final long seed,
@@ -135,13 +154,15 @@ class DriverSimulationTest
             final boolean complete = simulation.run(60 * S);
             assertNull(simulation.violation(), simulation::describe);
             assertTrue(complete, simulation::describe);
-            assertEquals(simulation.messageCount, simulation.stream.messagesChecked(), simulation::describe);
-            // at least the SETUP, its SETUP_ACK, a DATA, its ACK and the CLOSE went through the checker
-            assertTrue(simulation.checker.datagramsChecked() >= 5, simulation::describe);
+            assertEquals((long)simulation.streams * simulation.messageCount, simulation.messagesChecked(),
+                simulation::describe);
+            // at least the SETUP, its SETUP_ACK, the STREAM_OPEN, its STREAM_ACK, a DATA, its ACK and the STREAM_CLOSE
+            // went through the checker
+            assertTrue(simulation.checker.datagramsChecked() >= 7, simulation::describe);
         }
         finally
         {
-            if (null != simulation.publication)
+            if (!simulation.lanes.isEmpty())
             {
                 simulation.close();
             }

@@ -21,6 +21,7 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.cnc.CncFile;
+import io.metaroce.datapath.EngineSettings;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentInvoker;
@@ -48,7 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Endpoint lifetime: send and receive endpoints are closed (engine, counters, sockets) when their last publication
  * or subscription is released, the port can be bound again, endpoints shared by several streams stay up while one
- * user remains, a channel opened again after the release works end to end; failed sends are in the error log.
+ * user remains, a channel opened again after the release works end to end; failed sends are in the error log. A
+ * connection lingers after its last stream, is reused by a stream opened meanwhile, and is closed with CLOSE before
+ * its send endpoint closes.
  */
 class EndpointLifetimeTest
 {
@@ -214,6 +217,85 @@ class EndpointLifetimeTest
             });
             assertTrue(counter(client, SystemCounterDescriptor.ERRORS.label()) > 0, "errors counted");
         });
+    }
+
+    @Test
+    void shouldReuseALingeringConnectionAndCloseItWithCloseBeforeTheSendEndpointCloses()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(PLANES);
+            final long lingerNs = TimeUnit.SECONDS.toNanos(2);
+            // the receiver would notice a sender that vanishes without CLOSE only after 30 s
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext().engineSettings(
+                EngineSettings.builder().connectionTimeoutNs(TimeUnit.SECONDS.toNanos(30))
+                .lingerTimeoutNs(lingerNs).build()));
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext().engineSettings(
+                EngineSettings.builder().lingerTimeoutNs(lingerNs).build()));
+            final MetaRoce receiver = harness.connect(receiverDriver);
+            final MetaRoce sender = harness.connect(senderDriver);
+            final Subscription subA = receiver.addSubscription(harness.subscriptionChannel(""), STREAM_ID);
+            final Subscription subB = receiver.addSubscription(harness.subscriptionChannel(""), STREAM_ID + 1);
+
+            final ExclusivePublication pubA = sender.addExclusivePublication(harness.publicationChannel(""),
+                STREAM_ID);
+            Await.until("stream A", () -> pubA.isConnected() && subA.isConnected());
+            sendAndReceive(pubA, subA, 20, 0);
+            final String connection = label(sender, "snd-state: ");
+            pubA.close();
+            Await.until("stream A closed, its connection lingering", () ->
+                null == label(sender, "snd-stream-state: ") && null != label(sender, "snd-state: "));
+            // longer than the publication's linger: the endpoint has no publication left and waits for its connection
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+            assertEquals(1, counter(sender, SEND_ENDPOINTS), "the endpoint waits for its lingering connection");
+
+            final ExclusivePublication pubB = sender.addExclusivePublication(harness.publicationChannel(""),
+                STREAM_ID + 1);
+            Await.until("stream B", () -> pubB.isConnected() && subB.isConnected());
+            assertEquals(connection, label(sender, "snd-state: "), "stream B opened on the lingering connection");
+            assertTrue(label(sender, "snd-stream-state: ").contains(connectionId(connection) + " "));
+            sendAndReceive(pubB, subB, 20, 0);
+
+            final long closedNs = System.nanoTime();
+            pubB.close();
+            Await.until("the receiver's connection closed by the sender's CLOSE", () ->
+                4 == value(receiver, "rcv-state: "));
+            Await.until("send endpoint closed", () -> 0 == counter(sender, SEND_ENDPOINTS));
+            assertTrue(System.nanoTime() - closedNs < TimeUnit.SECONDS.toNanos(20), "well before the 30 s timeout");
+            assertEquals(1, counter(receiver, RECEIVE_ENDPOINTS), "the subscriptions keep the receive endpoint");
+        });
+    }
+
+    private static String label(final MetaRoce client, final String prefix)
+    {
+        final String[] found = new String[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(prefix))
+            {
+                found[0] = label;
+            }
+        });
+        return found[0];
+    }
+
+    private static String connectionId(final String label)
+    {
+        final int start = label.indexOf("conn=");
+        return label.substring(start, label.indexOf(' ', start));
+    }
+
+    private static long value(final MetaRoce client, final String prefix)
+    {
+        final long[] value = { -1 };
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(prefix))
+            {
+                value[0] = client.countersReader().getCounterValue(counterId);
+            }
+        });
+        return value[0];
     }
 
     private void openAndCloseRepeatedly(final MetaRoce client, final int times) throws Exception

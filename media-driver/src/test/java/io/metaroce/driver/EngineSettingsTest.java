@@ -143,7 +143,8 @@ class EngineSettingsTest
         System.setProperty(Configuration.ACK_EVERY_PACKETS_PROP_NAME, "0");
         try
         {
-            final MediaDriver.Context ctx = NetworkTestHarness.driverContext();
+            // not the harness's context, whose engine settings would read the property before the driver does
+            final MediaDriver.Context ctx = TestContexts.driverContext();
             final ConfigurationException ex = assertThrows(ConfigurationException.class, () -> harness.launch(ctx));
             assertTrue(ex.getMessage().startsWith(Configuration.ACK_EVERY_PACKETS_PROP_NAME + " is invalid: 0"),
                 ex.getMessage());

@@ -187,6 +187,13 @@ class NetworkChannelTest
         assertTrue(plain.canonicalForm().contains("|cc=delay|path-policy=weighted|"), plain.canonicalForm());
         assertTrue(aimd.canonicalForm().contains("|cc=aimd|path-policy=round-robin|"), aimd.canonicalForm());
         assertEquals(plain.sendEndpointKey(), aimd.sendEndpointKey(), "the policies travel with the connection");
+        assertTrue(!plain.connectionForm().equals(aimd.connectionForm()), "other policies, another connection");
+        final UdpChannel otherTerm = UdpChannel.forPublication(ChannelUri.parse(
+            "metaroce:udp?endpoint=127.0.0.1:40456|cc=true|path-policy=weighted|term-length=64k|rcv-window=32k"), ctx);
+        assertEquals(plain.connectionForm(), otherTerm.connectionForm(), "stream parameters do not split a connection");
+        assertTrue(!plain.canonicalForm().equals(otherTerm.canonicalForm()));
+        assertTrue(plain.connectionForm().startsWith("metaroce:udp?endpoint=127.0.0.1:40456|entropy=") &&
+            !plain.connectionForm().contains("term-length"), plain.connectionForm());
         assertEquals(SenderPolicies.AIMD, aimd.congestionControlName);
         assertTrue(aimd.congestionControl);
         assertEquals("round-robin", aimd.pathPolicy);

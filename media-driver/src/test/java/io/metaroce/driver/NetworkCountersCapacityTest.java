@@ -15,9 +15,13 @@
  */
 package io.metaroce.driver;
 
+import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
-import io.metaroce.client.Publication;
+import io.metaroce.client.Subscription;
+import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.datapath.DatapathCounters;
+import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
@@ -26,29 +30,37 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A driver with the default counters file hosts 1,000 network publications over 4 planes: each publication's
- * connection shows its few default counters and its paths add to the engine's per-plane totals. The publications
- * have no receiver (their SETUPs go unanswered), which costs the sender nothing in counters.
+ * 1,000 network publications over 4 planes from one driver to another, each received by an image with one
+ * subscriber, with the default counters file on both sides. Since wire version 2 they are streams of ONE connection
+ * (one destination, the same connection settings), so the connection's counters are paid once and a stream adds only
+ * a handful: on the sending side its {@code pub-lmt}, {@code pub-pos}, {@code snd-pos} and {@code snd-stream-state},
+ * on the receiving side its {@code rcv-hwm}, {@code rcv-stream-state} and a {@code sub-pos} per subscriber. The test
+ * counts every counter in use by type, checks that everything but those per-stream counters is a fixed amount per
+ * driver, endpoint, plane and connection, and pins the budget: at most {@value #STREAM_BUDGET} counters per stream
+ * (both sides) plus that fixed amount. (With wire version 1, a connection per stream, the counters file of the
+ * sending side held fewer than 1,000 streams with per-path counters and the receiving side's 15 per image.)
  */
 class NetworkCountersCapacityTest
 {
     private static final int PUBLICATIONS = 1_000;
     private static final int PLANES = 4;
     private static final int FIRST_STREAM_ID = 20_001;
+    private static final int STREAM_BUDGET = 8;
 
     private NetworkTestHarness harness;
-    private final List<Publication> publications = new ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
 
     @AfterEach
     void tearDown()
     {
-        CloseHelper.closeAll(publications);
+        CloseHelper.closeAll(resources);
         if (null != harness)
         {
             harness.close();
@@ -56,37 +68,142 @@ class NetworkCountersCapacityTest
     }
 
     @Test
-    void shouldHostAThousandNetworkPublicationsOverFourPlanesInTheDefaultCountersFile()
+    void shouldHostAThousandStreamsOfOneConnectionOverFourPlanesInTheDefaultCountersFiles()
     {
-        assertTimeoutPreemptively(Duration.ofSeconds(120), () ->
+        assertTimeoutPreemptively(Duration.ofSeconds(180), () ->
         {
             harness = new NetworkTestHarness(PLANES);
-            final MediaDriver driver = harness.launch(NetworkTestHarness.driverContext()
-                .countersBufferLength(Configuration.CNC_BUFFER_LENGTH_DEFAULT));
-            final MetaRoce client = harness.connect(driver);
-            final String channel = harness.publicationChannel("|term-length=64k");
+            // 2,000 logs and 1,000 streams keep the drivers busy for seconds on a loaded machine: generous liveness
+            final long livenessNs = TimeUnit.SECONDS.toNanos(20);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                .countersBufferLength(Configuration.CNC_BUFFER_LENGTH_DEFAULT).clientLivenessTimeoutNs(livenessNs)
+                .publicationUnblockTimeoutNs(2 * livenessNs));
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
+                .countersBufferLength(Configuration.CNC_BUFFER_LENGTH_DEFAULT).clientLivenessTimeoutNs(livenessNs)
+                .publicationUnblockTimeoutNs(2 * livenessNs));
+            final MetaRoce receiverClient = harness.connect(
+                TestContexts.clientContext(receiverDriver).driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(livenessNs)));
+            final MetaRoce senderClient = harness.connect(
+                TestContexts.clientContext(senderDriver).driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(livenessNs)));
+            final String channel = "|term-length=64k";
+            final List<ExclusivePublication> publications = new ArrayList<>();
+            final List<Subscription> subscriptions = new ArrayList<>();
             for (int i = 0; i < PUBLICATIONS; i++)
             {
-                publications.add(client.addPublication(channel, FIRST_STREAM_ID + i));
+                final Subscription subscription = receiverClient.addSubscription(
+                    harness.subscriptionChannel(channel), FIRST_STREAM_ID + i);
+                subscriptions.add(subscription);
+                resources.add(subscription);
+            }
+            for (int i = 0; i < PUBLICATIONS; i++)
+            {
+                final ExclusivePublication publication = senderClient.addExclusivePublication(
+                    harness.publicationChannel(channel), FIRST_STREAM_ID + i);
+                publications.add(publication);
+                resources.add(publication);
             }
 
-            final CountersReader counters = client.countersReader();
-            Await.until("a sender connection per publication", 60_000,
-                () -> PUBLICATIONS == count(counters, "snd-state: "));
+            final CountersReader sender = senderClient.countersReader();
+            final CountersReader receiver = receiverClient.countersReader();
+            Await.until("every stream open", 150_000, () ->
+                PUBLICATIONS == countValue(sender, DatapathCounters.SENDER_STREAM_TYPE_ID,
+                ConnectionState.ESTABLISHED.value()) &&
+                PUBLICATIONS == countValue(receiver, DatapathCounters.RECEIVER_STREAM_TYPE_ID,
+                ConnectionState.ESTABLISHED.value()) &&
+                PUBLICATIONS == count(receiver, CounterTypeId.SUBSCRIBER_POSITION));
+            for (final ExclusivePublication publication : publications)
+            {
+                assertTrue(publication.isConnected());
+            }
 
-            final int inUse = count(counters, "");
-            final int capacity = counters.maxCounterId() + 1;
-            System.out.printf("%d network publications over %d planes: %d of %d counters in use%n",
-                PUBLICATIONS, PLANES, inUse, capacity);
-            assertEquals(PLANES, count(counters, "plane-packets: engine"), "one set of plane totals");
-            assertEquals(0, count(counters, "path-packets: "), "no per-path counters by default");
-            assertTrue(inUse <= capacity, inUse + " counters in " + capacity);
-            assertTrue(inUse >= PUBLICATIONS * (3 + DatapathCounters.SENDER_COUNTERS),
-                "publisher limit, publisher and sender positions, and the sender connection's counters each");
+            // Sending side: per stream its position counters and its stream state; one connection whatever the count.
+            final int senderPerStream = count(sender, CounterTypeId.PUBLISHER_LIMIT) +
+                count(sender, CounterTypeId.PUBLISHER_POSITION) + count(sender, CounterTypeId.SENDER_POSITION) +
+                count(sender, DatapathCounters.SENDER_STREAM_TYPE_ID);
+            assertEquals(1, countLabels(sender, "snd-state: "), "one sender connection carries every stream");
+            assertEquals(DatapathCounters.SENDER_COUNTERS, count(sender, DatapathCounters.SENDER_TYPE_ID));
+            assertEquals(0, count(sender, DatapathCounters.PATH_TYPE_ID), "no per-path counters by default");
+            assertEquals(PLANES * DatapathCounters.PLANE_COUNTERS, count(sender, DatapathCounters.PLANE_TYPE_ID),
+                "one set of plane totals for the send endpoint");
+            final int senderFixed = fixed(sender, 1, 1) + DatapathCounters.SENDER_COUNTERS +
+                PLANES * DatapathCounters.PLANE_COUNTERS;
+            final int senderInUse = inUse(sender);
+            assertEquals(senderFixed + senderPerStream, senderInUse, "nothing but the per-stream counters grows");
+            assertEquals(4 * PUBLICATIONS, senderPerStream, "pub-lmt, pub-pos, snd-pos and snd-stream-state");
+
+            // Receiving side: per stream its high-water mark, its stream state and its subscriber's position.
+            final int receiverPerStream = count(receiver, CounterTypeId.RECEIVER_HWM) +
+                count(receiver, DatapathCounters.RECEIVER_STREAM_TYPE_ID) +
+                count(receiver, CounterTypeId.SUBSCRIBER_POSITION);
+            assertEquals(1, countLabels(receiver, "rcv-state: "), "one receiver connection carries every stream");
+            assertEquals(DatapathCounters.RECEIVER_COUNTERS, count(receiver, DatapathCounters.RECEIVER_TYPE_ID));
+            final int receiverFixed = fixed(receiver, 1, 1) + DatapathCounters.RECEIVER_COUNTERS;
+            final int receiverInUse = inUse(receiver);
+            assertEquals(receiverFixed + receiverPerStream, receiverInUse,
+                "nothing but the per-stream counters grows");
+            assertEquals(3 * PUBLICATIONS, receiverPerStream, "rcv-hwm, rcv-stream-state and one sub-pos");
+
+            final int capacity = sender.maxCounterId() + 1;
+            final double perStream = (double)(senderPerStream + receiverPerStream) / PUBLICATIONS;
+            System.out.printf("%d streams of one connection over %d planes: sender %d of %d counters in use (%d " +
+                "fixed, %d per stream), receiver %d of %d (%d fixed, %d per stream); %.1f per stream in all%n",
+                PUBLICATIONS, PLANES, senderInUse, capacity, senderFixed, senderPerStream / PUBLICATIONS,
+                receiverInUse, receiver.maxCounterId() + 1, receiverFixed, receiverPerStream / PUBLICATIONS, perStream);
+            assertTrue(perStream <= STREAM_BUDGET, "at most " + STREAM_BUDGET + " counters per stream: " + perStream);
+            assertTrue(senderInUse <= capacity && receiverInUse <= receiver.maxCounterId() + 1);
         });
     }
 
-    private static int count(final CountersReader counters, final String prefix)
+    /**
+     * What a driver allocates whatever its streams: its system counters, its clients' heartbeats, its two transport
+     * engines' counters, and the packet I/O totals of each endpoint.
+     */
+    private static int fixed(final CountersReader counters, final int clients, final int endpoints)
+    {
+        final int system = count(counters, CounterTypeId.SYSTEM_COUNTER);
+        assertTrue(system >= SystemCounterDescriptor.values().length, "the system counters");
+        assertEquals(clients, count(counters, CounterTypeId.CLIENT_HEARTBEAT));
+        assertEquals(2 * DatapathCounters.ENGINE_COUNTERS, count(counters, DatapathCounters.ENGINE_TYPE_ID),
+            "the sender's and the receiver's engine");
+        assertEquals(endpoints * DatapathCounters.IO_COUNTERS, count(counters, DatapathCounters.IO_TYPE_ID));
+
+        return system + clients + 2 * DatapathCounters.ENGINE_COUNTERS + endpoints * DatapathCounters.IO_COUNTERS;
+    }
+
+    private static int inUse(final CountersReader counters)
+    {
+        final int[] count = new int[1];
+        counters.forEach((counterId, typeId, keyBuffer, label) -> count[0]++);
+        return count[0];
+    }
+
+    private static int count(final CountersReader counters, final int typeId)
+    {
+        final int[] count = new int[1];
+        counters.forEach((counterId, type, keyBuffer, label) ->
+        {
+            if (type == typeId)
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
+    }
+
+    private static int countValue(final CountersReader counters, final int typeId, final long value)
+    {
+        final int[] count = new int[1];
+        counters.forEach((counterId, type, keyBuffer, label) ->
+        {
+            if (type == typeId && counters.getCounterValue(counterId) == value)
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
+    }
+
+    private static int countLabels(final CountersReader counters, final String prefix)
     {
         final int[] count = new int[1];
         counters.forEach((counterId, typeId, keyBuffer, label) ->
@@ -96,7 +213,6 @@ class NetworkCountersCapacityTest
                 count[0]++;
             }
         });
-
         return count[0];
     }
 }

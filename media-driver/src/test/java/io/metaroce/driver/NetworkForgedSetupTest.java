@@ -18,34 +18,40 @@ package io.metaroce.driver;
 import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
-import io.metaroce.codec.wire.MessageHeaderEncoder;
-import io.metaroce.codec.wire.SetupEncoder;
-import io.metaroce.codec.wire.TrafficClass;
+import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.datapath.EngineSettings;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A stranger on the sender's host sends, from a port of its own, SETUPs that carry a live publication's stream and
- * session with fresh epochs. The receiving driver keeps the live image (no unavailable/available flips), answers the
- * stranger nothing, challenges the real sender, which answers, and the stream keeps flowing, every message once.
+ * Who may open a stream another connection carries (wire version 2, which replaces version 1's SETUP replacement and
+ * challenge). The sender that carries it may, on a new connection from its own address and control port: the old
+ * opening ends at once and the new image starts where the old one's data ends (the stream takeover). Anyone else is
+ * refused with STREAM_ACK(CONFLICT, retryAfterUs = the challenge timeout), counted as {@code STREAM_CONFLICT}, and the
+ * carrying connection's sender is challenged: a live sender answers and keeps its stream, a silent one loses its
+ * connection after the challenge timeout, which frees the stream for the next opening. Raw datagrams built from the
+ * codecs play the strangers and, in two tests, the sender ({@link RawPeer}).
  */
 class NetworkForgedSetupTest
 {
     private static final int STREAM_ID = 3201;
+    private static final int TERM_LENGTH = 64 * 1024;
+    private static final int INITIAL_TERM_ID = 7;
+    private static final int SESSION_ID = 0x5E55;
+    private static final long CHALLENGE_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private NetworkTestHarness harness;
 
@@ -59,7 +65,7 @@ class NetworkForgedSetupTest
     }
 
     @Test
-    void shouldKeepTheLiveImageWhenASetupForItsSessionComesFromAnotherPortOfTheSendersHost()
+    void shouldRefuseAStrangersOpeningOfALiveStreamAndKeepTheLiveImage()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
@@ -79,24 +85,29 @@ class NetworkForgedSetupTest
             final long[] next = new long[1];
             final long[] received = new long[1];
             final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
-            try (DatagramChannel forger = DatagramChannel.open())
+            try (RawPeer stranger = new RawPeer("127.0.1.1", endpoint()))
             {
-                forger.bind(new InetSocketAddress("127.0.1.1", 0));
-                forger.configureBlocking(false);
-                final InetSocketAddress endpoint = new InetSocketAddress("127.0.0.2", harness.port);
-                final ByteBuffer answer = ByteBuffer.allocate(2048);
-                for (int i = 0; i < 5; i++)
+                // A stranger on the sender's host, from a port of its own: its connection is accepted (a SETUP
+                // alone proves nothing), its opening of the live stream is not.
+                stranger.connect(0x0666_0001, 0x5EED_0001L, 1000);
+                for (int streamRef = 1; streamRef <= 5; streamRef++)
                 {
-                    forger.send(forgedSetup(publication.sessionId(), 0x5EED_0000L + i,
-                        ((InetSocketAddress)forger.getLocalAddress()).getPort()), endpoint);
+                    stranger.streamOpen(STREAM_ID, publication.sessionId(), streamRef, publication.initialTermId(),
+                        publication.initialTermId(), 0, publication.termBufferLength());
+                    final RawPeer.StreamAnswer answer = stranger.awaitStreamAnswer(streamRef, StreamCode.CONFLICT);
+                    assertEquals(Math.min(0xFFFF, TimeUnit.NANOSECONDS.toMicros(CHALLENGE_TIMEOUT_NS)),
+                        answer.retryAfterUs(), "retry after the challenge timeout");
                     final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
                     while (System.nanoTime() - untilNs < 0)
                     {
                         exchange(publication, subscription, message, next, received);
-                        answer.clear();
-                        assertNull(forger.receive(answer), "the stranger gets no answer (SETUP_ACK or ERROR)");
                         LockSupport.parkNanos(100_000);
                     }
+                }
+                stranger.poll();
+                for (final RawPeer.StreamAnswer answer : stranger.streamAnswers())
+                {
+                    assertEquals(StreamCode.CONFLICT, answer.code(), "the stranger is never given the stream");
                 }
             }
 
@@ -108,9 +119,162 @@ class NetworkForgedSetupTest
             });
             assertEquals(1, available.get(), "the live image stays: no new image");
             assertEquals(0, unavailable.get(), "the live image stays: never unavailable");
-            assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=SETUP_CONFLICT") >= 5, "counted");
+            assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_CONFLICT") >= 5, "counted");
             assertTrue(counterSum(receiverClient, "snd-challenges: engine", "") > 0, "the real sender was challenged");
+            assertEquals(0, counterSum(receiverClient, "rcv-drops: engine", "reason=SETUP_CONFLICT"),
+                "a SETUP is no conflict in version 2");
         });
+    }
+
+    @Test
+    void shouldHandTheStreamToTheSendersNewConnectionWithoutDeliveringAPositionTwice()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final AtomicInteger available = new AtomicInteger();
+            final AtomicInteger unavailable = new AtomicInteger();
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID, (image) -> available.incrementAndGet(), (image) -> unavailable.incrementAndGet());
+            final List<Long> received = new ArrayList<>();
+
+            try (RawPeer sender = new RawPeer("127.0.1.1", endpoint()))
+            {
+                sender.connect(0x0A11_0001, 0x1111_0001L, 5000);
+                sender.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                assertEquals(0, sender.awaitStreamAnswer(1, StreamCode.OPEN).startPosition());
+                sendMessages(sender, 0, 10);
+                awaitReceived(subscription, received, 10);
+
+                // The sender lost its connection (say its ACKs stopped reaching it) and opens the stream again on a
+                // new one, from the same address and control port, from the position it last saw acknowledged: 0.
+                sender.connect(0x0A11_0002, 0x1111_0002L, 9000);
+                sender.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                final RawPeer.StreamAnswer open = sender.awaitStreamAnswer(1, StreamCode.OPEN);
+                assertEquals(10L * RawPeer.MESSAGE_ADVANCE, open.startPosition(),
+                    "the new image starts where the old one's data ends, and the sender is told so");
+                assertTrue(open.windowLimit() > open.startPosition(), "a window is announced");
+                for (final RawPeer.StreamAnswer answer : sender.streamAnswers())
+                {
+                    assertTrue(StreamCode.CONFLICT != answer.code(), "the sender itself is never refused");
+                }
+
+                // It resends from 5, behind the new start: those bytes are acknowledged, not delivered again.
+                sendMessages(sender, 5, 20);
+                awaitReceived(subscription, received, 20);
+                pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(200));
+                assertEquals(0, sender.challenges(), "a takeover needs no challenge");
+            }
+
+            assertInOrderOnce(received, 20);
+            Await.until("the old image withdrawn", () -> 1 == unavailable.get());
+            assertEquals(2, available.get(), "one image per opening");
+            assertEquals(1, counterCount(receiverClient, "rcv-stream-state: "), "one stream state: the new one");
+            assertEquals(0, counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_CONFLICT"));
+        });
+    }
+
+    @Test
+    void shouldGiveTheStreamToAnotherSenderOnceTheSilentSenderFailsItsChallenge()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                .engineSettings(EngineSettings.builder().challengeTimeoutNs(CHALLENGE_TIMEOUT_NS).build()));
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final AtomicInteger unavailable = new AtomicInteger();
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID, null, (image) -> unavailable.incrementAndGet());
+            final List<Long> received = new ArrayList<>();
+
+            try (RawPeer silent = new RawPeer("127.0.1.1", endpoint());
+                RawPeer restarted = new RawPeer("127.0.1.1", endpoint()))
+            {
+                silent.connect(0x0B11_0001, 0x2222_0001L, 100);
+                silent.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                silent.awaitStreamAnswer(1, StreamCode.OPEN);
+                sendMessages(silent, 0, 5);
+                awaitReceived(subscription, received, 5);
+
+                // The sender restarted on another port: its first opening is refused and the old sender, which
+                // will never answer, is challenged.
+                restarted.connect(0x0B11_0002, 0x2222_0002L, 700);
+                restarted.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                restarted.awaitStreamAnswer(1, StreamCode.CONFLICT);
+                Await.until("the silent sender challenged", () ->
+                {
+                    silent.poll();
+                    return silent.challenges() > 0;
+                });
+
+                Await.until("the unanswered challenge ends the old connection and its image", () ->
+                {
+                    pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(1));
+                    return 1 == unavailable.get();
+                });
+                restarted.streamOpen(STREAM_ID, SESSION_ID, 2, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                final RawPeer.StreamAnswer open = restarted.awaitStreamAnswer(2, StreamCode.OPEN);
+                assertEquals(5L * RawPeer.MESSAGE_ADVANCE, open.startPosition(),
+                    "the session continues where the old image's data ends");
+                sendMessages(restarted, 0, 10);
+                awaitReceived(subscription, received, 10);
+                pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(200));
+            }
+
+            assertInOrderOnce(received, 10);
+            assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_CONFLICT") >= 1, "counted");
+            assertTrue(counterSum(receiverClient, "snd-challenges: engine", "") >= 1, "challenge counted");
+        });
+    }
+
+    private InetSocketAddress endpoint()
+    {
+        return new InetSocketAddress("127.0.0.2", harness.port);
+    }
+
+    private static void sendMessages(final RawPeer sender, final long from, final long to) throws Exception
+    {
+        for (long i = from; i < to; i++)
+        {
+            sender.data(STREAM_ID, SESSION_ID, INITIAL_TERM_ID, TERM_LENGTH, i * RawPeer.MESSAGE_ADVANCE, i);
+        }
+    }
+
+    private static void awaitReceived(final Subscription subscription, final List<Long> received, final int count)
+    {
+        Await.until(count + " messages", () ->
+        {
+            poll(subscription, received);
+            return received.size() >= count;
+        });
+    }
+
+    private static void pollFor(final Subscription subscription, final List<Long> received, final long durationNs)
+    {
+        final long deadlineNs = System.nanoTime() + durationNs;
+        do
+        {
+            poll(subscription, received);
+            LockSupport.parkNanos(100_000);
+        }
+        while (System.nanoTime() - deadlineNs < 0);
+    }
+
+    private static void poll(final Subscription subscription, final List<Long> received)
+    {
+        subscription.poll((buffer, offset, length, header) -> received.add(buffer.getLong(offset)), 16);
+    }
+
+    private static void assertInOrderOnce(final List<Long> received, final int count)
+    {
+        assertEquals(count, received.size(), "every message once: " + received);
+        for (int i = 0; i < count; i++)
+        {
+            assertEquals(i, received.get(i), "in order: " + received);
+        }
     }
 
     private static void exchange(
@@ -132,20 +296,6 @@ class NetworkForgedSetupTest
         }, 16);
     }
 
-    private static ByteBuffer forgedSetup(final int sessionId, final long epoch, final int replyPort)
-    {
-        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocate(128));
-        final SetupEncoder setup = new SetupEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder());
-        setup.header().planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0).dstConnId(0)
-            .srcConnId(0x0666_0000L + (epoch & 0xFF)).psn(1000).tsNs(0);
-        setup.streamId(STREAM_ID).sessionId(sessionId).initialTermId(0).activeTermId(0).termOffset(0)
-            .termLength(64 * 1024).connEpoch(epoch).mtu(1408).pathCount(1).planeCount((short)1);
-        setup.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        setup.replyPort(replyPort).mprPsns(4096).initialCreditBytes(131_072).baseRttHintNs(0).linkRateMbps(0);
-        final int length = MessageHeaderEncoder.ENCODED_LENGTH + setup.encodedLength();
-        return buffer.byteBuffer().limit(length);
-    }
-
     private static long counterSum(final MetaRoce client, final String labelPrefix, final String part)
     {
         final long[] sum = new long[1];
@@ -157,5 +307,18 @@ class NetworkForgedSetupTest
             }
         });
         return sum[0];
+    }
+
+    private static int counterCount(final MetaRoce client, final String labelPrefix)
+    {
+        final int[] count = new int[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(labelPrefix))
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
     }
 }

@@ -19,9 +19,8 @@ import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
-import io.metaroce.codec.wire.MessageHeaderEncoder;
-import io.metaroce.codec.wire.SetupEncoder;
-import io.metaroce.codec.wire.TrafficClass;
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.datapath.EngineSettings;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.status.SystemCounterDescriptor;
@@ -31,8 +30,6 @@ import org.junit.jupiter.api.Test;
 
 import java.io.File;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.DatagramChannel;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -41,16 +38,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Image logs are created by the conductor, a chunk per duty cycle, while the receiver agent keeps serving its other
- * connections; the SETUP of the stream waiting for its log is left unanswered until the log is ready, and is
- * answered at the sender's next retry. Also: a stream that loses its subscription while its log is created leaves no
- * log behind, a flood of SETUPs for distinct sessions creates a bounded number of logs, all freed when no sender
- * takes them, and a log that cannot be created is refused as before.
+ * streams; the STREAM_OPEN of the stream waiting for its log is answered STREAM_ACK(NOT_READY), and OPEN follows
+ * unprompted once the log is ready. Also: a stream that loses its subscription while its log is created leaves no log
+ * behind, a flood of STREAM_OPENs for distinct sessions has a bounded number of logs created and not taken at any
+ * time, all freed when their connection goes, and a log that cannot be created is refused (RESOURCE_EXHAUSTED).
  */
 class NetworkImageCreationTest
 {
@@ -139,9 +135,9 @@ class NetworkImageCreationTest
             assertTrue(deliveredWhileCreating > deliveredAtQuarter,
                 "stream A delivered messages while the log was still being allocated: " + deliveredAtQuarter +
                 " at a quarter, " + deliveredWhileCreating + " later, before the log was complete");
-            assertEquals(1, filesSeen, "one log created for stream B, however many SETUPs it sent meanwhile");
+            assertEquals(1, filesSeen, "one log created for stream B, however often its opening was asked about");
             assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=IMAGE_NOT_READY") >= 1,
-                "stream B's SETUPs were held while its log was created");
+                "stream B's opening was answered NOT_READY while its log was created");
             final long receiverMaxCycleNs = LivenessTest.counterValue(
                 receiverClient.countersReader(), SystemCounterDescriptor.RECEIVER_MAX_CYCLE_TIME.label());
             final long conductorMaxCycleNs = LivenessTest.counterValue(
@@ -213,53 +209,78 @@ class NetworkImageCreationTest
     }
 
     @Test
-    void shouldCreateBoundedLogsForAFloodOfSetupsOfDistinctSessionsAndFreeThoseNoSenderTakes()
+    void shouldHaveBoundedLogsInCreationForAFloodOfStreamOpensAndFreeThemWhenTheConnectionGoes()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(1);
             final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(300);
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .engineSettings(EngineSettings.builder().connectionTimeoutNs(timeoutNs).build()));
+                .publicationLingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(300))
+                .engineSettings(EngineSettings.builder().connectionTimeoutNs(timeoutNs).lingerTimeoutNs(timeoutNs)
+                .build()));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             receiverClient.addSubscription(harness.subscriptionChannel(""), STREAM_A);
             final File imagesDir = new File(receiverDriver.directoryName(), LogFactory.IMAGES_DIR);
             final int sessions = 3 * Configuration.PENDING_IMAGES_MAX;
 
+            int mostPending = 0;
             int mostLogs = 0;
-            try (DatagramChannel forger = DatagramChannel.open())
+            try (RawPeer forger = new RawPeer("127.0.1.1", new InetSocketAddress("127.0.0.2", harness.port)))
             {
-                forger.bind(new InetSocketAddress("127.0.1.1", 0));
-                forger.configureBlocking(false);
-                final int replyPort = ((InetSocketAddress)forger.getLocalAddress()).getPort();
-                final InetSocketAddress endpoint = new InetSocketAddress("127.0.0.2", harness.port);
+                // One connection, then an opening per session; the forger never sends again, so its connection
+                // ends after the connection timeout.
+                forger.connect(0x7700_0001, 0x7700_0001L, 1000);
                 for (int session = 0; session < sessions; session++)
                 {
-                    forger.send(setup(STREAM_A, 0x4000 + session, 0x7700_0000L + session, replyPort), endpoint);
+                    forger.streamOpen(STREAM_A, 0x4000 + session, session + 1, 0, 0, 0, 64 * 1024);
                 }
-                Await.until("every SETUP handled", () -> counterSum(
-                    receiverClient, "rcv-drops: engine", "reason=IMAGE_NOT_READY") >= sessions);
-                final Await.Deadline deadline = new Await.Deadline(10_000);
+                for (int session = 0; session < sessions; session++)
+                {
+                    forger.awaitStreamAnswer(session + 1, StreamCode.NOT_READY);
+                }
+                assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=IMAGE_NOT_READY") >= sessions,
+                    "every opening answered NOT_READY before its log exists");
+
+                final Await.Deadline deadline = new Await.Deadline(20_000);
                 int logs;
                 while ((logs = fileNames(imagesDir).size()) > 0 || 0 == mostLogs)
                 {
-                    deadline.check("the logs no sender took freed");
+                    deadline.check("the logs freed once the forger's connection ended");
                     mostLogs = Math.max(mostLogs, logs);
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                    forger.poll();
+                    // a log that a stream took is answered OPEN; the others are being created or wait to be taken
+                    mostPending = Math.max(mostPending, logs - opened(forger));
                 }
-
-                assertTrue(mostLogs <= Configuration.PENDING_IMAGES_MAX,
-                    "at most " + Configuration.PENDING_IMAGES_MAX + " logs asked for and not taken: " + mostLogs);
-                Await.until("no bytes mapped by the receiving driver", () ->
-                    0 == LivenessTest.counterValue(receiverClient.countersReader(),
-                    SystemCounterDescriptor.BYTES_CURRENTLY_MAPPED.label()));
-                assertNull(forger.receive(ByteBuffer.allocate(2048)), "no SETUP is answered before its log exists");
             }
+
+            assertTrue(mostPending <= Configuration.PENDING_IMAGES_MAX,
+                "at most " + Configuration.PENDING_IMAGES_MAX + " logs asked for and not taken: " + mostPending);
+            Await.until("no bytes mapped by the receiving driver", () ->
+                0 == LivenessTest.counterValue(receiverClient.countersReader(),
+                SystemCounterDescriptor.BYTES_CURRENTLY_MAPPED.label()));
+            Await.until("the streams' state counters freed after the connection's linger", () ->
+                0 == counterCount(receiverClient, "rcv-stream-state: ") &&
+                0 == counterCount(receiverClient, "rcv-state: "));
         });
     }
 
+    private static int opened(final RawPeer peer)
+    {
+        final Set<Integer> streamRefs = new HashSet<>();
+        for (final RawPeer.StreamAnswer answer : peer.streamAnswers())
+        {
+            if (StreamCode.OPEN == answer.code())
+            {
+                streamRefs.add(answer.streamRef());
+            }
+        }
+        return streamRefs.size();
+    }
+
     @Test
-    void shouldRefuseTheSetupOfAStreamWhoseLogCannotBeCreatedAndCountIt()
+    void shouldRefuseTheOpeningOfAStreamWhoseLogCannotBeCreatedAndCountIt()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
@@ -277,11 +298,19 @@ class NetworkImageCreationTest
             Await.until("the failure logged", () ->
                 EndpointLifetimeTest.errorLogContains(receiverDriver, "cannot create its log") &&
                 EndpointLifetimeTest.errorLogContains(receiverDriver, "insufficient usable storage for image log"));
-            Await.until("the next SETUP refused as an unknown stream", () ->
-                counterSum(receiverClient, "rcv-drops: engine", "reason=UNKNOWN_STREAM") >= 1);
             assertTrue(LivenessTest.counterValue(receiverClient.countersReader(),
                 SystemCounterDescriptor.ERRORS.label()) >= 1, "counted as an error");
-            assertTrue(!publication.isConnected() && !subscription.isConnected(), "no connection without a log");
+            // The opening is refused (STREAM_ACK(RESOURCE_EXHAUSTED): a stream the receiver wants but cannot keep)
+            // and asked again by the sender, which starts another attempt to create the log.
+            Await.until("the opening refused as a stream the receiver cannot keep", () ->
+                counterSum(receiverClient, "rcv-drops: engine", "reason=RESOURCE_EXHAUSTED") >= 1);
+            assertEquals(0, counterSum(receiverClient, "rcv-drops: engine", "reason=UNKNOWN_STREAM"),
+                "the stream is wanted: not an unknown stream");
+            Await.until("another attempt", () ->
+                counterSum(receiverClient, "rcv-drops: engine", "reason=IMAGE_NOT_READY") >= 2);
+            assertTrue(!publication.isConnected() && !subscription.isConnected(), "no stream without a log");
+            assertEquals(1, counterValueCount(senderClient, "snd-stream-state: ", ConnectionState.SETUP.value()),
+                "the sender's stream stays opening (state SETUP)");
             assertTrue(fileNames(new File(receiverDriver.directoryName(), LogFactory.IMAGES_DIR)).isEmpty());
         });
     }
@@ -355,20 +384,6 @@ class NetworkImageCreationTest
         return names;
     }
 
-    private static ByteBuffer setup(final int streamId, final int sessionId, final long epoch, final int replyPort)
-    {
-        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocate(128));
-        final SetupEncoder setup = new SetupEncoder().wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder());
-        setup.header().planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0).dstConnId(0)
-            .srcConnId(epoch).psn(1000).tsNs(0);
-        setup.streamId(streamId).sessionId(sessionId).initialTermId(0).activeTermId(0).termOffset(0)
-            .termLength(64 * 1024).connEpoch(epoch).mtu(1408).pathCount(1).planeCount((short)1);
-        setup.congestionModes().clear().senderWindow(true).receiverCredit(true);
-        setup.replyPort(replyPort).mprPsns(4096).initialCreditBytes(131_072).baseRttHintNs(0).linkRateMbps(0);
-        final int length = MessageHeaderEncoder.ENCODED_LENGTH + setup.encodedLength();
-        return buffer.byteBuffer().limit(length);
-    }
-
     private static long counterSum(final MetaRoce client, final String labelPrefix, final String part)
     {
         final long[] sum = new long[1];
@@ -380,5 +395,31 @@ class NetworkImageCreationTest
             }
         });
         return sum[0];
+    }
+
+    private static int counterValueCount(final MetaRoce client, final String labelPrefix, final long value)
+    {
+        final int[] count = new int[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(labelPrefix) && client.countersReader().getCounterValue(counterId) == value)
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
+    }
+
+    private static int counterCount(final MetaRoce client, final String labelPrefix)
+    {
+        final int[] count = new int[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(labelPrefix))
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
     }
 }

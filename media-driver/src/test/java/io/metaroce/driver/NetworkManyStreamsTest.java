@@ -24,6 +24,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -33,11 +35,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Many streams on one network channel over two loopback planes, between two embedded drivers: 60 publications on
- * distinct stream ids share the sender's endpoint and the receiver's engine and credit scheduler, each offers 200
+ * distinct stream ids share the sender's endpoint and, since they have one destination and the same connection
+ * settings, one connection (wire version 2): one {@code snd-state} counter on the sending driver and one
+ * {@code rcv-state} on the receiving one, beside a stream state counter per stream on each side. Each offers 200
  * messages of 256 bytes round robin, and one thread polls all 60 subscriptions. Every message arrives exactly once
- * and in order on its stream. The publications stay open when done, as an application's would, so that a finished
- * stream's connection keeps whatever credit the receiver's scheduler believes it needs; the deadline is for liveness
- * only.
+ * and in order on its stream. The publications stay open when done, as an application's would; the deadline is for
+ * liveness only.
  */
 class NetworkManyStreamsTest
 {
@@ -81,6 +84,19 @@ class NetworkManyStreamsTest
             publications[i] = senderClient.addPublication(harness.publicationChannel(""), FIRST_STREAM_ID + i);
         }
         Await.until("every stream connected", 20_000, () -> allConnected(publications, subscriptions));
+        assertEquals(1, labels(senderClient, "snd-state: ").size(), "one sender connection for every stream");
+        assertEquals(1, labels(receiverClient, "rcv-state: ").size(), "one receiver connection for every stream");
+        final String senderConnection = connectionId(labels(senderClient, "snd-state: ").get(0));
+        final String receiverConnection = connectionId(labels(receiverClient, "rcv-state: ").get(0));
+        final List<String> senderStreams = labels(senderClient, "snd-stream-state: ");
+        final List<String> receiverStreams = labels(receiverClient, "rcv-stream-state: ");
+        assertEquals(STREAMS, senderStreams.size(), "a stream state per publication");
+        assertEquals(STREAMS, receiverStreams.size(), "a stream state per image");
+        for (int i = 0; i < STREAMS; i++)
+        {
+            assertEquals(senderConnection, connectionId(senderStreams.get(i)), senderStreams.get(i));
+            assertEquals(receiverConnection, connectionId(receiverStreams.get(i)), receiverStreams.get(i));
+        }
 
         final int[] received = new int[STREAMS];
         final FragmentHandler[] handlers = new FragmentHandler[STREAMS];
@@ -149,6 +165,25 @@ class NetworkManyStreamsTest
             assertEquals(MESSAGES, received[i], "messages on stream " + (FIRST_STREAM_ID + i));
             assertEquals(1, subscriptions[i].imageCount(), "images on stream " + (FIRST_STREAM_ID + i));
         }
+    }
+
+    private static List<String> labels(final MetaRoce client, final String prefix)
+    {
+        final List<String> labels = new ArrayList<>();
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(prefix))
+            {
+                labels.add(label);
+            }
+        });
+        return labels;
+    }
+
+    private static String connectionId(final String label)
+    {
+        final int start = label.indexOf("conn=") + "conn=".length();
+        return label.substring(start, label.indexOf(' ', start));
     }
 
     private static boolean allConnected(final Publication[] publications, final Subscription[] subscriptions)

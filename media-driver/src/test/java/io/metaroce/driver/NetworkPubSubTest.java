@@ -252,12 +252,20 @@ class NetworkPubSubTest
                 "one engine on the receiver agent");
             assertTrue(countLabels(senderClient, "path-packets: ", "dst=" + harness.endpoints() + " path=") > 0,
                 "path counters name the destination");
-            assertEquals(0, countLabels(senderClient, "path-packets: ", "session=" + b.sessionId() + " "),
+            // path-counters is a connection setting: the two publications have a connection each
+            assertEquals(2, countLabels(senderClient, "snd-state: ", "dst=" + harness.endpoints()),
+                "a connection per connection settings");
+            final String connectionB = connectionOf(senderClient, b.sessionId());
+            final String connectionA = connectionOf(senderClient, a.sessionId());
+            assertTrue(!connectionA.equals(connectionB), "different settings, different connections");
+            assertEquals(0, countLabels(senderClient, "path-packets: ", connectionB + " "),
                 "no path counters without path-counters=true");
-            assertEquals(0, countLabels(senderClient, "snd-data-packets: ", "session=" + b.sessionId() + " "),
+            assertEquals(0, countLabels(senderClient, "snd-data-packets: ", connectionB + " "),
                 "only the default sender counters without path-counters=true");
-            assertEquals(1, countLabels(senderClient, "snd-cwnd: ", "session=" + b.sessionId() + " "),
+            assertEquals(1, countLabels(senderClient, "snd-cwnd: ", connectionB + " "),
                 "the default sender counters");
+            assertTrue(countLabels(senderClient, "path-packets: ", connectionA + " ") > 0,
+                "path counters on the connection with path-counters=true");
             assertEquals(2, countLabels(senderClient, "plane-packets: engine"), "per-plane totals of the engine");
             assertTrue(countLabels(receiverClient, "rcv-data-packets: ", "rcv=" + harness.endpoints()) >= 2,
                 "receiver connection counters name the endpoints");
@@ -282,6 +290,91 @@ class NetworkPubSubTest
             assertTrue(sumCounters(senderClient, "io-send-calls: ") > 0, "send calls counted");
             assertTrue(sumCounters(receiverClient, "io-receive-calls: ") > 0, "receive calls counted");
         });
+    }
+
+    @Test
+    void shouldKeepARefusedStreamNotConnectedWhileItsConnectionCarriesAnotherAndOpenItOnceSubscribed()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(2);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final int unwanted = STREAM_ID + 7;
+
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID);
+            final ExclusivePublication wanted = senderClient.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            final ExclusivePublication refused = senderClient.addExclusivePublication(
+                harness.publicationChannel(""), unwanted);
+            Await.until("the wanted stream connected", () -> wanted.isConnected() && subscription.isConnected());
+            sendAndReceive(wanted, subscription, wanted.sessionId(), 200);
+
+            // The receiver refuses the other stream (STREAM_ACK(UNKNOWN_STREAM)); its publication stays not
+            // connected and keeps asking, on the same connection, which carries the wanted stream meanwhile.
+            Await.until("the refusal counted", () ->
+                sumLabels(receiverClient, "rcv-drops: engine agent=receiver", "reason=UNKNOWN_STREAM") > 0);
+            assertTrue(!refused.isConnected(), "a refused stream is not connected");
+            assertEquals(1, countLabels(senderClient, "snd-state: "), "one connection for both streams");
+            assertEquals(connectionOf(senderClient, wanted.sessionId()),
+                connectionOf(senderClient, refused.sessionId()));
+            assertEquals(1, streamState(senderClient, refused.sessionId()), "the refused stream is opening (SETUP)");
+            assertEquals(2, streamState(senderClient, wanted.sessionId()), "the wanted stream is open (ESTABLISHED)");
+
+            final Subscription late = receiverClient.addSubscription(harness.subscriptionChannel(""), unwanted);
+            Await.until("the refused stream connected once subscribed", () ->
+                refused.isConnected() && late.isConnected());
+            sendAndReceive(refused, late, refused.sessionId(), 200);
+            sendAndReceive(wanted, subscription, wanted.sessionId(), 200, 200);
+            assertEquals(1, countLabels(senderClient, "snd-state: "), "still one connection");
+        });
+    }
+
+    private static long sumLabels(final MetaRoce client, final String prefix, final String part)
+    {
+        final long[] sum = new long[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(prefix) && label.contains(part))
+            {
+                sum[0] += client.countersReader().getCounterValue(counterId);
+            }
+        });
+        return sum[0];
+    }
+
+    private static long streamState(final MetaRoce client, final int sessionId)
+    {
+        final long[] state = { -1 };
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith("snd-stream-state: ") && label.contains(" session=" + sessionId + " "))
+            {
+                state[0] = client.countersReader().getCounterValue(counterId);
+            }
+        });
+        return state[0];
+    }
+
+    /**
+     * The {@code conn=<id>} of the sender connection that carries a session, from its stream state counter.
+     */
+    private static String connectionOf(final MetaRoce client, final int sessionId)
+    {
+        final String[] connection = new String[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith("snd-stream-state: ") && label.contains(" session=" + sessionId + " "))
+            {
+                final int start = label.indexOf("conn=");
+                connection[0] = label.substring(start, label.indexOf(' ', start));
+            }
+        });
+        assertTrue(null != connection[0], "a stream state counter for session " + sessionId);
+        return connection[0];
     }
 
     private static long receiverHwm(final MetaRoce client, final int sessionId)
@@ -352,21 +445,34 @@ class NetworkPubSubTest
         });
     }
 
-    static long lossObservations(final MediaDriver driver, final int sessionId)
+    /**
+     * Loss observations of the sender connections to some endpoints: retransmissions belong to a connection, so the
+     * report has one entry per connection (its destination and settings as the channel, stream and session 0), not
+     * one per stream.
+     */
+    static long lossObservations(final MediaDriver driver, final String endpoints)
     {
         final MappedByteBuffer mapping = IoUtil.mapExistingFile(
             new File(driver.directoryName(), LossReportDescriptor.FILE_NAME), "loss report");
         try
         {
             final long[] observations = new long[1];
+            final int[] entries = new int[1];
             LossReportDescriptor.read(new UnsafeBuffer(mapping),
                 (count, bytes, firstMs, lastMs, session, stream, channel, source) ->
                 {
-                    if (session == sessionId && stream == STREAM_ID && firstMs <= lastMs && bytes > 0)
+                    entries[0]++;
+                    assertEquals(0, session, "a connection's entry names no session");
+                    assertEquals(0, stream, "a connection's entry names no stream");
+                    assertTrue(channel.startsWith("metaroce:udp?endpoint=") && !channel.contains("term-length"),
+                        "a connection's entry names its destination and settings: " + channel);
+                    if (channel.startsWith("metaroce:udp?endpoint=" + endpoints + "|") && firstMs <= lastMs &&
+                        bytes > 0)
                     {
                         observations[0] += count;
                     }
                 });
+            assertTrue(entries[0] <= 1, "one connection, one entry: " + entries[0]);
             return observations[0];
         }
         finally
@@ -474,7 +580,7 @@ class NetworkPubSubTest
         if (null != receiverLoss || null != senderLoss)
         {
             assertTrue(sumCounters(senderClient, "snd-retransmits: ") > 0, "the injected loss was repaired");
-            Await.until("loss report entry", () -> lossObservations(senderDriver, publication.sessionId()) > 0);
+            Await.until("loss report entry", () -> lossObservations(senderDriver, harness.endpoints()) > 0);
         }
         final Image image = subscription.images().get(0);
         publication.close();

@@ -35,10 +35,13 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A publication whose connection fails while its receiver still holds everything it sent reconnects with the same
- * session from the position it last saw acknowledged, behind what the receiver's image already delivered. The new
- * image must start where the old one ended, so that the application sees every message exactly once (wire
- * specification MR-CONN-11).
+ * A publication whose connection fails while its receiver still holds everything it sent opens its stream again, on
+ * a new connection, with the same session, from the position it last saw acknowledged: behind what the receiver's
+ * image already delivered. The receiver hands the stream to the new connection (the same sender, from the same
+ * address and control port: the stream takeover of wire version 2), ends the old image and starts the new one where
+ * the old one's data ends, and tells the sender so in its STREAM_ACK(OPEN), so that the application sees every
+ * message exactly once (wire specification MR-CONN-11). A subscriber that is slow at that moment reads the old image
+ * to its end before it is withdrawn and before it sees the new one: nothing lost, nothing twice, in order.
  */
 class NetworkReincarnationTest
 {
@@ -85,8 +88,9 @@ class NetworkReincarnationTest
 
             // ACKs stop reaching the sender while its DATA still reaches the receiver: the receiver delivers what
             // the sender will later think unacknowledged, and the sender's connection fails (its retransmissions
-            // unanswered, or 1 s of silence). What it had not sent by then waits for the next incarnation, whose
-            // SETUP is answered only once the ACKs flow again, so only the first of these messages is awaited now.
+            // unanswered, or 1 s of silence). What it had not sent by then waits for the stream's next opening, on a
+            // new connection whose SETUP is answered only once the ACKs flow again, so only the first of these
+            // messages is awaited now.
             senderLoss.controlRate(0, 1.0);
             next = send(publication, message, next, 200, subscription, received);
             awaitReceived(subscription, received, 101);
@@ -113,6 +117,69 @@ class NetworkReincarnationTest
         });
     }
 
+    @Test
+    void shouldLetASlowSubscriberReadTheOldImageToItsEndBeforeTheNewOne()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final NetworkLossGenerator senderLoss = new NetworkLossGenerator(1);
+            // The test drivers' linger timeout is 100 ms, far shorter than the subscriber's pause below: no timeout
+            // may withdraw an ended image its subscriber has not read to its end.
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
+                .lossGenerator(senderLoss)
+                .engineSettings(EngineSettings.builder().connectionTimeoutNs(TimeUnit.SECONDS.toNanos(1)).build()));
+            receiverClient = harness.connect(receiverDriver);
+            senderClient = harness.connect(senderDriver);
+            final AtomicInteger available = new AtomicInteger();
+            final AtomicInteger unavailable = new AtomicInteger();
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID, (image) -> available.incrementAndGet(), (image) -> unavailable.incrementAndGet());
+            final ExclusivePublication publication = senderClient.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            Await.until("connected", () -> publication.isConnected() && subscription.isConnected());
+
+            final List<Long> received = new ArrayList<>();
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[LENGTH]);
+            long next = send(publication, message, 0, 100, subscription, received);
+            awaitReceived(subscription, received, 100);
+
+            // From here the subscriber reads nothing until told. The sender's ACKs are lost: the receiver holds
+            // messages 100 to 199, unread, and the sender's connection fails.
+            senderLoss.controlRate(0, 1.0);
+            next = send(publication, message, next, 200, null, received);
+            Await.until("the sender's connection failed", () -> !publication.isConnected());
+            senderLoss.controlRate(0, 0.0);
+            Await.until("the stream open again on a new connection", publication::isConnected);
+            Await.until("the old image ended and the new one created",
+                () -> 2 == counterCount(receiverClient, "rcv-hwm: "));
+
+            // The new image takes messages while the subscriber still has the old image's tail to read, for far
+            // longer than the linger timeout.
+            next = send(publication, message, next, 300, null, received);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1_000));
+            assertEquals(100, received.size(), "the subscriber read nothing meanwhile");
+            assertEquals(0, unavailable.get(), "the old image is not withdrawn before its subscriber read it");
+            assertEquals(1, available.get(), "the new image is not shown before the old one is read");
+
+            awaitReceived(subscription, received, 300);
+            pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(300));
+            assertEquals(next, received.size(), "every message once");
+            for (int i = 0; i < received.size(); i++)
+            {
+                assertEquals(i, received.get(i), "in order: message " + i);
+            }
+            Await.until("the old image withdrawn once read", () ->
+            {
+                poll(subscription, received);
+                return 1 == unavailable.get();
+            });
+            assertEquals(2, available.get(), "the new image shown once the old one was read");
+            assertEquals(1, subscription.imageCount());
+        });
+    }
+
     private static long send(
         final ExclusivePublication publication,
         final UnsafeBuffer message,
@@ -131,7 +198,10 @@ class NetworkReincarnationTest
             }
             else
             {
-                poll(subscription, received);
+                if (null != subscription)
+                {
+                    poll(subscription, received);
+                }
                 LockSupport.parkNanos(100_000);
             }
         }
@@ -158,6 +228,19 @@ class NetworkReincarnationTest
         }
     }
 
+    private static int counterCount(final MetaRoce client, final String prefix)
+    {
+        final int[] count = new int[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(prefix))
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
+    }
+
     private static void printCounters(final String side, final MetaRoce client)
     {
         client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
@@ -171,8 +254,7 @@ class NetworkReincarnationTest
     }
 
     /**
-     * Keep reading, as a subscriber does: an ended image is withdrawn once read to its end or after the linger
-     * timeout, whichever comes first.
+     * Keep reading, as a subscriber does.
      */
     private static void pollFor(final Subscription subscription, final List<Long> received, final long durationNs)
     {

@@ -16,6 +16,7 @@
 package io.metaroce.driver;
 
 import io.metaroce.client.MetaRoce;
+import io.metaroce.datapath.EngineSettings;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
@@ -30,10 +31,15 @@ import java.util.concurrent.TimeUnit;
 /**
  * Two embedded drivers with separate directories exchanging network streams over loopback planes: the subscriber's
  * driver binds 127.0.0.2, 127.0.0.3, ... on a port found free at run time; the publisher's driver sends from
- * 127.0.1.1, 127.0.1.2, ... Both run SHARED threading with a backoff idle strategy. Closes everything it started.
+ * 127.0.1.1, 127.0.1.2, ... Both run SHARED threading with a backoff idle strategy, and engines whose connections
+ * linger {@link #CONNECTION_LINGER_MS} ms after their last stream (5 s by default), so that a send endpoint, which
+ * waits for its connections to linger and close, closes soon after its last publication. Closes everything it
+ * started.
  */
 final class NetworkTestHarness implements AutoCloseable
 {
+    static final long CONNECTION_LINGER_MS = 200;
+
     private final List<AutoCloseable> resources = new ArrayList<>();
     final int planes;
     final int port;
@@ -52,6 +58,8 @@ final class NetworkTestHarness implements AutoCloseable
     static MediaDriver.Context driverContext(final ThreadingMode threadingMode)
     {
         return TestContexts.driverContext()
+            .engineSettings(EngineSettings.builder()
+                .lingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(CONNECTION_LINGER_MS)).build())
             .threadingMode(threadingMode)
             .countersBufferLength(1024 * 1024)
             .sharedIdleStrategy(backoff())
@@ -75,7 +83,12 @@ final class NetworkTestHarness implements AutoCloseable
 
     MetaRoce connect(final MediaDriver driver)
     {
-        final MetaRoce client = MetaRoce.connect(TestContexts.clientContext(driver));
+        return connect(TestContexts.clientContext(driver));
+    }
+
+    MetaRoce connect(final MetaRoce.Context ctx)
+    {
+        final MetaRoce client = MetaRoce.connect(ctx);
         resources.add(0, client);
         return client;
     }

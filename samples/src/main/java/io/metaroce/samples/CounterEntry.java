@@ -27,10 +27,12 @@ import java.util.List;
 
 /**
  * One allocated counter of a driver as the tools see it: its id, type, value, the name and context its label
- * carries, and the stream it belongs to when it has one. Stream counters ({@code pub-lmt}, {@code pub-pos},
- * {@code sub-pos}, {@code snd-pos}, {@code rcv-hwm}) take the stream, session and registration id from their key
- * and the channel from their label; the network transport's connection and path counters take the stream and
- * session from their label ({@code stream=<id> session=<id>}).
+ * carries, the stream it belongs to when it has one, and the network connection it belongs to when it has one.
+ * Stream counters ({@code pub-lmt}, {@code pub-pos}, {@code sub-pos}, {@code snd-pos}, {@code rcv-hwm}) take the
+ * stream, session and registration id from their key and the channel from their label. The network transport's
+ * stream state counters ({@code snd-stream-state}, {@code rcv-stream-state}) take the stream and session from their
+ * label ({@code stream=<id> session=<id>}), and with its connection and path counters the connection from it
+ * ({@code conn=<id>}); a connection carries many streams (wire version 2), so its counters name no stream.
  *
  * @param counterId      of the counter.
  * @param typeId         of the counter.
@@ -39,7 +41,9 @@ import java.util.List;
  * @param context        the rest of the label, the reason removed.
  * @param streamId       of the stream, meaningful only when {@code hasStream}.
  * @param sessionId      of the stream, meaningful only when {@code hasStream}.
- * @param hasStream      true for stream, connection and path counters.
+ * @param hasStream      true for stream counters and stream state counters.
+ * @param connection     the connection id ({@code conn=}, hex) of a connection, path or stream state counter, else
+ *                       the empty string.
  * @param registrationId of a stream counter's publication, subscription or image, else the counter's own.
  * @param channel        of a stream counter, else the empty string.
  * @param label          of the counter as the driver wrote it.
@@ -53,6 +57,7 @@ record CounterEntry(
     int streamId,
     int sessionId,
     boolean hasStream,
+    String connection,
     long registrationId,
     String channel,
     String label)
@@ -83,7 +88,7 @@ record CounterEntry(
                 }
                 entries.add(new CounterEntry(counterId, typeId, value, name, context,
                     StreamCounterDescriptor.streamId(keyBuffer, 0), StreamCounterDescriptor.sessionId(keyBuffer, 0),
-                    true, StreamCounterDescriptor.registrationId(keyBuffer, 0), channel, label));
+                    true, "", StreamCounterDescriptor.registrationId(keyBuffer, 0), channel, label));
                 return;
             }
 
@@ -95,10 +100,11 @@ record CounterEntry(
             }
             final String streamId = labelValue(context, "stream=");
             final String sessionId = labelValue(context, "session=");
-            final boolean hasStream = isConnectionType(typeId) && null != streamId && null != sessionId;
+            final boolean hasStream = isStreamStateType(typeId) && null != streamId && null != sessionId;
+            final String connection = isConnectionType(typeId) ? connectionId(context) : "";
             entries.add(new CounterEntry(counterId, typeId, value, name, context,
                 hasStream ? Integer.parseInt(streamId) : 0, hasStream ? Integer.parseInt(sessionId) : 0, hasStream,
-                counters.getCounterRegistrationId(counterId), "", label));
+                connection, counters.getCounterRegistrationId(counterId), "", label));
         });
 
         return entries;
@@ -106,7 +112,7 @@ record CounterEntry(
 
     /**
      * Short name of a counter type: the driver's stream and system counters, and the network transport's engine,
-     * per-plane, packet I/O, sender connection, receiver connection and path counters.
+     * per-plane, packet I/O, sender connection, receiver connection, path and stream state counters.
      *
      * @param typeId of the counter.
      * @return its name.
@@ -127,6 +133,10 @@ record CounterEntry(
                 return "net-plane";
             case DatapathCounters.IO_TYPE_ID:
                 return "net-io";
+            case DatapathCounters.SENDER_STREAM_TYPE_ID:
+                return "net-sender-stream";
+            case DatapathCounters.RECEIVER_STREAM_TYPE_ID:
+                return "net-receiver-stream";
             default:
                 return CounterTypeId.name(typeId);
         }
@@ -140,7 +150,8 @@ record CounterEntry(
     static List<String> typeNames()
     {
         return List.of("system", "pub-lmt", "pub-pos", "sub-pos", "snd-pos", "rcv-hwm", "client-heartbeat",
-            "net-engine", "net-plane", "net-io", "net-sender", "net-receiver", "net-path", "custom");
+            "net-engine", "net-plane", "net-io", "net-sender", "net-receiver", "net-path", "net-sender-stream",
+            "net-receiver-stream", "custom");
     }
 
     /**
@@ -157,6 +168,28 @@ record CounterEntry(
     }
 
     /**
+     * Is a type one of the network transport's stream state counters ({@code snd-stream-state},
+     * {@code rcv-stream-state}), which name their stream, session and connection in their label?
+     *
+     * @param typeId of the counter.
+     * @return true for a sender or receiver stream's state.
+     */
+    static boolean isStreamStateType(final int typeId)
+    {
+        return DatapathCounters.SENDER_STREAM_TYPE_ID == typeId || DatapathCounters.RECEIVER_STREAM_TYPE_ID == typeId;
+    }
+
+    /**
+     * Does the counter belong to a network connection (a connection, path or stream state counter)?
+     *
+     * @return true when it names its connection.
+     */
+    boolean hasConnection()
+    {
+        return !connection.isEmpty();
+    }
+
+    /**
      * The type name of this counter.
      *
      * @return its name.
@@ -167,16 +200,16 @@ record CounterEntry(
     }
 
     /**
-     * The value as the tools show it: the state's name for a connection state ({@code snd-state},
-     * {@code rcv-state}: {@link ConnectionState}) or path state ({@code path-state}: {@link PathState}) counter,
-     * otherwise the number.
+     * The value as the tools show it: the state's name for a connection or stream state ({@code snd-state},
+     * {@code rcv-state}, {@code snd-stream-state}, {@code rcv-stream-state}: {@link ConnectionState}) or path state
+     * ({@code path-state}: {@link PathState}) counter, otherwise the number.
      *
      * @return the text.
      */
     String valueText()
     {
         if ((DatapathCounters.SENDER_TYPE_ID == typeId && "snd-state".equals(name)) ||
-            (DatapathCounters.RECEIVER_TYPE_ID == typeId && "rcv-state".equals(name)))
+            (DatapathCounters.RECEIVER_TYPE_ID == typeId && "rcv-state".equals(name)) || isStreamStateType(typeId))
         {
             return stateName(value, true);
         }
@@ -208,7 +241,36 @@ record CounterEntry(
     private static boolean isConnectionType(final int typeId)
     {
         return DatapathCounters.SENDER_TYPE_ID == typeId || DatapathCounters.RECEIVER_TYPE_ID == typeId ||
-            DatapathCounters.PATH_TYPE_ID == typeId;
+            DatapathCounters.PATH_TYPE_ID == typeId || isStreamStateType(typeId);
+    }
+
+    /**
+     * The {@code conn=<hex>} value of a label's context, or the empty string.
+     */
+    private static String connectionId(final String context)
+    {
+        final int start;
+        if (context.startsWith("conn="))
+        {
+            start = "conn=".length();
+        }
+        else
+        {
+            final int at = context.indexOf(" conn=");
+            if (at < 0)
+            {
+                return "";
+            }
+            start = at + " conn=".length();
+        }
+        int end = start;
+        while (end < context.length() && Character.digit(context.charAt(end), 16) >= 0)
+        {
+            end++;
+        }
+
+        return end > start && (end == context.length() || context.charAt(end) == ' ') ?
+            context.substring(start, end) : "";
     }
 
     private static String labelValue(final String context, final String key)

@@ -44,7 +44,10 @@ import static io.metaroce.samples.MetricFamily.unknown;
  * Decodes one counter of the driver's CnC file, from its type id, key and label, into a metric family and labels:
  * system counters by their key (the {@link SystemCounterDescriptor} id), stream counters by their
  * {@link StreamCounterDescriptor} key and the channel in their label, client heartbeats by their key, and the network
- * transport's counters by the name and the {@code key=value} context of their label (see {@link DatapathCounters}).
+ * transport's counters by the name and the {@code key=value} context of their label (see {@link DatapathCounters}):
+ * a connection's and its paths' counters carry {@code connection} and the endpoint labels (a connection carries many
+ * streams, so no {@code stream} or {@code session}), a stream's state counter {@code connection}, {@code stream},
+ * {@code session} and the endpoint labels.
  * <p>
  * Nothing is dropped: an application counter goes to {@code metaroce_custom_counter}, a driver counter the decoder
  * does not know to {@code metaroce_unmapped_counter}, both with the counter's label; a known counter whose label does
@@ -124,7 +127,7 @@ final class CounterMetricDecoder
     static final MetricFamily ENGINE_SEND_NO_ROUTE = counter(
         "metaroce_engine_send_no_route", "Sends for which the engine had no socket to the destination.");
     static final MetricFamily ENGINE_CHALLENGES_SENT = counter(
-        "metaroce_engine_challenges_sent", "STATUS challenges sent to live senders after a conflicting SETUP.");
+        "metaroce_engine_challenges_sent", "STATUS challenges sent to live senders after a conflicting STREAM_OPEN.");
     static final MetricFamily ENGINE_REJECT_REPLIES_LIMITED = counter(
         "metaroce_engine_reject_replies_limited", "Answers to unknown or refused packets the rate limit held back.");
     static final MetricFamily ENGINE_DROPPED_DATAGRAMS = counter(
@@ -150,10 +153,8 @@ final class CounterMetricDecoder
     static final MetricFamily SENDER_INFLIGHT = byteGauge(
         "metaroce_sender_inflight_bytes", "Bytes a sender connection has sent and not yet seen acknowledged.");
     static final MetricFamily SENDER_GRANT_LIMIT = byteGauge(
-        "metaroce_sender_grant_limit_bytes", "Credit limit the receiver granted a sender connection, in bytes " +
-        "of the connection's stream.");
-    static final MetricFamily SENDER_ACKED_POSITION = byteGauge(
-        "metaroce_sender_acked_position_bytes", "Stream position the receiver of a sender connection acknowledged.");
+        "metaroce_sender_grant_limit_bytes", "Credit limit the receiver granted a sender connection, in payload " +
+        "bytes of the connection, all its streams together.");
     static final MetricFamily SENDER_PROBES = counter(
         "metaroce_sender_probes", "Probes a sender connection sent.");
     static final MetricFamily SENDER_CREDIT_REQUESTS = counter(
@@ -228,8 +229,8 @@ final class CounterMetricDecoder
     static final MetricFamily RECEIVER_CREDITS_SENT = counter(
         "metaroce_receiver_credits_sent", "Credit grants a receiver connection sent.");
     static final MetricFamily RECEIVER_GRANT_LIMIT = byteGauge(
-        "metaroce_receiver_grant_limit_bytes", "Credit limit a receiver connection granted, in bytes of the " +
-        "connection's stream.");
+        "metaroce_receiver_grant_limit_bytes", "Credit limit a receiver connection granted, in payload bytes of " +
+        "the connection, all its streams together.");
     static final MetricFamily RECEIVER_CUMULATIVE_ACK_PSN = gauge(
         "metaroce_receiver_cumulative_ack_psn", "Packet sequence number up to which a receiver connection holds " +
         "every packet (wire value, wraps).");
@@ -237,6 +238,16 @@ final class CounterMetricDecoder
         "metaroce_receiver_max_reorder_distance_packets", "Largest reorder distance a receiver connection saw.");
     static final MetricFamily RECEIVER_PROBE_ACKS_SENT = counter(
         "metaroce_receiver_probe_acks_sent", "Answers to probes a receiver connection sent.");
+    static final MetricFamily RECEIVER_STREAM_WINDOWS_SENT = counter(
+        "metaroce_receiver_stream_windows_sent", "STREAM_WINDOW messages a receiver connection sent to announce its " +
+        "streams' window limits.");
+
+    static final MetricFamily SENDER_STREAM_STATE = gauge(
+        "metaroce_sender_stream_state", "State of a stream in a sender connection: 1 SETUP (opening), " +
+        "2 ESTABLISHED (open), 3 CLOSING, 4 CLOSED, 5 FAILED.");
+    static final MetricFamily RECEIVER_STREAM_STATE = gauge(
+        "metaroce_receiver_stream_state", "State of a stream in a receiver connection: 1 SETUP (its image is " +
+        "being prepared), 2 ESTABLISHED (open), 4 CLOSED.");
 
     static final MetricFamily CUSTOM = unknown(
         "metaroce_custom_counter", "An application's counter (MetaRoce.addCounter), by type id and label.");
@@ -288,7 +299,6 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-cwnd", SENDER_CONGESTION_WINDOW);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-inflight-bytes", SENDER_INFLIGHT);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-grant-limit", SENDER_GRANT_LIMIT);
-        datapath(DatapathCounters.SENDER_TYPE_ID, "snd-acked-position", SENDER_ACKED_POSITION);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-probes", SENDER_PROBES);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-credit-requests", SENDER_CREDIT_REQUESTS);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-paths-active", SENDER_ACTIVE_PATHS);
@@ -331,6 +341,10 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-cumulative-ack-psn", RECEIVER_CUMULATIVE_ACK_PSN);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-max-reorder-distance", RECEIVER_MAX_REORDER_DISTANCE);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-probe-acks-sent", RECEIVER_PROBE_ACKS_SENT);
+        datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-stream-windows-sent", RECEIVER_STREAM_WINDOWS_SENT);
+
+        datapath(DatapathCounters.SENDER_STREAM_TYPE_ID, "snd-stream-state", SENDER_STREAM_STATE);
+        datapath(DatapathCounters.RECEIVER_STREAM_TYPE_ID, "rcv-stream-state", RECEIVER_STREAM_STATE);
 
         // The label context's keys (DatapathCounters and the driver's counterLabel values) and their metric labels.
         CONTEXT_LABELS.put("agent", "agent");
@@ -409,6 +423,8 @@ final class CounterMetricDecoder
             case DatapathCounters.PATH_TYPE_ID:
             case DatapathCounters.PLANE_TYPE_ID:
             case DatapathCounters.IO_TYPE_ID:
+            case DatapathCounters.SENDER_STREAM_TYPE_ID:
+            case DatapathCounters.RECEIVER_STREAM_TYPE_ID:
                 decodeDatapath(counterId, typeId, label, value, sink);
                 break;
             default:

@@ -29,10 +29,12 @@ import java.text.SimpleDateFormat;
 import java.util.Date;
 
 /**
- * Prints a driver's loss report ({@code <driver dir>/loss-report.dat}): one line per network stream that has seen
- * loss, with its observation count (retransmitted packets), bytes lost (estimated from the connection's average
- * DATA payload), first and last observation, session, stream, channel and source. Maps the file read-only; works on
- * a running or a stopped driver's directory.
+ * Prints a driver's loss report ({@code <driver dir>/loss-report.dat}): one line per sender connection that has seen
+ * loss (a connection carries many streams, and retransmissions are the connection's), with its observation count
+ * (retransmitted packets), bytes lost (estimated from the connection's average DATA payload), first and last
+ * observation, session and stream (0 and 0 for a connection), channel (the connection's receiver endpoints and
+ * settings) and source (the send endpoint's local addresses). Maps the file read-only; works on a running or a
+ * stopped driver's directory.
  * <p>
  * Usage: {@code ./metaroce loss [--help] [--dir DIR]}; the directory defaults to {@code metaroce.dir} or the default
  * one.
@@ -64,12 +66,14 @@ public final class LossStat
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
         final ToolArguments arguments = CncReport.directoryOption(new ToolArguments("./metaroce loss",
-            "Prints a driver's loss report (" + LossReportDescriptor.FILE_NAME + "): one line per network stream " +
-            "that has seen loss; works on a stopped driver's directory."))
-            .note("Output: a header line, then per stream '<observations>, <bytes lost>, <first observation>, " +
+            "Prints a driver's loss report (" + LossReportDescriptor.FILE_NAME + "): one line per network " +
+            "connection that has seen loss; works on a stopped driver's directory."))
+            .note("Output: a header line, then per entry '<observations>, <bytes lost>, <first observation>, " +
                 "<last observation>, <session id>, <stream id>, <channel>, <source>', then '<n> loss entries'. " +
-                "Observations count retransmitted packets; bytes lost are estimated from the connection's average " +
-                "DATA payload.");
+                "The driver reports each sender connection (it carries many streams): session and stream 0, the " +
+                "connection's receiver endpoints and settings as the channel, the send endpoint's local addresses " +
+                "as the source. Observations count retransmitted packets; bytes lost are estimated from the " +
+                "connection's average DATA payload.");
         final int status = arguments.parse(args, out, err);
         if (ToolArguments.CONTINUE != status)
         {

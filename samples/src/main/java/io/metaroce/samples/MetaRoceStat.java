@@ -24,17 +24,20 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * Prints a running driver's counters: system counters, publisher limits and positions, sender positions, receiver
- * high-water marks, subscriber positions, client heartbeats, the network transport's engine, connection and path
- * counters, and custom counters, refreshed every second until Ctrl-C, or once with {@code --once}. Connection and
- * path states print as names. Filters narrow the output to a stream, a session, a channel or counter types, and
- * {@code --non-zero} hides zero counters; {@code --compact} prints one block per counter context (a connection, a
- * path, a stream's publication) instead of one line per counter, so that a network stream fits on a screen. Maps the
- * CnC file read-only: it never disturbs the driver.
+ * high-water marks, subscriber positions, client heartbeats, the network transport's engine, connection, path and
+ * stream state counters, and custom counters, refreshed every second until Ctrl-C, or once with {@code --once}.
+ * Connection, stream and path states print as names. Filters narrow the output to a stream, a session, a connection,
+ * a channel or counter types, and {@code --non-zero} hides zero counters; {@code --compact} prints one block per
+ * counter context (a connection, a path, a stream) instead of one line per counter, so that a network stream fits on
+ * a screen. A connection carries many streams (wire version 2): its counters name no stream, and a stream filter
+ * keeps the counters of the connections that carry the streams it selects. Maps the CnC file read-only: it never
+ * disturbs the driver.
  * <p>
  * Usage: {@code ./metaroce stat [--help] [options]}; {@code --help} lists the options.
  */
@@ -92,22 +95,28 @@ public final class MetaRoceStat
     {
         return CncReport.refreshOptions(new ToolArguments("./metaroce stat",
             "Prints a running driver's counters from its CnC file, read-only, refreshed until Ctrl-C."))
-            .option("stream", "ID", null, "only counters of this stream id (stream, connection and path counters)")
-            .option("session", "ID", null, "only counters of this session id")
-            .option("channel", "TEXT", null, "only counters whose channel or label contains TEXT; connection and " +
-                "path counters match through their stream's channel")
+            .option("stream", "ID", null, "only counters of this stream id: its positions and stream states, and " +
+                "the counters of the connections that carry it")
+            .option("session", "ID", null, "only counters of this session id, the same way")
+            .option("connection", "HEX", null, "only counters of this network connection (conn=HEX): its " +
+                "connection, path and stream state counters and the positions of the streams it carries")
+            .option("channel", "TEXT", null, "only counters whose channel or label contains TEXT; stream states " +
+                "and connection counters also match through the channel of a stream")
             .option("type", "TYPES", null, "only counters of these types, comma separated: " +
                 String.join(", ", CounterEntry.typeNames()))
             .flag("non-zero", "hide counters whose value is 0")
             .flag("compact", "one block per counter context (connection, path, publication) instead of one line " +
                 "per counter")
             .note("Output: a header line (time, directory, CnC version, driver pid, heartbeat age), then one line " +
-                "per counter: id, value, type, label. Connection states (snd-state, rcv-state) and path states " +
-                "(path-state) print as names (SETUP, ESTABLISHED, ...; ACTIVE, SUSPECT, EVICTED). Stream counter " +
-                "labels read '<type>: <registration id> <session id> <stream id> <channel>'. With --compact: per " +
-                "context a line '<type> <context>' (a stream's position counters: 'positions stream=<id> " +
+                "per counter: id, value, type, label. Connection and stream states (snd-state, rcv-state, " +
+                "snd-stream-state, rcv-stream-state) and path states (path-state) print as names (SETUP, " +
+                "ESTABLISHED, ...; ACTIVE, SUSPECT, EVICTED). Stream counter labels read '<type>: <registration id> " +
+                "<session id> <stream id> <channel>'; connection counter labels 'conn=<id> agent=... <endpoints>', " +
+                "stream state labels 'conn=<id> stream=<id> session=<id> agent=... <endpoints>'. With --compact: " +
+                "per context a line '<type> <context>' (a stream's position counters: 'positions stream=<id> " +
                 "session=<id> registration=<id> <channel>') and under it its counters as 'name=value' pairs, the " +
-                "type's prefix (snd-, rcv-, path-) dropped and a per-reason counter's reason in brackets.");
+                "type's prefix (snd-, rcv-, path-, snd-stream-, rcv-stream-) dropped and a per-reason counter's " +
+                "reason in brackets.");
     }
 
     /**
@@ -171,18 +180,29 @@ public final class MetaRoceStat
                 return name.startsWith("rcv-") ? name.substring(4) : name;
             case DatapathCounters.PATH_TYPE_ID:
                 return name.startsWith("path-") ? name.substring(5) : name;
+            case DatapathCounters.SENDER_STREAM_TYPE_ID:
+                return name.startsWith("snd-stream-") ? name.substring(11) : name;
+            case DatapathCounters.RECEIVER_STREAM_TYPE_ID:
+                return name.startsWith("rcv-stream-") ? name.substring(11) : name;
             default:
                 return name;
         }
     }
 
     /**
-     * Which counters {@code stat} prints: by stream id, session id, channel substring, type names and value.
+     * Which counters {@code stat} prints: by stream id, session id, connection, channel substring, type names and
+     * value. Streams are selected first (position and stream state counters that pass the stream, session,
+     * connection and channel filters); a connection or path counter passes a stream or session filter when its
+     * connection carries a selected stream, a connection filter when it is that connection's, and a channel filter
+     * when its label contains the text or its connection carries a selected stream. Counters of neither kind (system,
+     * engine, plane, packet I/O, heartbeat, custom) pass no stream, session or connection filter, and a channel filter
+     * only by their label.
      */
     static final class Filter
     {
         private final Integer streamId;
         private final Integer sessionId;
+        private final String connection;
         private final String channel;
         private final Set<String> types;
         private final boolean nonZero;
@@ -191,6 +211,13 @@ public final class MetaRoceStat
         {
             streamId = null != arguments.value("stream") ? arguments.intValue("stream") : null;
             sessionId = null != arguments.value("session") ? arguments.intValue("session") : null;
+            final String connectionValue = arguments.value("connection");
+            connection = null == connectionValue ? null : connectionValue.toLowerCase(Locale.ROOT);
+            if (null != connection && !connection.matches("[0-9a-f]{1,8}"))
+            {
+                throw new IllegalArgumentException("--connection: a connection id in hex, as in conn=5b55e3aa: '" +
+                    connectionValue + "'");
+            }
             channel = arguments.value("channel");
             nonZero = arguments.has("non-zero");
             final String typeList = arguments.value("type");
@@ -215,21 +242,34 @@ public final class MetaRoceStat
         List<CounterEntry> select(final List<CounterEntry> entries)
         {
             final Set<Long> streamsOnChannel = new HashSet<>();
-            if (null != channel)
+            final Set<Long> streamsOnConnection = new HashSet<>();
+            for (final CounterEntry entry : entries)
             {
-                for (final CounterEntry entry : entries)
+                if (null != channel && CounterEntry.isStreamType(entry.typeId()) && entry.channel().contains(channel))
                 {
-                    if (CounterEntry.isStreamType(entry.typeId()) && entry.channel().contains(channel))
-                    {
-                        streamsOnChannel.add(streamKey(entry));
-                    }
+                    streamsOnChannel.add(streamKey(entry));
+                }
+                if (null != connection && CounterEntry.isStreamStateType(entry.typeId()) && entry.hasStream() &&
+                    connection.equals(entry.connection()))
+                {
+                    streamsOnConnection.add(streamKey(entry));
+                }
+            }
+
+            final Set<String> carryingConnections = new HashSet<>();
+            for (final CounterEntry entry : entries)
+            {
+                if (CounterEntry.isStreamStateType(entry.typeId()) && entry.hasStream() &&
+                    selectsStream(entry, streamsOnChannel, streamsOnConnection))
+                {
+                    carryingConnections.add(entry.connection());
                 }
             }
 
             final List<CounterEntry> selected = new ArrayList<>();
             for (final CounterEntry entry : entries)
             {
-                if (passes(entry, streamsOnChannel))
+                if (passes(entry, streamsOnChannel, streamsOnConnection, carryingConnections))
                 {
                     selected.add(entry);
                 }
@@ -237,7 +277,11 @@ public final class MetaRoceStat
             return selected;
         }
 
-        private boolean passes(final CounterEntry entry, final Set<Long> streamsOnChannel)
+        private boolean passes(
+            final CounterEntry entry,
+            final Set<Long> streamsOnChannel,
+            final Set<Long> streamsOnConnection,
+            final Set<String> carryingConnections)
         {
             if (nonZero && 0 == entry.value())
             {
@@ -247,21 +291,48 @@ public final class MetaRoceStat
             {
                 return false;
             }
-            if ((null != streamId || null != sessionId) && !entry.hasStream())
+            if (entry.hasStream())
+            {
+                return selectsStream(entry, streamsOnChannel, streamsOnConnection);
+            }
+            if (entry.hasConnection())
+            {
+                if ((null != streamId || null != sessionId) && !carryingConnections.contains(entry.connection()))
+                {
+                    return false;
+                }
+                if (null != connection && !connection.equals(entry.connection()))
+                {
+                    return false;
+                }
+                return null == channel || entry.label().contains(channel) ||
+                    carryingConnections.contains(entry.connection());
+            }
+            if (null != streamId || null != sessionId || null != connection)
             {
                 return false;
             }
+            return null == channel || entry.label().contains(channel);
+        }
+
+        /**
+         * Does a stream's position or state counter pass the stream, session, connection and channel filters?
+         */
+        private boolean selectsStream(
+            final CounterEntry entry, final Set<Long> streamsOnChannel, final Set<Long> streamsOnConnection)
+        {
             if ((null != streamId && streamId != entry.streamId()) ||
                 (null != sessionId && sessionId != entry.sessionId()))
             {
                 return false;
             }
-            if (null != channel)
+            final boolean isState = CounterEntry.isStreamStateType(entry.typeId());
+            if (null != connection &&
+                (isState ? !connection.equals(entry.connection()) : !streamsOnConnection.contains(streamKey(entry))))
             {
-                return (entry.hasStream() && streamsOnChannel.contains(streamKey(entry))) ||
-                    entry.label().contains(channel);
+                return false;
             }
-            return true;
+            return null == channel || streamsOnChannel.contains(streamKey(entry)) || entry.label().contains(channel);
         }
 
         private static long streamKey(final CounterEntry entry)

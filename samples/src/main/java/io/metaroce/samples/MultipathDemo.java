@@ -497,7 +497,9 @@ public final class MultipathDemo
 
     /**
      * Per-plane totals of the ping connection's path counters ({@code path-packets}, {@code path-retransmits}) read
-     * from the ping driver's counters by label.
+     * from the ping driver's counters by label: the connection that carries the ping stream is the one its stream
+     * state counter names ({@code snd-stream-state: conn=<id> stream=<ping stream> ...}); a connection's counters name
+     * the connection, not the streams it carries.
      */
     private static final class PlaneCounters
     {
@@ -524,9 +526,22 @@ public final class MultipathDemo
             java.util.Arrays.fill(packets, 0);
             java.util.Arrays.fill(retransmits, 0);
             byReason.setLength(0);
+            final String[] connection = new String[1];
             counters.forEach((counterId, typeId, keyBuffer, label) ->
             {
-                if (!label.contains("stream=" + PING_STREAM + " "))
+                if (label.startsWith("snd-stream-state: conn=") && label.contains(" stream=" + PING_STREAM + " "))
+                {
+                    connection[0] = label.substring("snd-stream-state: ".length(), label.indexOf(' ',
+                        "snd-stream-state: ".length())) + " ";
+                }
+            });
+            if (null == connection[0])
+            {
+                return;
+            }
+            counters.forEach((counterId, typeId, keyBuffer, label) ->
+            {
+                if (!label.contains(": " + connection[0]))
                 {
                     return;
                 }

@@ -16,6 +16,7 @@
 package io.metaroce.samples;
 
 import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.datapath.DatapathCounters;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.util.ArrayList;
@@ -25,9 +26,10 @@ import java.util.Map;
 
 /**
  * The stream position counters of a driver grouped by stream: per (stream id, session id), the publications
- * (publisher position and limit, sender position), the images (receiver high-water mark) and the subscriber
- * positions, as the {@code streams} and {@code backlog} tools show them. A stream published and subscribed in the
- * same driver (IPC, or both ends of a network stream) has all of them in one group.
+ * (publisher position and limit, sender position), the images (receiver high-water mark), the subscriber positions
+ * and, for a network stream, the state of its stream in the connection that carries it (sender or receiver side), as
+ * the {@code streams} and {@code backlog} tools show them. A stream published and subscribed in the same driver (IPC,
+ * or both ends of a network stream) has all of them in one group.
  */
 final class StreamPositions
 {
@@ -68,6 +70,18 @@ final class StreamPositions
     }
 
     /**
+     * The state of a network stream in the connection that carries it ({@code snd-stream-state} or
+     * {@code rcv-stream-state}).
+     *
+     * @param side       {@code sender} or {@code receiver}.
+     * @param connection the connection's id ({@code conn=}, hex).
+     * @param state      the state's name (SETUP, ESTABLISHED, ...).
+     */
+    record StreamState(String side, String connection, String state)
+    {
+    }
+
+    /**
      * The counters of one stream session.
      *
      * @param streamId     of the stream.
@@ -76,6 +90,7 @@ final class StreamPositions
      * @param publications in this driver.
      * @param images       in this driver.
      * @param subscribers  in this driver.
+     * @param states       of the network stream in its connections in this driver.
      */
     record Stream(
         int streamId,
@@ -83,7 +98,8 @@ final class StreamPositions
         String channel,
         List<Publication> publications,
         List<Image> images,
-        List<Subscriber> subscribers)
+        List<Subscriber> subscribers,
+        List<StreamState> states)
     {
         /**
          * Whether the stream's counters match a filter.
@@ -164,7 +180,8 @@ final class StreamPositions
         final Map<Long, List<CounterEntry>> byStream = new LinkedHashMap<>();
         for (final CounterEntry entry : CounterEntry.readAll(counters))
         {
-            if (CounterEntry.isStreamType(entry.typeId()))
+            if (CounterEntry.isStreamType(entry.typeId()) ||
+                (CounterEntry.isStreamStateType(entry.typeId()) && entry.hasStream()))
             {
                 final long key = ((long)entry.streamId() << 32) | (entry.sessionId() & 0xFFFF_FFFFL);
                 byStream.computeIfAbsent(key, (k) -> new ArrayList<>()).add(entry);
@@ -185,10 +202,17 @@ final class StreamPositions
         final Map<Long, String> publicationChannels = new LinkedHashMap<>();
         final List<Image> images = new ArrayList<>();
         final List<Subscriber> subscribers = new ArrayList<>();
+        final List<StreamState> states = new ArrayList<>();
         for (final CounterEntry entry : entries)
         {
             switch (entry.typeId())
             {
+                case DatapathCounters.SENDER_STREAM_TYPE_ID:
+                    states.add(new StreamState("sender", entry.connection(), entry.valueText()));
+                    break;
+                case DatapathCounters.RECEIVER_STREAM_TYPE_ID:
+                    states.add(new StreamState("receiver", entry.connection(), entry.valueText()));
+                    break;
                 case CounterTypeId.PUBLISHER_POSITION:
                 case CounterTypeId.PUBLISHER_LIMIT:
                 case CounterTypeId.SENDER_POSITION:
@@ -216,8 +240,20 @@ final class StreamPositions
                 positions[0], positions[1], positions[2]));
         }
         final CounterEntry first = entries.get(0);
-        final String channel = publications.isEmpty() ? first.channel() : publications.get(0).channel();
+        String channel = first.channel();
+        for (final CounterEntry entry : entries)
+        {
+            if (!entry.channel().isEmpty())
+            {
+                channel = entry.channel();
+                break;
+            }
+        }
+        if (!publications.isEmpty())
+        {
+            channel = publications.get(0).channel();
+        }
 
-        return new Stream(first.streamId(), first.sessionId(), channel, publications, images, subscribers);
+        return new Stream(first.streamId(), first.sessionId(), channel, publications, images, subscribers, states);
     }
 }

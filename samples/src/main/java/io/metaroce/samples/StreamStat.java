@@ -23,9 +23,9 @@ import java.util.List;
 /**
  * Prints a running driver's streams, in the spirit of Aeron's StreamStat: per stream session, its publications
  * (publisher position and limit, and for a network publication its sender position and how far the publisher is
- * ahead of it), its images (receiver high-water mark) and its subscribers (position and lag behind the image's
- * high-water mark, or behind the publisher on IPC). Reads the CnC file read-only, refreshed until Ctrl-C or once
- * with {@code --once}.
+ * ahead of it), its images (receiver high-water mark), the state of a network stream in the connection that carries
+ * it, and its subscribers (position and lag behind the image's high-water mark, or behind the publisher on IPC).
+ * Reads the CnC file read-only, refreshed until Ctrl-C or once with {@code --once}.
  * <p>
  * Usage: {@code ./metaroce streams [--help] [options]}; {@code --help} lists the options.
  */
@@ -63,8 +63,11 @@ public final class StreamStat
             .note("Output: per stream session a line 'stream <id> session <id> <channel>', then one line per " +
                 "publication 'publication <registration id>: pub-pos <n> pub-lmt <n> [snd-pos <n> unsent <n>]' " +
                 "(unsent: pub-pos - snd-pos, bytes the receiver has not acknowledged yet), per image 'image " +
-                "<correlation id>: rcv-hwm <n>' and per subscriber 'subscription <registration id>: sub-pos <n> " +
-                "lag <n>' (lag: the furthest rcv-hwm of the session's images, or pub-pos on IPC, minus sub-pos). " +
+                "<correlation id>: rcv-hwm <n>', per network stream state 'sender stream conn=<connection id>: " +
+                "<state>' or 'receiver stream conn=<connection id>: <state>' (the connection that carries the " +
+                "stream, and the stream's state in it: SETUP while opening, ESTABLISHED, ...) and per subscriber " +
+                "'subscription <registration id>: sub-pos <n> lag <n>' (lag: the furthest rcv-hwm of the session's " +
+                "images, or pub-pos on IPC, minus sub-pos). " +
                 "pub-pos is sampled by the driver on its timer (metaroce.timer.interval), so it can trail the " +
                 "other positions for a moment: unsent and lag never go below 0. " +
                 "A line ends with its own channel when it differs from the session's. '-' is a position this " +
@@ -109,6 +112,10 @@ public final class StreamStat
             {
                 out.println("  image " + image.registrationId() + ": rcv-hwm " + image.receiverHwm() +
                     otherChannel(stream, image.channel()));
+            }
+            for (final StreamPositions.StreamState state : stream.states())
+            {
+                out.println("  " + state.side() + " stream conn=" + state.connection() + ": " + state.state());
             }
             final long head = stream.head();
             for (final StreamPositions.Subscriber subscriber : stream.subscribers())

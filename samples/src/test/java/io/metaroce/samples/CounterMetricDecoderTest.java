@@ -64,7 +64,7 @@ class CounterMetricDecoderTest
     @Test
     void shouldServeUnknownNetworkCounterNameAsUnmapped()
     {
-        countersManager.newCounter("snd-new-thing: conn=1f stream=10 session=5", DatapathCounters.SENDER_TYPE_ID);
+        countersManager.newCounter("snd-new-thing: conn=1f agent=sender", DatapathCounters.SENDER_TYPE_ID);
 
         assertEquals(CounterMetricDecoder.UNMAPPED, decodeOnly().family);
     }
@@ -72,21 +72,21 @@ class CounterMetricDecoderTest
     @Test
     void shouldKeepFamilyAndWholeLabelWhenContextDoesNotParse()
     {
-        final String label = "snd-data-bytes: conn=1f stream=10 session=5 colour=blue";
+        final String label = "snd-data-bytes: conn=1f agent=sender colour=blue";
         countersManager.newCounter(label, DatapathCounters.SENDER_TYPE_ID).setRelease(1000);
 
         final Decoded decoded = decodeOnly();
         assertEquals(CounterMetricDecoder.SENDER_DATA_BYTES, decoded.family);
-        assertEquals(Labels.of("connection", "1f", "stream", "10", "session", "5", "label", label), decoded.labels);
+        assertEquals(Labels.of("connection", "1f", "agent", "sender", "label", label), decoded.labels);
         assertEquals(1000.0, decoded.value);
     }
 
     @Test
     void shouldSplitTotalFromPerReasonRetransmits()
     {
-        countersManager.newCounter("snd-retransmits: conn=1f stream=10 session=5", DatapathCounters.SENDER_TYPE_ID);
+        countersManager.newCounter("snd-retransmits: conn=1f agent=sender", DatapathCounters.SENDER_TYPE_ID);
         countersManager.newCounter(
-            "snd-retransmits: conn=1f stream=10 session=5 reason=rto", DatapathCounters.SENDER_TYPE_ID);
+            "snd-retransmits: conn=1f agent=sender reason=rto", DatapathCounters.SENDER_TYPE_ID);
 
         final List<Decoded> decoded = decodeAll();
         assertEquals(CounterMetricDecoder.SENDER_RETRANSMITS, decoded.get(0).family);
@@ -97,14 +97,31 @@ class CounterMetricDecoderTest
     @Test
     void shouldConvertNanosecondsToSeconds()
     {
-        countersManager.newCounter("path-srtt-ns: conn=1f stream=10 session=5 path=3 plane=1",
+        countersManager.newCounter("path-srtt-ns: conn=1f agent=sender path=3 plane=1",
             DatapathCounters.PATH_TYPE_ID).setRelease(250_000);
 
         final Decoded decoded = decodeOnly();
         assertEquals(CounterMetricDecoder.PATH_SRTT, decoded.family);
         assertEquals(250e-6, decoded.value, 1e-12);
-        assertEquals(Labels.of("connection", "1f", "stream", "10", "session", "5", "path", "3", "plane", "1"),
-            decoded.labels);
+        assertEquals(Labels.of("connection", "1f", "agent", "sender", "path", "3", "plane", "1"), decoded.labels);
+    }
+
+    @Test
+    void shouldServeStreamStatesWithTheirConnectionStreamAndSession()
+    {
+        countersManager.newCounter("snd-stream-state: conn=1f stream=10 session=-5 agent=sender src=127.0.1.1 " +
+            "dst=127.0.0.2:40456", DatapathCounters.SENDER_STREAM_TYPE_ID).setRelease(2);
+        countersManager.newCounter("rcv-stream-state: conn=2e stream=10 session=-5 agent=receiver " +
+            "rcv=127.0.0.2:40456", DatapathCounters.RECEIVER_STREAM_TYPE_ID).setRelease(2);
+
+        final List<Decoded> decoded = decodeAll();
+        assertEquals(CounterMetricDecoder.SENDER_STREAM_STATE, decoded.get(0).family);
+        assertEquals(Labels.of("connection", "1f", "stream", "10", "session", "-5", "agent", "sender", "interface",
+            "127.0.1.1", "endpoint", "127.0.0.2:40456"), decoded.get(0).labels);
+        assertEquals(2.0, decoded.get(0).value);
+        assertEquals(CounterMetricDecoder.RECEIVER_STREAM_STATE, decoded.get(1).family);
+        assertEquals(Labels.of("connection", "2e", "stream", "10", "session", "-5", "agent", "receiver", "endpoint",
+            "127.0.0.2:40456"), decoded.get(1).labels);
     }
 
     @Test
@@ -124,7 +141,7 @@ class CounterMetricDecoderTest
     @Test
     void shouldServeNegativeCounterValueAsUnmappedRatherThanFailTheScrape()
     {
-        countersManager.newCounter("snd-probes: conn=1f stream=10 session=5", DatapathCounters.SENDER_TYPE_ID)
+        countersManager.newCounter("snd-probes: conn=1f agent=sender", DatapathCounters.SENDER_TYPE_ID)
             .setRelease(-1);
 
         final Decoded decoded = decodeOnly();

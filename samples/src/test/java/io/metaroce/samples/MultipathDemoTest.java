@@ -22,6 +22,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,6 +55,10 @@ class MultipathDemoTest
             assertTrue(result.roundTrips() > 0, report);
             assertTrue(report.contains("plane 1 DOWN") && report.contains("plane 1 back UP"), report);
             assertTrue(report.contains("summary: "), report);
+            final Matcher plane0 = Pattern.compile("ping connection per plane \\(packets / retransmits\\):  0: " +
+                "([0-9,]+) / ").matcher(report);
+            assertTrue(plane0.find() && !"0".equals(plane0.group(1)),
+                "the ping connection's per-plane packets are found through its stream state: " + report);
         });
     }
 }

@@ -118,11 +118,15 @@ class PrometheusExporterTest
             final PrometheusText second = PrometheusText.parse(scrape(exporter));
 
             final String udpSession = Integer.toString(udpPublication.sessionId());
+            final String senderConnection = first.one("metaroce_sender_stream_state", "session", udpSession)
+                .labels.get("connection");
+            final String receiverConnection = first.one("metaroce_receiver_stream_state", "session", udpSession)
+                .labels.get("connection");
             assertIncreased(first, second, "metaroce_subscriber_position_bytes", "stream", "1001");
             assertIncreased(first, second, "metaroce_subscriber_position_bytes", "stream", "1002");
-            assertIncreased(first, second, "metaroce_sender_data_bytes_total", "session", udpSession);
-            assertIncreased(first, second, "metaroce_sender_data_packets_total", "session", udpSession);
-            assertIncreased(first, second, "metaroce_receiver_data_bytes_total", "session", udpSession);
+            assertIncreased(first, second, "metaroce_sender_data_bytes_total", "connection", senderConnection);
+            assertIncreased(first, second, "metaroce_sender_data_packets_total", "connection", senderConnection);
+            assertIncreased(first, second, "metaroce_receiver_data_bytes_total", "connection", receiverConnection);
             assertIncreased(first, second, "metaroce_engine_received_bytes_total", "agent", "receiver");
             assertIncreased(first, second, "metaroce_io_sent_datagrams_total", "agent", "sender");
             assertIncreased(first, second, "metaroce_io_send_calls_total", "agent", "sender");
@@ -306,13 +310,31 @@ class PrometheusExporterTest
             .labels.get("channel"));
         assertTrue(scrape.one("metaroce_subscriber_position_bytes", "stream", "1002", "session", session)
             .labels.get("channel").startsWith("metaroce:udp?endpoint="));
-        assertEquals(2.0, scrape.one("metaroce_sender_state", "session", session).value, "ESTABLISHED");
-        assertEquals(2.0, scrape.one("metaroce_receiver_state", "session", session).value, "ESTABLISHED");
-        assertEquals("127.0.1.1,127.0.1.2", scrape.one("metaroce_sender_state", "session", session)
-            .labels.get("interface"));
+        // A stream's state names its stream, session and connection; a connection's counters name the connection
+        // and its endpoints only, since it may carry many streams.
+        final PrometheusText.Sample senderStream = scrape.one(
+            "metaroce_sender_stream_state", "stream", "1002", "session", session);
+        final PrometheusText.Sample receiverStream = scrape.one(
+            "metaroce_receiver_stream_state", "stream", "1002", "session", session);
+        assertEquals(2.0, senderStream.value, "ESTABLISHED");
+        assertEquals(2.0, receiverStream.value, "ESTABLISHED");
+        assertEquals("sender", senderStream.labels.get("agent"));
+        assertEquals("127.0.1.1,127.0.1.2", senderStream.labels.get("interface"));
+        final PrometheusText.Sample senderState = scrape.one(
+            "metaroce_sender_state", "connection", senderStream.labels.get("connection"));
+        final PrometheusText.Sample receiverState = scrape.one(
+            "metaroce_receiver_state", "connection", receiverStream.labels.get("connection"));
+        assertEquals(2.0, senderState.value, "ESTABLISHED");
+        assertEquals(2.0, receiverState.value, "ESTABLISHED");
+        assertEquals("127.0.1.1,127.0.1.2", senderState.labels.get("interface"));
+        assertEquals(senderStream.labels.get("endpoint"), senderState.labels.get("endpoint"));
+        assertEquals(receiverStream.labels.get("endpoint"), receiverState.labels.get("endpoint"));
+        assertTrue(!senderState.labels.containsKey("stream") && !senderState.labels.containsKey("session") &&
+            !receiverState.labels.containsKey("session"), "a connection names no stream: " + senderState);
         assertEquals(4, scrape.family("metaroce_path_state").size(), "2 planes x entropy 2");
         assertEquals(1.0, scrape.one("metaroce_path_state", "path", "3", "plane", "1").value, "ACTIVE");
-        assertTrue(scrape.one("metaroce_sender_srtt_seconds", "session", session).value < 1.0, "seconds, not ns");
+        assertTrue(scrape.one("metaroce_sender_srtt_seconds", "connection", senderStream.labels.get("connection"))
+            .value < 1.0, "seconds, not ns");
         assertTrue(scrape.one("metaroce_engine_dropped_datagrams_total", "reason", "DUPLICATE",
             "agent", "receiver").value >= 0);
         assertEquals(2, scrape.family("metaroce_engine_sent_datagrams_total").size(), "the sender's and receiver's");

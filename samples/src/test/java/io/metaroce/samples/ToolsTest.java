@@ -152,6 +152,33 @@ class ToolsTest
                     Integer.toString(publication.sessionId()), "--type", "pub-pos,snd-pos");
                 assertEquals(2, counterLines(session), session);
 
+                // A connection's counters name no stream (it may carry many); the streams' state counters name both.
+                final String streamStates = run(MetaRoceStat::run, "--once", "--type",
+                    "net-sender-stream,net-receiver-stream");
+                assertEquals(2, counterLines(streamStates), streamStates);
+                for (final String line : counterLineList(streamStates))
+                {
+                    assertTrue(line.contains("ESTABLISHED") && line.contains(" stream=" + NET_STREAM + " session=" +
+                        publication.sessionId() + " "), line);
+                }
+                final String connections = run(MetaRoceStat::run, "--once", "--type", "net-sender,net-receiver");
+                for (final String line : counterLineList(connections))
+                {
+                    assertTrue(line.contains(" conn=") && !line.contains(" stream="), line);
+                }
+
+                final String senderConnection = group(all, "snd-state: conn=([0-9a-f]+) ");
+                final String byConnection = run(MetaRoceStat::run, "--once", "--connection", senderConnection);
+                assertTrue(byConnection.contains("snd-state: conn=" + senderConnection) &&
+                    byConnection.contains("snd-stream-state: conn=" + senderConnection) &&
+                    byConnection.contains("path-state: conn=" + senderConnection) && byConnection.contains("snd-pos"),
+                    byConnection);
+                // the receiving side's connection (in this driver too) is another one; the stream's positions are
+                // the stream's, so its rcv-hwm is there
+                assertFalse(byConnection.contains("rcv-state") || byConnection.contains("rcv-stream-state") ||
+                    byConnection.contains("metaroce:ipc"), byConnection);
+                assertEquals(ToolArguments.EXIT_USAGE, status(MetaRoceStat::run, "--connection", "xyz"));
+
                 assertEquals(ToolArguments.EXIT_USAGE, status(MetaRoceStat::run, "--type", "nonsense"));
                 assertEquals(ToolArguments.EXIT_USAGE, status(MetaRoceStat::run, "--bogus"));
             }
@@ -185,6 +212,10 @@ class ToolsTest
                 awaitSenderPosition(published);
                 final String acknowledged = run(StreamStat::run, "--once", "--stream", Integer.toString(NET_STREAM));
                 assertTrue(acknowledged.contains("snd-pos " + published + " unsent 0"), acknowledged);
+                assertTrue(Pattern.compile("(?m)^  sender stream conn=[0-9a-f]+: ESTABLISHED$").matcher(acknowledged)
+                    .find(), acknowledged);
+                assertTrue(Pattern.compile("(?m)^  receiver stream conn=[0-9a-f]+: ESTABLISHED$").matcher(acknowledged)
+                    .find(), acknowledged);
 
                 final String ipc = run(StreamStat::run, "--once", "--channel", "metaroce:ipc");
                 assertTrue(ipc.contains("stream " + IPC_STREAM) && !ipc.contains("stream " + NET_STREAM), ipc);
@@ -335,6 +366,13 @@ class ToolsTest
     private static List<String> counterLineList(final String text)
     {
         return text.lines().filter((line) -> line.matches(" *\\d+: .*")).toList();
+    }
+
+    private static String group(final String text, final String regex)
+    {
+        final Matcher matcher = Pattern.compile(regex).matcher(text);
+        assertTrue(matcher.find(), regex + " in " + text);
+        return matcher.group(1);
     }
 
     private static long number(final String text, final String regex)

@@ -27,8 +27,9 @@ import static io.metaroce.driver.status.LossReportDescriptor.STREAM_ID_OFFSET;
 import static io.metaroce.driver.status.LossReportDescriptor.TOTAL_BYTES_LOST_OFFSET;
 
 /**
- * The writer of the loss report ({@link LossReportDescriptor}): one entry per stream, created at its first loss
- * observation, updated in place afterwards. Single writer: confined to the driver's sender agent thread.
+ * The writer of the loss report ({@link LossReportDescriptor}): one entry per reporting unit (the driver reports a
+ * sender connection, with stream and session 0), created at its first loss observation, updated in place
+ * afterwards. Single writer: confined to the driver's sender agent thread.
  */
 public final class LossReport
 {
@@ -46,12 +47,12 @@ public final class LossReport
     }
 
     /**
-     * Create the entry of a stream (off the data path: it allocates for the strings).
+     * Create an entry (off the data path: it allocates for the strings).
      *
-     * @param streamId  of the stream.
-     * @param sessionId of the stream.
-     * @param channel   of the stream.
-     * @param source    where it goes.
+     * @param streamId  of the stream, 0 for a connection.
+     * @param sessionId of the stream, 0 for a connection.
+     * @param channel   of the stream, or the connection's form.
+     * @param source    where it is sent from.
      * @return the entry's offset, or -1 when the report is full.
      */
     public int createEntry(final int streamId, final int sessionId, final String channel, final String source)
@@ -79,7 +80,7 @@ public final class LossReport
     }
 
     /**
-     * Record loss observed on a stream.
+     * Record loss observed on an entry's stream or connection.
      *
      * @param offset       of the stream's entry.
      * @param observations loss observations since the last call.

@@ -21,9 +21,13 @@ import org.agrona.concurrent.AtomicBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Layout of the loss report file, {@code <driver dir>/loss-report.dat}: a sequence of entries, one per network
- * publication that has seen loss, appended by the driver's sender agent and read by tools ({@code ./metaroce loss})
- * at any time. The file holds {@link #FILE_LENGTH} bytes; when it is full, new streams are not reported.
+ * Layout of the loss report file, {@code <driver dir>/loss-report.dat}: a sequence of entries, appended by the
+ * driver's sender agent and read by tools ({@code ./metaroce loss}) at any time. The driver writes one entry per
+ * sender connection (per send endpoint, destination and connection settings) that has seen loss: retransmissions
+ * belong to a connection, which carries many streams (wire version 2), so its entry has stream id 0 and session id 0,
+ * the connection's form (receiver endpoints and connection settings) as its channel and the send endpoint's local
+ * addresses as its source. The layout keeps the stream and session fields for writers that report a stream. The file
+ * holds {@link #FILE_LENGTH} bytes; when it is full, new entries are not reported.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -130,10 +134,10 @@ public final class LossReportDescriptor
          * @param totalBytesLost     bytes lost.
          * @param firstObservationMs epoch ms of the first.
          * @param lastObservationMs  epoch ms of the last.
-         * @param sessionId          of the stream.
-         * @param streamId           of the stream.
-         * @param channel            of the stream.
-         * @param source             where the stream went (the sender side's local addresses and destination).
+         * @param sessionId          of the stream, 0 for a connection's entry.
+         * @param streamId           of the stream, 0 for a connection's entry.
+         * @param channel            of the stream, or the connection's form.
+         * @param source             the sender side's local addresses.
          */
         void onEntry(
             long observationCount,
