@@ -444,6 +444,14 @@ public final class ReceiverConnection extends Connection
         return creditClient;
     }
 
+    /**
+     * The sender's announced base round trip (its SETUP's baseRttHintNs), 0 when it gave none.
+     */
+    long rttHintNs()
+    {
+        return rttHintNs;
+    }
+
     int destination()
     {
         return destination;
@@ -1768,16 +1776,16 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * The pacing hint of a CREDIT: the connection's fair share of the budget, but at least a quantum per base round
-     * trip when the sender announced one, so that a grant leaves within about a round trip; paced over the window's
-     * share alone, a grant would stay outstanding for window / budget and a window of a few bandwidth-delay products
-     * could not fill the link.
+     * The pacing hint of a CREDIT: the connection's fair share of the budget, but at least a quantum per quarter of
+     * the base round trip when the sender announced one, so that a grant leaves well within a round trip; paced over
+     * the window's share alone, a grant would stay outstanding for window / budget and a window of about a
+     * bandwidth-delay product could not fill the link.
      */
     private long grantRateBytesPerSecond()
     {
         final long share = creditScheduler.fairShareBytesPerSecond();
         return 0 == share || 0 == rttHintNs ? share :
-            Math.max(share, settings.credit().creditQuantum() * 1_000_000_000L / rttHintNs);
+            Math.max(share, 4L * creditScheduler.quantum() * 1_000_000_000L / rttHintNs);
     }
 
     private void sendCloseAck(final int plane, final long tsEcho, final CloseReason reason)

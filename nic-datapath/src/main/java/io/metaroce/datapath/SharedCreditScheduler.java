@@ -41,10 +41,21 @@ public final class SharedCreditScheduler
 {
     private static final long BYTES_PER_SECOND_PER_MBPS = 125_000L;
 
+    /**
+     * The window in bandwidth-delay products of the link when the link's rate and the senders' round trip are
+     * known.
+     */
+    static final double WINDOW_BDPS = 1.25;
+
+    private static final int QUANTA_PER_WINDOW = 8;
+    private static final int MIN_QUANTUM = 4096;
+
     private final long budgetMbps;
     private final double overcommit;
     private final int quantum;
-    private final long windowBytes;
+    private final long configuredWindowBytes;
+    private long windowBytes;
+    private long largestRttHintNs;
     private final CreditScheduler scheduler;
     private final CreditGrantHandler grantHandler = this::onGrant;
     private ReceiverConnection[] connectionsByClient = new ReceiverConnection[8];
@@ -61,7 +72,8 @@ public final class SharedCreditScheduler
         this.budgetMbps = budgetMbps(settings);
         this.overcommit = settings.credit().creditOvercommit();
         this.quantum = settings.credit().creditQuantum();
-        this.windowBytes = settings.credit().creditWindowBytes();
+        this.configuredWindowBytes = settings.credit().creditWindowBytes();
+        this.windowBytes = configuredWindowBytes;
         check(budgetMbps >= 0, Configuration.LINK_RATE_MBPS_PROP_NAME, budgetMbps);
         check(overcommit >= 0, Configuration.CREDIT_OVERCOMMIT_PROP_NAME, overcommit);
         check(quantum > 0, Configuration.CREDIT_QUANTUM_PROP_NAME, quantum);
@@ -133,7 +145,8 @@ public final class SharedCreditScheduler
         checkSame(Configuration.LINK_RATE_MBPS_PROP_NAME + " (or " + Configuration.CREDIT_RATE_MBPS_PROP_NAME + ")",
             budgetMbps(settings), budgetMbps);
         checkSame(Configuration.CREDIT_QUANTUM_PROP_NAME, settings.credit().creditQuantum(), quantum);
-        checkSame(Configuration.CREDIT_WINDOW_BYTES_PROP_NAME, settings.credit().creditWindowBytes(), windowBytes);
+        checkSame(Configuration.CREDIT_WINDOW_BYTES_PROP_NAME, settings.credit().creditWindowBytes(),
+            configuredWindowBytes);
         if (Double.compare(settings.credit().creditOvercommit(), overcommit) != 0)
         {
             throw new IllegalArgumentException(Configuration.CREDIT_OVERCOMMIT_PROP_NAME + "=" +
@@ -156,6 +169,33 @@ public final class SharedCreditScheduler
             connectionsByClient = Arrays.copyOf(connectionsByClient, Math.max(client + 1, client << 1));
         }
         connectionsByClient[client] = connection;
+        onRttHint(connection.rttHintNs());
+    }
+
+    /**
+     * A sender announced its base round trip: with the link's rate known, the window shrinks to
+     * {@value #WINDOW_BDPS} bandwidth-delay products of the longest round trip announced when that is below the
+     * configured window, and the quantum to an eighth of it when that is below the configured quantum. A window of
+     * many BDPs lets the senders keep that much queued at the receiver's last hop; one a little over a BDP keeps the
+     * link busy with a short queue.
+     */
+    private void onRttHint(final long rttHintNs)
+    {
+        if (rttHintNs <= largestRttHintNs || 0 == budgetMbps)
+        {
+            return;
+        }
+        largestRttHintNs = rttHintNs;
+        final double bdp = (double)budgetMbps * BYTES_PER_SECOND_PER_MBPS * rttHintNs / 1e9;
+        final long window = Math.min(configuredWindowBytes, (long)(WINDOW_BDPS * bdp));
+        if (window != windowBytes)
+        {
+            // A window of a few quanta grants in lumps that leave the link idle between them: the quantum shrinks
+            // with the window, to an eighth of it (the spec's informative quantum is min(64 KiB, BDP / 4)).
+            final int windowQuantum = (int)Math.max(MIN_QUANTUM, Math.min(quantum, window / QUANTA_PER_WINDOW));
+            windowBytes = Math.max(window, windowQuantum);
+            scheduler.resize(windowBytes, windowQuantum);
+        }
     }
 
     /**

@@ -53,8 +53,8 @@ public final class CreditScheduler
 
     private final long rateBytesPerSecond;
     private final double grantRate;
-    private final int quantum;
-    private final long windowBytes;
+    private int quantum;
+    private long windowBytes;
 
     private long[] grantLimit = new long[8];
     private long[] receivedBytes = new long[8];
@@ -90,6 +90,33 @@ public final class CreditScheduler
         this.grantRate = rateBytesPerSecond * (1.0 + overcommit);
         this.quantum = quantum;
         this.windowBytes = windowBytes;
+    }
+
+    /**
+     * Change the window and the quantum from the next round of grants on: the most granted-but-unreceived bytes over
+     * all senders with backlog, and the bytes per grant. Credit already granted stays granted.
+     *
+     * @param windowBytes the window, at least one quantum.
+     * @param quantum     bytes per grant, above 0.
+     */
+    public void resize(final long windowBytes, final int quantum)
+    {
+        if (quantum <= 0 || windowBytes < quantum)
+        {
+            throw new IllegalArgumentException("need window >= quantum > 0: " + windowBytes + ", " + quantum);
+        }
+        this.windowBytes = windowBytes;
+        this.quantum = quantum;
+    }
+
+    /**
+     * Bytes per grant.
+     *
+     * @return the quantum.
+     */
+    public int quantum()
+    {
+        return quantum;
     }
 
     /**
