@@ -91,6 +91,6 @@ public class DatapathTransferBenchmark
         {
             link.step();
         }
-        return link.connection().acknowledgedPosition();
+        return link.stream().acknowledgedPosition();
     }
 }

@@ -19,9 +19,10 @@ import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverConnection;
+import io.metaroce.datapath.ReceiverStream;
 import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.sim.FragmentHandler;
 import io.metaroce.datapath.sim.SimulatedFabric;
@@ -57,7 +58,7 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
     private final TransportEngine sender;
     private final TransportEngine receiver;
     private final SimulatedPublication publication;
-    private final SenderConnection connection;
+    private final SenderStream stream;
     private final UnsafeBuffer message;
     private SimulatedImage image;
     private long fragments;
@@ -65,7 +66,7 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
     private long bytesDelivered;
 
     /**
-     * Build the link and establish the connection.
+     * Build the link and open the stream (its connection established).
      *
      * @param fabricCtx     settings of the fabric (its plane count is used for the connection).
      * @param pathsPerPlane entropy values per plane.
@@ -87,8 +88,8 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
     }
 
     /**
-     * Build the link with a given term length and establish the connection: the publisher window and the receiver
-     * window are half a term each, as in the driver.
+     * Build the link with a given term length and open the stream (its connection established): the publisher
+     * window and the receiver window are half a term each, as in the driver.
      *
      * @param fabricCtx     settings of the fabric (its plane count is used for the connection).
      * @param pathsPerPlane entropy values per plane.
@@ -120,11 +121,11 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
             .settings(tuning.apply(EngineSettings.builder().mtu(MTU).linkRateMbps(linkRateMbps)).build()));
         publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, termLength, 0, MTU, termLength / 2);
         message = new UnsafeBuffer(new byte[messageLength]);
-        connection = sender.connect(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
+        stream = sender.openStream(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
             .activeTermId(0).termOffset(0).termLength(termLength)
             .destination(senderTransport.addDestination(receiverTransport.node()))
             .planeCount(fabric.planeCount()).pathsPerPlane(pathsPerPlane), publication);
-        while (io.metaroce.codec.wire.ConnectionState.ESTABLISHED != connection.state())
+        while (io.metaroce.codec.wire.ConnectionState.ESTABLISHED != stream.state())
         {
             step();
         }
@@ -171,13 +172,23 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
     }
 
     /**
-     * The sender connection.
+     * The connection that carries the stream: its statistics (retransmissions, window, RTT).
      *
      * @return the connection.
      */
     public SenderConnection connection()
     {
-        return connection;
+        return stream.connection();
+    }
+
+    /**
+     * The sender's stream: its acknowledged and sender positions.
+     *
+     * @return the stream.
+     */
+    public SenderStream stream()
+    {
+        return stream;
     }
 
     /**
@@ -239,14 +250,14 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
     /**
      * {@inheritDoc}
      */
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
     }
 
     /**
      * {@inheritDoc}
      */
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
         publication.onAcknowledged(position);
     }
@@ -254,21 +265,21 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
     /**
      * {@inheritDoc}
      */
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
     }
 
     /**
      * {@inheritDoc}
      */
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
     }
 
     /**
      * {@inheritDoc}
      */
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
     }
 }

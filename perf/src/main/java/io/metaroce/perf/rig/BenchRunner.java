@@ -45,7 +45,8 @@ import java.util.function.Function;
  * {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off);
  * {@code longhaul} (the simulated fabric at 1, 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network
  * namespaces, each rate-limited by {@code tc tbf}; needs root); {@code scale} (1 to 4,000 streams between two
- * drivers, beside Aeron). Each run is repeated ({@code --reps}, default 3) and
+ * drivers, beside Aeron, with a ping-pong beside them and a plane down under load; then 64 senders' incast, random loss
+ * and 4 against 8 planes on the simulated fabric). Each run is repeated ({@code --reps}, default 3) and
  * the median run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as a
  * {@code .hgrm} file. {@code --help} lists the options and properties.
  */
@@ -169,7 +170,9 @@ public final class BenchRunner
                 "plane taken down mid-run); incast (N senders to one receiver, credit on and off); longhaul (the " +
                 "simulated fabric at 1, 10 and 50 ms RTT); netns (1, 2 and 4 planes in network namespaces, each " +
                 "rate-limited by tc tbf; needs root); scale (1 to 4,000 streams between two drivers: connect time, " +
-                "descriptors, counters, memory, goodput and fairness, beside Aeron).")
+                "descriptors, counters, memory, goodput, fairness, a ping-pong beside them and a plane down under " +
+                "load, beside Aeron; then the simulated fabric's 64-sender incast, 10 % loss and 4 against 8 " +
+                "planes).")
             .note("Output: '<out>/<yyyy-MM-ddTHH-mm-ss>[-smoke]/' with a folder per scenario (every repetition's " +
                 ".hgrm histogram, CSV and SVG charts) and summary.md; the last line printed is 'results: <folder>'.");
     }

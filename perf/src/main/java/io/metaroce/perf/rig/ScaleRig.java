@@ -20,11 +20,14 @@ import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.driver.MediaDriver;
+import io.metaroce.driver.NetworkLossGenerator;
+import io.metaroce.perf.datapath.FabricScaleReport;
 import io.metaroce.driver.ThreadingMode;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
+import org.HdrHistogram.Histogram;
 
 import java.io.File;
 import java.io.IOException;
@@ -37,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.stream.Stream;
 
@@ -46,8 +50,11 @@ import java.util.stream.Stream;
  * until every stream is connected, what the streams cost (file descriptors, counters, {@code /dev/shm} bytes and
  * heap, all measured in this JVM, which hosts both drivers), and, with every stream busy, the aggregate goodput, the
  * fairness between streams (Jain's index over 1 s windows, their mean) and whether every message arrived exactly once
- * and in order. It is the baseline of the unified connections of wire version 2; the ping-pong beside bulk streams,
- * a plane down under load and the simulated incast of that issue are not in it yet.
+ * and in order. With the N streams busy a 32-byte ping-pong runs on one more stream of the same connection (its pong
+ * on a stream of its own back), against the same ping-pong with the N streams idle; and for this project, at N =
+ * {@value #FAULT_STREAMS} (the largest N of a smoke run), plane 1 goes down {@value #FAULT_RUNS} times under the load:
+ * how long until no DATA goes on it any more, with the messages lost and duplicated. Last, the simulated fabric's
+ * incast of 64 sending engines, random loss and 4 against 8 planes ({@link FabricScaleReport}).
  */
 final class ScaleRig
 {
@@ -55,8 +62,19 @@ final class ScaleRig
     static final int TERM_LENGTH = 64 * 1024;
     static final int MESSAGE_LENGTH = 288;
     static final long CONNECT_TIMEOUT_NS = 60_000_000_000L;
+    static final int FAULT_STREAMS = 1_000;
+    static final int FAULT_RUNS = 5;
+    static final int DOWN_PLANE = 1;
+    static final int PING_LENGTH = 32;
     private static final long WINDOW_NS = 1_000_000_000L;
+    private static final long PING_ALONE_NS = 2_000_000_000L;
+    private static final long FAULT_QUIET_NS = 500_000_000L;
+    private static final long FAULT_MAX_NS = 3_000_000_000L;
+    private static final long FAULT_HEAL_NS = 2_500_000_000L;
+    private static final long HIGHEST_TRACKABLE_NS = 60_000_000_000L;
     private static final int FIRST_STREAM_ID = 1001;
+    private static final int PING_STREAM_ID = 901;
+    private static final int PONG_STREAM_ID = 902;
 
     private ScaleRig()
     {
@@ -71,12 +89,21 @@ final class ScaleRig
         final List<String> rows = new ArrayList<>();
         final List<String> csv = new ArrayList<>();
         csv.add("system,streams,connected,connect_ms,fds,counters,shm_bytes,heap_bytes,goodput_mbps,jain," +
-            "undelivered,out_of_order,duplicates");
+            "undelivered,out_of_order,duplicates,ping_alone_p50_us,ping_alone_p99_us,ping_beside_p50_us," +
+            "ping_beside_p99_us,plane_off_median_ms");
+        final int faultStreams = Math.min(FAULT_STREAMS, counts[counts.length - 1]);
+        final int faultRuns = smoke ? 1 : FAULT_RUNS;
+        final List<String> faultRows = new ArrayList<>();
         for (final String system : new String[]{ "metaroce", "aeron" })
         {
             for (final int streams : counts)
             {
-                final Result result = run(system, streams, runner.warmupNs(), measureNs);
+                final int faults = "metaroce".equals(system) && streams == faultStreams ? faultRuns : 0;
+                final Result result = run(system, streams, runner.warmupNs(), measureNs, faults);
+                if (faults > 0)
+                {
+                    faultRows.add(result.faultRow(system, streams));
+                }
                 System.out.printf(Locale.ROOT, "scale %s %d streams: %s%n", system, streams, result.line());
                 rows.add(result.row(system, streams));
                 csv.add(result.csv(system, streams));
@@ -105,17 +132,41 @@ final class ScaleRig
             "stream's sequence; goodput is the bytes delivered per second over " + measureNs / 1_000_000 +
             " ms after " + runner.warmupNs() / 1_000_000 + " ms of warm-up, fairness Jain's index of the " +
             "streams' bytes per 1 s window (mean over windows; 1.0 with one stream). Undelivered: messages " +
-            "offered and not received 10 s after the end; out of order: a stream's sequence jumping ahead.");
+            "offered and not received 10 s after the end; out of order: a stream's sequence jumping ahead. " +
+            "Ping-pong: one " + PING_LENGTH + "-byte message in flight on one more stream of the same channel, its " +
+            "echo on a stream of its own back, for " + PING_ALONE_NS / 1_000_000 + " ms with the N streams idle " +
+            "(alone), then through the measured phase with them busy (beside); round trips in us, p50 / p99, and " +
+            "the p99 beside over the p99 alone (target: at most 2).");
         lines.add("");
         lines.add("| system | streams | connect ms | fds | counters | /dev/shm MB | heap MB | goodput MB/s | " +
-            "Jain | undelivered | out of order | duplicates |");
-        lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+            "Jain | undelivered | out of order | duplicates | ping alone us | ping beside us | p99 beside / alone |");
+        lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         lines.addAll(rows);
         lines.add("");
+        if (!faultRows.isEmpty())
+        {
+            lines.add("Plane " + DOWN_PLANE + " of " + PLANES + " down under N busy streams (the driver's loss " +
+                "generator drops everything either driver receives on it), " + faultRuns + " time(s), healed " +
+                FAULT_HEAL_NS / 1_000_000 + " ms after each: time from the failure until the sender's DATA " +
+                "counter of that plane stops moving (no DATA of any stream on it for " + FAULT_QUIET_NS / 1_000_000 +
+                " ms), median and every run; messages lost and duplicated over the whole transfer (target: every " +
+                "stream off the plane within 10 ms, median; none lost or duplicated).");
+            lines.add("");
+            lines.add("| system | streams | off the plane, median ms | runs ms | lost | duplicated |");
+            lines.add("|---|---:|---:|---|---:|---:|");
+            lines.addAll(faultRows);
+            lines.add("");
+        }
         runner.addSummary(lines);
+
+        // The same issue's incast, loss and planes at a scale loopback cannot reach: the engines on the simulated
+        // fabric, in virtual time.
+        runner.addSummary(FabricScaleReport.summary(
+            FabricScaleReport.run(dir.resolve(FabricScaleReport.NAME), smoke, Scenarios.SEED)));
     }
 
-    static Result run(final String system, final int streams, final long warmupNs, final long measureNs)
+    static Result run(
+        final String system, final int streams, final long warmupNs, final long measureNs, final int faults)
     {
         try (Streams side = "aeron".equals(system) ? new AeronStreams(streams) : new MetaRoceStreams(streams))
         {
@@ -136,9 +187,10 @@ final class ScaleRig
             result.counters = side.counters() - countersBefore;
             result.shmBytes = side.directoryBytes() - shmBefore;
             result.heapBytes = heapUsed() - heapBefore;
-            if (result.connected == streams)
+            if (result.connected == streams && side.addPingPong())
             {
-                transfer(side, result, warmupNs, measureNs);
+                result.pingAlone = pingPongAlone(side);
+                transfer(side, result, warmupNs, Math.max(measureNs, faults * (FAULT_MAX_NS + FAULT_HEAL_NS)), faults);
             }
             return result;
         }
@@ -153,7 +205,8 @@ final class ScaleRig
      * Offer to every stream in turn on this thread and poll every stream in turn on another, until the end of the
      * measured phase; then drain what is in flight and count what is missing.
      */
-    private static void transfer(final Streams side, final Result result, final long warmupNs, final long measureNs)
+    private static void transfer(
+        final Streams side, final Result result, final long warmupNs, final long measureNs, final int faults)
         throws InterruptedException
     {
         final int streams = result.streams;
@@ -210,25 +263,17 @@ final class ScaleRig
             }
         }, "scale-receiver");
         receiver.start();
-
-        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE_LENGTH));
-        while (System.nanoTime() < end)
+        final Histogram beside = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+        final PingPong pingPong = new PingPong(side, beside, measureFrom, end);
+        pingPong.start();
+        final Thread faultThread = faults > 0 ? new Thread(
+            () -> result.planeOffNs = planeFaults(side, faults, measureFrom), "scale-faults") : null;
+        if (null != faultThread)
         {
-            int offered = 0;
-            for (int i = 0; i < streams; i++)
-            {
-                message.putLong(0, sent[i]);
-                if (side.offer(i, message, MESSAGE_LENGTH))
-                {
-                    sent[i]++;
-                    offered++;
-                }
-            }
-            if (0 == offered)
-            {
-                Thread.yield();
-            }
+            faultThread.start();
         }
+
+        offerUntil(side, sent, end);
 
         final long drainDeadline = System.nanoTime() + 10_000_000_000L;
         while (System.nanoTime() < drainDeadline && !allReceived(expected, sent))
@@ -237,6 +282,12 @@ final class ScaleRig
         }
         stop.set(true);
         receiver.join();
+        pingPong.close();
+        result.pingBeside = beside;
+        if (null != faultThread)
+        {
+            faultThread.join();
+        }
 
         long missing = 0;
         for (int i = 0; i < streams; i++)
@@ -253,6 +304,186 @@ final class ScaleRig
             jain += jain(window);
         }
         result.jain = jain / windows;
+    }
+
+    /**
+     * Offer a message to every stream in turn, each carrying its stream's next sequence number, until {@code end}.
+     */
+    private static void offerUntil(final Streams side, final long[] sent, final long end)
+    {
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(MESSAGE_LENGTH));
+        while (System.nanoTime() < end)
+        {
+            int offered = 0;
+            for (int i = 0; i < sent.length; i++)
+            {
+                message.putLong(0, sent[i]);
+                if (side.offer(i, message, MESSAGE_LENGTH))
+                {
+                    sent[i]++;
+                    offered++;
+                }
+            }
+            if (0 == offered)
+            {
+                Thread.yield();
+            }
+        }
+    }
+
+    /**
+     * The ping-pong with the N streams idle: its round trips over {@link #PING_ALONE_NS}, after a warm-up of a
+     * quarter of that.
+     */
+    private static Histogram pingPongAlone(final Streams side) throws InterruptedException
+    {
+        final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+        final long measureFrom = System.nanoTime() + PING_ALONE_NS / 4;
+        final PingPong pingPong = new PingPong(side, histogram, measureFrom, measureFrom + PING_ALONE_NS);
+        pingPong.start();
+        Thread.sleep((PING_ALONE_NS + PING_ALONE_NS / 4) / 1_000_000);
+        pingPong.close();
+        return histogram;
+    }
+
+    /**
+     * Take plane {@link #DOWN_PLANE} down {@code runs} times during the measured phase: each time, how long until the
+     * sender's DATA counter of that plane stops moving, then heal it and let its paths come back.
+     *
+     * @return the time each run took, in nanoseconds (-1 when the plane kept carrying DATA).
+     */
+    private static long[] planeFaults(final Streams side, final int runs, final long measureFrom)
+    {
+        final long[] offNs = new long[runs];
+        try
+        {
+            sleepUntil(measureFrom + FAULT_HEAL_NS / 2);
+            for (int run = 0; run < runs; run++)
+            {
+                long last = side.planeDataPackets(DOWN_PLANE);
+                final long failedAt = System.nanoTime();
+                side.planeDown(DOWN_PLANE, true);
+                long lastChange = failedAt;
+                long now;
+                while ((now = System.nanoTime()) - lastChange < FAULT_QUIET_NS && now - failedAt < FAULT_MAX_NS)
+                {
+                    final long packets = side.planeDataPackets(DOWN_PLANE);
+                    if (packets != last)
+                    {
+                        last = packets;
+                        lastChange = now;
+                    }
+                    Thread.sleep(0, 100_000);
+                }
+                offNs[run] = now - failedAt >= FAULT_MAX_NS ? -1 : lastChange - failedAt;
+                side.planeDown(DOWN_PLANE, false);
+                Thread.sleep(FAULT_HEAL_NS / 1_000_000);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return offNs;
+    }
+
+    private static void sleepUntil(final long deadlineNs) throws InterruptedException
+    {
+        long remaining;
+        while ((remaining = deadlineNs - System.nanoTime()) > 0)
+        {
+            Thread.sleep(Math.max(1, remaining / 1_000_000));
+        }
+    }
+
+    /**
+     * A 32-byte ping-pong on its own pair of streams: this thread sends a ping stamped with its send time and waits
+     * for its echo, an echo thread sends every ping back; round trips that start in [measureFrom, end) are recorded.
+     */
+    static final class PingPong
+    {
+        private final Streams side;
+        private final Histogram histogram;
+        private final long measureFrom;
+        private final long end;
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicLong lastEcho = new AtomicLong(-1);
+        private final Thread pinger;
+        private final Thread echo;
+
+        PingPong(final Streams side, final Histogram histogram, final long measureFrom, final long end)
+        {
+            this.side = side;
+            this.histogram = histogram;
+            this.measureFrom = measureFrom;
+            this.end = end;
+            pinger = new Thread(this::ping, "scale-ping");
+            echo = new Thread(this::echo, "scale-echo");
+        }
+
+        void start()
+        {
+            echo.start();
+            pinger.start();
+        }
+
+        void close() throws InterruptedException
+        {
+            stop.set(true);
+            pinger.join();
+            echo.join();
+        }
+
+        private void ping()
+        {
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(PING_LENGTH));
+            final MessageSink onPong = (stream, buffer, offset, length) -> lastEcho.lazySet(buffer.getLong(offset));
+            long sequence = 0;
+            while (!stop.get() && System.nanoTime() < end)
+            {
+                final long sentNs = System.nanoTime();
+                message.putLong(0, sequence);
+                message.putLong(8, sentNs);
+                if (!side.offerPing(message, PING_LENGTH))
+                {
+                    Thread.yield();
+                    continue;
+                }
+                while (!stop.get() && lastEcho.get() != sequence)
+                {
+                    if (0 == side.pollPong(onPong))
+                    {
+                        Thread.yield();
+                    }
+                }
+                final long now = System.nanoTime();
+                if (sentNs >= measureFrom && now < end && lastEcho.get() == sequence)
+                {
+                    histogram.recordValue(Math.min(HIGHEST_TRACKABLE_NS, now - sentNs));
+                }
+                sequence++;
+            }
+        }
+
+        private void echo()
+        {
+            final UnsafeBuffer echoMessage = new UnsafeBuffer(ByteBuffer.allocateDirect(PING_LENGTH));
+            final MessageSink onPing = (stream, buffer, offset, length) ->
+            {
+                echoMessage.putBytes(0, buffer, offset, PING_LENGTH);
+                while (!side.offerPong(echoMessage, PING_LENGTH) && !stop.get())
+                {
+                    Thread.yield();
+                }
+            };
+            while (!stop.get())
+            {
+                if (0 == side.pollPing(onPing))
+                {
+                    Thread.yield();
+                }
+            }
+        }
     }
 
     private static boolean allReceived(final AtomicLongArray expected, final long[] sent)
@@ -386,30 +617,72 @@ final class ScaleRig
 
         abstract long directoryBytes();
 
+        /**
+         * Add the ping stream (beside the N streams, on the same channel) and its echo stream back, and wait until
+         * both are connected.
+         *
+         * @return false when they did not connect.
+         */
+        abstract boolean addPingPong();
+
+        abstract boolean offerPing(DirectBuffer buffer, int length);
+
+        abstract int pollPing(MessageSink sink);
+
+        abstract boolean offerPong(DirectBuffer buffer, int length);
+
+        abstract int pollPong(MessageSink sink);
+
+        /**
+         * DATA packets the sending driver has sent on a plane, every stream and retransmission included.
+         */
+        long planeDataPackets(final int plane)
+        {
+            throw new UnsupportedOperationException("one path: no plane to take down");
+        }
+
+        void planeDown(final int plane, final boolean down)
+        {
+            throw new UnsupportedOperationException("one path: no plane to take down");
+        }
+
         public abstract void close();
     }
 
     static final class MetaRoceStreams extends Streams
     {
+        private final NetworkLossGenerator loss = new NetworkLossGenerator(Scenarios.SEED);
         private final MediaDriver receiverDriver;
         private final MediaDriver senderDriver;
         private final MetaRoce subscriber;
         private final MetaRoce publisher;
+        private final NetworkPlanes planes;
         private final String publicationChannel;
         private final String subscriptionChannel;
         private final Subscription[] subscriptions;
         private final ExclusivePublication[] publications;
         private final io.metaroce.client.logbuffer.FragmentHandler[] handlers;
+        private ExclusivePublication ping;
+        private Subscription pingSubscription;
+        private ExclusivePublication pong;
+        private Subscription pongSubscription;
+        private MessageSink pingSink;
+        private MessageSink pongSink;
+        private final io.metaroce.client.logbuffer.FragmentHandler pingHandler =
+            (buffer, offset, length, header) -> pingSink.onMessage(-1, buffer, offset, length);
+        private final io.metaroce.client.logbuffer.FragmentHandler pongHandler =
+            (buffer, offset, length, header) -> pongSink.onMessage(-1, buffer, offset, length);
+        private int[] planePacketCounters;
 
         MetaRoceStreams(final int streams)
         {
             super(streams);
-            receiverDriver = MediaDriver.launchEmbedded(driverContext());
-            senderDriver = MediaDriver.launchEmbedded(driverContext());
+            receiverDriver = MediaDriver.launchEmbedded(driverContext().lossGenerator(loss));
+            senderDriver = MediaDriver.launchEmbedded(driverContext().lossGenerator(loss));
             subscriber = MetaRoce.connect(
                 new MetaRoce.Context().directoryName(receiverDriver.context().directoryName()));
             publisher = MetaRoce.connect(new MetaRoce.Context().directoryName(senderDriver.context().directoryName()));
-            final NetworkPlanes planes = NetworkPlanes.loopbackPlanes(PLANES, "|term-length=" + TERM_LENGTH, null);
+            planes = NetworkPlanes.loopbackPlanes(PLANES, "|term-length=" + TERM_LENGTH, null);
             final int port = planes.freePort();
             publicationChannel = planes.publicationChannel(port);
             subscriptionChannel = planes.subscriptionChannel(port);
@@ -468,10 +741,97 @@ final class ScaleRig
                 ScaleRig.directoryBytes(senderDriver.context().directoryName());
         }
 
+        boolean addPingPong()
+        {
+            // The ping shares the N streams' channel, so it rides their connection; its echo comes back on a
+            // channel of its own in the other direction (the receiver's driver sending to the sender's).
+            final NetworkPlanes reverse = new NetworkPlanes(
+                planes.senderHosts(), planes.receiverHosts(), planes.extraParams(), null);
+            final int port = reverse.freePort();
+            pingSubscription = subscriber.addSubscription(subscriptionChannel, PING_STREAM_ID);
+            ping = publisher.addExclusivePublication(publicationChannel, PING_STREAM_ID);
+            pongSubscription = publisher.addSubscription(reverse.subscriptionChannel(port), PONG_STREAM_ID);
+            pong = subscriber.addExclusivePublication(reverse.publicationChannel(port), PONG_STREAM_ID);
+            return awaitConnected(() -> ping.isConnected() && pingSubscription.isConnected() &&
+                pong.isConnected() && pongSubscription.isConnected());
+        }
+
+        boolean offerPing(final DirectBuffer buffer, final int length)
+        {
+            return ping.offer(buffer, 0, length) > 0;
+        }
+
+        int pollPing(final MessageSink sink)
+        {
+            pingSink = sink;
+            return pingSubscription.poll(pingHandler, 1);
+        }
+
+        boolean offerPong(final DirectBuffer buffer, final int length)
+        {
+            return pong.offer(buffer, 0, length) > 0;
+        }
+
+        int pollPong(final MessageSink sink)
+        {
+            pongSink = sink;
+            return pongSubscription.poll(pongHandler, 1);
+        }
+
+        long planeDataPackets(final int plane)
+        {
+            final CountersReader reader = publisher.countersReader();
+            if (null == planePacketCounters)
+            {
+                final List<Integer> ids = new ArrayList<>();
+                reader.forEach((counterId, typeId, keyBuffer, label) ->
+                {
+                    if (label.startsWith("plane-packets:") && label.contains(" plane=" + plane))
+                    {
+                        ids.add(counterId);
+                    }
+                });
+                planePacketCounters = ids.stream().mapToInt(Integer::intValue).toArray();
+            }
+            long total = 0;
+            for (final int id : planePacketCounters)
+            {
+                total += reader.getCounterValue(id);
+            }
+            return total;
+        }
+
+        void planeDown(final int plane, final boolean down)
+        {
+            loss.planeDown(plane, down);
+        }
+
         public void close()
         {
             CloseHelper.closeAll(publisher, subscriber, senderDriver, receiverDriver);
         }
+    }
+
+    private static boolean awaitConnected(final java.util.function.BooleanSupplier connected)
+    {
+        final long deadline = System.nanoTime() + CONNECT_TIMEOUT_NS;
+        while (!connected.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                return false;
+            }
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     static final class AeronStreams extends Streams
@@ -484,6 +844,16 @@ final class ScaleRig
         private final io.aeron.Subscription[] subscriptions;
         private final io.aeron.ExclusivePublication[] publications;
         private final io.aeron.logbuffer.FragmentHandler[] handlers;
+        private io.aeron.ExclusivePublication ping;
+        private io.aeron.Subscription pingSubscription;
+        private io.aeron.ExclusivePublication pong;
+        private io.aeron.Subscription pongSubscription;
+        private MessageSink pingSink;
+        private MessageSink pongSink;
+        private final io.aeron.logbuffer.FragmentHandler pingHandler =
+            (buffer, offset, length, header) -> pingSink.onMessage(-1, buffer, offset, length);
+        private final io.aeron.logbuffer.FragmentHandler pongHandler =
+            (buffer, offset, length, header) -> pongSink.onMessage(-1, buffer, offset, length);
 
         AeronStreams(final int streams)
         {
@@ -553,6 +923,40 @@ final class ScaleRig
                 ScaleRig.directoryBytes(senderDriver.aeronDirectoryName());
         }
 
+        boolean addPingPong()
+        {
+            final String pongChannel =
+                "aeron:udp?endpoint=127.0.0.1:" + FreePorts.udpPort() + "|term-length=" + TERM_LENGTH;
+            pingSubscription = subscriber.addSubscription(channel, PING_STREAM_ID);
+            ping = publisher.addExclusivePublication(channel, PING_STREAM_ID);
+            pongSubscription = publisher.addSubscription(pongChannel, PONG_STREAM_ID);
+            pong = subscriber.addExclusivePublication(pongChannel, PONG_STREAM_ID);
+            return awaitConnected(() -> ping.isConnected() && pingSubscription.isConnected() &&
+                pong.isConnected() && pongSubscription.isConnected());
+        }
+
+        boolean offerPing(final DirectBuffer buffer, final int length)
+        {
+            return ping.offer(buffer, 0, length) > 0;
+        }
+
+        int pollPing(final MessageSink sink)
+        {
+            pingSink = sink;
+            return pingSubscription.poll(pingHandler, 1);
+        }
+
+        boolean offerPong(final DirectBuffer buffer, final int length)
+        {
+            return pong.offer(buffer, 0, length) > 0;
+        }
+
+        int pollPong(final MessageSink sink)
+        {
+            pongSink = sink;
+            return pongSubscription.poll(pongHandler, 1);
+        }
+
         public void close()
         {
             CloseHelper.closeAll(publisher, subscriber, senderDriver, receiverDriver);
@@ -580,6 +984,9 @@ final class ScaleRig
         long undelivered;
         long outOfOrder;
         long duplicates;
+        Histogram pingAlone;
+        Histogram pingBeside;
+        long[] planeOffNs;
 
         Result(final int streams)
         {
@@ -595,23 +1002,82 @@ final class ScaleRig
         String line()
         {
             return String.format(Locale.ROOT, "connected %s, %d fds, %d counters, %.1f MB /dev/shm, " +
-                "%.1f MB heap, %.1f MB/s, Jain %.3f, undelivered %d, out of order %d, duplicates %d",
-                connected == streams ? connect() + " ms" : connect(),
-                fds, counters, shmBytes / 1e6, heapBytes / 1e6, goodputMBps, jain, undelivered, outOfOrder, duplicates);
+                "%.1f MB heap, %.1f MB/s, Jain %.3f, undelivered %d, out of order %d, duplicates %d, " +
+                "ping alone %s us, beside %s us%s", connected == streams ? connect() + " ms" : connect(),
+                fds, counters, shmBytes / 1e6, heapBytes / 1e6, goodputMBps, jain, undelivered, outOfOrder, duplicates,
+                percentiles(pingAlone), percentiles(pingBeside),
+                null == planeOffNs ? "" : ", plane off after " + offRuns() + " ms");
         }
 
         String csv(final String system, final int streams)
         {
-            return String.format(Locale.ROOT, "%s,%d,%d,%.3f,%d,%d,%d,%d,%.3f,%.4f,%d,%d,%d", system, streams,
-                connected, connectNs / 1e6, fds, counters, shmBytes, heapBytes, goodputMBps, jain, undelivered,
-                outOfOrder, duplicates);
+            return String.format(Locale.ROOT, "%s,%d,%d,%.3f,%d,%d,%d,%d,%.3f,%.4f,%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.3f",
+                system, streams, connected, connectNs / 1e6, fds, counters, shmBytes, heapBytes, goodputMBps, jain,
+                undelivered, outOfOrder, duplicates, micros(pingAlone, 50), micros(pingAlone, 99),
+                micros(pingBeside, 50), micros(pingBeside, 99), null == planeOffNs ? -1 : medianOffNs() / 1e6);
         }
 
         String row(final String system, final int streams)
         {
-            return String.format(Locale.ROOT, "| %s | %d | %s | %d | %d | %.1f | %.1f | %.1f | %.3f | %d | %d | %d |",
-                system, streams, connect(), fds, counters, shmBytes / 1e6, heapBytes / 1e6, goodputMBps, jain,
-                undelivered, outOfOrder, duplicates);
+            final double alone = micros(pingAlone, 99);
+            final double beside = micros(pingBeside, 99);
+            return String.format(Locale.ROOT, "| %s | %d | %s | %d | %d | %.1f | %.1f | %.1f | %.3f | %d | %d | %d | " +
+                "%s | %s | %s |", system, streams, connect(), fds, counters, shmBytes / 1e6, heapBytes / 1e6,
+                goodputMBps, jain, undelivered, outOfOrder, duplicates, percentiles(pingAlone),
+                percentiles(pingBeside), alone > 0 && beside > 0 ? String.format(Locale.ROOT, "%.2f", beside / alone) :
+                "n/a");
+        }
+
+        String faultRow(final String system, final int streams)
+        {
+            return String.format(Locale.ROOT, "| %s | %d | %s | %s | %d | %d |", system, streams,
+                null == planeOffNs ? "n/a" : medianOffNs() < 0 ? "still on it" :
+                String.format(Locale.ROOT, "%.2f", medianOffNs() / 1e6), offRuns(), undelivered + outOfOrder,
+                duplicates);
+        }
+
+        private long medianOffNs()
+        {
+            final long[] sorted = planeOffNs.clone();
+            java.util.Arrays.sort(sorted);
+            // a run whose plane never went quiet (-1) counts as the slowest
+            for (int i = 0; i < sorted.length; i++)
+            {
+                if (sorted[i] < 0)
+                {
+                    sorted[i] = Long.MAX_VALUE;
+                }
+            }
+            java.util.Arrays.sort(sorted);
+            final long median = sorted[sorted.length / 2];
+            return Long.MAX_VALUE == median ? -1 : median;
+        }
+
+        private String offRuns()
+        {
+            if (null == planeOffNs)
+            {
+                return "n/a";
+            }
+            final StringBuilder runs = new StringBuilder();
+            for (final long off : planeOffNs)
+            {
+                runs.append(runs.length() > 0 ? ", " : "")
+                    .append(off < 0 ? "never" : String.format(Locale.ROOT, "%.2f", off / 1e6));
+            }
+            return runs.toString();
+        }
+
+        private static double micros(final Histogram histogram, final double percentile)
+        {
+            return null == histogram || 0 == histogram.getTotalCount() ?
+                -1 : histogram.getValueAtPercentile(percentile) / 1e3;
+        }
+
+        private static String percentiles(final Histogram histogram)
+        {
+            return null == histogram || 0 == histogram.getTotalCount() ? "n/a" :
+                String.format(Locale.ROOT, "%.1f / %.1f", micros(histogram, 50), micros(histogram, 99));
         }
     }
 }
