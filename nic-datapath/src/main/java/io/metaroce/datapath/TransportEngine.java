@@ -233,6 +233,8 @@ public final class TransportEngine implements AutoCloseable
                 shutDown(connection, removeNs);
             }
         }
+        // The CLOSE(SHUTDOWN)s and last ACKs may wait in the transport for its flush: the owner closes it next.
+        group.transport.flush();
         group.streamsByKey.clear();
         group.closeCounters();
         groups.remove(group);
@@ -742,6 +744,7 @@ public final class TransportEngine implements AutoCloseable
         {
             final SocketGroup group = groups.get(i);
             group.isRemoved = true;
+            group.transport.flush();
             group.streamsByKey.clear();
             group.closeCounters();
         }
