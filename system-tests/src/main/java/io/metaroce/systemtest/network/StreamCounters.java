@@ -19,14 +19,22 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
- * The network-transport counters of one stream in a driver's counters file, summed over the stream's connections:
- * per plane the DATA packets and retransmissions its sender paths carried ({@code path-packets},
+ * The network-transport counters of one stream in a driver's counters file, summed over the connections that carry
+ * it: per plane the DATA packets and retransmissions its sender paths carried ({@code path-packets},
  * {@code path-retransmits}), the sender connection's totals and state ({@code snd-data-packets},
  * {@code snd-retransmits}, {@code snd-planes-down}, {@code snd-paths-active}, {@code snd-cwnd},
  * {@code snd-inflight-bytes}, {@code snd-grant-limit}, {@code snd-srtt-ns}) and the receiver connection's
  * ({@code rcv-data-packets}, {@code rcv-duplicates}, {@code rcv-out-of-order}, {@code rcv-data-dropped}).
+ * <p>
+ * A connection carries every stream between two drivers (wire version 2): its counters name the connection
+ * ({@code conn=<id>}), not a stream. The stream's own state counters ({@code snd-stream-state},
+ * {@code rcv-stream-state}, labelled {@code conn=<id> stream=<id> session=<id>}) say which connections carry it, and
+ * the connection counters of those are summed; a connection that carries other streams too counts their traffic as
+ * well.
  * <p>
  * A connection's counters are freed when it ends, so a value sampled later can be smaller than an earlier one; the
  * {@code max...} readings keep the largest seen, which is what a stream that kept one connection carried. Sampling
@@ -37,6 +45,8 @@ public final class StreamCounters
 {
     private final CountersReader counters;
     private final String streamToken;
+    private final Set<String> connections = new HashSet<>();
+    private final CountersReader.MetaData connectionFinder = this::onStreamCounter;
     private final long[] planePackets;
     private final long[] planeRetransmits;
     private final long[] maxPlanePackets;
@@ -99,6 +109,8 @@ public final class StreamCounters
         outOfOrder = 0;
         receiveDropped = 0;
         reasons.setLength(0);
+        connections.clear();
+        counters.forEach(connectionFinder);
         counters.forEach(sampler);
         for (int plane = 0; plane < planePackets.length; plane++)
         {
@@ -187,9 +199,33 @@ public final class StreamCounters
         return 0 == reasons.length() ? "none" : reasons.toString();
     }
 
+    private void onStreamCounter(
+        final int counterId, final int typeId, final DirectBuffer keyBuffer, final String label)
+    {
+        if ((label.startsWith("snd-stream-state: ") || label.startsWith("rcv-stream-state: ")) &&
+            (label + " ").contains(streamToken))
+        {
+            connections.add(connectionToken(label));
+        }
+    }
+
+    /**
+     * The {@code conn=<id>} token of a connection or stream counter's label, or an empty string.
+     */
+    private static String connectionToken(final String label)
+    {
+        final int start = label.indexOf("conn=");
+        if (start < 0)
+        {
+            return "";
+        }
+        final int end = label.indexOf(' ', start);
+        return end < 0 ? label.substring(start) : label.substring(start, end);
+    }
+
     private void onCounter(final int counterId, final int typeId, final DirectBuffer keyBuffer, final String label)
     {
-        if (!label.contains(streamToken))
+        if (label.contains(" stream=") || !connections.contains(connectionToken(label)))
         {
             return;
         }

@@ -16,6 +16,7 @@
 package io.metaroce.systemtest.compliance;
 
 import io.metaroce.codec.wire.StatusDecoder;
+import io.metaroce.codec.wire.StreamWindowDecoder;
 import org.agrona.CloseHelper;
 import org.junit.jupiter.api.AfterEach;
 
@@ -38,9 +39,11 @@ abstract class ComplianceTest
     static final String TARGET_PROPERTY = "metaroce.compliance.target";
 
     /**
-     * Any datagram but the periodic STATUS telemetry: what an answer to a crafted datagram would be.
+     * Any datagram but the periodic STATUS telemetry and the STREAM_WINDOWs a receiver sends as its subscribers read:
+     * what an answer to a crafted datagram would be.
      */
-    static final Predicate<Datagram> ANSWER = (d) -> !d.is(StatusDecoder.TEMPLATE_ID);
+    static final Predicate<Datagram> ANSWER =
+        (d) -> !d.is(StatusDecoder.TEMPLATE_ID) && !d.is(StreamWindowDecoder.TEMPLATE_ID);
 
     PeerUnderTest target;
     RawPeer peer;
@@ -64,11 +67,11 @@ abstract class ComplianceTest
     }
 
     /**
-     * The entry of {@link PeerUnderTest.PublicationUnderTest#connectionEnds()} for a connection ended by a cause.
+     * The entry of {@link PeerUnderTest.PublicationUnderTest#streamEnds()} for a stream opening ended by a cause.
      */
     String end(final String cause)
     {
-        return target.connectionEnd(cause);
+        return target.streamEnd(cause);
     }
 
     @AfterEach

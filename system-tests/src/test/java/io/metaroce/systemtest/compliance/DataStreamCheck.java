@@ -19,19 +19,25 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.ProbeDecoder;
+import io.metaroce.codec.wire.StreamCloseDecoder;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Checks the DATA and PROBE a target's sender sends against the rules a single packet or the packet sequence must
- * meet (sections 3.6, 4.2, 6.3, 6.4, 7.1), records each PSN's first transmission, and reassembles the messages of the
- * stream. Violations are lines naming the requirement.
+ * Checks the DATA and PROBE a target's sender sends on one connection against the rules a single packet or the
+ * packet sequence must meet (sections 3.6, 4.2, 6.3, 6.4, 7.1, 10.6), records each PSN's first transmission, and
+ * reassembles the messages of each stream. PSNs are the connection's, positions each stream's: every new DATA takes
+ * the next PSN of the connection (MR-DATA-4), and each stream's bytes follow each other from the start position the
+ * raw receiver answered in its STREAM_ACK(OPEN) (MR-FRM-9), sent only while the stream is open (MR-STRM-4) and
+ * never writing beyond the window limit the raw receiver had announced when the DATA was sent (MR-STRM-23: the bytes
+ * of its payload, a PAD frame its header). Violations are lines naming the requirement.
  */
 final class DataStreamCheck
 {
@@ -41,31 +47,23 @@ final class DataStreamCheck
     final List<byte[]> messages = new ArrayList<>();
     final Map<Integer, Datagram> firstTransmissions = new HashMap<>();
     final List<Datagram> retransmissions = new ArrayList<>();
-    private final int streamId;
-    private final int sessionId;
-    private final int initialTermId;
-    private final int termLength;
+    private final RawReceiver receiver;
+    private final Map<Long, Track> tracks = new HashMap<>();
     private final int localId;
     private final int senderId;
-    private final ByteArrayOutputStream message = new ByteArrayOutputStream();
     private final int isn;
     private int nextPsn;
-    private long nextPosition;
+    private long closeSentNs = Long.MAX_VALUE;
     long sentBytes;
     boolean sawFin;
 
-    DataStreamCheck(final Datagram setup, final int localId)
+    DataStreamCheck(final RawReceiver receiver)
     {
-        final io.metaroce.codec.wire.SetupDecoder s = setup.read().setup();
-        streamId = s.streamId();
-        sessionId = s.sessionId();
-        initialTermId = s.initialTermId();
-        termLength = s.termLength();
-        nextPosition = ((long)(s.activeTermId() - initialTermId) * termLength) + s.termOffset();
-        nextPsn = setup.psn();
-        isn = nextPsn;
-        this.localId = localId;
-        this.senderId = setup.srcConnId();
+        this.receiver = receiver;
+        this.localId = receiver.localId;
+        this.senderId = receiver.setup.srcConnId();
+        this.isn = receiver.setup.psn();
+        this.nextPsn = isn;
     }
 
     int nextPsn()
@@ -73,9 +71,55 @@ final class DataStreamCheck
         return nextPsn;
     }
 
+    /**
+     * The position after the last byte checked in PSN order of the connection's only (or first) stream.
+     */
     long nextPosition()
     {
-        return nextPosition;
+        final RawReceiver.Stream stream = receiver.streams.values().iterator().next();
+        return nextPosition(stream.streamId, stream.sessionId);
+    }
+
+    long nextPosition(final int streamId, final int sessionId)
+    {
+        final Track track = tracks.get(RawReceiver.key(streamId, sessionId));
+        if (null != track)
+        {
+            return track.nextPosition;
+        }
+        final RawReceiver.Stream stream = receiver.streams.get(RawReceiver.key(streamId, sessionId));
+        return null == stream ? -1 : stream.startPosition;
+    }
+
+    /**
+     * The messages of one stream, in order.
+     */
+    List<byte[]> messages(final int streamId, final int sessionId)
+    {
+        final Track track = tracks.get(RawReceiver.key(streamId, sessionId));
+        return null == track ? List.of() : track.messages;
+    }
+
+    /**
+     * A STREAM_CLOSE of the connection: no new DATA of its stream may be sent after it [MR-STRM-4].
+     */
+    void onStreamClose(final Datagram close)
+    {
+        final StreamCloseDecoder decoder = close.read().streamClose();
+        final long key = RawReceiver.key(decoder.streamId(), decoder.sessionId());
+        final Track track = tracks.computeIfAbsent(key, (k) -> new Track(receiver.streams.get(k)));
+        if (Long.MAX_VALUE == track.closeSentNs)
+        {
+            track.closeSentNs = close.sentNs();
+        }
+    }
+
+    /**
+     * A CLOSE of the connection: no new DATA may be sent after it [MR-CLOSE-2].
+     */
+    void onClose(final Datagram close)
+    {
+        closeSentNs = Math.min(closeSentNs, close.sentNs());
     }
 
     /**
@@ -102,7 +146,7 @@ final class DataStreamCheck
         if (null != first)
         {
             check(d.hasFlag(Flags.RETX) || first.hasFlag(Flags.RETX), "MR-DATA-3 two transmissions without retx");
-            check(java.util.Arrays.equals(first.bytes(32), d.bytes(32)), "MR-FRM-10 bytes of retransmission " + psn);
+            check(Arrays.equals(first.bytes(32), d.bytes(32)), "MR-FRM-10 bytes of retransmission " + psn);
             if (d.hasFlag(Flags.RETX))
             {
                 retransmissions.add(d);
@@ -119,6 +163,7 @@ final class DataStreamCheck
         {
             retransmissions.add(d);
         }
+        check(d.sentNs() - closeSentNs <= 0, "MR-CLOSE-2 new DATA (PSN " + psn + ") after CLOSE");
         if (!d.hasFlag(Flags.RETX))
         {
             final Datagram before = firstTransmissions.get(psn - 1);
@@ -131,7 +176,6 @@ final class DataStreamCheck
         Datagram next;
         while (null != (next = firstTransmissions.get(nextPsn)))
         {
-            check(!sawFin, "MR-CLOSE-2 new DATA after fin");
             nextPsn++;
             checkPayload(next);
         }
@@ -173,14 +217,26 @@ final class DataStreamCheck
     {
         final WireDatagramReader reader = d.read();
         final DataDecoder data = reader.data();
+        final int streamId = data.streamId();
+        final int sessionId = data.sessionId();
         final int termId = data.termId();
         final int termOffset = data.termOffset();
         final int payloadOffset = reader.payloadOffset();
         final int payloadLength = reader.payloadLength();
+        final long key = RawReceiver.key(streamId, sessionId);
+        final RawReceiver.Stream stream = receiver.streams.get(key);
+        if (null == stream || d.sentNs() - stream.openAckSentNs < 0)
+        {
+            check(false, "MR-STRM-4 DATA of stream " + streamId + " session " + sessionId + " before STREAM_ACK(OPEN)");
+            return;
+        }
+        final Track track = tracks.computeIfAbsent(key, (k) -> new Track(stream));
+        check(d.sentNs() - track.closeSentNs <= 0, "MR-STRM-4 new DATA of stream " + streamId + " after STREAM_CLOSE");
+        check(!track.sawFin, "section 6.5: new DATA of stream " + streamId + " after its EOS frame");
         final UnsafeBuffer buffer = d.buffer;
-        final long position = ((long)(termId - initialTermId) * termLength) + termOffset;
-        check(data.streamId() == streamId && data.sessionId() == sessionId, "DATA stream ids");
-        check(position == nextPosition, "MR-FRM-9 DATA at " + position + " expected " + nextPosition);
+        final long position = stream.position(termId, termOffset);
+        final int termLength = stream.termLength;
+        check(position == track.nextPosition, "MR-FRM-9 DATA at " + position + " expected " + track.nextPosition);
         check(0 == (termOffset & 31) && termOffset + payloadLength <= termLength, "MR-FRM-6 at " + termOffset);
         check(payloadLength >= 32 && 0 == (payloadLength & 31), "MR-FRM-1 payload length " + payloadLength);
 
@@ -188,6 +244,7 @@ final class DataStreamCheck
         boolean end = false;
         boolean eos = false;
         int offset = 0;
+        long advance = 0;
         while (offset < payloadLength)
         {
             final int frame = payloadOffset + offset;
@@ -204,8 +261,8 @@ final class DataStreamCheck
             if (FrameDescriptor.TYPE_PAD == type)
             {
                 check(offset + 32 == payloadLength, "MR-FRM-3 PAD is the last frame, header only");
-                check(termOffset + offset + frameLength == termLength, "MR-FRM-7 PAD ends at termLength");
-                nextPosition = position + offset + frameLength;
+                check(termOffset + offset + frameLength <= termLength, "MR-FRM-7 PAD ends within the term");
+                advance = offset + (long)frameLength;
                 offset += 32;
                 continue;
             }
@@ -218,34 +275,20 @@ final class DataStreamCheck
             begin |= 0 != (flags & FrameDescriptor.BEGIN_FLAG);
             end |= 0 != (flags & FrameDescriptor.END_FLAG);
             eos |= 0 != (flags & FrameDescriptor.EOS_FLAG);
-            collect(buffer, frame, frameLength, flags);
-            nextPosition = position + offset + aligned;
+            track.collect(buffer, frame, frameLength, flags);
             offset += aligned;
+            advance = offset;
         }
+        track.nextPosition = position + advance;
+        // The window bounds the bytes a DATA writes into the image: its payload, a PAD frame its 32-byte header.
+        final long limit = stream.limitAt(d.sentNs());
+        check(position + payloadLength <= limit, "MR-STRM-23 DATA of stream " + streamId + " writes to " +
+            (position + payloadLength) + ", beyond the window limit " + limit + " in force when it was sent");
         check(begin == d.hasFlag(Flags.FIRST_OF_MESSAGE), "MR-DATA-2 firstOfMessage");
         check(end == d.hasFlag(Flags.LAST_OF_MESSAGE), "MR-DATA-2 lastOfMessage");
         check(eos == d.hasFlag(Flags.FIN), "MR-DATA-2 fin");
+        track.sawFin |= eos;
         sawFin |= eos;
-    }
-
-    private void collect(final UnsafeBuffer buffer, final int frame, final int frameLength, final int flags)
-    {
-        if (0 != (flags & FrameDescriptor.EOS_FLAG) && frameLength == FrameDescriptor.HEADER_LENGTH)
-        {
-            return;
-        }
-        if (0 != (flags & FrameDescriptor.BEGIN_FLAG))
-        {
-            message.reset();
-        }
-        final byte[] bytes = new byte[frameLength - FrameDescriptor.HEADER_LENGTH];
-        buffer.getBytes(frame + FrameDescriptor.HEADER_LENGTH, bytes);
-        message.writeBytes(bytes);
-        if (0 != (flags & FrameDescriptor.END_FLAG))
-        {
-            messages.add(message.toByteArray());
-            message.reset();
-        }
     }
 
     private void check(final boolean condition, final String violation)
@@ -253,6 +296,45 @@ final class DataStreamCheck
         if (!condition)
         {
             violations.add(violation);
+        }
+    }
+
+    /**
+     * One stream's position and message reassembly.
+     */
+    private final class Track
+    {
+        final List<byte[]> messages = new ArrayList<>();
+        final ByteArrayOutputStream message = new ByteArrayOutputStream();
+        long nextPosition;
+        long closeSentNs = Long.MAX_VALUE;
+        boolean sawFin;
+
+        Track(final RawReceiver.Stream stream)
+        {
+            nextPosition = null == stream ? 0 : stream.startPosition;
+        }
+
+        void collect(final UnsafeBuffer buffer, final int frame, final int frameLength, final int flags)
+        {
+            if (0 != (flags & FrameDescriptor.EOS_FLAG) && frameLength == FrameDescriptor.HEADER_LENGTH)
+            {
+                return;
+            }
+            if (0 != (flags & FrameDescriptor.BEGIN_FLAG))
+            {
+                message.reset();
+            }
+            final byte[] bytes = new byte[frameLength - FrameDescriptor.HEADER_LENGTH];
+            buffer.getBytes(frame + FrameDescriptor.HEADER_LENGTH, bytes);
+            message.writeBytes(bytes);
+            if (0 != (flags & FrameDescriptor.END_FLAG))
+            {
+                final byte[] whole = message.toByteArray();
+                messages.add(whole);
+                DataStreamCheck.this.messages.add(whole);
+                message.reset();
+            }
         }
     }
 }

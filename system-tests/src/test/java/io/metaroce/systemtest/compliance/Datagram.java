@@ -16,7 +16,9 @@
 package io.metaroce.systemtest.compliance;
 
 import io.metaroce.codec.WireDatagramReader;
+import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckDecoder;
+import io.metaroce.codec.wire.ErrorDecoder;
 import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -26,7 +28,9 @@ import java.nio.ByteOrder;
 
 /**
  * One datagram the raw peer received from the target: a copy of its bytes, validated with the
- * {@link WireDatagramReader}, the raw peer's plane it arrived on, its source and its arrival time.
+ * {@link WireDatagramReader}, the raw peer's plane it arrived on, its source and its arrival time. The one message a
+ * version 2 endpoint writes at version 1, the ERROR answering a version 1 SETUP (section 17), has the ERROR layout of
+ * version 2: it is decoded from a copy whose header says version 2, and {@link #isVersion1} tells it apart.
  */
 final class Datagram
 {
@@ -36,7 +40,9 @@ final class Datagram
     final InetSocketAddress source;
     final long receivedNs;
     final int templateId;
+    final boolean isVersion1;
     final WireDatagramReader reader = new WireDatagramReader();
+    private final UnsafeBuffer decoded;
 
     Datagram(final byte[] bytes, final int plane, final InetSocketAddress source, final long receivedNs)
     {
@@ -45,7 +51,27 @@ final class Datagram
         this.plane = plane;
         this.source = source;
         this.receivedNs = receivedNs;
-        this.templateId = reader.read(buffer, 0, length);
+        final int result = reader.read(buffer, 0, length);
+        isVersion1 = result < 0 && length >= MessageHeaderDecoder.ENCODED_LENGTH + 24 &&
+            1 == version() && ErrorDecoder.TEMPLATE_ID == rawTemplateId();
+        if (isVersion1)
+        {
+            final byte[] copy = bytes.clone();
+            decoded = new UnsafeBuffer(copy);
+            decoded.putShort(MessageHeaderDecoder.versionEncodingOffset(), (short)WireProtocol.VERSION,
+                ByteOrder.LITTLE_ENDIAN);
+            templateId = reader.read(decoded, 0, length);
+        }
+        else
+        {
+            decoded = buffer;
+            templateId = result;
+        }
+    }
+
+    int rawTemplateId()
+    {
+        return buffer.getShort(MessageHeaderDecoder.templateIdEncodingOffset(), ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
     }
 
     boolean is(final int templateId)
@@ -55,13 +81,13 @@ final class Datagram
 
     TransportHeaderDecoder header()
     {
-        reader.read(buffer, 0, length);
+        reader.read(decoded, 0, length);
         return reader.transportHeader();
     }
 
     WireDatagramReader read()
     {
-        reader.read(buffer, 0, length);
+        reader.read(decoded, 0, length);
         return reader;
     }
 
@@ -156,6 +182,6 @@ final class Datagram
     public String toString()
     {
         return "Datagram{template=" + templateId + ", length=" + length + ", plane=" + plane + ", source=" + source +
-            "}";
+            (isVersion1 ? ", version 1" : "") + "}";
     }
 }

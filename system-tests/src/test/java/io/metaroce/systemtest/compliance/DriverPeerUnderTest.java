@@ -66,12 +66,12 @@ import java.util.concurrent.TimeUnit;
  * driver's engines through {@link MediaDriver.Context#engineSettings} (protocol settings) and the channel
  * parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction}, {@code term-length},
  * {@code rcv-window}). Drops are the engines' {@code rcv-drops} counters in the CnC file, summed over the driver's
- * engines by reason name; a publication's connection ends are the final {@code snd-state} of its freed sender
- * connection counters ({@code CLOSED} or {@code FAILED}: the driver does not expose the termination cause).
+ * engines by reason name; a publication's stream ends are the final {@code snd-stream-state} of its freed sender
+ * stream counters ({@code CLOSED} or {@code FAILED}: the driver does not expose the termination cause).
  * At start a subscription to a stream the tests never use binds the receive endpoint, so the target listens on its
- * planes (and answers SETUPs of other streams with UNKNOWN_STREAM) before a test subscribes, as the engine target
- * does. Client objects are used only on this target's own agent thread, which also polls every subscription; calls
- * from the test thread run there and wait for their result.
+ * planes (and answers STREAM_OPENs of other streams with UNKNOWN_STREAM) before a test subscribes, as the engine
+ * target does. Client objects are used only on this target's own agent thread, which also polls every subscription;
+ * calls from the test thread run there and wait for their result.
  */
 final class DriverPeerUnderTest implements PeerUnderTest, Agent
 {
@@ -79,8 +79,8 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
     private static final long CALL_TIMEOUT_MS = 10_000;
     private static final int COUNTER_SCAN_INTERVAL = 16;
     private static final String DROPS_PREFIX = "rcv-drops: engine ";
-    private static final String STATE_PREFIX = "snd-state: ";
-    private static final String RECEIVER_STATE_PREFIX = "rcv-state: ";
+    private static final String STATE_PREFIX = "snd-stream-state: ";
+    private static final String RECEIVER_STATE_PREFIX = "rcv-stream-state: ";
 
     /**
      * Stream of the subscription that binds the receive endpoint at start, so that the target listens on its planes
@@ -101,6 +101,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
     private final Map<Integer, FragmentAssembler> assemblers = new HashMap<>();
     private final Map<Integer, List<byte[]>> delivered = new HashMap<>();
     private final Map<Integer, Long> endOfStream = new ConcurrentHashMap<>();
+    private final Set<Integer> paused = new HashSet<>();
     private final List<Publication> publications = new ArrayList<>();
     private final Set<String> reasonNames = new HashSet<>();
     private int cycles;
@@ -136,7 +137,8 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
                 10, 20, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100)))
             .toDriverBufferLength(256 * 1024)
             .toClientsBufferLength(256 * 1024)
-            .countersBufferLength(1024 * 1024)
+            .countersBufferLength(settings.countersCapacity > 0 ?
+                settings.countersCapacity * CountersReader.COUNTER_LENGTH : 1024 * 1024)
             .errorBufferLength(256 * 1024)
             .termSparseFile(true)
             .timerIntervalNs(TimeUnit.MILLISECONDS.toNanos(10))
@@ -260,7 +262,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         return new InetSocketAddress(planeAddresses[plane], port);
     }
 
-    public String connectionEnd(final String cause)
+    public String streamEnd(final String cause)
     {
         final boolean closed = TerminationCause.name(TerminationCause.NORMAL).equals(cause) ||
             TerminationCause.name(TerminationCause.CLOSE_UNANSWERED).equals(cause) ||
@@ -312,6 +314,11 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         });
     }
 
+    public void consume(final int streamId, final boolean consuming)
+    {
+        call(() -> consuming ? paused.remove(streamId) : paused.add(streamId));
+    }
+
     private void onUnavailable(final int streamId, final Image image)
     {
         if (image.isEndOfStream())
@@ -326,7 +333,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
     }
 
     /**
-     * Receiver connections of the stream that have not ended ({@code rcv-state} counters neither CLOSED nor FAILED):
+     * Receiver streams of the stream id that are open ({@code rcv-stream-state} counters ESTABLISHED):
      * each has an image, and the client's image list follows them only asynchronously, through the conductor.
      */
     public int imageCount(final int streamId)
@@ -335,11 +342,11 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         final int[] count = new int[1];
         counters.forEach((counterId, typeId, keyBuffer, label) ->
         {
-            if (DatapathCounters.RECEIVER_TYPE_ID == typeId && label.startsWith(RECEIVER_STATE_PREFIX) &&
+            if (DatapathCounters.RECEIVER_STREAM_TYPE_ID == typeId && label.startsWith(RECEIVER_STATE_PREFIX) &&
                 hasToken(label, streamToken))
             {
                 final long state = counters.getCounterValue(counterId);
-                count[0] += ConnectionState.CLOSED.value() == state || ConnectionState.FAILED.value() == state ? 0 : 1;
+                count[0] += ConnectionState.ESTABLISHED.value() == state ? 1 : 0;
             }
         });
         return count[0];
@@ -414,7 +421,10 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         {
             final int streamId = entry.getKey();
             final Subscription subscription = entry.getValue();
-            work += subscription.poll(assemblers.get(streamId), 64);
+            if (!paused.contains(streamId))
+            {
+                work += subscription.poll(assemblers.get(streamId), 64);
+            }
             for (final Image image : subscription.images())
             {
                 if (image.isEndOfStream())
@@ -485,10 +495,10 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
 
     /**
      * An exclusive publication of the driver. Messages offered before the publication can take them (the driver
-     * answers NOT_CONNECTED until the raw peer accepts the SETUP, and back pressure until the conductor opens the
+     * answers NOT_CONNECTED until the raw peer opens the stream, and back pressure until the conductor opens the
      * publisher limit) wait here, up to half a term, and go to the publication in order once it accepts them, as the
-     * engine target's log would hold them. Sender connections are found by
-     * their {@code snd-state} counters (stream and session in the label); a freed one has ended in its final state.
+     * engine target's log would hold them. Sender stream openings are found by their {@code snd-stream-state}
+     * counters (stream and session in the label); a freed one has ended in its final state.
      */
     private final class Publication implements PublicationUnderTest
     {
@@ -551,7 +561,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
                 {
                     break;
                 }
-                if (DatapathCounters.SENDER_TYPE_ID != counters.getCounterTypeId(id) || ended.contains(id))
+                if (DatapathCounters.SENDER_STREAM_TYPE_ID != counters.getCounterTypeId(id) || ended.contains(id))
                 {
                     continue;
                 }
@@ -612,7 +622,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             call(() -> isCloseRequested = true);
         }
 
-        public List<String> connectionEnds()
+        public List<String> streamEnds()
         {
             return call(() ->
             {

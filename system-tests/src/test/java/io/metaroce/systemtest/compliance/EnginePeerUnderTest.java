@@ -21,9 +21,9 @@ import io.metaroce.datapath.ConnectionHandler;
 import io.metaroce.datapath.DropReason;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverConnection;
-import io.metaroce.datapath.SenderConnection;
+import io.metaroce.datapath.ReceiverStream;
 import io.metaroce.datapath.SenderSettings;
+import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.EngineSettings;
 import io.metaroce.datapath.TransportEngine;
@@ -39,6 +39,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -47,6 +48,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -60,14 +62,25 @@ import java.util.concurrent.TimeUnit;
 /**
  * The transport engine of {@code nic-datapath} as the implementation under test: one {@link TransportEngine} on a real
  * UDP transport ({@link PacketTransportFactory#udp()}) over loopback planes (127.0.0.2, 127.0.0.3, ...) with an
- * ephemeral port, driven by its own agent thread with a sleeping idle strategy. Subscriptions get {@link
- * SimulatedImage}s whose delivered messages are recorded; publications are {@link SimulatedPublication}s. As a driver
- * would, a publication whose connection failed starts a new incarnation from its acknowledged position. Every call from
- * the test thread runs on the agent thread (the engine is single-threaded) and waits for its result.
+ * ephemeral port, driven by its own agent thread with a sleeping idle strategy. Each open receiver stream of a
+ * subscribed stream gets a {@link SimulatedImage} whose delivered messages are recorded; publications are
+ * {@link SimulatedPublication}s opened with {@link TransportEngine#openStream}, so that publications to one peer share
+ * a connection. It stands in for a driver where the engine leaves things to its host: a publication whose stream
+ * failed opens it again from its acknowledged position; an image of a session starts where the session's previous
+ * image ended, so that no position is delivered twice (MR-CONN-11); images are ready {@code imageReadyDelay} after
+ * the first STREAM_OPEN asks for them (NOT_READY meanwhile, as a driver creates its logs asynchronously); an image
+ * whose log it could not hold (terms over {@link #MAX_IMAGE_TERM_LENGTH}, as a driver's /dev/shm could not) cannot be
+ * created. Every call from the test thread runs on the agent thread (the engine is single-threaded) and waits for its
+ * result.
  */
 final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, ImageAdmission, Agent
 {
     static final int FIRST_PLANE_ADDRESS = 2;
+
+    /**
+     * Largest term of an image this target creates: three terms of 16 MiB, as a driver's /dev/shm might hold.
+     */
+    static final int MAX_IMAGE_TERM_LENGTH = 16 * 1024 * 1024;
     private static final long CALL_TIMEOUT_MS = 10_000;
 
     private final TargetSettings settings;
@@ -76,10 +89,14 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     private final AgentRunner runner;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Set<Integer> subscribed = new HashSet<>();
+    private final Set<Integer> paused = new HashSet<>();
     private final List<Image> images = new ArrayList<>();
     private final Map<Integer, List<byte[]>> delivered = new HashMap<>();
     private final Map<Integer, Long> endOfStream = new HashMap<>();
+    private final Map<Long, Long> sessionEnds = new HashMap<>();
+    private final Map<Long, Long> imageRequests = new HashMap<>();
     private final List<Publication> publications = new ArrayList<>();
+    private final Map<String, Integer> destinations = new HashMap<>();
     private final Map<String, Integer> reasonCodes = new HashMap<>();
 
     EnginePeerUnderTest(final TargetSettings settings)
@@ -112,11 +129,12 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
 
     private TransportEngine.Context context(final TargetSettings s)
     {
+        final int counters = s.countersCapacity > 0 ? s.countersCapacity : 2048;
         final TransportEngine.Context ctx = new TransportEngine.Context()
             .transport(transport)
             .countersManager(new CountersManager(
-                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 1024)),
-                new UnsafeBuffer(ByteBuffer.allocateDirect(256 * 1024))))
+                new UnsafeBuffer(ByteBuffer.allocateDirect(counters * CountersReader.METADATA_LENGTH)),
+                new UnsafeBuffer(ByteBuffer.allocateDirect(counters * CountersReader.COUNTER_LENGTH))))
             .connectionHandler(this)
             .imageAdmission(this);
         final EngineSettings.Builder builder = EngineSettings.builder()
@@ -154,6 +172,11 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         return ctx.settings(builder.build());
     }
 
+    static long key(final int streamId, final int sessionId)
+    {
+        return ((long)streamId << 32) | (sessionId & 0xFFFF_FFFFL);
+    }
+
     public int planeCount()
     {
         return settings.planes;
@@ -167,6 +190,11 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     public void subscribe(final int streamId)
     {
         call(() -> subscribed.add(streamId));
+    }
+
+    public void consume(final int streamId, final boolean consuming)
+    {
+        call(() -> consuming ? paused.remove(streamId) : paused.add(streamId));
     }
 
     public List<byte[]> delivered(final int streamId)
@@ -196,9 +224,12 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     {
         return call(() ->
         {
-            final Publication publication = new Publication(streamId, sessionId, transport.addDestination(peer));
+            final Integer known = destinations.get(Arrays.toString(peer));
+            final int destination = null != known ? known : transport.addDestination(peer);
+            destinations.put(Arrays.toString(peer), destination);
+            final Publication publication = new Publication(streamId, sessionId, destination);
             publications.add(publication);
-            publication.connect();
+            publication.open();
             return publication;
         });
     }
@@ -240,7 +271,10 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         for (int i = 0; i < images.size(); i++)
         {
             final Image image = images.get(i);
-            work += image.image.poll(image::onFragment, 64);
+            if (!paused.contains(image.streamId))
+            {
+                work += image.image.poll(image::onFragment, 64);
+            }
         }
         return work;
     }
@@ -287,58 +321,90 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         {
             return null;
         }
-        final long startPosition = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
+        if (termLength > MAX_IMAGE_TERM_LENGTH)
+        {
+            throw new IllegalStateException("no room for the image log of a " + termLength + "-byte term");
+        }
+        final long key = key(streamId, sessionId);
+        if (settings.imageReadyDelayNs > 0)
+        {
+            final long nowNs = System.nanoTime();
+            final Long firstNs = imageRequests.putIfAbsent(key, nowNs);
+            if (null == firstNs || nowNs - firstNs < settings.imageReadyDelayNs)
+            {
+                return NOT_READY;
+            }
+            imageRequests.remove(key);
+        }
+        final long openPosition = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
+        final long startPosition = Math.max(openPosition, sessionEnds.getOrDefault(key, openPosition));
         final int window = settings.imageWindowLength > 0 ? settings.imageWindowLength : termLength / 2;
-        final Image image = new Image(streamId, new SimulatedImage(initialTermId, termLength, startPosition, window));
+        final Image image = new Image(
+            streamId, sessionId, new SimulatedImage(initialTermId, termLength, startPosition, window));
         images.add(image);
         return image.image;
     }
 
-    public void onSenderEstablished(final SenderConnection connection)
+    public void onSenderEstablished(final SenderStream stream)
     {
     }
 
-    public void onSenderAcknowledged(final SenderConnection connection, final long position)
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
         for (final Publication publication : publications)
         {
-            if (publication.connection == connection)
+            if (publication.stream == stream)
             {
                 publication.log.onAcknowledged(position);
             }
         }
     }
 
-    public void onSenderTerminated(final SenderConnection connection, final int cause)
+    public void onSenderTerminated(final SenderStream stream, final int cause)
     {
         for (final Publication publication : publications)
         {
-            if (publication.connection == connection)
+            if (publication.stream == stream)
             {
                 publication.onTerminated(cause);
             }
         }
     }
 
-    public void onReceiverEndOfStream(final ReceiverConnection connection, final long finalPosition)
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
     {
-        endOfStream.put(connection.streamId(), finalPosition);
+        endOfStream.put(stream.streamId(), finalPosition);
     }
 
-    public void onReceiverTerminated(final ReceiverConnection connection, final int cause)
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
-        images.removeIf((image) -> image.image == connection.placement());
+        for (int i = images.size() - 1; i >= 0; i--)
+        {
+            final Image image = images.get(i);
+            if (image.image == stream.placement())
+            {
+                // Subscribers read what is complete; the session's next image starts where this one ended.
+                while (image.image.poll(image::onFragment, 64) > 0)
+                {
+                    continue;
+                }
+                sessionEnds.put(key(image.streamId, image.sessionId), image.image.consumerPosition());
+                images.remove(i);
+            }
+        }
     }
 
     private final class Image
     {
         final int streamId;
+        final int sessionId;
         final SimulatedImage image;
         final ByteArrayOutputStream message = new ByteArrayOutputStream();
 
-        Image(final int streamId, final SimulatedImage image)
+        Image(final int streamId, final int sessionId, final SimulatedImage image)
         {
             this.streamId = streamId;
+            this.sessionId = sessionId;
             this.image = image;
         }
 
@@ -371,11 +437,11 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         final int destination;
         final SimulatedPublication log;
         final List<String> ends = new ArrayList<>();
-        SenderConnection connection;
+        SenderStream stream;
         boolean isCloseRequested;
         boolean isEndOfStreamAppended;
         boolean isCloseSent;
-        boolean needsReconnect;
+        boolean needsReopen;
 
         Publication(final int streamId, final int sessionId, final int destination)
         {
@@ -386,11 +452,15 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
                 streamId, sessionId, 0, settings.termLength, 0, settings.mtu, settings.termLength / 2);
         }
 
-        void connect()
+        /**
+         * Open the stream from the position the receiver last acknowledged, on the live connection to the peer or a
+         * new one.
+         */
+        void open()
         {
             final long position = log.acknowledgedPosition();
             final int shift = Integer.numberOfTrailingZeros(settings.termLength);
-            connection = engine.connect(new SenderSettings()
+            stream = engine.openStream(new SenderSettings()
                 .streamId(streamId).sessionId(sessionId).initialTermId(0).activeTermId((int)(position >>> shift))
                 .termOffset((int)(position & (settings.termLength - 1))).termLength(settings.termLength)
                 .destination(destination).planeCount(settings.planes).pathsPerPlane(settings.entropyPerPlane), log);
@@ -400,26 +470,37 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         void onTerminated(final int cause)
         {
             ends.add(TerminationCause.name(cause));
-            needsReconnect = TerminationCause.NORMAL != cause && TerminationCause.CLOSE_UNANSWERED != cause &&
+            needsReopen = TerminationCause.NORMAL != cause && TerminationCause.CLOSE_UNANSWERED != cause &&
                 TerminationCause.SHUTDOWN != cause;
         }
 
         int doWork()
         {
-            if (needsReconnect)
+            if (needsReopen)
             {
-                needsReconnect = false;
-                connect();
+                needsReopen = false;
+                open();
                 return 1;
             }
-            if (isCloseRequested && !isEndOfStreamAppended)
+            if (!isCloseRequested || isCloseSent)
+            {
+                return 0;
+            }
+            if (ConnectionState.SETUP == stream.state())
+            {
+                // Closed before the stream opened: the sender gives the opening up (MR-STRM-31).
+                isCloseSent = true;
+                stream.requestClose();
+                return 1;
+            }
+            if (!isEndOfStreamAppended)
             {
                 isEndOfStreamAppended = log.appendEndOfStream();
             }
-            if (isEndOfStreamAppended && !isCloseSent && ConnectionState.ESTABLISHED == connection.state())
+            if (isEndOfStreamAppended && ConnectionState.ESTABLISHED == stream.state())
             {
                 isCloseSent = true;
-                connection.requestClose();
+                stream.requestClose();
                 return 1;
             }
             return 0;
@@ -435,7 +516,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             call(() -> isCloseRequested = true);
         }
 
-        public List<String> connectionEnds()
+        public List<String> streamEnds()
         {
             return call(() -> new ArrayList<>(ends));
         }

@@ -37,7 +37,8 @@ final class Flags
     }
 
     /**
-     * Flags section 3.3 lists for a message type; every other bit must be zero [MR-ENC-8].
+     * Flags section 3.3 lists for a message type; every other bit must be zero [MR-ENC-8]. SETUP, SETUP_ACK, CREDIT,
+     * CREDIT_REQUEST, CLOSE_ACK, ERROR and the four stream messages carry none.
      */
     static int allowed(final int templateId)
     {

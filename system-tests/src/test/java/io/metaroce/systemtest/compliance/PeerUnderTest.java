@@ -20,11 +20,11 @@ import java.util.List;
 
 /**
  * An implementation of the MetaRoCE wire protocol under test, as the compliance suite sees it: its UDP receive
- * address per plane, a way to make it subscribe to and publish a stream, what it delivered, and its drop counters by
- * the specification's reason names (section 16). The tests reach it only through this interface and the wire, so the
- * same tests run against the transport engine ({@link EnginePeerUnderTest}) and against an embedded media driver with
- * {@code metaroce:udp} channels ({@link DriverPeerUnderTest}). Methods are called from the test thread;
- * implementations hand them to their own threads as needed.
+ * address per plane, a way to make it subscribe to and publish streams, what its subscribers read, and its drop
+ * counters by the specification's reason names (section 16). The tests reach it only through this interface and the
+ * wire, so the same tests run against the transport engine ({@link EnginePeerUnderTest}) and against an embedded
+ * media driver with {@code metaroce:udp} channels ({@link DriverPeerUnderTest}). Methods are called from the test
+ * thread; implementations hand them to their own threads as needed.
  */
 interface PeerUnderTest extends AutoCloseable
 {
@@ -44,14 +44,14 @@ interface PeerUnderTest extends AutoCloseable
     InetSocketAddress address(int plane);
 
     /**
-     * How {@link PublicationUnderTest#connectionEnds()} shows a connection that ended for a cause: the cause's name
-     * where the target exposes causes (the engine), otherwise the sender's final state of the specification
-     * ({@code CLOSED} or {@code FAILED}, section 15.1), which is all a media driver shows.
+     * How {@link PublicationUnderTest#streamEnds()} shows a stream opening that ended for a cause: the cause's name
+     * where the target exposes causes (the engine), otherwise the sender stream's final state of the specification
+     * ({@code CLOSED} or {@code FAILED}, section 15.3), which is all a media driver shows.
      *
      * @param cause a {@code TerminationCause} name.
      * @return the entry to expect.
      */
-    default String connectionEnd(final String cause)
+    default String streamEnd(final String cause)
     {
         return cause;
     }
@@ -69,11 +69,20 @@ interface PeerUnderTest extends AutoCloseable
     }
 
     /**
-     * Subscribe to a stream: SETUPs for it get an image from now on.
+     * Subscribe to a stream: STREAM_OPENs for it get an image from now on.
      *
      * @param streamId the stream.
      */
     void subscribe(int streamId);
+
+    /**
+     * Make the stream's subscriber read, or stop reading (a slow subscriber whose consumer position stays, so that
+     * its images' window limits stay too, section 6.5). Subscribers read from the start.
+     *
+     * @param streamId  the stream.
+     * @param consuming whether the subscriber reads.
+     */
+    void consume(int streamId, boolean consuming);
 
     /**
      * Messages the target delivered in order on a stream, reassembled from their fragments.
@@ -84,7 +93,7 @@ interface PeerUnderTest extends AutoCloseable
     List<byte[]> delivered(int streamId);
 
     /**
-     * Images currently available for a stream.
+     * Images currently available for a stream: its receiver streams that are open (section 15.4).
      *
      * @param streamId the stream.
      * @return the count.
@@ -100,11 +109,11 @@ interface PeerUnderTest extends AutoCloseable
     long endOfStreamPosition(int streamId);
 
     /**
-     * Publish a stream towards a peer.
+     * Publish a stream towards a peer. Publications to the same peer share a connection when they can (section 5.1).
      *
      * @param streamId  the stream.
      * @param sessionId the session, where the target lets the caller choose it; a media driver assigns its own.
-     *                  Tests read the session from the target's SETUP.
+     *                  Tests read the session from the target's STREAM_OPEN.
      * @param peer      the peer's receive address on every plane of the target.
      * @return the publication.
      */
@@ -137,17 +146,17 @@ interface PeerUnderTest extends AutoCloseable
         boolean offer(byte[] message);
 
         /**
-         * Close the publication: the rest of the stream is sent, then CLOSE.
+         * Close the publication: the rest of the stream is sent, then STREAM_CLOSE.
          */
         void close();
 
         /**
-         * Ends of the publication's connections, in order: {@code "NORMAL"} or a failure reason such as
-         * {@code "RETRANSMIT_LIMIT"}, as {@link PeerUnderTest#connectionEnd(String)} maps them. A failed connection
-         * is followed by a new incarnation.
+         * Ends of the publication's stream openings, in order: {@code "NORMAL"} or a failure cause such as
+         * {@code "RETRANSMIT_LIMIT"}, as {@link PeerUnderTest#streamEnd(String)} maps them. A failed opening is
+         * followed by a new one, on a new incarnation of the connection when the connection failed.
          *
          * @return a copy of the list.
          */
-        List<String> connectionEnds();
+        List<String> streamEnds();
     }
 }

@@ -15,7 +15,9 @@
  */
 package io.metaroce.systemtest.compliance;
 
+import io.metaroce.codec.wire.SetupDecoder;
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -24,13 +26,19 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -40,13 +48,21 @@ import static org.junit.jupiter.api.Assertions.fail;
  * 127.0.0.21, ... and one common free port (the replyPort it announces), sending crafted datagrams to the target's
  * planes and receiving everything the target sends, from any of its sockets. Every received datagram is validated
  * with the codec's reader and checked against {@link WireInvariants}; violations are kept for the test to assert.
- * Received datagrams wait in arrival order until a test takes them with a predicate; every wait is bounded.
+ * Received datagrams wait in arrival order until a test takes them with a predicate; every wait is bounded. Observers
+ * (the raw sender's window tracking) see every datagram as it arrives. The peer remembers the SETUPs it sent, so
+ * that the invariants can hold a SETUP_ACK or an ERROR to the SETUP it answers.
  */
 final class RawPeer implements AutoCloseable
 {
     static final int FIRST_PLANE_ADDRESS = 20;
     static final long DEFAULT_TIMEOUT_MS = 10_000;
     private static final int BIND_ATTEMPTS = 16;
+
+    /**
+     * How long before a socket was drained a datagram read at the next drain may have been stamped: loopback transit
+     * and the target's duty cycle, on a loaded machine.
+     */
+    private static final long MAX_TRANSIT_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     final WireWriter out = new WireWriter();
     private final PeerUnderTest target;
@@ -56,13 +72,19 @@ final class RawPeer implements AutoCloseable
     private final List<Datagram> pending = new ArrayList<>();
     private final List<Datagram> history = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
+    private final List<Consumer<Datagram>> observers = new ArrayList<>();
+    private final Map<Long, Integer> setupLengths = new HashMap<>();
+    private final Set<Integer> version1Setups = new HashSet<>();
     private final int port;
+    private final long[] drainedNs;
     int mtu = 1408;
 
     RawPeer(final PeerUnderTest target)
     {
         this.target = target;
         this.channels = new DatagramChannel[target.planeCount()];
+        this.drainedNs = new long[channels.length];
+        java.util.Arrays.fill(drainedNs, System.nanoTime());
         try
         {
             selector = Selector.open();
@@ -147,6 +169,7 @@ final class RawPeer implements AutoCloseable
 
     void sendBytes(final int plane, final InetSocketAddress to, final byte[] bytes)
     {
+        recordSetup(bytes);
         try
         {
             channels[plane].send(ByteBuffer.wrap(bytes), to);
@@ -155,6 +178,63 @@ final class RawPeer implements AutoCloseable
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    private void recordSetup(final byte[] bytes)
+    {
+        final UnsafeBuffer datagram = new UnsafeBuffer(bytes);
+        if (bytes.length < 32 || SetupDecoder.TEMPLATE_ID != (datagram.getShort(2, ByteOrder.LITTLE_ENDIAN) & 0xFFFF))
+        {
+            return;
+        }
+        final int version = datagram.getShort(6, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int srcConnId = datagram.getInt(8 + 12, ByteOrder.LITTLE_ENDIAN);
+        final int psn = datagram.getInt(8 + 16, ByteOrder.LITTLE_ENDIAN);
+        if (1 == version)
+        {
+            version1Setups.add(srcConnId);
+        }
+        else
+        {
+            setupLengths.merge(setupKey(srcConnId, psn), bytes.length, Math::max);
+        }
+    }
+
+    private static long setupKey(final int srcConnId, final int psn)
+    {
+        return ((long)srcConnId << 32) | (psn & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * The length of the longest SETUP this peer sent with a srcConnId and psn, or -1.
+     */
+    int setupLength(final int srcConnId, final int psn)
+    {
+        return setupLengths.getOrDefault(setupKey(srcConnId, psn), -1);
+    }
+
+    /**
+     * Did this peer send a version 1 SETUP with that srcConnId, or another peer one that names this peer's port?
+     */
+    boolean sentVersion1Setup(final int srcConnId)
+    {
+        return version1Setups.contains(srcConnId);
+    }
+
+    /**
+     * Expect the answer to a version 1 SETUP that another socket sent with this peer's port as its replyPort.
+     */
+    void expectVersion1Answer(final int srcConnId)
+    {
+        version1Setups.add(srcConnId);
+    }
+
+    /**
+     * See every datagram from the target as it arrives, before any test takes it.
+     */
+    void observe(final Consumer<Datagram> observer)
+    {
+        observers.add(observer);
     }
 
     byte[] copy(final int length)
@@ -178,9 +258,9 @@ final class RawPeer implements AutoCloseable
     }
 
     /**
-     * The first matching datagram, resending a request every setupRetry (10 ms doubling, as a sender retries SETUP,
-     * MR-CONN-1) until it arrives: a receiver may leave a SETUP unanswered while it creates the image
-     * (MR-SETUP-12). Fails the test when nothing matches within the default timeout.
+     * The first matching datagram, resending a request every 10 ms, doubling up to 1 s, as a sender retries SETUP
+     * and STREAM_OPEN (MR-CONN-1, MR-STRM-8), until it arrives. Fails the test when nothing matches within the
+     * default timeout.
      */
     Datagram awaitRetrying(final Runnable request, final Predicate<Datagram> match, final String what)
     {
@@ -278,16 +358,24 @@ final class RawPeer implements AutoCloseable
                 final SelectionKey key = keys.next();
                 keys.remove();
                 final int plane = (Integer)key.attachment();
+                final long previousDrainNs = drainedNs[plane];
                 InetSocketAddress source;
                 while (null != (source = (InetSocketAddress)channels[plane].receive(receiveBuffer.clear())))
                 {
                     final byte[] bytes = new byte[receiveBuffer.position()];
                     receiveBuffer.flip().get(bytes);
                     final Datagram datagram = new Datagram(bytes, plane, source, System.nanoTime());
-                    violations.addAll(WireInvariants.check(datagram, mtu));
+                    // Sent after this socket was last drained, give or take the loopback and a duty cycle.
+                    final long maxAgeNs = datagram.receivedNs - previousDrainNs + MAX_TRANSIT_NS;
+                    violations.addAll(WireInvariants.check(datagram, mtu, maxAgeNs, this));
                     pending.add(datagram);
                     history.add(datagram);
+                    for (int i = 0; i < observers.size(); i++)
+                    {
+                        observers.get(i).accept(datagram);
+                    }
                 }
+                drainedNs[plane] = System.nanoTime();
             }
         }
         catch (final IOException ex)

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * ACK, SACK and NACK contents of the target's receiver after crafted arrival orders, duplicates, out-of-window PSNs
- * and DATA it must refuse (sections 6.5, 7.2, 7.3, 8, 9, 14).
+ * and DATA it must refuse (sections 6.5, 7.2, 7.3, 8, 9, 14), on a connection with one open stream.
  */
 class ReceiverAckComplianceTest extends ComplianceTest
 {
@@ -53,13 +53,14 @@ class ReceiverAckComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement({ "MR-ACK-3", "MR-ACK-4", "MR-ACK-5", "MR-ACK-10", "MR-ACK-14", "MR-ACK-15", "MR-HDR-7",
-        "MR-ID-4", "MR-SER-1", "MR-FRM-11" })
+    @Requirement({ "MR-ACK-3", "MR-ACK-4", "MR-ACK-5", "MR-ACK-10", "MR-ACK-14", "MR-ACK-15", "MR-ACK-17",
+        "MR-ACK-18", "MR-STRM-25", "MR-HDR-7", "MR-ID-4", "MR-SER-1", "MR-FRM-11" })
     void shouldAcknowledgeCraftedArrivalOrderAcrossThePsnWrap()
     {
         final int isn = -20;
         final RawSender sender = establish(new TargetSettings(), isn);
         assertNull(peer.poll((d) -> d.is(AckDecoder.TEMPLATE_ID), 100), "MR-ACK-10 no ACK before any DATA");
+        final long[] windowLimit = { sender.stream.windowLimit };
 
         final int[] order = { 2, 5, 1, 3, 9, 40, 41, 4, 6, 7, 8 };
         final Set<Integer> received = new HashSet<>();
@@ -76,6 +77,7 @@ class ReceiverAckComplianceTest extends ComplianceTest
                 cumAck++;
             }
             checkAck(sender, ack, cumAck, received, sentNs);
+            checkWindow(sender, ack, windowLimit, received.size());
             if (k == 41)
             {
                 sleepMs(50);
@@ -93,6 +95,24 @@ class ReceiverAckComplianceTest extends ComplianceTest
         {
             assertArrayEquals(RawSender.message(isn + k), delivered.get(k), "in order, message " + k);
         }
+    }
+
+    /**
+     * [MR-ACK-18] an ACK triggered by a DATA of an open stream names the stream and carries its window limit, which
+     * never goes down [MR-STRM-25] nor beyond what the image can hold: the consumer has read no more than arrived.
+     */
+    private static void checkWindow(
+        final RawSender sender, final Datagram ack, final long[] windowLimit, final int receivedCount)
+    {
+        final AckDecoder decoder = ack.read().ack();
+        assertEquals(STREAM_ID, decoder.streamId(), "MR-ACK-18 streamId");
+        assertEquals(SESSION_ID, decoder.sessionId(), "MR-ACK-18 sessionId");
+        final long limit = decoder.windowLimit();
+        final long windowLength = sender.stream.windowLimit - sender.stream.startPosition;
+        assertTrue(limit >= windowLimit[0], "MR-STRM-25 window limit " + limit + " after " + windowLimit[0]);
+        assertTrue(limit <= sender.stream.startPosition + (long)receivedCount * PAYLOAD + windowLength,
+            "MR-STRM-25 window limit " + limit + " beyond consumer position + window length");
+        windowLimit[0] = limit;
     }
 
     private static void checkAck(
@@ -156,7 +176,7 @@ class ReceiverAckComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement({ "MR-ACK-11", "MR-WIN-2" })
+    @Requirement({ "MR-ACK-11", "MR-WIN-2", "MR-WIN-3" })
     void shouldAckAtOnceOnEachImmediateConditionOnly()
     {
         final int isn = 7;
@@ -172,7 +192,9 @@ class ReceiverAckComplianceTest extends ComplianceTest
         final Datagram retx = peer.await(RawSender.ackEchoing(0, seq), "ACK for retx");
         assertTrue(retx.hasFlag(Flags.RETX), "(2) and MR-HDR-7 retx echo");
         seq = send(sender, isn + 1, 0, middle);
-        assertTrue(peer.await(RawSender.ackEchoing(0, seq), "ACK for a duplicate").hasFlag(Flags.DUPLICATE), "(3)");
+        final Datagram duplicate = peer.await((d) -> d.is(AckDecoder.TEMPLATE_ID) && d.hasFlag(Flags.DUPLICATE),
+            "ACK for a duplicate");
+        assertEquals(seq, duplicate.pathSeq(), "(3) and MR-WIN-3 the ACK echoes the duplicate");
         seq = send(sender, isn + 4, 0, middle);
         assertEquals(isn + 3, peer.await(RawSender.ackEchoing(0, seq), "ACK opening a hole").psn(), "(4)");
         seq = send(sender, isn + 3, 0, middle);
@@ -191,7 +213,7 @@ class ReceiverAckComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement("MR-ACK-13")
+    @Requirement({ "MR-ACK-13", "MR-ACK-20" })
     void shouldAckOnceAckEveryPacketsOrBytesArrived()
     {
         final int isn = 100;
@@ -214,6 +236,40 @@ class ReceiverAckComplianceTest extends ComplianceTest
         assertNull(peer.poll((d) -> d.is(AckDecoder.TEMPLATE_ID), 200), "fewer than ackEveryBytes bytes");
         final int second = send(bytes, isn + 1, 0, 0);
         assertEquals(isn + 2, peer.await(RawSender.ackEchoing(0, second), "ACK after ackEveryBytes").psn());
+        target.close();
+        peer.close();
+
+        // [MR-ACK-20] a hint from 1 to ackEveryPackets asks for more ACKs, a larger one changes nothing.
+        final RawSender hinted = establish(
+            new TargetSettings().ackEvery(4, 1 << 20).delayedAckNs(5_000_000_000L), isn);
+        sendHinted(hinted, isn, 2);
+        assertNull(peer.poll((d) -> d.is(AckDecoder.TEMPLATE_ID), 200), "one DATA of a hint of 2");
+        assertEquals(isn + 2, peer.await(RawSender.ackEchoing(0, sendHinted(hinted, isn + 1, 2)),
+            "ACK after the hint's 2 packets").psn(), "MR-ACK-20 ackEvery is the hint");
+        for (int k = 2; k < 5; k++)
+        {
+            sendHinted(hinted, isn + k, 100);
+        }
+        assertNull(peer.poll((d) -> d.is(AckDecoder.TEMPLATE_ID), 200), "MR-ACK-20 a hint above ackEveryPackets");
+        assertEquals(isn + 6, peer.await(RawSender.ackEchoing(0, sendHinted(hinted, isn + 5, 100)),
+            "ACK after ackEveryPackets").psn(), "MR-ACK-20 ackEveryPackets when the hint is larger");
+    }
+
+    /**
+     * Send a DATA of the default stream with an ackEveryHint; returns its pathSeq.
+     */
+    private static int sendHinted(final RawSender sender, final int psn, final int hint)
+    {
+        final long position = sender.position(psn);
+        final int termId = sender.stream.termId(position);
+        final int termOffset = sender.stream.termOffset(position);
+        final int seq = sender.pathSeq[0]++;
+        final HeaderFields fields = sender.header(0).trafficClass(TrafficClass.BULK)
+            .flags(Flags.FIRST_OF_MESSAGE | Flags.LAST_OF_MESSAGE).path(0, seq).psn(psn);
+        final byte[] frame = WireWriter.frame(
+            STREAM_ID, SESSION_ID, termId, termOffset, FrameDescriptor.UNFRAGMENTED, RawSender.message(psn));
+        sender.peer.send(0, sender.peer.out.data(fields, STREAM_ID, SESSION_ID, termId, termOffset, hint, frame));
+        return seq;
     }
 
     @Test
@@ -264,42 +320,53 @@ class ReceiverAckComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement({ "MR-FRM-8", "MR-FRM-12", "MR-FRM-13", "MR-FRM-14", "MR-NACK-3", "MR-VAL-4" })
+    @Requirement({ "MR-FRM-8", "MR-FRM-12", "MR-FRM-14", "MR-STRM-2", "MR-NACK-3", "MR-NACK-1", "MR-VAL-4",
+        "MR-ACK-18" })
     void shouldDropDataThatBreaksPlacementRules()
     {
         final int isn = 3000;
         final RawSender sender = establish(new TargetSettings().imageWindowLength(16 * 1024), isn);
         sender.dataAndAck(isn);
 
-        final int termId = sender.termId(0);
-        final byte[] beyondTerm = WireWriter.frame(STREAM_ID, SESSION_ID, termId, 65_536 - 32, 0xC0, new byte[32]);
-        peer.send(0, peer.out.data(dataHeader(sender, isn + 1), STREAM_ID, SESSION_ID, termId, 65_536 - 32,
-            beyondTerm));
-        awaitTrue(() -> 1 == target.drops("DATA_OUTSIDE_TERM"), "MR-FRM-12 DATA_OUTSIDE_TERM");
-
-        final byte[] otherStream = WireWriter.frame(STREAM_ID + 1, SESSION_ID, termId, 64, 0xC0, new byte[32]);
-        peer.send(0, peer.out.data(dataHeader(sender, isn + 1), STREAM_ID + 1, SESSION_ID, termId, 64, otherStream));
-        awaitTrue(() -> 1 == target.drops("STREAM_MISMATCH"), "MR-FRM-14 STREAM_MISMATCH");
-
+        final int termId = sender.stream.termId(0);
         final byte[] badVersion = WireWriter.frame(STREAM_ID, SESSION_ID, termId, 64, 0xC0, new byte[32]);
         badVersion[FrameDescriptor.VERSION_OFFSET] = 2;
         peer.send(0, peer.out.data(dataHeader(sender, isn + 1), STREAM_ID, SESSION_ID, termId, 64, badVersion));
         awaitTrue(() -> 1 == target.drops("MALFORMED_PAYLOAD"), "MR-FRM-8 MALFORMED_PAYLOAD");
         assertNull(peer.poll(ANSWER, 100), "MR-VAL-4 no answer to an invalid datagram");
 
+        final byte[] beyondTerm = WireWriter.frame(STREAM_ID, SESSION_ID, termId, 65_536 - 32, 0xC0, new byte[32]);
+        peer.send(0, peer.out.data(dataHeader(sender, isn + 1), STREAM_ID, SESSION_ID, termId, 65_536 - 32,
+            beyondTerm));
+        awaitTrue(() -> 1 == target.drops("DATA_OUTSIDE_TERM"), "MR-FRM-12 DATA_OUTSIDE_TERM");
+
         final int ahead = 32 * 1024;
         final byte[] aheadOfWindow = WireWriter.frame(STREAM_ID, SESSION_ID, termId, ahead, 0xC0, new byte[32]);
         peer.send(0, peer.out.data(dataHeader(sender, isn + 1), STREAM_ID, SESSION_ID, termId, ahead,
             aheadOfWindow));
         final Datagram nack = peer.await((d) -> d.is(NackDecoder.TEMPLATE_ID), "NACK(RX_OVERFLOW)");
-        assertEquals(NackReason.RX_OVERFLOW, nack.read().nack().reason(), "MR-NACK-3");
+        assertEquals(NackReason.RX_OVERFLOW, nack.read().nack().reason(), "MR-STRM-2, MR-NACK-3");
         assertEquals(isn + 1, nack.psn());
-        assertEquals(1, target.drops("DATA_OUTSIDE_WINDOW"), "MR-FRM-13");
+        assertTrue(nack.read().nack().retryAfterUs() > 0, "MR-NACK-1 RX_OVERFLOW says when to retry");
+        awaitTrue(() -> 1 == target.drops("DATA_OUTSIDE_WINDOW"), "MR-STRM-2 DATA_OUTSIDE_WINDOW");
 
         final Datagram ack = sender.dataAndAck(isn + 1);
-        assertTrue(ack.hasFlag(Flags.OVERFLOW), "MR-NACK-3 overflow flag in the next ACK");
+        assertTrue(ack.hasFlag(Flags.OVERFLOW), "MR-STRM-2, MR-NACK-3 overflow flag in the next ACK");
         assertEquals(isn + 2, ack.psn(), "none of the refused DATA was received");
         assertEquals(2L * PAYLOAD, ack.read().ack().receivedBytes(), "dropped DATA is not counted");
+
+        // [MR-FRM-14] DATA of no open stream: counted, not placed, but its PSN is received and acknowledged.
+        final byte[] otherStream = WireWriter.frame(STREAM_ID + 1, SESSION_ID, termId, 128, 0xC0, new byte[32]);
+        final HeaderFields other = dataHeader(sender, isn + 2);
+        peer.send(0, peer.out.data(other, STREAM_ID + 1, SESSION_ID, termId, 128, otherStream));
+        final Datagram otherAck = peer.await(RawSender.ackEchoing(0, other.pathSeq), "the ACK of the DATA");
+        assertEquals(isn + 3, otherAck.psn(), "MR-FRM-14 the PSN is received");
+        assertEquals(3L * PAYLOAD, otherAck.read().ack().receivedBytes(), "MR-FRM-14 its payload counted");
+        assertEquals(0, otherAck.read().ack().windowLimit(), "MR-ACK-18 zeros for DATA of no open stream");
+        awaitTrue(() -> 1 == target.drops("STREAM_MISMATCH"), "MR-FRM-14 STREAM_MISMATCH");
+        sleepMs(50);
+        assertEquals(2, target.delivered(STREAM_ID).size(), "MR-FRM-14 not placed");
+        assertEquals(0, target.imageCount(STREAM_ID + 1), "MR-FRM-14 no stream");
     }
 
     private static HeaderFields dataHeader(final RawSender sender, final int psn)

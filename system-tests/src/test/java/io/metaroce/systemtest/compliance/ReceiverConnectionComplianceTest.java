@@ -25,6 +25,7 @@ import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeAckDecoder;
 import io.metaroce.codec.wire.ProbeKind;
 import io.metaroce.codec.wire.StatusDecoder;
+import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.codec.wire.WireErrorCode;
 import org.junit.jupiter.api.Test;
 
@@ -37,8 +38,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The target's receiver on an established connection: unknown connections and stale epochs, plane and role checks,
- * probes, credit requests, STATUS, liveness, close and ERROR (sections 5, 7.4 to 7.13, 10, 15.2, 15.3).
+ * The target's receiver on an established connection with an open stream: unknown connections and stale epochs, plane
+ * and role checks, probes, credit requests, STATUS, liveness, close and ERROR, and the streams that end with the
+ * connection (sections 5, 7.4 to 7.13, 10, 15.2, 15.4).
  */
 class ReceiverConnectionComplianceTest extends ComplianceTest
 {
@@ -61,8 +63,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
     {
         start(new TargetSettings().nackIntervalNs(2_000_000_000L));
         target.subscribe(STREAM_ID);
-        final RawSender stranger = new RawSender(peer, STREAM_ID, SESSION_ID, 0xBEEF, 77);
-        stranger.peerId = 0xDEAD;
+        final RawSender stranger = new RawSender(peer, STREAM_ID, SESSION_ID, 0xBEEF, 77).stranger(0xDEAD);
         for (int i = 0; i < 4; i++)
         {
             final int length = stranger.encodeData(77, Flags.RETX, 3);
@@ -101,7 +102,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
         sleepMs(5);
         peer.send(0, peer.out.error(unknown, WireErrorCode.PROTOCOL_VIOLATION, 0, "x"));
         sleepMs(5);
-        final int length = peer.out.close(unknown.flags(Flags.FIN), 0, CloseReason.NORMAL);
+        final int length = peer.out.close(unknown.flags(Flags.FIN), CloseReason.NORMAL);
         peer.sendBytes(0, target.address(0), java.util.Arrays.copyOf(peer.copy(length), length - 1));
         assertNull(peer.poll(ANSWER, 200), "MR-ID-11 no NACK");
         assertEquals(3, target.drops("NO_CONNECTION"));
@@ -143,14 +144,16 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
 
         peer.send(0, peer.out.ack(sender.header(0), 0, 0, 0));
         peer.send(0, peer.out.credit(sender.header(0), 1 << 20));
-        peer.send(0, peer.out.closeAck(sender.header(0), 0, CloseReason.NORMAL));
-        awaitTrue(() -> 3 == target.drops("WRONG_ROLE"), "MR-ID-8 WRONG_ROLE");
+        peer.send(0, peer.out.closeAck(sender.header(0), CloseReason.NORMAL));
+        peer.send(0, peer.out.streamAck(sender.header(0), STREAM_ID, SESSION_ID, 1, StreamCode.OPEN, 0, 0, 0, 1 << 20));
+        peer.send(0, peer.out.streamWindow(sender.header(0), STREAM_ID, SESSION_ID, 1 << 20));
+        awaitTrue(() -> 5 == target.drops("WRONG_ROLE"), "MR-ID-8 WRONG_ROLE");
         assertNull(peer.poll(ANSWER, 100), "dropped packets are not answered");
         assertEquals(isn + 2, sender.dataAndAck(isn + 1).psn(), "the connection is undisturbed");
     }
 
     @Test
-    @Requirement({ "MR-PRB-4", "MR-PRB-5", "MR-PRB-6", "MR-PRB-7", "MR-HDR-7", "MR-ACK-10" })
+    @Requirement({ "MR-PRB-4", "MR-PRB-5", "MR-PRB-6", "MR-PRB-7", "MR-HDR-7", "MR-ACK-10", "MR-ACK-18" })
     void shouldAnswerEveryProbeWithOneProbeAckOnItsPlane()
     {
         final int isn = 10;
@@ -168,6 +171,8 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
         assertEquals(isn, probeAck.psn(), "cumulative ack PSN");
         final Datagram ack = peer.await(RawSender.ackEchoing(1, 40), "the immediate ACK of MR-PRB-5");
         assertEquals(isn, ack.psn());
+        assertEquals(0, ack.read().ack().windowLimit(), "MR-ACK-18 a PROBE names no stream");
+        assertEquals(0, ack.read().ack().streamId(), "MR-ACK-18 a PROBE names no stream");
 
         final HeaderFields keepalive = sender.header(0).path(0, 41).psn(isn);
         peer.send(0, peer.out.probe(keepalive, 8, ProbeKind.KEEPALIVE));
@@ -235,7 +240,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement({ "MR-STAT-2", "MR-CONN-9", "MR-CONN-8" })
+    @Requirement({ "MR-STAT-2", "MR-CONN-9", "MR-CONN-8", "MR-STRM-28" })
     void shouldTakeStatusAsLivenessOnlyAndCloseASilentConnection()
     {
         final int isn = 10;
@@ -252,7 +257,8 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
         assertEquals(isn + 2, ack.psn(), "MR-STAT-2 no state change");
         assertEquals(2L * PAYLOAD, ack.read().ack().receivedBytes(), "MR-STAT-2 no state change");
 
-        awaitTrue(() -> 0 == target.imageCount(STREAM_ID), "MR-CONN-9 the silent connection closes");
+        awaitTrue(() -> 0 == target.imageCount(STREAM_ID), "MR-CONN-9, MR-STRM-28 the silent connection closes");
+        assertEquals(-1, target.endOfStreamPosition(STREAM_ID), "MR-STRM-28 the image ends without end of stream");
         assertLateDataDroppedAsState(sender, isn + 2);
     }
 
@@ -271,7 +277,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
     }
 
     @Test
-    @Requirement({ "MR-CONN-6", "MR-CONN-8", "MR-CLOSE-4", "MR-HDR-6", "MR-HDR-8" })
+    @Requirement({ "MR-CONN-6", "MR-CONN-8", "MR-CLOSE-4", "MR-CLOSE-7", "MR-HDR-6", "MR-HDR-8", "MR-STRM-21" })
     void shouldAnswerCloseWithCloseAckWhenEverythingWasReceivedAndRepeatItWhileLingering()
     {
         final int isn = 10;
@@ -281,54 +287,61 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
             sender.dataAndAck(isn + k);
         }
         final long finalPosition = sender.position(isn + 3);
-        final int close = peer.out.close(
-            sender.header(1).flags(Flags.FIN).psn(isn + 3).ts(0x5000_0000), finalPosition, CloseReason.NORMAL);
+        sender.close(sender.stream, finalPosition);
+        awaitTrue(() -> finalPosition == target.endOfStreamPosition(STREAM_ID), "MR-STRM-21 end of stream");
+        final int close = peer.out.close(sender.header(1).flags(Flags.FIN).psn(isn + 3).ts(0x5000_0000),
+            CloseReason.NORMAL);
         peer.send(1, close);
         final Datagram closeAck = peer.await((d) -> d.is(CloseAckDecoder.TEMPLATE_ID), "CLOSE_ACK");
         assertEquals(isn + 3, closeAck.psn(), "MR-HDR-6 final PSN");
-        assertEquals(finalPosition, closeAck.read().closeAck().finalPosition(), "MR-CLOSE-5");
         assertEquals(CloseReason.NORMAL, closeAck.read().closeAck().reason(), "MR-CLOSE-5");
-        assertEquals(1, closeAck.planeId(), "MR-HDR-8 echo");
-        assertEquals(0x5000_0000, closeAck.tsNs(), "MR-HDR-8 echo");
+        assertEquals(1, closeAck.planeId(), "MR-HDR-8, MR-CLOSE-7 echo");
+        assertEquals(1, closeAck.plane, "MR-CLOSE-7 on the CLOSE's plane");
+        assertEquals(0, closeAck.pathId(), "MR-CLOSE-7");
+        assertEquals(0x5000_0000, closeAck.tsNs(), "MR-HDR-8, MR-CLOSE-7 echo");
         assertEquals(sender.localId, closeAck.dstConnId());
-        awaitTrue(() -> finalPosition == target.endOfStreamPosition(STREAM_ID), "MR-CONN-6 end of stream");
 
-        peer.send(0, peer.out.close(
-            sender.header(0).flags(Flags.FIN).psn(isn + 3).ts(0x5000_0001), finalPosition, CloseReason.NORMAL));
+        peer.send(0, peer.out.close(sender.header(0).flags(Flags.FIN).psn(isn + 3).ts(0x5000_0001),
+            CloseReason.NORMAL));
         final Datagram again = peer.await((d) -> d.is(CloseAckDecoder.TEMPLATE_ID), "CLOSE_ACK while closed");
         assertArrayEquals(closeAck.bytes(32), again.bytes(32), "MR-CONN-8 the same CLOSE_ACK");
-        assertEquals(0x5000_0001, again.tsNs(), "echo apart");
+        assertEquals(0x5000_0001, again.tsNs(), "MR-CLOSE-7 echo of the newest CLOSE");
+        assertEquals(0, again.plane, "MR-CLOSE-7 on its own plane");
         final long before = target.drops("STATE");
         sender.data(isn + 3, Flags.ACK_REQUEST, 0);
         awaitTrue(() -> target.drops("STATE") == before + 1, "MR-CONN-8 other messages dropped as STATE");
     }
 
     @Test
-    @Requirement("MR-CLOSE-5")
-    void shouldCopyTheCloseReasonIntoTheCloseAck()
+    @Requirement({ "MR-CONN-6", "MR-STRM-28", "MR-CLOSE-5" })
+    void shouldEndTheStreamsStillOpenWithoutEndOfStreamWhenTheConnectionCloses()
     {
         final int isn = 10;
         final RawSender sender = establish(new TargetSettings(), isn);
         sender.dataAndAck(isn);
-        final long finalPosition = sender.position(isn + 1);
-        peer.send(0, peer.out.close(sender.header(0).flags(Flags.FIN).psn(isn + 1), finalPosition,
-            CloseReason.SHUTDOWN));
+        target.subscribe(STREAM_ID + 1);
+        final RawSender.Stream other = sender.newStream(STREAM_ID + 1, SESSION_ID);
+        sender.open(other);
+        peer.send(0, peer.out.close(sender.header(0).flags(Flags.FIN).psn(isn + 1), CloseReason.SHUTDOWN));
         final Datagram closeAck = peer.await((d) -> d.is(CloseAckDecoder.TEMPLATE_ID), "CLOSE_ACK");
-        assertEquals(finalPosition, closeAck.read().closeAck().finalPosition(), "MR-CLOSE-5 finalPosition");
         assertEquals(CloseReason.SHUTDOWN, closeAck.read().closeAck().reason(), "MR-CLOSE-5 reason");
+        awaitTrue(() -> 0 == target.imageCount(STREAM_ID) && 0 == target.imageCount(STREAM_ID + 1),
+            "MR-CONN-6, MR-STRM-28 every stream ends with the connection");
+        assertEquals(-1, target.endOfStreamPosition(STREAM_ID), "MR-STRM-28 not at end of stream");
+        assertEquals(-1, target.endOfStreamPosition(STREAM_ID + 1), "MR-STRM-28 not at end of stream");
+        assertEquals(1, target.delivered(STREAM_ID).size(), "what arrived was delivered");
     }
 
     @Test
-    @Requirement({ "MR-CONN-7", "MR-CLOSE-4", "MR-ACK-10" })
+    @Requirement({ "MR-CONN-7", "MR-CLOSE-4", "MR-CLOSE-7", "MR-ACK-10" })
     void shouldKeepReceivingAfterCloseWithMissingPsnsAndCloseAckOnCompletion()
     {
         final int isn = 10;
         final RawSender sender = establish(new TargetSettings(), isn);
         sender.dataAndAck(isn);
         sender.dataAndAck(isn + 2);
-        final long finalPosition = sender.position(isn + 3);
         final int lastSeq = sender.pathSeq[0] - 1;
-        peer.send(0, peer.out.close(sender.header(0).flags(Flags.FIN).psn(isn + 3), finalPosition,
+        peer.send(0, peer.out.close(sender.header(0).flags(Flags.FIN).psn(isn + 3).ts(0x6000_0000),
             CloseReason.NORMAL));
         assertNull(peer.poll((d) -> d.is(CloseAckDecoder.TEMPLATE_ID), 200), "MR-CLOSE-4 not before completion");
         for (final Datagram ack : peer.collect((d) -> d.is(AckDecoder.TEMPLATE_ID), 0))
@@ -336,11 +349,16 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
             assertEquals(lastSeq, ack.pathSeq(), "MR-ACK-10 an ACK answering CLOSE echoes the newest DATA");
             assertEquals(isn + 1, ack.psn());
         }
-        sender.data(isn + 1, Flags.ACK_REQUEST, 1);
+        peer.send(1, peer.out.close(sender.header(1).flags(Flags.FIN).psn(isn + 3).ts(0x6000_0001),
+            CloseReason.NORMAL));
+        assertNull(peer.poll((d) -> d.is(CloseAckDecoder.TEMPLATE_ID), 100), "MR-CLOSE-4 not before completion");
+        sender.data(isn + 1, Flags.ACK_REQUEST, 0);
         final Datagram closeAck = peer.await((d) -> d.is(CloseAckDecoder.TEMPLATE_ID), "CLOSE_ACK on completion");
         assertEquals(isn + 3, closeAck.psn());
-        awaitTrue(() -> finalPosition == target.endOfStreamPosition(STREAM_ID), "end of stream");
-        assertEquals(3, target.delivered(STREAM_ID).size());
+        assertEquals(0x6000_0001, closeAck.tsNs(), "MR-CLOSE-7 echo of the newest CLOSE");
+        assertEquals(1, closeAck.planeId(), "MR-CLOSE-7 echo of the newest CLOSE");
+        assertEquals(1, closeAck.plane, "MR-CLOSE-7 on the newest CLOSE's plane");
+        awaitTrue(() -> 3 == target.delivered(STREAM_ID).size(), "every message delivered");
     }
 
     @Test
@@ -353,15 +371,14 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
         {
             sender.dataAndAck(isn + k);
         }
-        peer.send(0, peer.out.close(sender.header(0).flags(Flags.FIN).psn(isn + 2), sender.position(isn + 2),
-            CloseReason.NORMAL));
+        peer.send(0, peer.out.close(sender.header(0).flags(Flags.FIN).psn(isn + 2), CloseReason.NORMAL));
         awaitTrue(() -> 1 == target.drops("PROTOCOL_VIOLATION"), "MR-CLOSE-3 PROTOCOL_VIOLATION");
         assertNull(peer.poll((d) -> d.is(CloseAckDecoder.TEMPLATE_ID), 100), "no CLOSE_ACK");
         assertEquals(isn + 6, sender.dataAndAck(isn + 5).psn(), "the connection goes on");
     }
 
     @Test
-    @Requirement({ "MR-ERR-8", "MR-ERR-4", "MR-ERR-6", "MR-CONN-8" })
+    @Requirement({ "MR-ERR-8", "MR-ERR-4", "MR-ERR-6", "MR-CONN-8", "MR-STRM-28" })
     void shouldEndTheConnectionOnAValidErrorWithoutAnsweringIt()
     {
         final int isn = 10;
@@ -373,7 +390,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
         assertEquals(1, target.imageCount(STREAM_ID), "MR-ERR-4 no decision on an unchecked ERROR");
 
         peer.send(0, peer.out.error(sender.header(0), WireErrorCode.PROTOCOL_VIOLATION, 0, "close now"));
-        awaitTrue(() -> 0 == target.imageCount(STREAM_ID), "MR-ERR-8 the connection ends");
+        awaitTrue(() -> 0 == target.imageCount(STREAM_ID), "MR-ERR-8, MR-STRM-28 the connection and its stream end");
         assertNull(peer.poll((d) -> !d.is(StatusDecoder.TEMPLATE_ID) && !d.is(AckDecoder.TEMPLATE_ID), 200),
             "MR-ERR-6 no answer to an ERROR");
         assertFalse(peer.history().stream().anyMatch((d) -> d.is(io.metaroce.codec.wire.ErrorDecoder.TEMPLATE_ID)),
@@ -405,8 +422,7 @@ class ReceiverConnectionComplianceTest extends ComplianceTest
     {
         start(new TargetSettings());
         target.subscribe(STREAM_ID);
-        final RawSender stranger = new RawSender(peer, STREAM_ID, SESSION_ID, 0xBEEF, 77);
-        stranger.peerId = 0xDEAD;
+        final RawSender stranger = new RawSender(peer, STREAM_ID, SESSION_ID, 0xBEEF, 77).stranger(0xDEAD);
         final long startNs = System.nanoTime();
         for (int i = 0; i < 300; i++)
         {

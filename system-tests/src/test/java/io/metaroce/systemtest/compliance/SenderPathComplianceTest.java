@@ -51,7 +51,8 @@ class SenderPathComplianceTest extends ComplianceTest
         publication = target.publish(STREAM_ID, SESSION_ID, peer.addresses());
         receiver.awaitSetup();
         receiver.accept(1L << 40, true);
-        stream = new DataStreamCheck(receiver.setup, receiver.localId);
+        stream = new DataStreamCheck(receiver);
+        receiver.openStream();
     }
 
     /**
@@ -140,7 +141,8 @@ class SenderPathComplianceTest extends ComplianceTest
         final long firstGap = probes.get(4).sentNs() - probes.get(3).sentNs();
         final long lastGap = probes.get(probes.size() - 1).sentNs() - probes.get(probes.size() - 2).sentNs();
         assertTrue(probes.size() < 7 || lastGap >= 2 * firstGap,
-            "MR-PATH-8 re-probes back off: first gap " + firstGap + " ns, last " + lastGap + " ns");
+            () -> "MR-PATH-8 re-probes back off: first gap " + firstGap + " ns, last " + lastGap + " ns; probes at " +
+            probes.stream().map((p) -> (p.sentNs() - firstProbeNs) / 1_000_000 + " ms").toList());
 
         for (int i = 0; i < 3; i++)
         {
@@ -167,7 +169,7 @@ class SenderPathComplianceTest extends ComplianceTest
             }
         }
         assertTrue(dataPaths.contains(VICTIM), "MR-PATH-9 the path is re-admitted after answered probes");
-        assertEquals(List.of(), publication.connectionEnds(), "the connection survives");
+        assertEquals(List.of(), publication.streamEnds(), "the connection and its stream survive");
         stream.checkPathSeqs(peer.history());
         assertEquals(List.of(), stream.violations);
     }
@@ -270,6 +272,6 @@ class SenderPathComplianceTest extends ComplianceTest
             "the path carried DATA");
         assertTrue(seen.stream().noneMatch((d) -> isPathProbe(d, VICTIM)),
             "MR-NACK-8 a path whose DATA is refused with RX_OVERFLOW is not probed as SUSPECT");
-        assertEquals(List.of(), publication.connectionEnds());
+        assertEquals(List.of(), publication.streamEnds());
     }
 }

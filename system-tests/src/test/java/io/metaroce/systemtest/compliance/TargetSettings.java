@@ -54,6 +54,8 @@ final class TargetSettings
     long recoveryTimersMinNs = -1;
     long probeIntervalMinNs = 1_000_000L;
     long reprobeMinNs = 1_000_000L;
+    long imageReadyDelayNs;
+    int countersCapacity = -1;
 
     TargetSettings challengeTimeoutNs(final long challengeTimeoutNs)
     {
@@ -184,6 +186,28 @@ final class TargetSettings
     TargetSettings reprobeMinNs(final long reprobeMinNs)
     {
         this.reprobeMinNs = reprobeMinNs;
+        return this;
+    }
+
+    /**
+     * How long the engine target's images take to be ready after the first STREAM_OPEN asks for them, as a driver
+     * creates its image logs asynchronously (the engine answers NOT_READY meanwhile, MR-STRM-13); 0 for at once. The
+     * driver target's images take what its conductor takes.
+     */
+    TargetSettings imageReadyDelayNs(final long imageReadyDelayNs)
+    {
+        this.imageReadyDelayNs = imageReadyDelayNs;
+        return this;
+    }
+
+    /**
+     * How many counters the target can allocate (a power of two; -1 for the target's default): every connection takes
+     * some, so a small capacity is the configured limit that makes the target run out of connection resources
+     * (MR-SETUP-6).
+     */
+    TargetSettings countersCapacity(final int countersCapacity)
+    {
+        this.countersCapacity = countersCapacity;
         return this;
     }
 

@@ -15,8 +15,10 @@
  */
 package io.metaroce.systemtest.compliance;
 
+import io.metaroce.codec.wire.CloseReason;
 import io.metaroce.codec.wire.ProbeAckDecoder;
 import io.metaroce.codec.wire.ProbeKind;
+import io.metaroce.codec.wire.StreamCode;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -53,31 +55,45 @@ class ValidationComplianceTest extends ComplianceTest
 
     @Test
     @Requirement({ "MR-VAL-1", "MR-VAL-2", "MR-VAL-3", "MR-VAL-4", "MR-VAL-5", "MR-ENC-1", "MR-ENC-10", "MR-VER-3",
-        "MR-VER-4", "MR-HDR-1", "MR-HDR-3" })
+        "MR-HDR-1", "MR-HDR-3" })
     void shouldDropEachMalformedDatagramUnderItsFirstFailingReasonAndAnswerNothing()
     {
         establish();
         final byte[] data = sender.peer.copy(sender.encodeData(ISN + 1, Flags.ACK_REQUEST, 0));
         final byte[] ack = peer.copy(peer.out.ack(sender.header(0), 0, 0, 0, 1L));
         final byte[] probe = peer.copy(peer.out.probe(sender.header(0).flags(Flags.ACK_REQUEST), 1, ProbeKind.PATH));
+        final byte[] streamClose = peer.copy(peer.out.streamClose(
+            sender.header(0), STREAM_ID, SESSION_ID, 1, CloseReason.NORMAL, 0));
+        final byte[] streamAck = peer.copy(peer.out.streamAck(
+            sender.header(0), STREAM_ID, SESSION_ID, 1, StreamCode.OPEN, 0, 0, 0, 1 << 16));
+        final byte[] streamWindow = peer.copy(peer.out.streamWindow(sender.header(0), STREAM_ID, SESSION_ID, 1 << 20));
+        final byte[] setup = peer.copy(peer.out.setup(sender.setupHeader(0), sender.setup));
 
         expectDrop("TOO_SHORT_FOR_HEADER", Arrays.copyOf(data, 5));
         expectDrop("WRONG_SCHEMA_ID", patch(Arrays.copyOf(data, 20), (b) -> b.putShort(4, (short)0x1234, LE)));
         expectDrop("UNSUPPORTED_VERSION", patch(data, (b) -> b.putShort(6, (short)0, LE)));
-        expectDrop("UNSUPPORTED_VERSION", patch(data, (b) -> b.putShort(6, (short)2, LE)));
+        expectDrop("UNSUPPORTED_VERSION", patch(data, (b) -> b.putShort(6, (short)1, LE)));
+        expectDrop("UNSUPPORTED_VERSION", patch(data, (b) -> b.putShort(6, (short)3, LE)));
         expectDrop("UNKNOWN_TEMPLATE", patch(data, (b) -> b.putShort(2, (short)99, LE)));
+        expectDrop("UNKNOWN_TEMPLATE", patch(data, (b) -> b.putShort(2, (short)18, LE)));
         expectDrop("WRONG_BLOCK_LENGTH", patch(data, (b) -> b.putShort(0, (short)50, LE)));
+        expectDrop("WRONG_BLOCK_LENGTH", patch(streamClose, (b) -> b.putShort(0, (short)56, LE)));
         expectDrop("TRUNCATED_BLOCK", Arrays.copyOf(data, 40));
-        expectDrop("TRUNCATED_GROUP_HEADER", Arrays.copyOf(ack, 62));
-        expectDrop("WRONG_GROUP_BLOCK_LENGTH", patch(ack, (b) -> b.putShort(60, (short)7, LE)));
-        expectDrop("TOO_MANY_GROUP_ENTRIES", patch(ack, (b) -> b.putShort(62, (short)9, LE)));
-        expectDrop("TRUNCATED_GROUP", patch(ack, (b) -> b.putShort(62, (short)2, LE)));
+        expectDrop("TRUNCATED_BLOCK", Arrays.copyOf(streamClose, 50));
+        expectDrop("TRUNCATED_GROUP_HEADER", Arrays.copyOf(ack, 78));
+        expectDrop("WRONG_GROUP_BLOCK_LENGTH", patch(ack, (b) -> b.putShort(76, (short)7, LE)));
+        expectDrop("TOO_MANY_GROUP_ENTRIES", patch(ack, (b) -> b.putShort(78, (short)9, LE)));
+        expectDrop("TOO_MANY_GROUP_ENTRIES", patch(streamWindow, (b) -> b.putShort(38, (short)257, LE)));
+        expectDrop("TRUNCATED_GROUP", patch(ack, (b) -> b.putShort(78, (short)2, LE)));
         expectDrop("TRUNCATED_VAR_DATA_HEADER", Arrays.copyOf(data, 62));
         expectDrop("VAR_DATA_TOO_LONG", patch(data, (b) -> b.putInt(60, 70_000, LE)));
+        expectDrop("VAR_DATA_TOO_LONG", patch(setup, (b) -> b.putInt(68, 513, LE)));
         expectDrop("TRUNCATED_VAR_DATA", Arrays.copyOf(data, 96));
         expectDrop("TRAILING_BYTES", Arrays.copyOf(probe, probe.length + 3));
         expectDrop("INVALID_ENUM_VALUE", patch(probe, (b) -> b.putByte(36, (byte)9)));
         expectDrop("INVALID_ENUM_VALUE", patch(data, (b) -> b.putByte(11, (byte)7)));
+        expectDrop("INVALID_ENUM_VALUE", patch(streamClose, (b) -> b.putShort(44, (short)9, LE)));
+        expectDrop("INVALID_ENUM_VALUE", patch(streamAck, (b) -> b.putByte(44, (byte)9)));
         expectDrop("MALFORMED_PAYLOAD", patch(Arrays.copyOf(data, 64 + 48), (b) -> b.putInt(60, 48, LE)));
         expectDrop("WRONG_SCHEMA_ID", patch(Arrays.copyOf(data, 12), (b) -> b.putShort(4, (short)1, LE)));
 
@@ -123,5 +139,13 @@ class ValidationComplianceTest extends ComplianceTest
             .probeSeq(), "MR-ENC-7 the PROBE is answered");
         awaitTrue(() -> 2 == target.delivered(STREAM_ID).size(), "delivery");
         assertArrayEquals(RawSender.message(ISN + 1), target.delivered(STREAM_ID).get(1));
+
+        final RawSender.Stream other = sender.newStream(STREAM_ID, SESSION_ID + 1);
+        final int open = peer.out.streamOpen(sender.header(1).flags(undefined).psn(ISN), other.open);
+        peer.out.buffer.putInt(60, 0x7FFF_FFFF, LE);
+        final byte[] crafted = peer.copy(open);
+        final Datagram answer = peer.awaitRetrying(() -> peer.sendBytes(1, target.address(1), crafted),
+            (d) -> sender.isStreamAck(d, other) && StreamCode.NOT_READY != d.read().streamAck().code(), "STREAM_ACK");
+        assertEquals(StreamCode.OPEN, answer.read().streamAck().code(), "MR-ENC-7 and MR-ENC-9 the stream opens");
     }
 }
