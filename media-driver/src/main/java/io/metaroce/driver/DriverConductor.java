@@ -93,6 +93,10 @@ import java.util.concurrent.TimeUnit;
 final class DriverConductor implements Agent
 {
     private static final String IPC_SOURCE_IDENTITY = ChannelUri.PREFIX + ChannelUri.IPC_MEDIA;
+    /**
+     * Network publications, and network images, whose positions one duty cycle tracks.
+     */
+    static final int STREAM_POSITION_BATCH = 256;
 
     private final MediaDriver.Context ctx;
     private final ManyToOneRingBuffer toDriverCommands;
@@ -137,6 +141,8 @@ final class DriverConductor implements Agent
     private final UnsafeBuffer defaultHeaderBuffer = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
 
     private long timerDeadlineNs;
+    private int publicationCursor;
+    private int imageCursor;
     private long lastCommandConsumerPosition;
     private long timeOfLastCommandConsumerPositionChangeNs;
     private final SecureRandom secureRandom = new SecureRandom();
@@ -568,16 +574,29 @@ final class DriverConductor implements Agent
             workCount += ipcPublications.get(i).updatePublisherLimit();
         }
 
+        // Network streams in turn, a batch per duty cycle: with thousands of them, visiting each on every cycle made
+        // the cycle (and so every command's answer and every other stream's turn) as long as the list; a stream's
+        // limit now moves within streams / batch cycles.
         final ArrayList<NetworkPublication> networkPublications = this.networkPublications;
-        for (int i = 0, size = networkPublications.size(); i < size; i++)
+        final int publicationCount = networkPublications.size();
+        for (int i = 0, checks = Math.min(publicationCount, STREAM_POSITION_BATCH); i < checks; i++)
         {
-            workCount += networkPublications.get(i).updatePublisherLimit();
+            if (publicationCursor >= publicationCount)
+            {
+                publicationCursor = 0;
+            }
+            workCount += networkPublications.get(publicationCursor++).updatePublisherLimit();
         }
 
         final ArrayList<NetworkImage> networkImages = this.networkImages;
-        for (int i = 0, size = networkImages.size(); i < size; i++)
+        final int imageCount = networkImages.size();
+        for (int i = 0, checks = Math.min(imageCount, STREAM_POSITION_BATCH); i < checks; i++)
         {
-            final NetworkImage image = networkImages.get(i);
+            if (imageCursor >= imageCount)
+            {
+                imageCursor = 0;
+            }
+            final NetworkImage image = networkImages.get(imageCursor++);
             workCount += image.trackConsumerPosition();
             if (null != image.predecessor())
             {

@@ -105,7 +105,6 @@ import java.util.Arrays;
 public final class SenderConnection extends Connection
 {
     private static final long NEVER = Long.MIN_VALUE;
-    private static final int NONE = -1;
     private static final int FRAME_ALIGNMENT = FrameDescriptor.FRAME_ALIGNMENT;
     private static final int RECENT_PROBES = 16;
     private static final byte[] NO_EXTENSIONS = new byte[0];
@@ -114,6 +113,11 @@ public final class SenderConnection extends Connection
     private static final int SENT = 1;
     private static final int STREAM_BLOCKED = 0;
     private static final int CONNECTION_BLOCKED = -1;
+    /**
+     * Streams one send call looks at, of those with data and of the others: bounds a duty cycle's work on a connection
+     * of thousands of streams.
+     */
+    public static final int STREAM_SCAN_BATCH = 256;
     private static final UnsafeBuffer RETRANSMIT_LIMIT_TEXT =
         new UnsafeBuffer("retransmit limit".getBytes(StandardCharsets.UTF_8));
 
@@ -155,10 +159,16 @@ public final class SenderConnection extends Connection
     private int slotLimit;
     private int[] dirtySlots = new int[16];
     private int dirtyCount;
-    private int[] candidates = new int[16];
-    private boolean[] candidateSparse = new boolean[16];
+    private final ArrayList<SenderStream> activeStreams = new ArrayList<>();
+    private final SenderStream[] candidates = new SenderStream[STREAM_SCAN_BATCH];
+    private final boolean[] candidateSparse = new boolean[STREAM_SCAN_BATCH];
+    private SenderStream[] urgent = new SenderStream[16];
+    private int urgentCount;
     private int nextStreamRef = 1;
-    private int cursor;
+    private int scanCursor;
+    private int activeCursor;
+    private long backlogTotal;
+    private final SenderStream[] turn = new SenderStream[STREAM_SCAN_BATCH];
     private int pendingStreamOps;
     private int windowProbes;
 
@@ -893,71 +903,87 @@ public final class SenderConnection extends Connection
             handler.onSenderTerminated(stream, cause);
         }
         streams.clear();
+        activeStreams.clear();
+        Arrays.fill(urgent, 0, urgentCount, null);
+        urgentCount = 0;
+        backlogTotal = 0;
         streamsByKey.clear();
         Arrays.fill(streamBySlot, null);
         pendingStreamOps = 0;
         windowProbes = 0;
     }
 
+    /**
+     * Send new DATA of the streams with data and window, one DATA per stream in turn, streams with at most one DATA
+     * payload waiting first (a request-response stream beside bulk streams). The work per call is bounded whatever
+     * the number of streams, so that thousands of streams do not make every duty cycle long:
+     * <ul>
+     *     <li>the streams not known to have data are looked at in turn, {@link #STREAM_SCAN_BATCH} per call (all of
+     *     them when none is known to have data), also while the gates hold new data back, so that the connection's
+     *     backlog stays current and a stream that gets data is found within streams / batch calls;</li>
+     *     <li>a stream found with data joins the active list; one found with at most one payload is also urgent:
+     *     it is sent first in the next call that may send;</li>
+     *     <li>then up to {@link #STREAM_SCAN_BATCH} active streams in turn each send a DATA, round after round,
+     *     within the budget; a stream leaves the active list when it has no data or no window left.</li>
+     * </ul>
+     */
     private int sendNew(final int budget)
     {
+        final int maxPayload = gate.maxPayload();
+        discover(maxPayload);
+        passBacklog = backlogTotal;
         if (gate.isNewDataBlocked(nowNs))
         {
             return 0;
         }
 
-        final ArrayList<SenderStream> streams = this.streams;
-        final int size = streams.size();
-        if (cursor >= size)
+        int sent = sendUrgent(budget);
+        if (sent < 0)
         {
-            cursor = 0;
+            return -sent - 1;
         }
 
-        long backlog = 0;
+        final ArrayList<SenderStream> active = this.activeStreams;
+        final int activeSize = active.size();
+        if (activeCursor >= activeSize)
+        {
+            activeCursor = 0;
+        }
+        // The turn is taken first: examining a stream may take it off the active list, which moves another into its
+        // place.
+        final int turnLength = Math.min(activeSize, STREAM_SCAN_BATCH);
+        final SenderStream[] turn = this.turn;
+        for (int i = 0; i < turnLength; i++)
+        {
+            final int index = activeCursor + i < activeSize ? activeCursor + i : activeCursor + i - activeSize;
+            turn[i] = active.get(index);
+        }
         int count = 0;
-        final int maxPayload = gate.maxPayload();
-        for (int i = 0; i < size; i++)
+        final SenderStream[] candidates = this.candidates;
+        final boolean[] candidateSparse = this.candidateSparse;
+        for (int i = 0; i < turnLength; i++)
         {
-            final int index = cursor + i < size ? cursor + i : cursor + i - size;
-            final SenderStream stream = streams.get(index);
-            if (ConnectionState.ESTABLISHED != stream.state)
+            final SenderStream stream = turn[i];
+            turn[i] = null;
+            if (examine(stream, maxPayload))
             {
-                continue;
+                candidates[count] = stream;
+                candidateSparse[count] = stream.isSparse;
+                count++;
             }
-            final long streamBacklog = stream.source.availablePosition() - stream.senderPosition;
-            if (streamBacklog <= 0)
-            {
-                continue;
-            }
-            final long windowRoom = stream.windowLimit - stream.senderPosition;
-            // What a window holds back is not asked of the connection's credit: a grant it cannot use is wasted.
-            backlog += Math.min(streamBacklog, Math.max(0, windowRoom));
-            if (windowRoom < FRAME_ALIGNMENT)
-            {
-                onWindowBlocked(stream);
-                continue;
-            }
-            candidates[count] = index;
-            candidateSparse[count] = streamBacklog <= maxPayload;
-            count++;
-        }
-        passBacklog = backlog;
-        if (0 == count)
-        {
-            return 0;
         }
 
-        int sent = 0;
         for (int c = 0; c < count && sent < budget; c++)
         {
             if (candidateSparse[c])
             {
-                final int result = sendNewOne(streams.get(candidates[c]));
+                final int result = sendNewOne(candidates[c]);
                 if (CONNECTION_BLOCKED == result)
                 {
+                    clearCandidates(count);
                     return sent;
                 }
-                candidates[c] = NONE;
+                candidates[c] = null;
                 if (SENT == result)
                 {
                     sent++;
@@ -971,30 +997,231 @@ public final class SenderConnection extends Connection
             progress = false;
             for (int c = 0; c < count && sent < budget; c++)
             {
-                final int index = candidates[c];
-                if (NONE == index)
+                final SenderStream stream = candidates[c];
+                if (null == stream)
                 {
                     continue;
                 }
-                final int result = sendNewOne(streams.get(index));
+                final int result = sendNewOne(stream);
                 if (CONNECTION_BLOCKED == result)
                 {
+                    clearCandidates(count);
                     return sent;
                 }
                 if (SENT == result)
                 {
                     sent++;
                     progress = true;
-                    cursor = index + 1;
+                    if (stream.isActive)
+                    {
+                        activeCursor = stream.activeIndex + 1;
+                    }
                 }
                 else
                 {
-                    candidates[c] = NONE;
+                    candidates[c] = null;
                 }
             }
         }
+        clearCandidates(count);
 
         return sent;
+    }
+
+    /**
+     * Send a DATA of each urgent stream.
+     *
+     * @return the DATA sent, or -(sent + 1) when the connection's gates stopped it.
+     */
+    private int sendUrgent(final int budget)
+    {
+        int sent = 0;
+        for (int i = urgentCount - 1; i >= 0 && sent < budget; i--)
+        {
+            final SenderStream stream = urgent[i];
+            if (ConnectionState.ESTABLISHED != stream.state)
+            {
+                deactivate(stream);
+                continue;
+            }
+            final int result = sendNewOne(stream);
+            if (CONNECTION_BLOCKED == result)
+            {
+                return -sent - 1;
+            }
+            if (SENT == result)
+            {
+                sent++;
+                removeUrgent(stream);
+            }
+            else if (stream.source.availablePosition() <= stream.senderPosition ||
+                stream.windowLimit - stream.senderPosition < FRAME_ALIGNMENT)
+            {
+                removeUrgent(stream);
+            }
+            // Otherwise its publisher has claimed the space but not yet committed the frame: it stays urgent for the
+            // next call rather than wait for its turn among the active streams.
+        }
+
+        return sent;
+    }
+
+    private void clearCandidates(final int count)
+    {
+        Arrays.fill(candidates, 0, count, null);
+    }
+
+    /**
+     * Look at the next streams not known to have data; those that have some now join the active list, and those with
+     * at most one payload the urgent ones.
+     */
+    private void discover(final int maxPayload)
+    {
+        final ArrayList<SenderStream> streams = this.streams;
+        final int size = streams.size();
+        if (scanCursor >= size)
+        {
+            scanCursor = 0;
+        }
+        final int checks = activeStreams.isEmpty() ? size : Math.min(size, STREAM_SCAN_BATCH);
+        for (int i = 0; i < checks; i++)
+        {
+            final SenderStream stream = streams.get(scanCursor);
+            scanCursor = scanCursor + 1 < size ? scanCursor + 1 : 0;
+            if (!stream.isActive && examine(stream, maxPayload) && stream.isSparse)
+            {
+                addUrgent(stream);
+            }
+        }
+    }
+
+    /**
+     * Look at one stream: record what it has to send within its window (the connection's backlog), and keep it on
+     * the active list while it has data and window.
+     *
+     * @return whether it can send.
+     */
+    private boolean examine(final SenderStream stream, final int maxPayload)
+    {
+        long backlog = 0;
+        boolean canSend = false;
+        if (ConnectionState.ESTABLISHED == stream.state)
+        {
+            final long streamBacklog = stream.source.availablePosition() - stream.senderPosition;
+            if (streamBacklog > 0)
+            {
+                final long windowRoom = stream.windowLimit - stream.senderPosition;
+                // What a window holds back is not asked of the connection's credit: a grant it cannot use is wasted.
+                backlog = Math.min(streamBacklog, Math.max(0, windowRoom));
+                if (windowRoom < FRAME_ALIGNMENT)
+                {
+                    onWindowBlocked(stream);
+                }
+                else
+                {
+                    canSend = true;
+                    stream.isSparse = streamBacklog <= maxPayload;
+                }
+            }
+        }
+        backlogTotal += backlog - stream.backlog;
+        stream.backlog = backlog;
+        if (canSend)
+        {
+            activate(stream);
+        }
+        else
+        {
+            deactivate(stream);
+        }
+
+        return canSend;
+    }
+
+    /**
+     * A stream that may have data and window is looked at in its turn until it has neither (its window moved, it
+     * opened, it was found with data).
+     */
+    private void activate(final SenderStream stream)
+    {
+        if (!stream.isActive)
+        {
+            stream.isActive = true;
+            stream.activeIndex = activeStreams.size();
+            activeStreams.add(stream);
+        }
+    }
+
+    private void deactivate(final SenderStream stream)
+    {
+        if (stream.isActive)
+        {
+            // Swap-remove: the list's order is only the turn of the streams, which one move does not make unfair.
+            final ArrayList<SenderStream> active = this.activeStreams;
+            final int index = stream.activeIndex;
+            final SenderStream last = active.remove(active.size() - 1);
+            if (last != stream)
+            {
+                active.set(index, last);
+                last.activeIndex = index;
+            }
+            stream.isActive = false;
+            stream.activeIndex = -1;
+        }
+        removeUrgent(stream);
+    }
+
+    private void addUrgent(final SenderStream stream)
+    {
+        if (!stream.isUrgent)
+        {
+            if (urgentCount == urgent.length)
+            {
+                urgent = Arrays.copyOf(urgent, urgentCount << 1);
+            }
+            stream.isUrgent = true;
+            urgent[urgentCount++] = stream;
+        }
+    }
+
+    /**
+     * A stream's window moved or it opened: if it has data, it joins the active list (the urgent ones with at most one
+     * payload). One without data stays off it, so that the scan finds its data as soon as it comes rather than at its
+     * turn among the busy streams.
+     */
+    private void onWindowOpened(final SenderStream stream)
+    {
+        if (ConnectionState.ESTABLISHED != stream.state)
+        {
+            return;
+        }
+        final long backlog = stream.source.availablePosition() - stream.senderPosition;
+        if (backlog > 0)
+        {
+            activate(stream);
+            if (backlog <= gate.maxPayload())
+            {
+                addUrgent(stream);
+            }
+        }
+    }
+
+    private void removeUrgent(final SenderStream stream)
+    {
+        if (stream.isUrgent)
+        {
+            stream.isUrgent = false;
+            final SenderStream[] urgent = this.urgent;
+            for (int i = urgentCount - 1; i >= 0; i--)
+            {
+                if (urgent[i] == stream)
+                {
+                    urgent[i] = urgent[--urgentCount];
+                    urgent[urgentCount] = null;
+                    break;
+                }
+            }
+        }
     }
 
     private int sendNewOne(final SenderStream stream)
@@ -1040,6 +1267,9 @@ public final class SenderConnection extends Connection
         final long advance = frameAdvance;
         final int pathSeq = table.takePathSeq(path);
         final boolean wasIdle = 0 == tracker.inflightPackets();
+        final long streamShare = Math.min(advance, stream.backlog);
+        stream.backlog -= streamShare;
+        backlogTotal -= streamShare;
         passBacklog = Math.max(0, passBacklog - advance);
         final long backlog = passBacklog;
         final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, nowNs);
@@ -1057,6 +1287,14 @@ public final class SenderConnection extends Connection
         if (wasIdle)
         {
             recovery.onSendFromIdle(nowNs);
+        }
+        if (available <= stream.senderPosition)
+        {
+            // Drained: its next data is found by the scan of the other streams, and a request-response stream is
+            // then served first instead of waiting for its turn among the busy ones.
+            backlogTotal -= stream.backlog;
+            stream.backlog = 0;
+            deactivate(stream);
         }
 
         return SENT;
@@ -1584,6 +1822,7 @@ public final class SenderConnection extends Connection
             {
                 stream.windowLimit = windowLimit;
                 clearWindowProbe(stream);
+                onWindowOpened(stream);
             }
             return;
         }
@@ -1606,6 +1845,7 @@ public final class SenderConnection extends Connection
         stream.windowLimit = windowLimit;
         stream.refusalCode = 0;
         stream.state(ConnectionState.ESTABLISHED);
+        onWindowOpened(stream);
         pendingStreamOps--;
         handler.onSenderEstablished(stream);
         if (startPosition > stream.openPosition)
@@ -1630,6 +1870,7 @@ public final class SenderConnection extends Connection
         {
             stream.windowLimit = windowLimit;
             clearWindowProbe(stream);
+            onWindowOpened(stream);
         }
     }
 
@@ -2206,6 +2447,9 @@ public final class SenderConnection extends Connection
             pendingStreamOps--;
         }
         clearWindowProbe(stream);
+        deactivate(stream);
+        backlogTotal -= stream.backlog;
+        stream.backlog = 0;
         streams.remove(stream);
         streamsByKey.remove(stream.key);
         if (stream.outstanding > 0)
@@ -2253,8 +2497,6 @@ public final class SenderConnection extends Connection
                 streamBySlot = Arrays.copyOf(streamBySlot, length);
                 freeSlots = Arrays.copyOf(freeSlots, length);
                 dirtySlots = Arrays.copyOf(dirtySlots, length);
-                candidates = Arrays.copyOf(candidates, length);
-                candidateSparse = Arrays.copyOf(candidateSparse, length);
             }
         }
         streamBySlot[slot] = stream;

@@ -68,6 +68,11 @@ public final class SenderStream
     int outstanding;
     boolean isDirty;
     boolean isOrphan;
+    boolean isActive;
+    boolean isSparse;
+    boolean isUrgent;
+    int activeIndex = -1;
+    long backlog;
 
     long openDeadlineNs;
     long openBackoffNs;

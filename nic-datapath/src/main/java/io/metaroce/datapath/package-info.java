@@ -31,7 +31,9 @@
  * STREAM_ACK, every ACK and STREAM_WINDOW), is acknowledged by position from its own list of PSNs, and closes with
  * STREAM_CLOSE. Streams never wait for each other: each is placed at its own positions and acknowledged by its own
  * PSNs, so a loss on one stream's packet delays no other stream. The connection serves its streams in turn, one DATA
- * each, a stream whose backlog fits one DATA first. A connection without streams lingers, then closes.
+ * each, a stream whose backlog fits one DATA first; a send call looks at a bounded batch of the streams known to have
+ * data and of the others, so that thousands of streams on a connection do not make every duty cycle long. A connection
+ * without streams lingers, then closes.
  * <p>
  * <b>Sender connection.</b> A {@link io.metaroce.datapath.SenderConnection} runs the state machines, sends and decodes
  * the messages, and delegates its policies to parts that are each testable alone: the {@code SendGate} (tracking

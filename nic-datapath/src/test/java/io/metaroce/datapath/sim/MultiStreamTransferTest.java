@@ -103,4 +103,29 @@ class MultiStreamTransferTest
         }
         assertTrue(checked > 0, () -> "no stream sent anything while the hole was open: " + scenario.describe());
     }
+
+    @ParameterizedTest
+    @MethodSource("seeds")
+    void shouldDeliverEveryOneOfMoreStreamsThanOneSendCallLooksAtExactlyOnce(final long seed)
+    {
+        System.out.println("MultiStreamTransferTest many streams, seed " + seed + " (replay with -Dmetaroce.sim.seed=" +
+            seed + ")");
+        // Streams end at different times, so the sender's active streams come and go while the others are found by
+        // its bounded scan: more than two scan batches of streams.
+        final int streams = 2 * SenderConnection.STREAM_SCAN_BATCH + 89;
+        final MultiStreamScenario scenario = new MultiStreamScenario().seed(seed);
+        scenario.streamCount = streams;
+        scenario.messageCount = 6;
+        scenario.maxMessageLength = 700;
+        scenario.build();
+
+        assertTrue(scenario.run(60 * S), scenario::describe);
+        assertNull(scenario.violation(), scenario::describe);
+        for (int i = 0; i < streams; i++)
+        {
+            assertTrue(scenario.streams[i].isComplete(), scenario::describe);
+            assertEquals(TerminationCause.NORMAL, scenario.senderTermination[i], scenario::describe);
+        }
+        assertEquals(1, scenario.senderEngine.senderCount());
+    }
 }
