@@ -15,6 +15,8 @@
  */
 package io.metaroce.perf.datapath;
 
+import io.metaroce.datapath.Configuration;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,11 +33,12 @@ import java.util.Map;
  * The simulated-fabric scale scenarios of issue 16 (item 4), in virtual time on the datapath module's simulated
  * fabric ({@link FabricIncast}): an incast of 64 sending engines with 16 streams each (1,024 streams) into one
  * receiving engine over 4 planes of 10 Gb/s with 10 us of propagation delay; the same with 10 % and with 1 % random
- * loss on every plane (both directions); and the same over 8 planes. Each runs once with the engine's defaults and
- * once with the receiver's credit window set to two bandwidth-delay products of its link
- * ({@code metaroce.datapath.credit.window}, with a 16 KiB {@code metaroce.datapath.credit.quantum}), which shows what
- * the default window of 1 MiB costs in queueing and what a window sized to the link costs in goodput. The smoke size
- * is 4 senders of 2 streams each.
+ * loss on every plane (both directions); and the same over 8 planes. Each runs once with the engine's defaults, where
+ * both ends announce the link's rate and the receiver sizes its credit window to 1.25 bandwidth-delay products of the
+ * link (its quantum an eighth of that), and once with the link's rate not announced
+ * ({@code metaroce.datapath.link.rate.mbps} 0), where the window stays at its configured 1 MiB with a 64 KiB quantum
+ * and grants are not paced: what the sizing buys in queueing and costs in goodput. The smoke size is 4 senders of 2
+ * streams each.
  * <p>
  * Reported against the targets of the issue: the receiver's ingress queue per plane (its largest depth after two
  * round trips, in bandwidth-delay products of a plane, and the round trips until it stays below one), goodput against
@@ -58,15 +61,15 @@ public final class FabricScaleReport
     public static final String DEFAULTS = "defaults";
 
     /**
-     * Settings label of the runs with a credit window of two bandwidth-delay products of the receiving link.
+     * Settings label of the runs where neither end announces the link's rate, so that the credit window is not sized to
+     * it.
      */
-    public static final String TUNED = "credit window 2 BDP";
+    public static final String TUNED = "link rate not announced";
 
     private static final double QUEUE_TARGET_BDP = 1.0;
     private static final double GOODPUT_TARGET = 0.9;
     private static final double LOSS_TARGET = 0.7;
     private static final double PLANES_TARGET = 1.9;
-    private static final int TUNED_QUANTUM = 16 * 1024;
     private static final int FULL_TERM_LENGTH = 64 * 1024;
     private static final int SMOKE_TERM_LENGTH = 1024 * 1024;
 
@@ -282,18 +285,16 @@ public final class FabricScaleReport
     }
 
     /**
-     * The tuned credit settings: a credit window of two bandwidth-delay products of the receiving link (all its
-     * planes) and a quantum of 16 KiB, so that the window holds several grants.
+     * The other settings: neither end announces the link's rate, so the receiver keeps its configured credit window
+     * and quantum and paces no grants, and the senders start from their default window.
      */
     private static FabricIncast.Config tuned(final FabricIncast.Config config, final boolean tuned)
     {
         if (tuned)
         {
-            final long window = 2L * config.planes * config.planeBdpBytes();
-            final int quantum = TUNED_QUANTUM;
-            config.creditWindowBytes = window;
-            config.creditQuantum = quantum;
-            config.tuning = (settings) -> settings.creditWindowBytes(window).creditQuantum(quantum);
+            config.creditWindowBytes = Configuration.CREDIT_WINDOW_BYTES_DEFAULT;
+            config.creditQuantum = Configuration.CREDIT_QUANTUM_DEFAULT;
+            config.tuning = (settings) -> settings.linkRateMbps(0);
         }
         return config;
     }
@@ -336,10 +337,12 @@ public final class FabricScaleReport
             "once and publish for %d ms; goodput is measured over the " +
             "last %d ms, the queue every 5 us (its exact high-water mark per period); then every stream ends, and " +
             "each checks that its messages arrived exactly once and in order. Settings: the engine's defaults " +
-            "(credit window 1 MiB, quantum 64 KiB), and a credit window of 2 x the link's BDP with a quantum of " +
-            "%d KiB.", first.seed(), first.senders(), first.streamsPerSender(), first.streams(), 1312,
+            "(both ends announce the link's rate, so the receiver's credit window of 1 MiB is sized down to 1.25 " +
+            "x the link's BDP and its quantum to an eighth of that, and grants are paced to the link), and the " +
+            "link's rate not announced (the window stays at 1 MiB, the quantum at 64 KiB, no pacing).",
+            first.seed(), first.senders(), first.streamsPerSender(), first.streams(), 1312,
             first.bdpBytes(), first.termLength() / 1024, first.dataPhaseNs() / 1_000_000,
-            first.measureNs() / 1_000_000, TUNED_QUANTUM / 1024));
+            first.measureNs() / 1_000_000));
         lines.add("");
         lines.add("| scenario | settings | goodput Gb/s | / link | link time used | queue max after 2 RTTs | " +
             "below 1 BDP for good | mean queue | queue drops | Jain senders / streams | retransmissions (spurious) | " +
