@@ -18,7 +18,9 @@ package io.metaroce.driver;
 import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
+import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.EngineSettings;
+import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -75,10 +77,13 @@ class NetworkReincarnationTest
             receiverClient = harness.connect(receiverDriver);
             senderClient = harness.connect(senderDriver);
             final AtomicInteger images = new AtomicInteger();
-            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
-                STREAM_ID, (image) -> images.incrementAndGet(), null);
+            // Without receiver credit and path eviction: once the ACKs are lost below, no grant reaches the sender
+            // and its paths look dead, and whether it could still send the message awaited would depend on the
+            // credit it happened to hold and on how soon its paths were evicted.
+            final Subscription subscription = receiverClient.addSubscription(
+                harness.subscriptionChannel("|credit=false"), STREAM_ID, (image) -> images.incrementAndGet(), null);
             final ExclusivePublication publication = senderClient.addExclusivePublication(
-                harness.publicationChannel(""), STREAM_ID);
+                harness.publicationChannel("|credit=false|path-eviction=false"), STREAM_ID);
             Await.until("connected", () -> publication.isConnected() && subscription.isConnected());
 
             final List<Long> received = new ArrayList<>();
@@ -145,10 +150,15 @@ class NetworkReincarnationTest
             long next = send(publication, message, 0, 100, subscription, received);
             awaitReceived(subscription, received, 100);
 
-            // From here the subscriber reads nothing until told. The sender's ACKs are lost: the receiver holds
-            // messages 100 to 199, unread, and the sender's connection fails.
-            senderLoss.controlRate(0, 1.0);
+            // From here the subscriber reads nothing until told. The receiver holds messages 100 to 199, unread;
+            // then the sender's ACKs are lost and its connection fails. (Losing the ACKs before those messages were
+            // sent could leave the sender without the credit to send any of them, and the old image without a tail.)
             next = send(publication, message, next, 200, null, received);
+            final long heldPosition = 200L * BitUtil.align(FrameDescriptor.HEADER_LENGTH + LENGTH,
+                FrameDescriptor.FRAME_ALIGNMENT);
+            Await.until("the receiver holds messages 100 to 199",
+                () -> maxCounterValue(receiverClient, "rcv-hwm: ") >= heldPosition);
+            senderLoss.controlRate(0, 1.0);
             Await.until("the sender's connection failed", () -> !publication.isConnected());
             senderLoss.controlRate(0, 0.0);
             Await.until("the stream open again on a new connection", publication::isConnected);
@@ -239,6 +249,19 @@ class NetworkReincarnationTest
             }
         });
         return count[0];
+    }
+
+    private static long maxCounterValue(final MetaRoce client, final String prefix)
+    {
+        final long[] max = { Long.MIN_VALUE };
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(prefix))
+            {
+                max[0] = Math.max(max[0], client.countersReader().getCounterValue(counterId));
+            }
+        });
+        return max[0];
     }
 
     private static void printCounters(final String side, final MetaRoce client)

@@ -972,6 +972,8 @@ public final class SenderConnection extends Connection
                 count++;
             }
         }
+        // The backlog each DATA announces, from which the receiver grants credit, includes what the turn just found.
+        passBacklog = backlogTotal;
 
         for (int c = 0; c < count && sent < budget; c++)
         {
