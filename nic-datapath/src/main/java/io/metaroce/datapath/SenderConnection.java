@@ -178,7 +178,6 @@ public final class SenderConnection extends Connection
     private int maxStreams = Integer.MAX_VALUE;
     private long nowNs;
     private long frameAdvance;
-    private long passBacklog;
 
     private long setupDeadlineNs;
     private long setupBackoffNs;
@@ -931,7 +930,6 @@ public final class SenderConnection extends Connection
     {
         final int maxPayload = gate.maxPayload();
         discover(maxPayload);
-        passBacklog = backlogTotal;
         if (gate.isNewDataBlocked(nowNs))
         {
             return 0;
@@ -972,8 +970,6 @@ public final class SenderConnection extends Connection
                 count++;
             }
         }
-        // The backlog each DATA announces, from which the receiver grants credit, includes what the turn just found.
-        passBacklog = backlogTotal;
 
         for (int c = 0; c < count && sent < budget; c++)
         {
@@ -1272,8 +1268,8 @@ public final class SenderConnection extends Connection
         final long streamShare = Math.min(advance, stream.backlog);
         stream.backlog -= streamShare;
         backlogTotal -= streamShare;
-        passBacklog = Math.max(0, passBacklog - advance);
-        final long backlog = passBacklog;
+        // The backlog this DATA announces, from which the receiver grants credit: every stream's, as last looked at.
+        final long backlog = backlogTotal;
         final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, nowNs);
         linkPsn(stream, psn);
         clearWindowProbe(stream);
@@ -2000,7 +1996,7 @@ public final class SenderConnection extends Connection
 
         if (gate.isCreditBlocked() && nowNs >= gate.creditRequestDeadlineNs(rtt.srttNs()))
         {
-            if (gate.isCreditMode() && passBacklog > 0)
+            if (gate.isCreditMode() && backlogTotal > 0)
             {
                 sendCreditRequest();
                 work++;
@@ -2333,7 +2329,7 @@ public final class SenderConnection extends Connection
         final CreditRequestEncoder request = proxy.creditRequest();
         DatagramProxy.header(request.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
-        request.backlogBytes(Math.max(0, passBacklog)).creditTargetBytes(gate.creditTargetBytes()).reserved1(0);
+        request.backlogBytes(Math.max(0, backlogTotal)).creditTargetBytes(gate.creditTargetBytes()).reserved1(0);
         proxy.sendControl(destination, plane, DatagramProxy.length(request));
         gate.onCreditRequestSent(nowNs);
         counters.creditRequests.incrementRelease();
