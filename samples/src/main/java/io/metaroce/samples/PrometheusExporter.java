@@ -17,7 +17,6 @@ package io.metaroce.samples;
 
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.exceptions.ConfigurationException;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.ShutdownSignalBarrier;
@@ -34,6 +33,10 @@ import java.util.concurrent.TimeUnit;
  * Serves every counter of a running media driver over HTTP in the Prometheus text format, read from its CnC file on
  * each scrape (see {@link DriverMetricsCollector}): {@code ./metaroce exporter [--port PORT] [--bind ADDRESS]}.
  * The metric names, types and labels are listed in {@code docs/driver.md} ("Metrics").
+ * <p>
+ * Its HTTP server (see {@link MetricsHttpServer}) serves from one thread over non-blocking sockets with a read timeout,
+ * an idle timeout and a bound on open connections, so clients that send slowly or hold connections open cannot keep
+ * a scrape waiting.
  * <p>
  * It listens on 127.0.0.1 unless told otherwise: the endpoint has no authentication and shows the host's channels,
  * addresses and streams, so serving it beyond the host is a choice to make explicitly with {@code --bind}.
@@ -52,27 +55,61 @@ public final class PrometheusExporter implements AutoCloseable
      */
     public static final String DEFAULT_BIND_ADDRESS = "127.0.0.1";
 
+    /**
+     * Milliseconds a request's line and headers have to arrive unless {@code --read-timeout} says otherwise.
+     */
+    public static final long DEFAULT_READ_TIMEOUT_MS = 2_000;
+
+    /**
+     * Milliseconds a keep-alive connection may wait for its next request unless {@code --idle-timeout} says
+     * otherwise.
+     */
+    public static final long DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+    /**
+     * Connections open at once unless {@code --max-connections} says otherwise.
+     */
+    public static final int DEFAULT_MAX_CONNECTIONS = 32;
+
+    private static final long MAX_TIMEOUT_MS = 3_600_000;
+    private static final int MAX_CONNECTIONS = 1024;
+
     private static final String USAGE =
-        "usage: ./metaroce exporter [--port <n>] [--bind <address>] [--help]\n" +
+        "usage: ./metaroce exporter [--port <n>] [--bind <address>] [--read-timeout <ms>] [--idle-timeout <ms>]\n" +
+        "                           [--max-connections <n>] [--help]\n" +
         "Serves the counters of the media driver in metaroce.dir (" + MetaRoce.Configuration.DIR_PROP_NAME +
         "=" + MetaRoce.Configuration.directoryName() + ")\n" +
         "at http://<address>:<port>/metrics in the Prometheus text format.\n" +
-        "  --port <n>        TCP port, 0 for any free one (default " + DEFAULT_PORT + ")\n" +
-        "  --bind <address>  local address to listen on (default " + DEFAULT_BIND_ADDRESS + ", this host only;\n" +
-        "                    0.0.0.0 serves every interface: the endpoint has no authentication)\n" +
-        "  --help            print this and exit";
+        "  --port <n>              TCP port, 0 for any free one (default " + DEFAULT_PORT + ")\n" +
+        "  --bind <address>        local address to listen on (default " + DEFAULT_BIND_ADDRESS +
+        ", this host only;\n" +
+        "                          0.0.0.0 serves every interface: the endpoint has no authentication)\n" +
+        "  --read-timeout <ms>     close a connection whose request line and headers have not arrived this\n" +
+        "                          long after it opened, or after their first byte (default " +
+        DEFAULT_READ_TIMEOUT_MS + ")\n" +
+        "  --idle-timeout <ms>     close a kept-alive connection without a new request this long (default " +
+        DEFAULT_IDLE_TIMEOUT_MS + ")\n" +
+        "  --max-connections <n>   connections open at once; one more closes the open one that has waited\n" +
+        "                          longest, so slow clients cannot lock a scrape out (default " +
+        DEFAULT_MAX_CONNECTIONS + ")\n" +
+        "  --help                  print this and exit";
 
     private final DriverMetricsCollector collector;
-    private final HTTPServer server;
+    private final MetricsHttpServer server;
 
-    private PrometheusExporter(final DriverMetricsCollector collector, final HTTPServer server)
+    private record Options(String bind, int port, long readTimeoutMs, long idleTimeoutMs, int maxConnections)
+    {
+    }
+
+    private PrometheusExporter(final DriverMetricsCollector collector, final MetricsHttpServer server)
     {
         this.collector = collector;
         this.server = server;
     }
 
     /**
-     * Start serving the counters of the driver of a directory. The driver need not be running yet.
+     * Start serving the counters of the driver of a directory with the default timeouts and connection bound. The
+     * driver need not be running yet.
      *
      * @param directory   of the driver.
      * @param bindAddress local address to listen on.
@@ -91,6 +128,38 @@ public final class PrometheusExporter implements AutoCloseable
         final EpochClock epochClock,
         final PrintStream log) throws IOException
     {
+        return start(directory, bindAddress, port, DEFAULT_READ_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS,
+            DEFAULT_MAX_CONNECTIONS, epochClock, log);
+    }
+
+    /**
+     * Start serving the counters of the driver of a directory. The driver need not be running yet.
+     *
+     * @param directory      of the driver.
+     * @param bindAddress    local address to listen on.
+     * @param port           TCP port, 0 for any free one.
+     * @param readTimeoutMs  time a request's line and headers have to arrive, from the connection's accept or from
+     *                       the request's first byte on a keep-alive connection.
+     * @param idleTimeoutMs  time a keep-alive connection may wait for its next request.
+     * @param maxConnections open at once; one more replaces the open one that has waited longest.
+     * @param epochClock     to age the driver's heartbeat.
+     * @param log            to print a line to when the driver appears, goes or cannot be read.
+     * @return the running exporter.
+     * @throws IOException              if the address cannot be listened on.
+     * @throws IllegalArgumentException if a timeout or the connection bound is not positive.
+     * @throws ConfigurationException   if this process may not read the driver's CnC file.
+     * @throws IllegalStateException    if the CnC file has an incompatible version.
+     */
+    public static PrometheusExporter start(
+        final File directory,
+        final InetAddress bindAddress,
+        final int port,
+        final long readTimeoutMs,
+        final long idleTimeoutMs,
+        final int maxConnections,
+        final EpochClock epochClock,
+        final PrintStream log) throws IOException
+    {
         final DriverMetricsCollector collector = new DriverMetricsCollector(
             directory, TimeUnit.NANOSECONDS.toMillis(MetaRoce.Configuration.driverTimeoutNs()), epochClock, log);
         try
@@ -98,11 +167,8 @@ public final class PrometheusExporter implements AutoCloseable
             collector.mapIfPresent();
             final PrometheusRegistry registry = new PrometheusRegistry();
             registry.register(collector);
-            final HTTPServer server = HTTPServer.builder()
-                .inetAddress(bindAddress)
-                .port(port)
-                .registry(registry)
-                .buildAndStart();
+            final MetricsHttpServer server = MetricsHttpServer.start(
+                bindAddress, port, registry, readTimeoutMs, idleTimeoutMs, maxConnections, log);
 
             return new PrometheusExporter(collector, server);
         }
@@ -120,7 +186,7 @@ public final class PrometheusExporter implements AutoCloseable
      */
     public int port()
     {
-        return server.getPort();
+        return server.port();
     }
 
     /**
@@ -135,43 +201,20 @@ public final class PrometheusExporter implements AutoCloseable
     /**
      * Run the exporter until SIGINT or SIGTERM.
      *
-     * @param args {@code --port PORT}, {@code --bind ADDRESS}, {@code --help}.
+     * @param args {@code --port PORT}, {@code --bind ADDRESS}, {@code --read-timeout MS}, {@code --idle-timeout MS},
+     *             {@code --max-connections N}, {@code --help}.
      */
     public static void main(final String[] args)
     {
-        int port = DEFAULT_PORT;
-        String bind = DEFAULT_BIND_ADDRESS;
-        for (int i = 0; i < args.length; i++)
-        {
-            final String arg = args[i];
-            if ("--help".equals(arg) || "-h".equals(arg))
-            {
-                System.out.println(USAGE);
-                System.exit(0);
-            }
-            else if (("--port".equals(arg) || "--bind".equals(arg)) && i + 1 < args.length)
-            {
-                final String value = args[++i];
-                if ("--port".equals(arg))
-                {
-                    port = parsePort(value);
-                }
-                else
-                {
-                    bind = value;
-                }
-            }
-            else
-            {
-                usageError("unknown or incomplete option '" + arg + "'");
-            }
-        }
-
+        final Options options = parse(args);
+        final String bind = options.bind();
+        final int port = options.port();
         final File directory = new File(MetaRoce.Configuration.directoryName());
         final PrometheusExporter exporter;
         try
         {
-            exporter = start(directory, bindAddress(bind), port, SystemEpochClock.INSTANCE, System.out);
+            exporter = start(directory, bindAddress(bind), port, options.readTimeoutMs(), options.idleTimeoutMs(),
+                options.maxConnections(), SystemEpochClock.INSTANCE, System.out);
         }
         catch (final IOException ex)
         {
@@ -198,6 +241,69 @@ public final class PrometheusExporter implements AutoCloseable
         {
             exporter.close();
         }
+    }
+
+    private static Options parse(final String[] args)
+    {
+        int port = DEFAULT_PORT;
+        String bind = DEFAULT_BIND_ADDRESS;
+        long readTimeoutMs = DEFAULT_READ_TIMEOUT_MS;
+        long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
+        int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            if ("--help".equals(arg) || "-h".equals(arg))
+            {
+                System.out.println(USAGE);
+                System.exit(0);
+            }
+            else if (i + 1 < args.length && "--port".equals(arg))
+            {
+                port = parsePort(args[++i]);
+            }
+            else if (i + 1 < args.length && "--bind".equals(arg))
+            {
+                bind = args[++i];
+            }
+            else if (i + 1 < args.length && "--read-timeout".equals(arg))
+            {
+                readTimeoutMs = parseRange(arg, args[++i], MAX_TIMEOUT_MS, "milliseconds");
+            }
+            else if (i + 1 < args.length && "--idle-timeout".equals(arg))
+            {
+                idleTimeoutMs = parseRange(arg, args[++i], MAX_TIMEOUT_MS, "milliseconds");
+            }
+            else if (i + 1 < args.length && "--max-connections".equals(arg))
+            {
+                maxConnections = (int)parseRange(arg, args[++i], MAX_CONNECTIONS, "connections");
+            }
+            else
+            {
+                usageError("unknown or incomplete option '" + arg + "'");
+            }
+        }
+
+        return new Options(bind, port, readTimeoutMs, idleTimeoutMs, maxConnections);
+    }
+
+    private static long parseRange(final String option, final String value, final long max, final String unit)
+    {
+        try
+        {
+            final long parsed = Long.parseLong(value);
+            if (parsed >= 1 && parsed <= max)
+            {
+                return parsed;
+            }
+        }
+        catch (final NumberFormatException ignore)
+        {
+            // reported below with the value
+        }
+
+        usageError(option + " must be a number of " + unit + " from 1 to " + max + ", not '" + value + "'");
+        return -1;
     }
 
     private static int parsePort(final String value)

@@ -37,6 +37,7 @@ import java.io.PrintStream;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -248,15 +249,55 @@ class PrometheusExporterTest
     }
 
     @Test
+    void shouldServeScrapeWhenThirtyTwoClientsHoldHalfSentRequests()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final MediaDriver driver = launchDriver(uniqueDirectory());
+            final PrometheusExporter exporter = startExporter(new File(driver.directoryName()));
+            assertEquals(32, PrometheusExporter.DEFAULT_MAX_CONNECTIONS, "the slow clients take up the default bound");
+            for (int i = 0; i < 32; i++)
+            {
+                final Socket socket = new Socket(InetAddress.getLoopbackAddress(), exporter.port());
+                resources.add(socket);
+                // Half of them stop in the request line, half in the headers.
+                final String partial = i % 2 == 0 ? "GET /metr" : "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+                socket.getOutputStream().write(partial.getBytes(StandardCharsets.US_ASCII));
+            }
+
+            // Well inside the 2 s read timeout that would free the slow clients' slots anyway.
+            final PrometheusText scrape = PrometheusText.parse(scrape(exporter, Duration.ofMillis(1500)));
+            assertEquals(1.0, scrape.one("metaroce_up").value);
+        });
+    }
+
+    @Test
     void shouldPrintUsageAndExitZeroForHelpAndTwoForBadOption() throws IOException, InterruptedException
     {
         final Run help = runMain("--help");
         assertEquals(0, help.exitCode, help.output);
         assertTrue(help.output.contains("usage: ./metaroce exporter [--port <n>] [--bind <address>]"), help.output);
+        assertTrue(help.output.contains("--read-timeout <ms>") && help.output.contains("--idle-timeout <ms>") &&
+            help.output.contains("--max-connections <n>"), help.output);
 
         final Run badPort = runMain("--port", "70000");
         assertEquals(2, badPort.exitCode, badPort.output);
         assertTrue(badPort.output.contains("--port must be a TCP port from 0 to 65535, not '70000'"), badPort.output);
+
+        final Run badReadTimeout = runMain("--read-timeout", "0");
+        assertEquals(2, badReadTimeout.exitCode, badReadTimeout.output);
+        assertTrue(badReadTimeout.output.contains(
+            "--read-timeout must be a number of milliseconds from 1 to 3600000, not '0'"), badReadTimeout.output);
+
+        final Run badIdleTimeout = runMain("--idle-timeout", "5s");
+        assertEquals(2, badIdleTimeout.exitCode, badIdleTimeout.output);
+        assertTrue(badIdleTimeout.output.contains(
+            "--idle-timeout must be a number of milliseconds from 1 to 3600000, not '5s'"), badIdleTimeout.output);
+
+        final Run badMaxConnections = runMain("--max-connections", "5000");
+        assertEquals(2, badMaxConnections.exitCode, badMaxConnections.output);
+        assertTrue(badMaxConnections.output.contains(
+            "--max-connections must be a number of connections from 1 to 1024, not '5000'"), badMaxConnections.output);
 
         final Run unknown = runMain("--prot", "9000");
         assertEquals(2, unknown.exitCode, unknown.output);
@@ -414,8 +455,15 @@ class PrometheusExporterTest
 
     private String scrape(final PrometheusExporter exporter) throws IOException, InterruptedException
     {
+        return scrape(exporter, Duration.ofSeconds(30));
+    }
+
+    private String scrape(final PrometheusExporter exporter, final Duration timeout)
+        throws IOException, InterruptedException
+    {
         final HttpResponse<String> response = httpClient.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + exporter.port() + "/metrics")).GET().build(),
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + exporter.port() + "/metrics"))
+                .timeout(timeout).GET().build(),
             HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         assertEquals(200, response.statusCode(), response.body());
         final String contentType = response.headers().firstValue("Content-Type").orElse("");
