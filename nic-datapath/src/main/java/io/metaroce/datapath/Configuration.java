@@ -528,13 +528,13 @@ public final class Configuration
     public static final String REORDER_WINDOW_MIN_NS_PROP_NAME = "metaroce.datapath.reorder.window.min";
 
     /**
-     * Default of {@link #reorderWindowMinNs()}: lower bound of the RACK reordering window, max(this, srtt / 4 + the
-     * paths' srtt skew capped at srtt / 4).
+     * Default of {@link #reorderWindowMinNs()}: lower bound of the RACK reordering window reoWnd (wire specification,
+     * section 12.1 (d)).
      */
     public static final long REORDER_WINDOW_MIN_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(50);
 
     /**
-     * Lower bound of the RACK reordering window, max(this, srtt / 4 + the paths' srtt skew capped at srtt / 4).
+     * Lower bound of the RACK reordering window reoWnd (wire specification, section 12.1 (d)).
      *
      * @return the value of {@link #REORDER_WINDOW_MIN_NS_PROP_NAME}, or the default when it is not set.
      */
@@ -549,12 +549,13 @@ public final class Configuration
     public static final String TAIL_LOSS_PROBE_MIN_NS_PROP_NAME = "metaroce.datapath.tlp.min";
 
     /**
-     * Default of {@link #tailLossProbeMinNs()}: lower bound of the tail-loss probe timeout, max(2 x srtt, this).
+     * Default of {@link #tailLossProbeMinNs()}: lower bound of the tail-loss probe timeout (wire specification, section
+     * 12.1 (e)).
      */
     public static final long TAIL_LOSS_PROBE_MIN_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(100);
 
     /**
-     * Lower bound of the tail-loss probe timeout, max(2 x srtt, this).
+     * Lower bound of the tail-loss probe timeout (wire specification, section 12.1 (e)).
      *
      * @return the value of {@link #TAIL_LOSS_PROBE_MIN_NS_PROP_NAME}, or the default when it is not set.
      */
@@ -1018,13 +1019,13 @@ public final class Configuration
     public static final String CC_SLACK_NS_PROP_NAME = "metaroce.datapath.cc.slack";
 
     /**
-     * Default of {@link #ccSlackNs()}: fixed part of the delay target above base RTT: target = baseRtt + max(this,
-     * baseRtt / 2).
+     * Default of {@link #ccSlackNs()}: fixed part of the delay target above base RTT (wire specification, section
+     * 13.1).
      */
     public static final long CC_SLACK_NS_DEFAULT = TimeUnit.MICROSECONDS.toNanos(25);
 
     /**
-     * Fixed part of the delay target above base RTT: target = baseRtt + max(this, baseRtt / 2).
+     * Fixed part of the delay target above base RTT (wire specification, section 13.1).
      *
      * @return the value of {@link #CC_SLACK_NS_PROP_NAME}, or the default when it is not set.
      */

@@ -401,10 +401,10 @@ public final class EngineSettings
      * Configuration#DUP_THRESH_MIN_PROP_NAME}.
      * @param pathSeqTolerance reordering tolerated on one path by the path-sequence gap rule (k); see {@link
      * Configuration#PATH_SEQ_TOLERANCE_PROP_NAME}.
-     * @param reorderWindowMinNs lower bound of the RACK reordering window, max(this, srtt / 4 + the paths' srtt skew
-     * capped at srtt / 4); see {@link Configuration#REORDER_WINDOW_MIN_NS_PROP_NAME}.
-     * @param tailLossProbeMinNs lower bound of the tail-loss probe timeout, max(2 x srtt, this); see {@link
-     * Configuration#TAIL_LOSS_PROBE_MIN_NS_PROP_NAME}.
+     * @param reorderWindowMinNs lower bound of the RACK reordering window (wire specification, section 12.1 (d));
+     * see {@link Configuration#REORDER_WINDOW_MIN_NS_PROP_NAME}.
+     * @param tailLossProbeMinNs lower bound of the tail-loss probe timeout (wire specification, section 12.1 (e));
+     * see {@link Configuration#TAIL_LOSS_PROBE_MIN_NS_PROP_NAME}.
      * @param rtoLowMinNs lower bound of RTO_low (at most 3 packets in flight): max(4 x baseRtt, srtt + 4 x rttvar +
      * delayedAck, this); see {@link Configuration#RTO_LOW_MIN_NS_PROP_NAME}.
      * @param rtoHighMinNs lower bound of RTO_high: max(srtt + 4 x rttvar, 8 x baseRtt, this); see {@link
@@ -444,7 +444,7 @@ public final class EngineSettings
      * Configuration#CC_ADDITIVE_INCREASE_PROP_NAME}.
      * @param ccBeta gain of the delay-based multiplicative decrease; see {@link Configuration#CC_BETA_PROP_NAME}.
      * @param ccMaxMdf largest multiplicative decrease; see {@link Configuration#CC_MAX_MDF_PROP_NAME}.
-     * @param ccSlackNs fixed part of the delay target above base RTT: target = baseRtt + max(this, baseRtt / 2); see
+     * @param ccSlackNs fixed part of the delay target above base RTT (wire specification, section 13.1); see
      * {@link Configuration#CC_SLACK_NS_PROP_NAME}.
      * @param pacingGain pacing rate as a multiple of cwnd / srtt, used while {@code cwnd < 4 x mtu}; see {@link
      * Configuration#PACING_GAIN_PROP_NAME}.
@@ -1026,7 +1026,7 @@ public final class EngineSettings
         }
 
         /**
-         * Lower bound of the RACK reordering window, max(this, srtt / 4 + the paths' srtt skew capped at srtt / 4).
+         * Lower bound of the RACK reordering window (wire specification, section 12.1 (d)).
          *
          * @param reorderWindowMinNs the value; see {@link Configuration#REORDER_WINDOW_MIN_NS_PROP_NAME}.
          * @return this for a fluent API.
@@ -1038,7 +1038,7 @@ public final class EngineSettings
         }
 
         /**
-         * Lower bound of the tail-loss probe timeout, max(2 x srtt, this).
+         * Lower bound of the tail-loss probe timeout (wire specification, section 12.1 (e)).
          *
          * @param tailLossProbeMinNs the value; see {@link Configuration#TAIL_LOSS_PROBE_MIN_NS_PROP_NAME}.
          * @return this for a fluent API.
@@ -1194,7 +1194,7 @@ public final class EngineSettings
         }
 
         /**
-         * Fixed part of the delay target above base RTT: target = baseRtt + max(this, baseRtt / 2).
+         * Fixed part of the delay target above base RTT (wire specification, section 13.1).
          *
          * @param ccSlackNs the value; see {@link Configuration#CC_SLACK_NS_PROP_NAME}.
          * @return this for a fluent API.

@@ -20,10 +20,10 @@ package io.metaroce.datapath.congestion;
  * for its senders (ECN-driven AIMD, in the manner of DCTCP) with an RTT sample above a threshold standing for the ECN
  * mark that Java cannot read on receive.
  * <ul>
- *     <li>mark: the smaller of this RTT sample and the previous one is at or above
- *     {@code baseRtt + max(slack, baseRtt / 2, 4 x mtu x planes x srtt / cwnd)} (the delay controller's target, so
- *     that both controllers see the same queue as congestion; the minimum of two ignores a single late sample of a
- *     descheduled endpoint);</li>
+ *     <li>mark: the smaller of this RTT sample and the previous one is at or above the delay target of the wire
+ *     specification's section 13.1 (slack its fixed part, {@link DelayCongestionControl#QUEUE_PACKETS} its
+ *     packets), so that both controllers see the same queue as congestion; the minimum of two ignores a single late
+ *     sample of a descheduled endpoint;</li>
  *     <li>slow start until the first mark or loss: {@code cwnd += bytesAcked}; then per unmarked acknowledgement
  *     {@code cwnd += ai x mtu x bytesAcked / cwnd} (ai mtu per window);</li>
  *     <li>once per srtt, the fraction F of the bytes acknowledged in it that were marked updates
@@ -154,7 +154,7 @@ public final class AimdCongestionControl implements CongestionControl
      *
      * @param baseRttNs the connection's base RTT.
      * @param srttNs    the connection's smoothed RTT.
-     * @return baseRtt + max(slack, baseRtt / 2, 4 x mtu x planes x srtt / cwnd).
+     * @return the delay target of the wire specification's section 13.1.
      */
     public long thresholdNs(final long baseRttNs, final long srttNs)
     {

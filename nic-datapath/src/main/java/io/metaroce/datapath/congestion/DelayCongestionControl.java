@@ -19,11 +19,8 @@ package io.metaroce.datapath.congestion;
  * Delay-based congestion window of one connection, shared by all of its paths (the software counterpart of UET's
  * NSCC without ECN, which Java cannot read on receive).
  * <ul>
- *     <li>target = baseRtt + max(slack, baseRtt / 2, {@link #QUEUE_PACKETS} x mtu x planes x srtt / cwnd): the last
- *     term is the time that many packets take at the rate each plane gets of the window (cwnd / srtt / planes, the
- *     spray dividing the window over the planes), so that a slow bottleneck (a plane rate-limited to 200 Mb/s carries
- *     a 1440-byte packet in 58 us, more than the slack) keeps a few packets queued and stays busy, and the window
- *     cannot be driven below about that many packets per plane by delay alone;</li>
+ *     <li>target: the delay target of the wire specification's section 13.1 ({@link #targetNs(long, long)}), slack its
+ *     fixed part and {@link #QUEUE_PACKETS} the packets its last term allows queued;</li>
  *     <li>the delay d compared with the target is the smaller of this sample and the previous one. Queueing raises
  *     consecutive samples; a software endpoint's scheduling delay (a descheduled driver thread, a late duty cycle)
  *     raises single ones, which the minimum ignores. A longer filter (Copa's minimum over half an srtt) reacted late
@@ -203,7 +200,7 @@ public final class DelayCongestionControl implements CongestionControl
      *
      * @param baseRttNs the connection's base RTT.
      * @param srttNs    the connection's smoothed RTT.
-     * @return baseRtt + max(slack, baseRtt / 2, QUEUE_PACKETS x mtu x planes x srtt / cwnd).
+     * @return the delay target of the wire specification's section 13.1.
      */
     public long targetNs(final long baseRttNs, final long srttNs)
     {

@@ -787,7 +787,7 @@ public final class SendTracker
      * @param refund      true when the named transmission reached the receiver and must not count towards the
      *                    retransmission limit (RX_OVERFLOW, NOT_READY).
      * @param nowNs       current time.
-     * @return true when the PSN was in flight and is now queued.
+     * @return true when the PSN was in flight, or declared lost and not yet sent again, and is now queued.
      */
     public boolean onNack(
         final int psn, final int reason, final long notBeforeNs, final boolean refund, final long nowNs)
@@ -798,15 +798,22 @@ public final class SendTracker
         }
 
         final int slot = psn & mask;
-        if (0 == (state[slot] & IN_FLIGHT))
+        final byte s = state[slot];
+        if (0 == (s & IN_FLIGHT))
         {
+            if (0 != (s & LOST) && 0 == (s & QUEUED) && notBeforeNs > nowNs)
+            {
+                // Declared lost by another rule and not sent again yet: the refusal holds it back too, and a PSN
+                // already waiting is not held longer [MR-NACK-7].
+                lostBits[slot >>> 6] &= ~(1L << slot);
+                refund(slot, refund);
+                defer(slot, notBeforeNs);
+                return true;
+            }
             return false;
         }
 
-        if (refund && transmissions[slot] > 0)
-        {
-            transmissions[slot]--;
-        }
+        refund(slot, refund);
         if (notBeforeNs <= nowNs)
         {
             markLost(slot, reason);
@@ -818,16 +825,29 @@ public final class SendTracker
             lossReason[slot] = (byte)reason;
             if (0 == (state[slot] & QUEUED))
             {
-                state[slot] |= QUEUED;
-                final int tail = (deferredHead + deferredCount) & mask;
-                deferredQueue[tail] = slot;
-                deferredUntilNs[tail] = notBeforeNs;
-                deferredCount++;
+                defer(slot, notBeforeNs);
             }
             handler.onPacketLost(psn, pathOf[slot], reason, sendTimeNs[slot]);
         }
 
         return true;
+    }
+
+    private void refund(final int slot, final boolean refund)
+    {
+        if (refund && transmissions[slot] > 0)
+        {
+            transmissions[slot]--;
+        }
+    }
+
+    private void defer(final int slot, final long notBeforeNs)
+    {
+        state[slot] |= QUEUED;
+        final int tail = (deferredHead + deferredCount) & mask;
+        deferredQueue[tail] = slot;
+        deferredUntilNs[tail] = notBeforeNs;
+        deferredCount++;
     }
 
     /**

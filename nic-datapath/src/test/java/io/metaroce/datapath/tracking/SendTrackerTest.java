@@ -218,6 +218,24 @@ class SendTrackerTest
     }
 
     @Test
+    void shouldHoldBackARetransmissionAlreadyDecidedWhenARefusalArrives()
+    {
+        tracker.reset(ISN);
+        send(0, 0, 100);
+        tracker.detectTimeout(10_000, 1);
+        assertTrue(tracker.hasRetransmit(10_000), "declared lost by the RTO, not sent again yet");
+        // [MR-NACK-7] a refusal of its transmission holds the decided retransmission back as well, refunded.
+        assertTrue(tracker.onNack(ISN, LossReason.REFUSED, 11_000, true, 10_001));
+        assertFalse(tracker.hasRetransmit(10_999));
+        assertEquals(0, tracker.transmissions(ISN), "[MR-LOSS-6] the refused transmission does not count");
+        // A further refusal while it waits does not extend the wait.
+        assertFalse(tracker.onNack(ISN, LossReason.REFUSED, 20_000, true, 10_500));
+        assertEquals(11_000, tracker.nextDeferredNs());
+        assertTrue(tracker.hasRetransmit(11_000));
+        assertEquals(ISN, tracker.nextRetransmitPsn());
+    }
+
+    @Test
     void shouldFindSackBitsAtOrBeyondTheNextPsn()
     {
         tracker.reset(ISN);
