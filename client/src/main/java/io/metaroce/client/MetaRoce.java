@@ -154,10 +154,57 @@ public final class MetaRoce implements AutoCloseable
          * Driver timeout from the property, or the default.
          *
          * @return nanoseconds.
+         * @throws ConfigurationException naming the property if its value is not a duration.
          */
         public static long driverTimeoutNs()
         {
-            return SystemUtil.getDurationInNanos(DRIVER_TIMEOUT_PROP_NAME, DRIVER_TIMEOUT_DEFAULT_NS);
+            return durationProperty(DRIVER_TIMEOUT_PROP_NAME, DRIVER_TIMEOUT_DEFAULT_NS);
+        }
+
+        private static long durationProperty(final String name, final long defaultValueNs)
+        {
+            try
+            {
+                return SystemUtil.getDurationInNanos(name, defaultValueNs);
+            }
+            catch (final RuntimeException ex)
+            {
+                // Agrona's message lacks the property name, repeats it, or shows only part of the value.
+                throw new ConfigurationException(
+                    name + " must be a duration such as 500ms or 10s: " + System.getProperty(name));
+            }
+        }
+
+        /**
+         * A duration as its property gave it ({@code 500us}) when the setting is the property's, so that a message
+         * shows what was written; otherwise in nanoseconds, as code set it.
+         */
+        private static String asGiven(final String name, final long valueNs)
+        {
+            final String text = System.getProperty(name);
+            try
+            {
+                if (null != text && SystemUtil.parseDuration(name, text.trim()) == valueNs)
+                {
+                    return text.trim();
+                }
+            }
+            catch (final RuntimeException ignore)
+            {
+                // the property does not hold this value: code set it
+            }
+
+            final long[] unitsNs = { TimeUnit.SECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1), 1_000L };
+            final String[] units = { "s", "ms", "us" };
+            for (int i = 0; i < unitsNs.length; i++)
+            {
+                if (0 != valueNs && 0 == valueNs % unitsNs[i])
+                {
+                    return valueNs / unitsNs[i] + units[i];
+                }
+            }
+
+            return valueNs + "ns";
         }
     }
 
@@ -170,11 +217,11 @@ public final class MetaRoce implements AutoCloseable
         private boolean isConcluded;
         private String directoryName = Configuration.directoryName();
         private long driverTimeoutNs = Configuration.driverTimeoutNs();
-        private long keepaliveIntervalNs = SystemUtil.getDurationInNanos(
+        private long keepaliveIntervalNs = Configuration.durationProperty(
             Configuration.KEEPALIVE_INTERVAL_PROP_NAME, Configuration.KEEPALIVE_INTERVAL_DEFAULT_NS);
-        private long resourceLingerDurationNs = SystemUtil.getDurationInNanos(
+        private long resourceLingerDurationNs = Configuration.durationProperty(
             Configuration.RESOURCE_LINGER_DURATION_PROP_NAME, Configuration.RESOURCE_LINGER_DURATION_DEFAULT_NS);
-        private long idleSleepDurationNs = SystemUtil.getDurationInNanos(
+        private long idleSleepDurationNs = Configuration.durationProperty(
             Configuration.IDLE_SLEEP_DURATION_PROP_NAME, Configuration.IDLE_SLEEP_DURATION_DEFAULT_NS);
         private boolean useConductorAgentInvoker;
         private IdleStrategy idleStrategy;
@@ -210,27 +257,30 @@ public final class MetaRoce implements AutoCloseable
 
             if (driverTimeoutNs < TimeUnit.MILLISECONDS.toNanos(1))
             {
-                throw new ConfigurationException(
-                    Configuration.DRIVER_TIMEOUT_PROP_NAME + " must be at least 1 ms: " + driverTimeoutNs + " ns");
+                throw new ConfigurationException(Configuration.DRIVER_TIMEOUT_PROP_NAME + " must be at least 1ms: " +
+                    Configuration.asGiven(Configuration.DRIVER_TIMEOUT_PROP_NAME, driverTimeoutNs));
             }
 
             if (keepaliveIntervalNs <= 0 || keepaliveIntervalNs >= driverTimeoutNs)
             {
                 throw new ConfigurationException(Configuration.KEEPALIVE_INTERVAL_PROP_NAME + " must be positive and " +
-                    "less than " + Configuration.DRIVER_TIMEOUT_PROP_NAME + " (" + driverTimeoutNs + " ns): " +
-                    keepaliveIntervalNs + " ns");
+                    "less than " + Configuration.DRIVER_TIMEOUT_PROP_NAME + " (" +
+                    Configuration.asGiven(Configuration.DRIVER_TIMEOUT_PROP_NAME, driverTimeoutNs) + "): " +
+                    Configuration.asGiven(Configuration.KEEPALIVE_INTERVAL_PROP_NAME, keepaliveIntervalNs));
             }
 
             if (resourceLingerDurationNs < 0)
             {
                 throw new ConfigurationException(Configuration.RESOURCE_LINGER_DURATION_PROP_NAME +
-                    " must not be negative: " + resourceLingerDurationNs + " ns");
+                    " must not be negative: " +
+                    Configuration.asGiven(Configuration.RESOURCE_LINGER_DURATION_PROP_NAME, resourceLingerDurationNs));
             }
 
             if (idleSleepDurationNs <= 0)
             {
                 throw new ConfigurationException(Configuration.IDLE_SLEEP_DURATION_PROP_NAME +
-                    " must be positive: " + idleSleepDurationNs + " ns");
+                    " must be positive: " +
+                    Configuration.asGiven(Configuration.IDLE_SLEEP_DURATION_PROP_NAME, idleSleepDurationNs));
             }
 
             if (null == idleStrategy)

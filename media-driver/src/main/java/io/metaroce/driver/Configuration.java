@@ -243,9 +243,16 @@ public final class Configuration
     public static final String ERROR_BUFFER_LENGTH_PROP_NAME = "metaroce.error.buffer.length";
 
     /**
-     * Default length of each CnC buffer: 1 MiB.
+     * Default length of the command ring, the event broadcast and the error log: 1 MiB each.
      */
     public static final int CNC_BUFFER_LENGTH_DEFAULT = 1024 * 1024;
+
+    /**
+     * Default length of the counters values buffer: 4 MiB, 32,768 counters of 128 bytes (with the 16 MiB of their
+     * metadata 20 MiB of the CnC file), so that one driver holds 4,000 network publications over 4 planes and 4,000
+     * network images with a subscriber each, 7 counters a pair, with more than 10 % to spare.
+     */
+    public static final int COUNTERS_BUFFER_LENGTH_DEFAULT = 4 * 1024 * 1024;
 
     /**
      * Property: how long a freed counter stays unused before it may be reallocated.
@@ -381,18 +388,31 @@ public final class Configuration
             {
                 // reported below
             }
-            throw new ConfigurationException(propertyName + ": sleep-ns needs a positive number of ns: " + name);
+            throw new ConfigurationException(propertyName + " must be sleep-ns:<n> with n a positive number of ns: " +
+                name);
         }
 
+        final String reason;
         try
         {
             return (IdleStrategy)Class.forName(name).getConstructor().newInstance();
         }
-        catch (final ReflectiveOperationException | ClassCastException ex)
+        catch (final ClassNotFoundException ex)
         {
-            throw new ConfigurationException(propertyName + ": unknown idle strategy '" + name +
-                "' (spin, noop, yield, backoff, sleep-ns:<n> or a class name): " + ex);
+            reason = "no such class";
         }
+        catch (final ClassCastException ex)
+        {
+            reason = "not an IdleStrategy";
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            // The exception's own text would show the class name, the value, a second time.
+            reason = "cannot be created: " + ex.getClass().getSimpleName();
+        }
+
+        throw new ConfigurationException(propertyName + " must be spin, noop, yield, backoff, sleep-ns:<n> or an " +
+            "IdleStrategy class with a public no-argument constructor (" + reason + "): " + name);
     }
 
     /**
@@ -461,10 +481,24 @@ public final class Configuration
      * Seed of the random loss of {@link NetworkLossGenerator}.
      *
      * @return the value of {@link #LOSS_SEED_PROP_NAME}, or the current nano time.
+     * @throws ConfigurationException naming the property if the value is not an integer.
      */
     public static long lossSeed()
     {
-        return Long.getLong(LOSS_SEED_PROP_NAME, System.nanoTime());
+        final String value = System.getProperty(LOSS_SEED_PROP_NAME);
+        if (null == value)
+        {
+            return System.nanoTime();
+        }
+
+        try
+        {
+            return Long.parseLong(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigurationException(LOSS_SEED_PROP_NAME + " must be an integer: " + value);
+        }
     }
 
     static int sizeProperty(final String name, final int defaultValue)
@@ -475,7 +509,9 @@ public final class Configuration
         }
         catch (final RuntimeException ex)
         {
-            throw new ConfigurationException(name + " must be a size such as 65536, 64k or 16m: " + ex.getMessage());
+            // Agrona's message names the property and the value again, or shows only part of the value.
+            throw new ConfigurationException(
+                name + " must be a size such as 65536, 64k or 16m (less than 2 GiB): " + System.getProperty(name));
         }
     }
 
@@ -487,7 +523,27 @@ public final class Configuration
         }
         catch (final RuntimeException ex)
         {
-            throw new ConfigurationException(name + " must be a duration such as 500ms or 10s: " + ex.getMessage());
+            throw new ConfigurationException(
+                name + " must be a duration such as 500ms or 10s: " + System.getProperty(name));
+        }
+    }
+
+    static long longSizeProperty(final String name, final long defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (null == value)
+        {
+            return defaultValue;
+        }
+
+        try
+        {
+            return SystemUtil.parseSize(name, value.trim());
+        }
+        catch (final RuntimeException ex)
+        {
+            // Agrona's message names the property and the value again.
+            throw new ConfigurationException(name + " must be a size such as 0, 65536, 64m or 2g: " + value);
         }
     }
 

@@ -416,7 +416,7 @@ final class DriverConductor implements Agent
 
         if (countersManager.available() < matches.size())
         {
-            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, "counters file full: cannot " +
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, countersFull() + ": cannot " +
                 "allocate " + matches.size() + " subscriber position counters for stream " + streamId);
         }
 
@@ -524,7 +524,7 @@ final class DriverConductor implements Agent
         catch (final IllegalStateException ex)
         {
             throw new ControlProtocolException(
-                ControlErrorCode.LIMIT_EXCEEDED, "counters file full: " + ex.getMessage());
+                ControlErrorCode.LIMIT_EXCEEDED, countersFull() + ": cannot allocate the counter of type " + typeId);
         }
 
         countersManager.setCounterRegistrationId(counterId, correlationId);
@@ -694,7 +694,7 @@ final class DriverConductor implements Agent
             catch (final IllegalStateException ex)
             {
                 throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
-                    "counters file full: cannot allocate the heartbeat of client " + clientId);
+                    countersFull() + ": cannot allocate the heartbeat of client " + clientId);
             }
 
             final AtomicCounter heartbeat = new AtomicCounter(countersValuesBuffer, counterId, countersManager);
@@ -813,7 +813,7 @@ final class DriverConductor implements Agent
         }
         catch (final IllegalStateException ex)
         {
-            ctx.errorHandler().onError(new IllegalStateException("counters file full: subscription " +
+            ctx.errorHandler().onError(new IllegalStateException(countersFull() + ": subscription " +
                 subscription.registrationId() + " gets no image of session " + sessionId, ex));
             return null;
         }
@@ -855,7 +855,7 @@ final class DriverConductor implements Agent
         if (countersManager.available() < 2)
         {
             throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
-                "counters file full: cannot allocate the publisher counters of stream " + streamId);
+                countersFull() + ": cannot allocate the publisher counters of stream " + streamId);
         }
 
         final RawLog rawLog;
@@ -893,7 +893,7 @@ final class DriverConductor implements Agent
             }
             rawLog.free();
             throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
-                "counters file full: cannot allocate the publisher counters of stream " + streamId);
+                countersFull() + ": cannot allocate the publisher counters of stream " + streamId);
         }
 
         final IpcPublication publication = new IpcPublication(
@@ -1162,7 +1162,7 @@ final class DriverConductor implements Agent
         }
         catch (final IllegalStateException ex)
         {
-            ctx.errorHandler().onError(new IllegalStateException("counters file full: image of stream " +
+            ctx.errorHandler().onError(new IllegalStateException(countersFull() + ": image of stream " +
                 image.streamId() + " session " + image.sessionId() + " gets no rcv-hwm counter", ex));
         }
     }
@@ -1283,7 +1283,7 @@ final class DriverConductor implements Agent
         if (countersManager.available() < 3)
         {
             throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED,
-                "counters file full: cannot allocate the publisher counters of stream " + streamId);
+                countersFull() + ": cannot allocate the publisher counters of stream " + streamId);
         }
 
         try
@@ -1612,6 +1612,15 @@ final class DriverConductor implements Agent
         }
 
         return workCount;
+    }
+
+    /**
+     * The start of every "counters file full" message: it names the setting to raise, its value and its capacity.
+     */
+    private String countersFull()
+    {
+        return "counters file full (" + Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME + "=" +
+            countersValuesBuffer.capacity() + " holds " + (countersManager.maxCounterId() + 1) + " counters)";
     }
 
     private static void checkCommandSpace(final TransportCommandQueue queue, final String agent)

@@ -498,7 +498,7 @@ public final class MediaDriver implements AutoCloseable
         private int toClientsBufferLength = Configuration.sizeProperty(
             Configuration.TO_CLIENTS_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
         private int countersBufferLength = Configuration.sizeProperty(
-            Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
+            Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, Configuration.COUNTERS_BUFFER_LENGTH_DEFAULT);
         private int errorBufferLength = Configuration.sizeProperty(
             Configuration.ERROR_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
         private int streamSessionLimit = Configuration.intProperty(
@@ -646,65 +646,70 @@ public final class MediaDriver implements AutoCloseable
 
             if (timerIntervalNs < TimeUnit.MILLISECONDS.toNanos(1))
             {
-                fail(Configuration.TIMER_INTERVAL_PROP_NAME, "must be at least 1 ms", timerIntervalNs + "ns");
+                failDuration(Configuration.TIMER_INTERVAL_PROP_NAME, "must be at least 1ms", timerIntervalNs);
             }
 
             if (driverTimeoutNs < 2 * timerIntervalNs)
             {
-                fail(MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, "must be at least twice " +
-                    Configuration.TIMER_INTERVAL_PROP_NAME + " (" + timerIntervalNs + "ns)", driverTimeoutNs + "ns");
+                failDuration(MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, "must be at least twice " +
+                    Configuration.TIMER_INTERVAL_PROP_NAME + " (" +
+                    asGiven(Configuration.TIMER_INTERVAL_PROP_NAME, timerIntervalNs, true) + ")", driverTimeoutNs);
             }
 
             if (clientLivenessTimeoutNs < 2 * timerIntervalNs)
             {
-                fail(Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME, "must be at least twice " +
-                    Configuration.TIMER_INTERVAL_PROP_NAME + " (" + timerIntervalNs + "ns)",
-                    clientLivenessTimeoutNs + "ns");
+                failDuration(Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME, "must be at least twice " +
+                    Configuration.TIMER_INTERVAL_PROP_NAME + " (" +
+                    asGiven(Configuration.TIMER_INTERVAL_PROP_NAME, timerIntervalNs, true) + ")",
+                    clientLivenessTimeoutNs);
             }
 
             if (publicationUnblockTimeoutNs <= clientLivenessTimeoutNs)
             {
-                fail(Configuration.PUBLICATION_UNBLOCK_TIMEOUT_PROP_NAME, "must be longer than " +
-                    Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME + " (" + clientLivenessTimeoutNs + "ns)",
-                    publicationUnblockTimeoutNs + "ns");
+                failDuration(Configuration.PUBLICATION_UNBLOCK_TIMEOUT_PROP_NAME, "must be longer than " +
+                    Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME + " (" +
+                    asGiven(Configuration.CLIENT_LIVENESS_TIMEOUT_PROP_NAME, clientLivenessTimeoutNs, true) + ")",
+                    publicationUnblockTimeoutNs);
             }
 
             if (publicationLingerTimeoutNs < 0)
             {
-                fail(Configuration.PUBLICATION_LINGER_TIMEOUT_PROP_NAME, "must not be negative",
-                    publicationLingerTimeoutNs + "ns");
+                failDuration(Configuration.PUBLICATION_LINGER_TIMEOUT_PROP_NAME, "must not be negative",
+                    publicationLingerTimeoutNs);
             }
 
             if (counterFreeToReuseTimeoutNs < 0)
             {
-                fail(Configuration.COUNTER_FREE_TO_REUSE_TIMEOUT_PROP_NAME, "must not be negative",
-                    counterFreeToReuseTimeoutNs + "ns");
+                failDuration(Configuration.COUNTER_FREE_TO_REUSE_TIMEOUT_PROP_NAME, "must not be negative",
+                    counterFreeToReuseTimeoutNs);
             }
 
             if (cycleThresholdNs <= 0)
             {
-                fail(Configuration.CYCLE_THRESHOLD_PROP_NAME, "must be positive", cycleThresholdNs + "ns");
+                failDuration(Configuration.CYCLE_THRESHOLD_PROP_NAME, "must be positive", cycleThresholdNs);
             }
         }
 
         private void concludeLogSettings()
         {
-            try
+            // Checked here rather than by LogBufferDescriptor, whose message would show the value a second time.
+            checkPowerOfTwo(Configuration.IPC_TERM_LENGTH_PROP_NAME, ipcTermLength,
+                LogBufferDescriptor.TERM_MIN_LENGTH, LogBufferDescriptor.TERM_MAX_LENGTH);
+            checkPowerOfTwo(Configuration.FILE_PAGE_SIZE_PROP_NAME, filePageSize,
+                LogBufferDescriptor.PAGE_MIN_SIZE, LogBufferDescriptor.PAGE_MAX_SIZE);
+
+            if (ipcMtu < 64 || ipcMtu > Configuration.MAX_MTU || 0 != (ipcMtu % 32) || ipcMtu > ipcTermLength / 8)
             {
-                LogBufferDescriptor.checkTermLength(ipcTermLength);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                fail(Configuration.IPC_TERM_LENGTH_PROP_NAME, ex.getMessage(), ipcTermLength);
+                failSize(Configuration.IPC_MTU_PROP_NAME, "must be a multiple of 32 between 64 and " +
+                    Math.min(Configuration.MAX_MTU, ipcTermLength / 8) + " (an eighth of the term length)", ipcMtu);
             }
 
-            try
+            if (ipcTermWindowLength < 0 || ipcTermWindowLength > ipcTermLength / 2)
             {
-                LogBufferDescriptor.checkPageSize(filePageSize);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                fail(Configuration.FILE_PAGE_SIZE_PROP_NAME, ex.getMessage(), filePageSize);
+                failSize(Configuration.IPC_TERM_WINDOW_PROP_NAME, "must be 0 (half the term) or at most half of " +
+                    Configuration.IPC_TERM_LENGTH_PROP_NAME + " (" +
+                    asGiven(Configuration.IPC_TERM_LENGTH_PROP_NAME, ipcTermLength, false) + ")",
+                    ipcTermWindowLength);
             }
 
             if (ipcMtu < 64 || ipcMtu > Configuration.MAX_MTU || 0 != (ipcMtu % 32) || ipcMtu > ipcTermLength / 8)
@@ -722,14 +727,14 @@ public final class MediaDriver implements AutoCloseable
 
         private void concludeBuffers()
         {
-            checkPowerOfTwo(Configuration.TO_DRIVER_BUFFER_LENGTH_PROP_NAME, toDriverBufferLength);
-            checkPowerOfTwo(Configuration.TO_CLIENTS_BUFFER_LENGTH_PROP_NAME, toClientsBufferLength);
-            checkPowerOfTwo(Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, countersBufferLength);
-            checkPowerOfTwo(Configuration.ERROR_BUFFER_LENGTH_PROP_NAME, errorBufferLength);
-            if (countersBufferLength > 256 * 1024 * 1024)
-            {
-                fail(Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, "must be at most 256m", countersBufferLength);
-            }
+            final int maxLength = Integer.highestOneBit(Integer.MAX_VALUE);
+            checkPowerOfTwo(Configuration.TO_DRIVER_BUFFER_LENGTH_PROP_NAME, toDriverBufferLength, 64 * 1024,
+                maxLength);
+            checkPowerOfTwo(Configuration.TO_CLIENTS_BUFFER_LENGTH_PROP_NAME, toClientsBufferLength, 64 * 1024,
+                maxLength);
+            checkPowerOfTwo(Configuration.COUNTERS_BUFFER_LENGTH_PROP_NAME, countersBufferLength, 64 * 1024,
+                256 * 1024 * 1024);
+            checkPowerOfTwo(Configuration.ERROR_BUFFER_LENGTH_PROP_NAME, errorBufferLength, 64 * 1024, maxLength);
         }
 
         private void concludeAgents()
@@ -785,11 +790,11 @@ public final class MediaDriver implements AutoCloseable
             }
         }
 
-        private static void checkPowerOfTwo(final String name, final int length)
+        private static void checkPowerOfTwo(final String name, final int length, final int min, final int max)
         {
-            if (length < 64 * 1024 || !BitUtil.isPowerOfTwo(length))
+            if (length < min || length > max || !BitUtil.isPowerOfTwo(length))
             {
-                fail(name, "must be a power of two of at least 64k", length);
+                failSize(name, "must be a power of two from " + sizeText(min) + " to " + sizeText(max), length);
             }
         }
 
@@ -804,6 +809,57 @@ public final class MediaDriver implements AutoCloseable
         private static void fail(final String name, final String problem, final Object value)
         {
             throw new ConfigurationException(name + " " + problem + ": " + value);
+        }
+
+        private static void failSize(final String name, final String problem, final long bytes)
+        {
+            fail(name, problem, asGiven(name, bytes, false));
+        }
+
+        private static void failDuration(final String name, final String problem, final long ns)
+        {
+            fail(name, problem, asGiven(name, ns, true));
+        }
+
+        /**
+         * A size or duration as its property gave it ({@code 100k}, {@code 500us}) when the setting is the
+         * property's, so that a message shows what was written; otherwise as code set it.
+         */
+        private static String asGiven(final String name, final long value, final boolean isDuration)
+        {
+            final String text = System.getProperty(name);
+            if (null != text)
+            {
+                try
+                {
+                    final String trimmed = text.trim();
+                    if (value == (isDuration ?
+                        SystemUtil.parseDuration(name, trimmed) : SystemUtil.parseSize(name, trimmed)))
+                    {
+                        return trimmed;
+                    }
+                }
+                catch (final RuntimeException ignore)
+                {
+                    // the property does not hold this value: code set it
+                }
+            }
+
+            return isDuration ? ConfigurationPrinter.formatNs(value) : String.valueOf(value);
+        }
+
+        private static String sizeText(final long bytes)
+        {
+            if (0 == bytes % (1024 * 1024 * 1024))
+            {
+                return bytes / (1024 * 1024 * 1024) + "g";
+            }
+            if (0 == bytes % (1024 * 1024))
+            {
+                return bytes / (1024 * 1024) + "m";
+            }
+
+            return 0 == bytes % 1024 ? bytes / 1024 + "k" : String.valueOf(bytes);
         }
 
         static PacketTransportFactory transportFactoryProperty()

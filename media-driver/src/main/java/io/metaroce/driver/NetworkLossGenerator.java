@@ -64,10 +64,12 @@ public final class NetworkLossGenerator
      * The generator the {@code metaroce.loss.*} system properties describe, or null when they ask for no loss.
      *
      * @return the generator, or null.
-     * @throws IllegalArgumentException naming the property when a value is malformed.
+     * @throws IllegalArgumentException naming the property when a value is malformed or out of range.
      */
     static NetworkLossGenerator fromSystemProperties()
     {
+        // Read even when no loss is asked for, so that a malformed seed fails the start rather than a later run.
+        final long seed = Configuration.lossSeed();
         final String dataRate = System.getProperty(Configuration.LOSS_DATA_RATE_PROP_NAME);
         final String controlRate = System.getProperty(Configuration.LOSS_CONTROL_RATE_PROP_NAME);
         final String dataEvery = System.getProperty(Configuration.LOSS_DATA_EVERY_PROP_NAME);
@@ -77,11 +79,11 @@ public final class NetworkLossGenerator
             return null;
         }
 
-        final NetworkLossGenerator generator = new NetworkLossGenerator(Configuration.lossSeed());
-        final double[] dataRates = parseList(Configuration.LOSS_DATA_RATE_PROP_NAME, dataRate);
-        final double[] controlRates = parseList(Configuration.LOSS_CONTROL_RATE_PROP_NAME, controlRate);
-        final double[] dataEverys = parseList(Configuration.LOSS_DATA_EVERY_PROP_NAME, dataEvery);
-        final double[] controlEverys = parseList(Configuration.LOSS_CONTROL_EVERY_PROP_NAME, controlEvery);
+        final NetworkLossGenerator generator = new NetworkLossGenerator(seed);
+        final double[] dataRates = parseList(Configuration.LOSS_DATA_RATE_PROP_NAME, dataRate, true);
+        final double[] controlRates = parseList(Configuration.LOSS_CONTROL_RATE_PROP_NAME, controlRate, true);
+        final double[] dataEverys = parseList(Configuration.LOSS_DATA_EVERY_PROP_NAME, dataEvery, false);
+        final double[] controlEverys = parseList(Configuration.LOSS_CONTROL_EVERY_PROP_NAME, controlEvery, false);
         for (int plane = 0; plane < MAX_PLANES; plane++)
         {
             generator.dataRate(plane, valueAt(dataRates, plane));
@@ -220,7 +222,7 @@ public final class NetworkLossGenerator
         return n;
     }
 
-    private static double[] parseList(final String name, final String value)
+    private static double[] parseList(final String name, final String value, final boolean isRate)
     {
         if (null == value || value.isBlank())
         {
@@ -228,17 +230,34 @@ public final class NetworkLossGenerator
         }
 
         final String[] parts = value.split(",", -1);
+        if (parts.length > MAX_PLANES)
+        {
+            throw new IllegalArgumentException(name + " must list at most " + MAX_PLANES + " planes: " + value);
+        }
+
         final double[] values = new double[parts.length];
         for (int i = 0; i < parts.length; i++)
         {
+            double element = Double.NaN;
             try
             {
-                values[i] = Double.parseDouble(parts[i].trim());
+                element = Double.parseDouble(parts[i].trim());
             }
-            catch (final NumberFormatException ex)
+            catch (final NumberFormatException ignore)
             {
-                throw new IllegalArgumentException(name + ": '" + parts[i] + "' is not a number (plane " + i + ")");
+                // refused below
             }
+
+            final boolean isValid = isRate ? element >= 0.0 && element <= 1.0 :
+                element >= 0.0 && element <= Integer.MAX_VALUE && element == Math.rint(element);
+            if (!isValid)
+            {
+                // The whole value as given, once: the plane's index says which element is wrong.
+                throw new IllegalArgumentException(name + " must be " + (isRate ? "a rate in [0, 1]" :
+                    "a whole number n >= 0 (drop every n-th, 0 for none)") + " per plane, comma-separated (plane " +
+                    i + "'s is not): " + value);
+            }
+            values[i] = element;
         }
 
         return values;

@@ -76,10 +76,10 @@ class NetworkCountersCapacityTest
             // 2,000 logs and 1,000 streams keep the drivers busy for seconds on a loaded machine: generous liveness
             final long livenessNs = TimeUnit.SECONDS.toNanos(20);
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .countersBufferLength(Configuration.CNC_BUFFER_LENGTH_DEFAULT).clientLivenessTimeoutNs(livenessNs)
+                .countersBufferLength(Configuration.COUNTERS_BUFFER_LENGTH_DEFAULT).clientLivenessTimeoutNs(livenessNs)
                 .publicationUnblockTimeoutNs(2 * livenessNs));
             final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                .countersBufferLength(Configuration.CNC_BUFFER_LENGTH_DEFAULT).clientLivenessTimeoutNs(livenessNs)
+                .countersBufferLength(Configuration.COUNTERS_BUFFER_LENGTH_DEFAULT).clientLivenessTimeoutNs(livenessNs)
                 .publicationUnblockTimeoutNs(2 * livenessNs));
             final MetaRoce receiverClient = harness.connect(
                 TestContexts.clientContext(receiverDriver).driverTimeoutMs(TimeUnit.NANOSECONDS.toMillis(livenessNs)));

@@ -1367,6 +1367,63 @@ public final class Configuration
         return null == value ? null : value.trim();
     }
 
+    /**
+     * A setting's value as its property gave it when the property's text denotes that value ({@code 64k} for
+     * 65536, {@code 5ms} for 5000000, {@code 2} for 2.0), so that a message shows what was written; otherwise the
+     * value itself, as code set it.
+     *
+     * @param name  of the property.
+     * @param value of the setting.
+     * @return the text for a message.
+     */
+    static String asGiven(final String name, final Object value)
+    {
+        final String text = value(name);
+        if (null == text || text.equals(String.valueOf(value)) || !(value instanceof Number number))
+        {
+            return String.valueOf(value);
+        }
+
+        try
+        {
+            if (Double.parseDouble(text) == number.doubleValue())
+            {
+                return text;
+            }
+        }
+        catch (final NumberFormatException ignore)
+        {
+            // not a plain number: a size or a duration
+        }
+
+        final boolean isIntegral = !(number instanceof Double || number instanceof Float);
+        try
+        {
+            if (isIntegral && SystemUtil.parseSize(name, text) == number.longValue())
+            {
+                return text;
+            }
+        }
+        catch (final RuntimeException ignore)
+        {
+            // not a size
+        }
+
+        try
+        {
+            if (isIntegral && SystemUtil.parseDuration(name, text) == number.longValue())
+            {
+                return text;
+            }
+        }
+        catch (final RuntimeException ignore)
+        {
+            // not a duration either: code set the value
+        }
+
+        return String.valueOf(value);
+    }
+
     private static int intProperty(final String name, final int defaultValue)
     {
         final String value = value(name);

@@ -123,6 +123,11 @@ public final class DatapathCounters
      */
     public static final int STREAM_COUNTERS = 1;
 
+    /**
+     * The media driver's property that sizes the counters it gives the engine, named when they are full.
+     */
+    static final String COUNTERS_BUFFER_LENGTH_PROP_NAME = "metaroce.counters.buffer.length";
+
     private DatapathCounters()
     {
     }
@@ -142,7 +147,17 @@ public final class DatapathCounters
     static AtomicCounter allocate(
         final CountersManager countersManager, final int typeId, final String name, final String context)
     {
-        return countersManager.newCounter(name + ": " + context, typeId);
+        try
+        {
+            return countersManager.newCounter(name + ": " + context, typeId);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // Names the driver's setting that sizes the CnC counters, the one to raise (a test's heap counters too).
+            throw new IllegalStateException("counters file full (" + COUNTERS_BUFFER_LENGTH_PROP_NAME + "=" +
+                countersManager.valuesBuffer().capacity() + " holds " + (countersManager.maxCounterId() + 1) +
+                " counters): cannot allocate " + name + ": " + context, ex);
+        }
     }
 
     static String withLabel(final String context, final String label)

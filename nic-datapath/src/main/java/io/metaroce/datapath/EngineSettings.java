@@ -305,7 +305,18 @@ public final class EngineSettings
     {
         if (!valid)
         {
-            throw new IllegalArgumentException(property + " is invalid: " + value);
+            throw new IllegalArgumentException(property + " is invalid: " + Configuration.asGiven(property, value));
+        }
+    }
+
+    private static void checkAtLeast(
+        final String property, final long value, final String lowerProperty, final long lowerValue)
+    {
+        if (value < lowerValue)
+        {
+            // Both settings named: either may be the one set wrong.
+            throw new IllegalArgumentException(property + " must be at least " + lowerProperty + " (" +
+                Configuration.asGiven(lowerProperty, lowerValue) + "): " + Configuration.asGiven(property, value));
         }
     }
 
@@ -1462,7 +1473,8 @@ public final class EngineSettings
             check(probesBeforeEviction >= 1, PROBES_BEFORE_EVICTION_PROP_NAME, probesBeforeEviction);
             check(probeIntervalMinNs > 0, PROBE_INTERVAL_MIN_NS_PROP_NAME, probeIntervalMinNs);
             check(reprobeMinNs > 0, REPROBE_MIN_NS_PROP_NAME, reprobeMinNs);
-            check(reprobeMaxNs > 0 && reprobeMaxNs >= reprobeMinNs, REPROBE_MAX_NS_PROP_NAME, reprobeMaxNs);
+            check(reprobeMaxNs > 0, REPROBE_MAX_NS_PROP_NAME, reprobeMaxNs);
+            checkAtLeast(REPROBE_MAX_NS_PROP_NAME, reprobeMaxNs, REPROBE_MIN_NS_PROP_NAME, reprobeMinNs);
             check(readmissionProbeAcks >= 1, READMISSION_PROBE_ACKS_PROP_NAME, readmissionProbeAcks);
             check(rttOutlierFactor >= 2, RTT_OUTLIER_FACTOR_PROP_NAME, rttOutlierFactor);
             check(planeDownFraction > 0.0 && planeDownFraction <= 1.0,
@@ -1498,8 +1510,8 @@ public final class EngineSettings
             check(creditQuantum > 0, CREDIT_QUANTUM_PROP_NAME, creditQuantum);
             check(creditOvercommit >= 0.0, CREDIT_OVERCOMMIT_PROP_NAME, creditOvercommit);
             check(creditRateMbps >= 0, CREDIT_RATE_MBPS_PROP_NAME, creditRateMbps);
-            check(creditWindowBytes > 0 && creditWindowBytes >= creditQuantum,
-                CREDIT_WINDOW_BYTES_PROP_NAME, creditWindowBytes);
+            check(creditWindowBytes > 0, CREDIT_WINDOW_BYTES_PROP_NAME, creditWindowBytes);
+            checkAtLeast(CREDIT_WINDOW_BYTES_PROP_NAME, creditWindowBytes, CREDIT_QUANTUM_PROP_NAME, creditQuantum);
             check(creditHighWatermark > 0.0 && creditHighWatermark <= 1.0,
                 CREDIT_HIGH_WATERMARK_PROP_NAME, creditHighWatermark);
             check(creditRequestMinNs > 0, CREDIT_REQUEST_MIN_NS_PROP_NAME, creditRequestMinNs);
@@ -1507,8 +1519,8 @@ public final class EngineSettings
             check(retryAfterNs >= 0 && retryAfterNs <= TimeUnit.MICROSECONDS.toNanos(65535),
                 RETRY_AFTER_NS_PROP_NAME, retryAfterNs);
             check(setupRetryMinNs > 0, SETUP_RETRY_MIN_NS_PROP_NAME, setupRetryMinNs);
-            check(setupRetryMaxNs > 0 && setupRetryMaxNs >= setupRetryMinNs,
-                SETUP_RETRY_MAX_NS_PROP_NAME, setupRetryMaxNs);
+            check(setupRetryMaxNs > 0, SETUP_RETRY_MAX_NS_PROP_NAME, setupRetryMaxNs);
+            checkAtLeast(SETUP_RETRY_MAX_NS_PROP_NAME, setupRetryMaxNs, SETUP_RETRY_MIN_NS_PROP_NAME, setupRetryMinNs);
             check(keepaliveIntervalNs > 0, KEEPALIVE_INTERVAL_NS_PROP_NAME, keepaliveIntervalNs);
             check(statusIntervalNs > 0, STATUS_INTERVAL_NS_PROP_NAME, statusIntervalNs);
             check(connectionTimeoutNs > 0, CONNECTION_TIMEOUT_NS_PROP_NAME, connectionTimeoutNs);

@@ -17,10 +17,15 @@ package io.metaroce.datapath;
 
 import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.datapath.tracking.LossReason;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The counters an engine allocates are the numbers {@link DatapathCounters} publishes (the operator guide's sizing of
@@ -135,6 +140,24 @@ class DatapathCountersTest
         f.advance(Configuration.LINGER_TIMEOUT_NS_DEFAULT);
         assertEquals(0, f.engine.receiverCount());
         assertEquals(base, allocated());
+    }
+
+    @Test
+    void shouldNameTheDriverSettingItsValueAndCapacityWhenTheCountersAreFull()
+    {
+        final int capacity = 4;
+        final CountersManager full = new CountersManager(
+            new UnsafeBuffer(ByteBuffer.allocateDirect(capacity * CountersReader.METADATA_LENGTH)),
+            new UnsafeBuffer(ByteBuffer.allocateDirect(capacity * CountersReader.COUNTER_LENGTH)));
+        for (int i = 0; i < capacity; i++)
+        {
+            DatapathCounters.allocate(full, DatapathCounters.ENGINE_TYPE_ID, "rcv-datagrams", "engine");
+        }
+
+        final IllegalStateException ex = assertThrows(IllegalStateException.class, () -> DatapathCounters.allocate(
+            full, DatapathCounters.SENDER_STREAM_TYPE_ID, "snd-stream-state", "conn=1 stream=7 session=9"));
+        assertEquals("counters file full (metaroce.counters.buffer.length=512 holds 4 counters): cannot allocate " +
+            "snd-stream-state: conn=1 stream=7 session=9", ex.getMessage());
     }
 
     private int allocated()

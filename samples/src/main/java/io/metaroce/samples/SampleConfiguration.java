@@ -27,15 +27,14 @@ import java.util.concurrent.TimeUnit;
 final class SampleConfiguration
 {
     static final String CHANNEL = System.getProperty("metaroce.sample.channel", "metaroce:ipc");
-    static final int STREAM_ID = Integer.getInteger("metaroce.sample.stream.id", 1001);
-    static final int PONG_STREAM_ID = Integer.getInteger("metaroce.sample.pong.stream.id", 1002);
-    static final int MESSAGE_LENGTH = Integer.getInteger("metaroce.sample.message.length", 32);
-    static final int MESSAGES = Integer.getInteger("metaroce.sample.messages", 10);
-    static final int FRAGMENT_LIMIT = Integer.getInteger("metaroce.sample.fragment.limit", 256);
-    static final long WARMUP_NS = SystemUtil.getDurationInNanos("metaroce.sample.warmup", TimeUnit.SECONDS.toNanos(1));
-    static final long DURATION_NS = SystemUtil.getDurationInNanos(
-        "metaroce.sample.duration", TimeUnit.SECONDS.toNanos(5));
-    static final boolean EXCLUSIVE = Boolean.parseBoolean(System.getProperty("metaroce.sample.exclusive", "true"));
+    static final int STREAM_ID = intProperty("metaroce.sample.stream.id", 1001);
+    static final int PONG_STREAM_ID = intProperty("metaroce.sample.pong.stream.id", 1002);
+    static final int MESSAGE_LENGTH = intProperty("metaroce.sample.message.length", 32);
+    static final int MESSAGES = intProperty("metaroce.sample.messages", 10);
+    static final int FRAGMENT_LIMIT = intProperty("metaroce.sample.fragment.limit", 256);
+    static final long WARMUP_NS = durationProperty("metaroce.sample.warmup", TimeUnit.SECONDS.toNanos(1));
+    static final long DURATION_NS = durationProperty("metaroce.sample.duration", TimeUnit.SECONDS.toNanos(5));
+    static final boolean EXCLUSIVE = booleanProperty("metaroce.sample.exclusive", true);
     private static final String IDLE_NAMES = "spin, noop, yield, backoff, sleep-ns:<n> or a class name";
 
     private SampleConfiguration()
@@ -95,5 +94,55 @@ final class SampleConfiguration
     static IdleStrategy idleStrategy(final String propertyName, final String defaultName)
     {
         return Configuration.idleStrategy(propertyName, System.getProperty(propertyName, defaultName));
+    }
+
+    /**
+     * Integer named by a sample property: Integer.getInteger would take a malformed value for the default, silently.
+     */
+    static int intProperty(final String name, final int defaultValue)
+    {
+        final String value = System.getProperty(name);
+        try
+        {
+            return null == value ? defaultValue : Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(name + " must be an integer: " + value);
+        }
+    }
+
+    /**
+     * Duration named by a sample property, such as {@code 500ms} or {@code 5s}.
+     */
+    static long durationProperty(final String name, final long defaultValueNs)
+    {
+        try
+        {
+            return SystemUtil.getDurationInNanos(name, defaultValueNs);
+        }
+        catch (final RuntimeException ex)
+        {
+            // Agrona's message lacks the property name, repeats it, or shows only part of the value.
+            throw new IllegalArgumentException(
+                name + " must be a duration such as 500ms or 5s: " + System.getProperty(name));
+        }
+    }
+
+    /**
+     * Boolean named by a sample property: Boolean.parseBoolean would take a misspelled "ture" for false.
+     */
+    static boolean booleanProperty(final String name, final boolean defaultValue)
+    {
+        final String value = System.getProperty(name);
+        if (null == value)
+        {
+            return defaultValue;
+        }
+        if ("true".equalsIgnoreCase(value.trim()) || "false".equalsIgnoreCase(value.trim()))
+        {
+            return Boolean.parseBoolean(value.trim());
+        }
+        throw new IllegalArgumentException(name + " must be true or false: " + value);
     }
 }
