@@ -203,6 +203,19 @@ public final class Configuration
     public static final int IMAGE_LOG_FILL_CHUNK_LENGTH = 4 * 1024 * 1024;
 
     /**
+     * Property: usable space of the driver directory's file system that image logs (created for remote senders) must
+     * leave free, so that local clients can still add publications: an image log is created only if the usable
+     * space after it would still be at least this much; otherwise the stream is refused (RESOURCE_EXHAUSTED). Unset,
+     * it is the default or an eighth of the file system if that is less, so that a small /dev/shm still takes images.
+     */
+    public static final String IMAGE_STORAGE_RESERVE_PROP_NAME = "metaroce.image.storage.reserve";
+
+    /**
+     * Default of {@link #IMAGE_STORAGE_RESERVE_PROP_NAME}: 64 MiB.
+     */
+    public static final long IMAGE_STORAGE_RESERVE_DEFAULT = 64L * 1024 * 1024;
+
+    /**
      * Property: default term window of IPC publications; 0 means half the term length.
      */
     public static final String IPC_TERM_WINDOW_PROP_NAME = "metaroce.ipc.term.window";

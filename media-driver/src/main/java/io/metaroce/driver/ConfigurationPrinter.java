@@ -92,6 +92,8 @@ final class ConfigurationPrinter
         value(rows, ctx, fresh, Configuration.IPC_TERM_WINDOW_PROP_NAME,
             (c) -> 0 == c.ipcTermWindowLength() ? "0 (half a term)" : c.ipcTermWindowLength());
         value(rows, ctx, fresh, Configuration.TERM_SPARSE_FILE_PROP_NAME, MediaDriver.Context::termSparseFile);
+        value(rows, ctx, fresh, Configuration.IMAGE_STORAGE_RESERVE_PROP_NAME,
+            MediaDriver.Context::imageStorageReserve);
         value(rows, ctx, fresh, Configuration.FILE_PAGE_SIZE_PROP_NAME, MediaDriver.Context::filePageSize);
         value(rows, ctx, fresh, Configuration.TO_DRIVER_BUFFER_LENGTH_PROP_NAME,
             MediaDriver.Context::toDriverBufferLength);

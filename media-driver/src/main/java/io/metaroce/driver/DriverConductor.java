@@ -192,8 +192,8 @@ final class DriverConductor implements Agent
             ctx.cycleThresholdNs());
         this.clientCommandAdapter = new ClientCommandAdapter(
             toDriverCommands, this, clientProxy, systemCounters, ctx.errorHandler());
-        this.imageLogCreator = new ImageLogCreator(logFactory, receiverCommands, ctx.errorHandler(), bytesMapped,
-            ctx.filePageSize(), Configuration.IMAGE_LOG_FILL_CHUNK_LENGTH);
+        this.imageLogCreator = new ImageLogCreator(logFactory, receiverCommands, ctx.errorHandler(), systemCounters,
+            ctx.imageStorageReserve(), ctx.filePageSize(), Configuration.IMAGE_LOG_FILL_CHUNK_LENGTH);
     }
 
     /**

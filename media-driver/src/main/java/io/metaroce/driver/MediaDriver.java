@@ -458,6 +458,8 @@ public final class MediaDriver implements AutoCloseable
      */
     public static final class Context
     {
+        private static final long UNSET_RESERVE = Long.MIN_VALUE;
+
         /**
          * Longest driver directory name: log file names travel in events whose texts are limited to 4096 bytes, and
          * the broadcast of the smallest configuration carries at most 8 KiB per event.
@@ -489,6 +491,8 @@ public final class MediaDriver implements AutoCloseable
         private int ipcMtu = Configuration.sizeProperty(Configuration.IPC_MTU_PROP_NAME, Configuration.IPC_MTU_DEFAULT);
         private int ipcTermWindowLength = Configuration.sizeProperty(Configuration.IPC_TERM_WINDOW_PROP_NAME, 0);
         private boolean termSparseFile = Configuration.booleanProperty(Configuration.TERM_SPARSE_FILE_PROP_NAME, false);
+        private long imageStorageReserve = Configuration.longSizeProperty(
+            Configuration.IMAGE_STORAGE_RESERVE_PROP_NAME, UNSET_RESERVE);
         private boolean printConfiguration = Configuration.booleanProperty(
             Configuration.PRINT_CONFIGURATION_PROP_NAME, false);
         private int filePageSize = Configuration.sizeProperty(
@@ -712,16 +716,16 @@ public final class MediaDriver implements AutoCloseable
                     ipcTermWindowLength);
             }
 
-            if (ipcMtu < 64 || ipcMtu > Configuration.MAX_MTU || 0 != (ipcMtu % 32) || ipcMtu > ipcTermLength / 8)
+            if (UNSET_RESERVE == imageStorageReserve)
             {
-                fail(Configuration.IPC_MTU_PROP_NAME, "must be a multiple of 32 between 64 and " +
-                    Math.min(Configuration.MAX_MTU, ipcTermLength / 8) + " (an eighth of the term length)", ipcMtu);
+                // Unset: the default, but at most an eighth of the file system, so that a small /dev/shm (a
+                // container's 64 MiB) still takes images.
+                imageStorageReserve = Math.min(Configuration.IMAGE_STORAGE_RESERVE_DEFAULT,
+                    filesystemSize(new File(directoryName)) / 8);
             }
-
-            if (ipcTermWindowLength < 0 || ipcTermWindowLength > ipcTermLength / 2)
+            if (imageStorageReserve < 0)
             {
-                fail(Configuration.IPC_TERM_WINDOW_PROP_NAME, "must be 0 (half the term) or at most half of " +
-                    Configuration.IPC_TERM_LENGTH_PROP_NAME + " (" + ipcTermLength + ")", ipcTermWindowLength);
+                failSize(Configuration.IMAGE_STORAGE_RESERVE_PROP_NAME, "must not be negative", imageStorageReserve);
             }
         }
 
@@ -1337,6 +1341,34 @@ public final class MediaDriver implements AutoCloseable
         public boolean termSparseFile()
         {
             return termSparseFile;
+        }
+
+        /**
+         * Set the usable space of the driver directory's file system that image logs must leave free for local
+         * clients.
+         *
+         * @param bytes of the reserve, 0 for none.
+         * @return this for a fluent API.
+         * @see Configuration#IMAGE_STORAGE_RESERVE_PROP_NAME
+         */
+        public Context imageStorageReserve(final long bytes)
+        {
+            this.imageStorageReserve = bytes;
+            return this;
+        }
+
+        /**
+         * Usable space of the driver directory's file system that image logs must leave free for local clients.
+         * Unset, the default until {@link #conclude()}, which lowers it to an eighth of the file system if that is
+         * less.
+         *
+         * @return bytes of the reserve.
+         * @see Configuration#IMAGE_STORAGE_RESERVE_PROP_NAME
+         */
+        public long imageStorageReserve()
+        {
+            return UNSET_RESERVE == imageStorageReserve ? Configuration.IMAGE_STORAGE_RESERVE_DEFAULT :
+                imageStorageReserve;
         }
 
         /**

@@ -25,7 +25,13 @@ import io.metaroce.driver.buffer.RawLog;
  *   CREATING --log mapped (conductor command)--&gt; READY --the engine asks again--&gt; taken by a NetworkImage
  *      |                                          |
  *      +--creation failed--&gt; FAILED              +--not taken within the connection timeout--&gt; returned
+ *                              |
+ *                              +--the engine asks again--&gt; opening refused (RESOURCE_EXHAUSTED), request dropped
  * </pre>
+ * A creation fails when the log does not fit with the storage reserve left over, or the file system fills up while
+ * it is zero-filled, or its file cannot be created or mapped; the conductor has then deleted the partial file and
+ * counted the refusal. A FAILED request refuses only the opening waiting for it: one the engine does not ask about
+ * again at once is dropped, so the sender's next opening asks for a new log.
  * The receiver creates the request and hands it to the conductor through the conductor's event queue; the conductor
  * creates and maps the log ({@link ImageLogCreator}) and hands the request back through the receiver's command queue,
  * whose offer and poll publish {@link #rawLog()} to the receiver. A request the receiver no longer wants (its

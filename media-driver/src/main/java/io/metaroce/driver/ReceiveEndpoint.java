@@ -79,6 +79,12 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  */
 final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
 {
+    /**
+     * How long a failed log's answer waits for the engine to ask about its opening again, 100 ms: the engine asks
+     * every duty cycle, so an opening that comes later is the sender's next attempt, which asks for a new log.
+     */
+    private static final long FAILED_ANSWER_TIMEOUT_NS = 100_000_000L;
+
     private final UdpChannel channel;
     private final PacketTransport transport;
     private final TransportEngine engine;
@@ -260,7 +266,9 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * Receiver command: the conductor could not create a log this endpoint asked for (already in the error log).
+     * Receiver command: the conductor could not create a log this endpoint asked for (already counted, its partial
+     * file deleted): the opening waiting for it is refused on the engine's next question, and a later opening of the
+     * session asks for a new log.
      *
      * @param image the request.
      */
@@ -443,7 +451,9 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         while (pending.hasNext())
         {
             final PendingImage image = pending.next();
-            if (PendingImage.State.CREATING != image.state() && nowNs - image.readyNs() > pendingImageTimeoutNs)
+            final long timeoutNs =
+                PendingImage.State.FAILED == image.state() ? FAILED_ANSWER_TIMEOUT_NS : pendingImageTimeoutNs;
+            if (PendingImage.State.CREATING != image.state() && nowNs - image.readyNs() > timeoutNs)
             {
                 pending.remove();
                 discard(image);

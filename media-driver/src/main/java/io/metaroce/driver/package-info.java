@@ -36,8 +36,11 @@
  * The sender engine reads committed frames from publication logs; the receiver engine places frames into
  * {@code NetworkImage} logs, which the conductor creates, a chunk per duty cycle, when the receiver admits a
  * STREAM_OPEN ({@code ImageLogCreator}; the stream is answered NOT_READY and then OPEN once the log is mapped, so a
- * large log stalls no other stream). Every stream between two drivers with the same connection settings is carried
- * by one connection of the engines (wire version 2). Positions cross threads through
+ * large log stalls no other stream; a log that does not fit with {@code metaroce.image.storage.reserve} left for
+ * local clients, or whose file system fills up while it is zero-filled, is deleted, counted and refused with
+ * RESOURCE_EXHAUSTED, and the sender's next opening asks for a new one). Every stream between two drivers with the
+ * same connection settings is carried by one connection of the engines (wire version 2). Positions cross threads
+ * through
  * counters (the sender position, subscriber positions) and volatile fields, with the ordering documented on
  * {@code NetworkPublication} and {@code NetworkImage}; commands through the lock-free queues. Endpoints are
  * reference counted: when the last publication (after its drain and linger) or the last subscription on one is

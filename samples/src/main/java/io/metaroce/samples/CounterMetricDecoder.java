@@ -82,6 +82,9 @@ final class CounterMetricDecoder
         "metaroce_unblocked_commands", "Half-written to-driver ring records of dead clients skipped.");
     static final MetricFamily MALFORMED_COMMANDS = counter(
         "metaroce_malformed_commands", "Commands that failed validation, all reasons together.");
+    static final MetricFamily IMAGE_LOGS_REFUSED = counter(
+        "metaroce_image_logs_refused", "Image logs the driver refused to create, by reason (from the first " +
+        "occurrence of a reason on).");
     static final MetricFamily MALFORMED_COMMANDS_BY_REASON = counter(
         "metaroce_malformed_commands_by_reason", "Commands that failed validation, by reject reason (from the " +
         "first occurrence of a reason on).");
@@ -273,6 +276,7 @@ final class CounterMetricDecoder
             }
         }
         addFamily(MALFORMED_COMMANDS_BY_REASON);
+        addFamily(IMAGE_LOGS_REFUSED);
         addFamily(PUBLISHER_LIMIT);
         addFamily(PUBLISHER_POSITION);
         addFamily(SENDER_POSITION);
@@ -442,6 +446,14 @@ final class CounterMetricDecoder
         if (reason >= 0 && reason <= SystemCounters.WRONG_DIRECTION)
         {
             emit(MALFORMED_COMMANDS_BY_REASON, counterId, Labels.of("reason", SystemCounters.reasonName(reason)), value,
+                sink);
+            return;
+        }
+
+        final int refusal = id - SystemCounterDescriptor.IMAGE_LOGS_REFUSED_REASON_KEY_BASE;
+        if (refusal >= 0 && refusal <= SystemCounters.IMAGE_LOG_CREATION_ERROR)
+        {
+            emit(IMAGE_LOGS_REFUSED, counterId, Labels.of("reason", SystemCounters.imageLogRefusalName(refusal)), value,
                 sink);
             return;
         }

@@ -34,7 +34,9 @@ import java.nio.file.StandardOpenOption;
  * <p>
  * Used by the conductor, for publications at once and for images a chunk per duty cycle
  * ({@link #beginImage(long, int, boolean)}), so that a large image log stalls neither the receiver agent nor the
- * conductor's other work.
+ * conductor's other work. A log that is not sparse is zero-filled with file channel writes before it is mapped, so a
+ * file system that fills up meanwhile fails a write (the partial file is deleted) rather than a write through the
+ * mapping faulting (SIGBUS) on a page it cannot back.
  */
 public final class LogFactory
 {
@@ -89,6 +91,37 @@ public final class LogFactory
     }
 
     /**
+     * Length of the log file of a network image.
+     *
+     * @param termLength of the log.
+     * @return bytes: three terms and the metadata, rounded up to the file page size.
+     */
+    public long imageLogLength(final int termLength)
+    {
+        return LogBufferDescriptor.computeLogLength(termLength, filePageSize);
+    }
+
+    /**
+     * The directory holding the logs of network images.
+     *
+     * @return {@code <driver dir>/images}.
+     */
+    public File imagesDirectory()
+    {
+        return imagesDir;
+    }
+
+    /**
+     * Usable space of the file system holding the logs of network images.
+     *
+     * @return usable bytes.
+     */
+    public long imagesUsableSpace()
+    {
+        return storageAllocator.usableBytes(imagesDir);
+    }
+
+    /**
      * Start creating the log of a network image in {@code <driver dir>/images/<correlationId>.logbuffer}: the space
      * is checked and the file created now; {@link ImageLogAllocation#fill(long)} then zero-fills it a chunk at a time
      * and {@link ImageLogAllocation#map()} maps and partly initialises it. A sparse log needs no filling.
@@ -102,7 +135,7 @@ public final class LogFactory
     public ImageLogAllocation beginImage(final long correlationId, final int termLength, final boolean sparse)
     {
         final File file = new File(imagesDir, correlationId + LOG_FILE_SUFFIX);
-        final long logLength = LogBufferDescriptor.computeLogLength(termLength, filePageSize);
+        final long logLength = imageLogLength(termLength);
 
         return new ImageLogAllocation(
             storageAllocator.beginFile(file, logLength, sparse, "image log"), logLength, termLength, filePageSize);
@@ -136,6 +169,26 @@ public final class LogFactory
         public long logLength()
         {
             return logLength;
+        }
+
+        /**
+         * Bytes of the file still to be zero-filled.
+         *
+         * @return bytes, 0 once the file is complete (or sparse).
+         */
+        public long remaining()
+        {
+            return file.remaining();
+        }
+
+        /**
+         * Is the whole file allocated, ready to be mapped?
+         *
+         * @return true when complete.
+         */
+        public boolean isComplete()
+        {
+            return file.isComplete();
         }
 
         /**

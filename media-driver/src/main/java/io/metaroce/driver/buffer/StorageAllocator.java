@@ -79,6 +79,17 @@ public final class StorageAllocator
     }
 
     /**
+     * Usable space of the file system holding a directory, as this allocator's space function reports it.
+     *
+     * @param directory on the file system.
+     * @return usable bytes.
+     */
+    public long usableBytes(final File directory)
+    {
+        return usableSpaceFunction.applyAsLong(directory);
+    }
+
+    /**
      * Check that a file of a given length fits on the file system of a directory.
      *
      * @param directory that will hold the file.
@@ -131,6 +142,7 @@ public final class StorageAllocator
 
         final Path path = file.toPath();
         FileChannel channel = null;
+        boolean isCreated = false;
         try
         {
             if (IS_POSIX)
@@ -138,12 +150,14 @@ public final class StorageAllocator
                 final FileAttribute<Set<PosixFilePermission>> permissions =
                     PosixFilePermissions.asFileAttribute(FILE_PERMISSIONS);
                 Files.createFile(path, permissions);
+                isCreated = true;
                 Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
                     .setPermissions(FILE_PERMISSIONS);
             }
             else
             {
                 Files.createFile(path);
+                isCreated = true;
             }
 
             channel = FileChannel.open(
@@ -166,7 +180,10 @@ public final class StorageAllocator
         catch (final IOException ex)
         {
             closeQuietly(channel);
-            deleteQuietly(path);
+            if (isCreated)
+            {
+                deleteQuietly(path); // only a file this call created: a failed creation leaves whatever was there
+            }
             throw new StorageSpaceException("failed to allocate " + what + " of " + length + " bytes at " + file +
                 ": " + ex.getMessage());
         }
@@ -244,10 +261,21 @@ public final class StorageAllocator
             }
             catch (final IOException ex)
             {
+                final long written = filled;
                 abort();
                 throw new StorageSpaceException("failed to allocate " + what + " of " + length + " bytes at " + file +
-                    ": " + ex.getMessage());
+                    " after " + written + " bytes: " + ex.getMessage());
             }
+        }
+
+        /**
+         * Bytes still to be written until the file is complete.
+         *
+         * @return bytes, 0 once complete or aborted.
+         */
+        public long remaining()
+        {
+            return filled < 0 ? 0 : length - filled;
         }
 
         /**
@@ -261,10 +289,14 @@ public final class StorageAllocator
         }
 
         /**
-         * Stop and delete the file.
+         * Stop and delete the file, once: a second call deletes nothing, since the path may by then be another file.
          */
         public void abort()
         {
+            if (filled < 0)
+            {
+                return;
+            }
             closeQuietly(channel);
             channel = null;
             filled = -1;

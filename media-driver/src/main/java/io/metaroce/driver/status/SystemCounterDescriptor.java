@@ -113,6 +113,13 @@ public enum SystemCounterDescriptor
      */
     public static final int MALFORMED_COMMAND_REASON_KEY_BASE = 100;
 
+    /**
+     * Key of the first per-reason counter of image logs refused (a stream's opening answered RESOURCE_EXHAUSTED
+     * because its log could not be created): the key is this plus the reason code of
+     * {@link SystemCounters#imageLogsRefused(int)}.
+     */
+    public static final int IMAGE_LOGS_REFUSED_REASON_KEY_BASE = 200;
+
     private final int id;
     private final String label;
 

@@ -24,8 +24,9 @@ import org.agrona.concurrent.status.CountersManager;
 import java.util.EnumMap;
 
 /**
- * The driver's system counters, allocated at start, plus one counter per reason a command was rejected for,
- * allocated the first time that reason occurs so that {@code stat} shows only the reasons seen.
+ * The driver's system counters, allocated at start, plus one counter per reason a command was rejected for and one
+ * per reason an image log was refused for, each allocated the first time its reason occurs so that {@code stat}
+ * shows only the reasons seen.
  * <p>
  * Allocation runs on the conductor (or at start); incrementing is thread safe.
  */
@@ -41,10 +42,29 @@ public final class SystemCounters implements AutoCloseable
      */
     public static final int WRONG_DIRECTION = RejectReason.COUNT + 1;
 
+    /**
+     * Image log refused: the file system has too little usable space for it, or ran out while it was being filled.
+     */
+    public static final int IMAGE_LOG_INSUFFICIENT_STORAGE = 0;
+
+    /**
+     * Image log refused: creating it would leave less usable space than the storage reserve kept for local clients.
+     */
+    public static final int IMAGE_LOG_STORAGE_RESERVE = 1;
+
+    /**
+     * Image log refused: its file could not be created or mapped for another reason (in the error log).
+     */
+    public static final int IMAGE_LOG_CREATION_ERROR = 2;
+
+    private static final String[] IMAGE_LOG_REFUSAL_NAMES =
+        { "INSUFFICIENT_STORAGE", "STORAGE_RESERVE", "CREATION_ERROR" };
+
     private final CountersManager countersManager;
     private final EnumMap<SystemCounterDescriptor, AtomicCounter> counterByDescriptor =
         new EnumMap<>(SystemCounterDescriptor.class);
     private final AtomicCounter[] malformedCommandsByReason = new AtomicCounter[WRONG_DIRECTION + 1];
+    private final AtomicCounter[] imageLogsRefusedByReason = new AtomicCounter[IMAGE_LOG_REFUSAL_NAMES.length];
     private final UnsafeBuffer keyBuffer = new UnsafeBuffer(new byte[Integer.BYTES]);
 
     /**
@@ -94,6 +114,41 @@ public final class SystemCounters implements AutoCloseable
     }
 
     /**
+     * Counter of image logs refused for a reason, allocated on first use with the label
+     * {@code Image logs refused: <reason name>} and the key
+     * {@link SystemCounterDescriptor#IMAGE_LOGS_REFUSED_REASON_KEY_BASE} plus the reason.
+     *
+     * @param reason {@link #IMAGE_LOG_INSUFFICIENT_STORAGE}, {@link #IMAGE_LOG_STORAGE_RESERVE} or
+     *               {@link #IMAGE_LOG_CREATION_ERROR}.
+     * @return the counter, or null if the counters file is full.
+     */
+    public AtomicCounter imageLogsRefused(final int reason)
+    {
+        AtomicCounter counter = imageLogsRefusedByReason[reason];
+        if (null == counter && countersManager.available() > 0)
+        {
+            counter = newCounter(
+                SystemCounterDescriptor.IMAGE_LOGS_REFUSED_REASON_KEY_BASE + reason,
+                "Image logs refused: " + imageLogRefusalName(reason));
+            imageLogsRefusedByReason[reason] = counter;
+        }
+
+        return counter;
+    }
+
+    /**
+     * Name of a reason an image log was refused for.
+     *
+     * @param reason {@link #IMAGE_LOG_INSUFFICIENT_STORAGE}, {@link #IMAGE_LOG_STORAGE_RESERVE} or
+     *               {@link #IMAGE_LOG_CREATION_ERROR}.
+     * @return its name, as used in counter labels.
+     */
+    public static String imageLogRefusalName(final int reason)
+    {
+        return IMAGE_LOG_REFUSAL_NAMES[reason];
+    }
+
+    /**
      * Name of a reason a command was rejected for.
      *
      * @param reason a {@link RejectReason} code, {@link #RECORD_TYPE_MISMATCH} or {@link #WRONG_DIRECTION}.
@@ -125,6 +180,14 @@ public final class SystemCounters implements AutoCloseable
         }
 
         for (final AtomicCounter counter : malformedCommandsByReason)
+        {
+            if (null != counter)
+            {
+                counter.close();
+            }
+        }
+
+        for (final AtomicCounter counter : imageLogsRefusedByReason)
         {
             if (null != counter)
             {
