@@ -1408,7 +1408,7 @@ final class DriverConductor implements Agent
             {
                 TransportEngine.reserveTransportOverhead(ctx.engineSettings(), transport.datagramOverhead());
                 endpoint = new SendEndpoint(
-                    key, transport, senderAgent.engine(), lossReport, epochClock, ctx.errorHandler());
+                    key, transport, senderAgent.engine(), lossReport, epochClock, systemCounters, ctx.errorHandler());
             }
             catch (final RuntimeException ex)
             {

@@ -20,10 +20,12 @@ import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.client.logbuffer.TermAppender;
 import io.metaroce.client.logbuffer.TermUnblocker;
 import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.datapath.PayloadSource;
 import io.metaroce.datapath.SenderSettings;
 import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.TermFrameScanner;
+import io.metaroce.datapath.TerminationCause;
 import io.metaroce.driver.buffer.RawLog;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -53,14 +55,18 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * yet, a conflict) the engine keeps asking and the publication stays not connected. A stream that fails (its
  * connection failed: peer silent, retransmissions exhausted; or the receiver dropped it) is opened again by the
  * sender after {@link #RECONNECT_DELAY_NS}, from the acknowledged position, on the endpoint's live connection to the
- * receiver or, when that is gone too, on a new one (new connection id and epoch).
+ * receiver or, when that is gone too, on a new one (new connection id and epoch). A draining publication does the
+ * same until its data is acknowledged or its drain deadline passes, so a failure during the drain loses nothing
+ * that a reopening can still deliver.
  * <p>
  * <b>Lifecycle</b> (conductor): {@code ACTIVE} while a client holds it; {@code DRAINING} after the last release (the
  * limit is frozen at the producer position, the empty end-of-stream frame is appended there and the end of stream
- * set after it, the sender sends that frame and closes the stream with STREAM_CLOSE once all is acknowledged; the
- * connection stays for the endpoint's other streams, or lingers); {@code LINGER} once the sender reports the stream
- * closed or after the linger timeout (the sender drops the publication); {@code DONE} a linger timeout later, once
- * the sender no longer reads the log, when the conductor frees it.
+ * set after it, the sender sends that frame and closes the stream with STREAM_CLOSE once all is acknowledged, opening
+ * the stream again after a failure, for at most the channel's linger timeout from the release; the connection stays
+ * for the endpoint's other streams, or lingers); {@code LINGER} once the sender reports the stream closed or after
+ * twice the linger timeout (the sender drops the publication); {@code DONE} a linger timeout later, once the sender
+ * no longer reads the log, when the conductor frees it. Bytes the drain could not get acknowledged are reported by
+ * the sender as the publication's lost tail ({@link #unacknowledgedTailBytes()}).
  * <p>
  * <b>End of stream.</b> The conductor appends the end-of-stream frame with {@link TermAppender#appendEndOfStream}
  * (the same atomic add on the tail as concurrent publishers, and the frame committed by the release store of its
@@ -123,8 +129,12 @@ final class NetworkPublication implements PayloadSource
     private volatile boolean isClosing;
     private volatile boolean isSenderDone;
 
+    // conductor -> sender: written before isClosing, read after it
+    private long dataEndPosition;
+
     // sender
     private SenderStream stream;
+    private long drainDeadlineNs = Long.MIN_VALUE;
     private final SenderSettings settings = new SenderSettings();
     private final String counterLabel;
     private int destination = -1;
@@ -248,7 +258,8 @@ final class NetworkPublication implements PayloadSource
     {
         if (0 == --refCount && State.ACTIVE == state)
         {
-            publisherLimit.setRelease(producerPosition());
+            dataEndPosition = producerPosition();
+            publisherLimit.setRelease(dataEndPosition);
             final long endOfStreamPosition = appendEndOfStream();
             LogBufferDescriptor.endOfStreamPosition(metaDataBuffer, endOfStreamPosition);
             state = State.DRAINING;
@@ -357,7 +368,7 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Sender, every duty cycle: open the stream when due, request its close when the publication drains.
+     * Sender, every duty cycle: open the stream when due, and once the publication drains, close it when it is open.
      *
      * @return work done.
      */
@@ -367,48 +378,96 @@ final class NetworkPublication implements PayloadSource
         {
             return 0;
         }
-
-        final SenderStream stream = this.stream;
         if (isClosing)
         {
-            if (null == stream)
+            return onDrainDutyCycle(endpoint, nowNs);
+        }
+        if (null == stream && destination >= 0 && nowNs - reconnectDeadlineNs >= 0)
+        {
+            openStream(endpoint, nowNs);
+            return 1;
+        }
+
+        return 0;
+    }
+
+    /**
+     * A released publication sends what its log holds, the end-of-stream frame included, and closes its stream once
+     * all of it is acknowledged. A stream that fails meanwhile is opened again, as a live publication's is, until the
+     * drain deadline, the channel's linger timeout after the sender first sees the release, or until every message is
+     * acknowledged. A stream that is opening is asked to close only once it is open (a close ends an opening at once),
+     * once every message is acknowledged, or at the deadline; the engine closes an open one at the deadline with what
+     * was acknowledged.
+     */
+    private int onDrainDutyCycle(final SendEndpoint endpoint, final long nowNs)
+    {
+        if (Long.MIN_VALUE == drainDeadlineNs)
+        {
+            drainDeadlineNs = nowNs + lingerTimeoutNs;
+        }
+
+        final SenderStream stream = this.stream;
+        // Every message acknowledged: an open stream still sends the end-of-stream frame before it closes, but no
+        // failed or opening stream is opened again for that frame alone.
+        final boolean acknowledged = senderPosition.get() >= dataEndPosition;
+        final boolean expired = nowNs - drainDeadlineNs >= 0;
+        if (null == stream)
+        {
+            if (acknowledged || expired || destination < 0)
             {
                 isSenderDone = true;
                 return 1;
             }
-            if (!isCloseRequested)
+            if (nowNs - reconnectDeadlineNs >= 0)
             {
-                isCloseRequested = true;
-                stream.requestClose();
+                openStream(endpoint, nowNs);
                 return 1;
             }
             return 0;
         }
 
-        if (null == stream && destination >= 0 && nowNs - reconnectDeadlineNs >= 0)
+        if (!isCloseRequested && (ConnectionState.ESTABLISHED == stream.state() || acknowledged || expired))
         {
-            final long position = senderPosition.get();
-            settings
-                .streamId(streamId)
-                .sessionId(sessionId)
-                .initialTermId(initialTermId)
-                .activeTermId(initialTermId + (int)(position >>> positionBitsToShift))
-                .termOffset((int)position & (termLength - 1))
-                .termLength(termLength)
-                .destination(destination)
-                .planeCount(channel.planeCount())
-                .pathsPerPlane(channel.entropy)
-                .congestionControl(channel.congestionControlName)
-                .pathPolicy(channel.pathPolicy)
-                .pathCounters(channel.pathCounters)
-                .engineSettings(channel.engineSettings)
-                .counterLabel(counterLabel);
-            this.stream = endpoint.openStream(settings, this);
-            reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;
+            isCloseRequested = true;
+            stream.requestClose(drainDeadlineNs);
             return 1;
         }
 
         return 0;
+    }
+
+    private void openStream(final SendEndpoint endpoint, final long nowNs)
+    {
+        final long position = senderPosition.get();
+        settings
+            .streamId(streamId)
+            .sessionId(sessionId)
+            .initialTermId(initialTermId)
+            .activeTermId(initialTermId + (int)(position >>> positionBitsToShift))
+            .termOffset((int)position & (termLength - 1))
+            .termLength(termLength)
+            .destination(destination)
+            .planeCount(channel.planeCount())
+            .pathsPerPlane(channel.entropy)
+            .congestionControl(channel.congestionControlName)
+            .pathPolicy(channel.pathPolicy)
+            .pathCounters(channel.pathCounters)
+            .engineSettings(channel.engineSettings)
+            .counterLabel(counterLabel);
+        this.stream = endpoint.openStream(settings, this);
+        reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;
+    }
+
+    /**
+     * Sender, once it is done with a released publication: the bytes of messages its drain could not get
+     * acknowledged (its linger passed, its receiver went away), which no subscriber will ever read. The end-of-stream
+     * frame is not a message and is not counted.
+     *
+     * @return the bytes, 0 when the whole tail was acknowledged or the publication was not released.
+     */
+    long unacknowledgedTailBytes()
+    {
+        return isClosing && destination >= 0 ? Math.max(0, dataEndPosition - senderPosition.get()) : 0;
     }
 
     /**
@@ -441,14 +500,16 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
-     * Sender: the stream ended. A failed one is opened again after {@link #RECONNECT_DELAY_NS} unless the
-     * publication is closing.
+     * Sender: the stream ended. One that closed (or whose sockets went) while the publication drains ends the
+     * publication's sending; any other, failed, is opened again after {@link #RECONNECT_DELAY_NS}, draining or not.
      */
-    void onTerminated(final long nowNs)
+    void onTerminated(final long nowNs, final int cause)
     {
         stream = null;
         isConnected = false;
-        if (isClosing)
+        isCloseRequested = false;
+        if (isClosing && (TerminationCause.NORMAL == cause || TerminationCause.CLOSE_UNANSWERED == cause ||
+            TerminationCause.SHUTDOWN == cause))
         {
             isSenderDone = true;
         }

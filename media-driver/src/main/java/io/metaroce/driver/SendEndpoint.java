@@ -22,9 +22,12 @@ import io.metaroce.datapath.SenderConnection;
 import io.metaroce.datapath.SenderSettings;
 import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.SocketGroup;
+import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.driver.status.LossReport;
+import io.metaroce.driver.status.SystemCounterDescriptor;
+import io.metaroce.driver.status.SystemCounters;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -32,6 +35,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.Object2IntHashMap;
 import org.agrona.collections.Object2ObjectHashMap;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.status.AtomicCounter;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -91,6 +95,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     private final Object2IntHashMap<String> lossEntryByConnectionForm = new Object2IntHashMap<>(NO_LOSS_ENTRY);
     private long lossSampleRound;
     private final EpochClock epochClock;
+    private final AtomicCounter tailsLost;
+    private final AtomicCounter tailBytesLost;
     private final String localAddresses;
     private long nextLossSampleNs;
     private int refCount;
@@ -104,8 +110,11 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         final TransportEngine engine,
         final LossReport lossReport,
         final EpochClock epochClock,
+        final SystemCounters systemCounters,
         final ErrorHandler errorHandler)
     {
+        this.tailsLost = systemCounters.get(SystemCounterDescriptor.PUBLICATION_TAILS_LOST);
+        this.tailBytesLost = systemCounters.get(SystemCounterDescriptor.PUBLICATION_TAIL_BYTES_LOST);
         this.key = key;
         this.transport = transport;
         this.datagramOverhead = transport.datagramOverhead();
@@ -391,11 +400,41 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
             {
                 publications.remove(i);
                 releaseDestination(publication);
+                reportLostTail(publication);
                 workCount++;
             }
         }
 
         return workCount;
+    }
+
+    /**
+     * A released publication whose drain ended with messages unacknowledged (its linger passed, its receiver went
+     * away) lost them: no subscriber will read them and its publishers' offers succeeded. The loss is counted, logged
+     * in the distinct error log naming the stream and the bytes, and written to the loss report in an entry of the
+     * stream's own (its stream and session ids, its channel), so that it is never silent.
+     */
+    private void reportLostTail(final NetworkPublication publication)
+    {
+        final long lostBytes = publication.unacknowledgedTailBytes();
+        if (lostBytes <= 0)
+        {
+            return;
+        }
+
+        final String channel = publication.channel().canonicalForm();
+        errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() + " stream " +
+            publication.streamId() + " session " + publication.sessionId() + " on " + channel + " released with " +
+            lostBytes + " bytes of messages never acknowledged by the receiver: lost"));
+        final int entry = lossReport.createEntry(
+            publication.streamId(), publication.sessionId(), channel, localAddresses);
+        if (entry >= 0)
+        {
+            lossReport.recordObservation(entry, 1, lostBytes, epochClock.time());
+        }
+        // Counted last, so that a reader who sees the count finds the error and the report entry too.
+        tailBytesLost.getAndAddRelease(lostBytes);
+        tailsLost.incrementRelease();
     }
 
     /**
@@ -527,7 +566,16 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         if (null != publication)
         {
             publicationByStream.remove(streamKey(stream.streamId(), stream.sessionId()));
-            publication.onTerminated(engineNanoTime());
+            publication.onTerminated(engineNanoTime(), cause);
+            if (TerminationCause.SETUP_REJECTED == cause)
+            {
+                // The receiver's answer broke the rules, typically an image of the session that already ended beyond
+                // what this publication holds: its session id is in use there. Logged once per distinct message.
+                errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
+                    " stream " + stream.streamId() + " session " + stream.sessionId() + " on " +
+                    publication.channel().canonicalForm() + ": the receiver refused its opening (" +
+                    TerminationCause.name(cause) + "), opening it again"));
+            }
         }
     }
 

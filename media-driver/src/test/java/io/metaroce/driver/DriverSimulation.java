@@ -42,6 +42,7 @@ import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.RawLog;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReport;
+import io.metaroce.driver.status.SystemCounters;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -215,7 +216,7 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         senderEngine = new TransportEngine(engineContext(seed * 31 + 2).settings(channel.engineSettings));
         sendEndpoint = new SendEndpoint("sim", senderTransport, senderEngine,
             new LossReport(new UnsafeBuffer(new byte[64 * 1024])),
-            () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()), errors::add);
+            () -> TimeUnit.NANOSECONDS.toMillis(clock.nanoTime()), new SystemCounters(countersManager), errors::add);
         sendEndpoint.onAddedToSender();
         for (int i = 0; i < streams; i++)
         {

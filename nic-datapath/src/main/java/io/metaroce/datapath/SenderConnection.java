@@ -636,6 +636,14 @@ public final class SenderConnection extends Connection
      */
     void requestClose(final SenderStream stream)
     {
+        requestClose(stream, engine.nanoTime() + settings.timers().lingerTimeoutNs());
+    }
+
+    /**
+     * A stream asked to close: one still opening ends at once; an open one closes once drained, or at the deadline.
+     */
+    void requestClose(final SenderStream stream, final long drainDeadlineNs)
+    {
         if (stream.isTerminated() || stream.connection != this)
         {
             return;
@@ -646,9 +654,9 @@ public final class SenderConnection extends Connection
             abandonOpening(stream);
             removeStream(stream, ConnectionState.CLOSED, TerminationCause.NORMAL);
         }
-        else if (NEVER == stream.closeRequestedNs && ConnectionState.ESTABLISHED == stream.state)
+        else if (NEVER == stream.drainDeadlineNs && ConnectionState.ESTABLISHED == stream.state)
         {
-            stream.closeRequestedNs = nowNs;
+            stream.drainDeadlineNs = drainDeadlineNs;
             pendingStreamOps++;
         }
     }
@@ -1565,7 +1573,7 @@ public final class SenderConnection extends Connection
                 stream.ackedPosition = position;
                 handler.onSenderAcknowledged(stream, position);
             }
-            if (NEVER != stream.closeRequestedNs && ConnectionState.ESTABLISHED == stream.state &&
+            if (NEVER != stream.drainDeadlineNs && ConnectionState.ESTABLISHED == stream.state &&
                 isStreamDrained(stream))
             {
                 beginStreamClose(stream);
@@ -1938,7 +1946,7 @@ public final class SenderConnection extends Connection
     private boolean isStreamDrained(final SenderStream stream)
     {
         return 0 == stream.outstanding && (stream.source.availablePosition() <= stream.senderPosition ||
-            nowNs - stream.closeRequestedNs >= settings.timers().lingerTimeoutNs());
+            nowNs - stream.drainDeadlineNs >= 0);
     }
 
     private int onLossTimers()
@@ -2057,7 +2065,7 @@ public final class SenderConnection extends Connection
             }
             else if (ConnectionState.ESTABLISHED == stream.state)
             {
-                if (NEVER != stream.closeRequestedNs && isStreamDrained(stream))
+                if (NEVER != stream.drainDeadlineNs && isStreamDrained(stream))
                 {
                     clearWindowProbe(stream);
                     beginStreamClose(stream);
@@ -2117,9 +2125,9 @@ public final class SenderConnection extends Connection
             }
             else
             {
-                if (NEVER != stream.closeRequestedNs)
+                if (NEVER != stream.drainDeadlineNs)
                 {
-                    deadline = Math.min(deadline, stream.closeRequestedNs + settings.timers().lingerTimeoutNs());
+                    deadline = Math.min(deadline, stream.drainDeadlineNs);
                 }
                 if (NEVER != stream.windowProbeDeadlineNs)
                 {
@@ -2440,7 +2448,7 @@ public final class SenderConnection extends Connection
      */
     private void removeStream(final SenderStream stream, final ConnectionState finalState, final int cause)
     {
-        if (ConnectionState.SETUP == stream.state || NEVER != stream.closeRequestedNs)
+        if (ConnectionState.SETUP == stream.state || NEVER != stream.drainDeadlineNs)
         {
             pendingStreamOps--;
         }

@@ -80,7 +80,7 @@ public final class SenderStream
     int lastControlPlane;
     long windowProbeDeadlineNs = Long.MIN_VALUE;
     long windowProbeBackoffNs;
-    long closeRequestedNs = Long.MIN_VALUE;
+    long drainDeadlineNs = Long.MIN_VALUE;
     long closeDeadlineNs;
     long closeBackoffNs;
     int closeTransmissions;
@@ -211,12 +211,25 @@ public final class SenderStream
 
     /**
      * Ask for a graceful close: once everything the source holds is sent and acknowledged (or after the linger
-     * timeout, with what was sent), the stream sends STREAM_CLOSE with its final position. A stream not open yet
-     * closes at once.
+     * timeout, with what was acknowledged), the stream sends STREAM_CLOSE with its final position. A stream not open
+     * yet closes at once.
      */
     public void requestClose()
     {
         connection.requestClose(this);
+    }
+
+    /**
+     * Ask for a graceful close that gives up at a deadline: once everything the source holds is sent and
+     * acknowledged, or at the deadline with what was acknowledged by then, the stream sends STREAM_CLOSE with its
+     * final position. A stream not open yet closes at once. A publication that opens its stream again while it
+     * drains passes the deadline of its first close, so that a failure does not extend its drain.
+     *
+     * @param drainDeadlineNs when to stop waiting for data to be sent and acknowledged, on the engine's clock.
+     */
+    public void requestClose(final long drainDeadlineNs)
+    {
+        connection.requestClose(this, drainDeadlineNs);
     }
 
     /**

@@ -103,6 +103,10 @@ final class CounterMetricDecoder
         "metaroce.cycle.threshold.");
     static final MetricFamily ENDPOINTS_OPEN = gauge(
         "metaroce_endpoints_open", "Network send and receive endpoints open.");
+    static final MetricFamily PUBLICATION_TAILS_LOST = counter(
+        "metaroce_publication_tails_lost", "Released publications whose drain ended with messages unacknowledged.");
+    static final MetricFamily PUBLICATION_TAIL_LOST_BYTES = byteCounter(
+        "metaroce_publication_tail_lost_bytes", "Bytes of messages of released publications never acknowledged.");
 
     static final MetricFamily PUBLISHER_LIMIT = byteGauge(
         "metaroce_publisher_limit_bytes", "Position a publication's publishers may not pass.");
@@ -634,6 +638,10 @@ final class CounterMetricDecoder
                 return new SystemMetric(ENDPOINTS_OPEN, Labels.of("direction", "send"));
             case RECEIVE_ENDPOINTS:
                 return new SystemMetric(ENDPOINTS_OPEN, Labels.of("direction", "receive"));
+            case PUBLICATION_TAILS_LOST:
+                return new SystemMetric(PUBLICATION_TAILS_LOST, Labels.EMPTY);
+            case PUBLICATION_TAIL_BYTES_LOST:
+                return new SystemMetric(PUBLICATION_TAIL_LOST_BYTES, Labels.EMPTY);
             default:
                 return null;
         }

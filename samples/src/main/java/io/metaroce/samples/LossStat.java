@@ -33,8 +33,9 @@ import java.util.Date;
  * loss (a connection carries many streams, and retransmissions are the connection's), with its observation count
  * (retransmitted packets), bytes lost (estimated from the connection's average DATA payload), first and last
  * observation, session and stream (0 and 0 for a connection), channel (the connection's receiver endpoints and
- * settings) and source (the send endpoint's local addresses). Maps the file read-only; works on a running or a
- * stopped driver's directory.
+ * settings) and source (the send endpoint's local addresses); and one line per released network publication whose
+ * drain ended with messages never acknowledged (one observation, the bytes lost, its session and stream, its
+ * channel). Maps the file read-only; works on a running or a stopped driver's directory.
  * <p>
  * Usage: {@code ./metaroce loss [--help] [--dir DIR]}; the directory defaults to {@code metaroce.dir} or the default
  * one.

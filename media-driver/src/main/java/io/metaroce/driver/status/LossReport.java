@@ -28,8 +28,9 @@ import static io.metaroce.driver.status.LossReportDescriptor.TOTAL_BYTES_LOST_OF
 
 /**
  * The writer of the loss report ({@link LossReportDescriptor}): one entry per reporting unit (the driver reports a
- * sender connection, with stream and session 0), created at its first loss observation, updated in place
- * afterwards. Single writer: confined to the driver's sender agent thread.
+ * sender connection's retransmissions, with stream and session 0, and a released publication's lost tail, with its
+ * stream and session), created at its first loss observation, updated in place afterwards. Single writer: confined
+ * to the driver's sender agent thread.
  */
 public final class LossReport
 {

@@ -26,8 +26,9 @@ import java.nio.charset.StandardCharsets;
  * sender connection (per send endpoint, destination and connection settings) that has seen loss: retransmissions
  * belong to a connection, which carries many streams (wire version 2), so its entry has stream id 0 and session id 0,
  * the connection's form (receiver endpoints and connection settings) as its channel and the send endpoint's local
- * addresses as its source. The layout keeps the stream and session fields for writers that report a stream. The file
- * holds {@link #FILE_LENGTH} bytes; when it is full, new entries are not reported.
+ * addresses as its source. A released network publication whose drain ended with messages never acknowledged has an
+ * entry of its own: its stream and session ids, its channel, one observation and the bytes lost. The file holds
+ * {@link #FILE_LENGTH} bytes; when it is full, new entries are not reported.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1

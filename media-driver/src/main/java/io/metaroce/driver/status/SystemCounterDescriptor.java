@@ -106,7 +106,18 @@ public enum SystemCounterDescriptor
      * Receive endpoints (UDP transport bound on a list of endpoints and its engine) open: created for a network
      * subscription and not yet closed after the last one on them was removed.
      */
-    RECEIVE_ENDPOINTS(16, "Receive endpoints open");
+    RECEIVE_ENDPOINTS(16, "Receive endpoints open"),
+
+    /**
+     * Released network publications whose drain ended with messages the receiver never acknowledged (the linger
+     * passed, the receiver went away): each is also in the error log and the loss report.
+     */
+    PUBLICATION_TAILS_LOST(17, "Released publications with a lost tail"),
+
+    /**
+     * Bytes of messages of released network publications that the receiver never acknowledged.
+     */
+    PUBLICATION_TAIL_BYTES_LOST(18, "Bytes lost in released publications' tails");
 
     /**
      * Key of the first per-reason malformed-command counter: the key is this plus the reject reason code.

@@ -66,12 +66,13 @@ import java.util.concurrent.TimeUnit;
  * subscribed stream gets a {@link SimulatedImage} whose delivered messages are recorded; publications are
  * {@link SimulatedPublication}s opened with {@link TransportEngine#openStream}, so that publications to one peer share
  * a connection. It stands in for a driver where the engine leaves things to its host: a publication whose stream
- * failed opens it again from its acknowledged position; an image of a session starts where the session's previous
- * image ended, so that no position is delivered twice (MR-CONN-11); images are ready {@code imageReadyDelay} after
- * the first STREAM_OPEN asks for them (NOT_READY meanwhile, as a driver creates its logs asynchronously); an image
- * whose log it could not hold (terms over {@link #MAX_IMAGE_TERM_LENGTH}, as a driver's /dev/shm could not) cannot be
- * created. Every call from the test thread runs on the agent thread (the engine is single-threaded) and waits for its
- * result.
+ * failed opens it again from its acknowledged position, closed (draining) or not (MR-STRM-32); an image of a
+ * session starts where the session's previous image ended, so that no position is delivered twice (MR-CONN-11);
+ * images are ready {@code imageReadyDelay} after the first STREAM_OPEN asks for them (NOT_READY meanwhile, as a driver
+ * creates its logs asynchronously); an image whose log it could not hold (terms over {@link #MAX_IMAGE_TERM_LENGTH},
+ * as a driver's /dev/shm could not) cannot be created. Every call from the test thread runs on the agent thread (the
+ * engine is single-threaded) and waits for its result. The bounds of section 18.5 that a test sets in its
+ * {@link TargetSettings} are the engine's settings; the others keep the engine's defaults.
  */
 final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, ImageAdmission, Agent
 {
@@ -440,6 +441,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         SenderStream stream;
         boolean isCloseRequested;
         boolean isEndOfStreamAppended;
+        long dataEndPosition;
         boolean isCloseSent;
         boolean needsReopen;
 
@@ -486,9 +488,16 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             {
                 return 0;
             }
-            if (ConnectionState.SETUP == stream.state())
+            if (!isEndOfStreamAppended)
             {
-                // Closed before the stream opened: the sender gives the opening up (MR-STRM-31).
+                dataEndPosition = log.availablePosition();
+                isEndOfStreamAppended = log.appendEndOfStream();
+            }
+            if (ConnectionState.SETUP == stream.state() && log.acknowledgedPosition() >= dataEndPosition)
+            {
+                // Closed with nothing left to deliver before the stream opened: the sender gives the opening up
+                // (MR-STRM-31). With messages left, a draining stream waits for its opening, as a driver's does
+                // (MR-STRM-32).
                 isCloseSent = true;
                 stream.requestClose();
                 return 1;

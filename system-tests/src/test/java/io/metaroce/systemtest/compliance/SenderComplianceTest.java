@@ -692,7 +692,62 @@ class SenderComplianceTest extends ComplianceTest
         }
         receiver.send(0, peer.out.status(receiver.header(0).psn(receiver.cumAck), 0, ConnectionState.ESTABLISHED));
         assertNull(peer.poll((d) -> d.is(StatusDecoder.TEMPLATE_ID) && d.srcConnId() == receiver.senderId,
-            200), "a plain STATUS draws no answer");
+            200), "MR-STAT-2 a STATUS draws no answer, its ackRequest flag set or not");
+        assertEquals(List.of(), publication.streamEnds(), "MR-STAT-2 and changes nothing");
+    }
+
+    @Test
+    @Requirement({ "MR-STRM-32", "MR-STRM-28", "MR-CONN-5", "MR-STRM-19" })
+    void shouldOpenADrainingStreamAgainAfterItsConnectionFailsAndDeliverItsTail()
+    {
+        publish(new TargetSettings());
+        establish(1L << 40, true);
+        assertTrue(publication.offer(message(0)));
+        receiver.receiveAndAck(nextData());
+        final long acknowledged = stream.nextPosition();
+
+        // The tail is sent but never acknowledged; the publication closes, and its connection fails while it drains.
+        Datagram last = null;
+        for (int i = 1; i <= 3; i++)
+        {
+            assertTrue(publication.offer(message(i)));
+            last = nextData();
+        }
+        publication.close();
+        receiver.send(0, peer.out.nack(receiver.header(0).echo(last).psn(last.psn()), NackReason.NO_CONNECTION,
+            0, 0, 0));
+        awaitTrue(() -> 1 == publication.streamEnds().size(), "the draining stream fails with its connection");
+        assertEquals(end("NO_CONNECTION"), publication.streamEnds().get(0), "MR-STRM-28");
+
+        // [MR-STRM-32] a new incarnation, the stream opened from what was acknowledged, the tail sent and the
+        // stream closed once everything is acknowledged.
+        receiver.awaitSetup();
+        receiver.accept(1L << 40, true);
+        stream = new DataStreamCheck(receiver);
+        final Datagram reopen = receiver.awaitStreamOpen();
+        assertEquals(acknowledged, RawReceiver.startOf(reopen.read().streamOpen()),
+            "MR-STRM-32 opened again from the acknowledged position");
+        receiver.acceptStream(reopen);
+        final Datagram close = awaitClose();
+        assertEquals(stream.nextPosition(), close.read().streamClose().finalPosition(),
+            "MR-STRM-19 the final position includes the EOS frame");
+        assertEquals(3, stream.messages.size(), "MR-STRM-32 the tail, once: " + stream.messages.size());
+        for (int i = 1; i <= 3; i++)
+        {
+            assertArrayEquals(message(i), stream.messages.get(i - 1), "message " + i);
+        }
+        receiver.acceptClose(close);
+        awaitTrue(() -> 2 == publication.streamEnds().size(), "the drained stream closes");
+        assertEquals(end("NORMAL"), publication.streamEnds().get(1), "MR-STRM-32 closed once all is acknowledged");
+        assertStreamClean();
+    }
+
+    private static byte[] message(final int index)
+    {
+        final byte[] message = new byte[100];
+        message[0] = (byte)index;
+        message[99] = (byte)~index;
+        return message;
     }
 
     @Test
