@@ -336,6 +336,10 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         {
             return null;
         }
+        if (repeatsEndedImage(streamId, sessionId, initialTermId, activeTermId, termOffset, termLength))
+        {
+            return CONFLICT;
+        }
 
         final long key = sessionKey(streamId, sessionId);
         final PendingImage pending = pendingImages.get(key);
@@ -505,6 +509,24 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         }
 
         return startPosition;
+    }
+
+    /**
+     * Would an opening repeat positions of its session that an earlier image delivered, in a log it cannot continue
+     * (another initial term id or term length, so not the same publication's log)? The same log joins where the
+     * earlier image ended ({@link #joinPosition}); another one may only start at or beyond that end [MR-CONN-11].
+     */
+    private boolean repeatsEndedImage(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength)
+    {
+        final ImageEnd end = imageEnds.get(sessionKey(streamId, sessionId));
+        return null != end && (end.initialTermId != initialTermId || end.termLength != termLength) &&
+            end.position > ((long)(activeTermId - initialTermId) * termLength) + termOffset;
     }
 
     private void rememberEnd(final NetworkImage image)

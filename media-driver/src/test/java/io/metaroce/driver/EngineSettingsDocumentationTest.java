@@ -132,7 +132,6 @@ class EngineSettingsDocumentationTest
         expected.put("keepaliveInterval", duration(KEEPALIVE_INTERVAL_NS_DEFAULT));
         expected.put("statusInterval", duration(STATUS_INTERVAL_NS_DEFAULT));
         expected.put("connectionTimeout", duration(CONNECTION_TIMEOUT_NS_DEFAULT));
-        expected.put("challengeTimeout", duration(CHALLENGE_TIMEOUT_NS_DEFAULT));
         expected.put("rejectReplyRate, rejectReplyBurst",
             REJECT_REPLY_RATE_DEFAULT + " a second, " + REJECT_REPLY_BURST_DEFAULT);
         expected.put("lingerTimeout", duration(LINGER_TIMEOUT_NS_DEFAULT));

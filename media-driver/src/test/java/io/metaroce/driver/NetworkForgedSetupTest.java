@@ -37,13 +37,13 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Who may open a stream another connection carries (wire version 2, which replaces version 1's SETUP replacement and
- * challenge). The sender that carries it may, on a new connection from its own address and control port: the old
- * opening ends at once and the new image starts where the old one's data ends (the stream takeover). Anyone else is
- * refused with STREAM_ACK(CONFLICT, retryAfterUs = the challenge timeout), counted as {@code STREAM_CONFLICT}, and the
- * carrying connection's sender is challenged: a live sender answers and keeps its stream, a silent one loses its
- * connection after the challenge timeout, which frees the stream for the next opening. Raw datagrams built from the
- * codecs play the strangers and, in two tests, the sender ({@link RawPeer}).
+ * Who may open a stream another connection carries, and what a session's images may deliver (wire version 2,
+ * sections 5.5 and 15.2). The sender that carries it may, on a new connection from its own address and control port:
+ * the old opening ends at once and the new image starts where the old one's data ends (the stream takeover). Anyone
+ * else is refused with STREAM_ACK(CONFLICT, retryAfterUs 65,535), counted as {@code STREAM_CONFLICT}, for as long as
+ * the carrying connection lives, however long its sender is silent short of the connection timeout: a paused sender
+ * keeps its stream. A session's new image never delivers a position an earlier image of it delivered. Raw datagrams
+ * built from the codecs play the strangers and the senders ({@link RawPeer}).
  */
 class NetworkForgedSetupTest
 {
@@ -51,7 +51,7 @@ class NetworkForgedSetupTest
     private static final int TERM_LENGTH = 64 * 1024;
     private static final int INITIAL_TERM_ID = 7;
     private static final int SESSION_ID = 0x5E55;
-    private static final long CHALLENGE_TIMEOUT_NS = TimeUnit.MILLISECONDS.toNanos(250);
+    private static final long CONNECTION_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(1);
 
     private NetworkTestHarness harness;
 
@@ -95,8 +95,7 @@ class NetworkForgedSetupTest
                     stranger.streamOpen(STREAM_ID, publication.sessionId(), streamRef, publication.initialTermId(),
                         publication.initialTermId(), 0, publication.termBufferLength());
                     final RawPeer.StreamAnswer answer = stranger.awaitStreamAnswer(streamRef, StreamCode.CONFLICT);
-                    assertEquals(Math.min(0xFFFF, TimeUnit.NANOSECONDS.toMicros(CHALLENGE_TIMEOUT_NS)),
-                        answer.retryAfterUs(), "retry after the challenge timeout");
+                    assertEquals(0xFFFF, answer.retryAfterUs(), "retry after 65,535 us at the earliest");
                     final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
                     while (System.nanoTime() - untilNs < 0)
                     {
@@ -120,7 +119,6 @@ class NetworkForgedSetupTest
             assertEquals(1, available.get(), "the live image stays: no new image");
             assertEquals(0, unavailable.get(), "the live image stays: never unavailable");
             assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_CONFLICT") >= 5, "counted");
-            assertTrue(counterSum(receiverClient, "snd-challenges: engine", "") > 0, "the real sender was challenged");
             assertEquals(0, counterSum(receiverClient, "rcv-drops: engine", "reason=SETUP_CONFLICT"),
                 "a SETUP is no conflict in version 2");
         });
@@ -165,7 +163,6 @@ class NetworkForgedSetupTest
                 sendMessages(sender, 5, 20);
                 awaitReceived(subscription, received, 20);
                 pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(200));
-                assertEquals(0, sender.challenges(), "a takeover needs no challenge");
             }
 
             assertInOrderOnce(received, 20);
@@ -177,17 +174,75 @@ class NetworkForgedSetupTest
     }
 
     @Test
-    void shouldGiveTheStreamToAnotherSenderOnceTheSilentSenderFailsItsChallenge()
+    void shouldKeepAPausedSendersStreamWhateverAStrangerSendsMeanwhile()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final AtomicInteger available = new AtomicInteger();
+            final AtomicInteger unavailable = new AtomicInteger();
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID, (image) -> available.incrementAndGet(), (image) -> unavailable.incrementAndGet());
+            final List<Long> received = new ArrayList<>();
+
+            try (RawPeer sender = new RawPeer("127.0.1.1", endpoint());
+                RawPeer stranger = new RawPeer("127.0.1.1", endpoint()))
+            {
+                sender.connect(0x0C11_0001, 0x3333_0001L, 100);
+                sender.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                sender.awaitStreamAnswer(1, StreamCode.OPEN);
+                sendMessages(sender, 0, 10);
+                awaitReceived(subscription, received, 10);
+
+                // The sender pauses for a second (a long GC pause, a stopped process) while a stranger from another
+                // port of its host asks for the stream again and again, and sends DATA of it on its own connection.
+                stranger.connect(0x0C11_0002, 0x3333_0002L, 700);
+                final long pauseEndNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                int streamRef = 0;
+                while (System.nanoTime() - pauseEndNs < 0)
+                {
+                    stranger.streamOpen(STREAM_ID, SESSION_ID, ++streamRef, INITIAL_TERM_ID, INITIAL_TERM_ID, 0,
+                        TERM_LENGTH);
+                    assertEquals(0xFFFF, stranger.awaitStreamAnswer(streamRef, StreamCode.CONFLICT).retryAfterUs());
+                    stranger.data(STREAM_ID, SESSION_ID, INITIAL_TERM_ID, TERM_LENGTH, 10L * RawPeer.MESSAGE_ADVANCE,
+                        666);
+                    pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(50));
+                }
+                for (final RawPeer.StreamAnswer answer : stranger.streamAnswers())
+                {
+                    assertEquals(StreamCode.CONFLICT, answer.code(), "the stranger never gets the stream");
+                }
+
+                // The sender wakes up and goes on where it was.
+                sendMessages(sender, 10, 20);
+                awaitReceived(subscription, received, 20);
+                pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(200));
+            }
+
+            assertInOrderOnce(received, 20);
+            assertEquals(1, available.get(), "one image: the paused sender's");
+            assertEquals(0, unavailable.get(), "it never ended");
+            assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_CONFLICT") >= 10, "counted");
+            assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_MISMATCH") >= 10,
+                "the stranger's DATA is acknowledged and never placed");
+        });
+    }
+
+    @Test
+    void shouldGiveTheStreamToASenderRestartedOnAnotherPortOnlyOnceTheOldConnectionTimesOut()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(1);
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .engineSettings(EngineSettings.builder().challengeTimeoutNs(CHALLENGE_TIMEOUT_NS).build()));
+                .engineSettings(EngineSettings.builder().connectionTimeoutNs(CONNECTION_TIMEOUT_NS).build()));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final AtomicInteger available = new AtomicInteger();
             final AtomicInteger unavailable = new AtomicInteger();
             final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
-                STREAM_ID, null, (image) -> unavailable.incrementAndGet());
+                STREAM_ID, (image) -> available.incrementAndGet(), (image) -> unavailable.incrementAndGet());
             final List<Long> received = new ArrayList<>();
 
             try (RawPeer silent = new RawPeer("127.0.1.1", endpoint());
@@ -197,27 +252,32 @@ class NetworkForgedSetupTest
                 silent.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
                 silent.awaitStreamAnswer(1, StreamCode.OPEN);
                 sendMessages(silent, 0, 5);
+                final long lastHeardNs = System.nanoTime();
                 awaitReceived(subscription, received, 5);
 
-                // The sender restarted on another port: its first opening is refused and the old sender, which
-                // will never answer, is challenged.
+                // The sender restarted on another port: it is refused until its old connection times out at the
+                // receiver, and then its next opening gets the stream, in a new image.
                 restarted.connect(0x0B11_0002, 0x2222_0002L, 700);
-                restarted.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
-                restarted.awaitStreamAnswer(1, StreamCode.CONFLICT);
-                Await.until("the silent sender challenged", () ->
+                int streamRef = 0;
+                RawPeer.StreamAnswer answer;
+                do
                 {
-                    silent.poll();
-                    return silent.challenges() > 0;
-                });
-
-                Await.until("the unanswered challenge ends the old connection and its image", () ->
+                    restarted.streamOpen(STREAM_ID, SESSION_ID, ++streamRef, INITIAL_TERM_ID, INITIAL_TERM_ID, 0,
+                        TERM_LENGTH);
+                    answer = awaitAnyAnswer(restarted, streamRef);
+                    pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(70));
+                }
+                while (StreamCode.CONFLICT == answer.code());
+                final long openedAfterNs = System.nanoTime() - lastHeardNs;
+                if (StreamCode.NOT_READY == answer.code())
                 {
-                    pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(1));
-                    return 1 == unavailable.get();
-                });
-                restarted.streamOpen(STREAM_ID, SESSION_ID, 2, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
-                final RawPeer.StreamAnswer open = restarted.awaitStreamAnswer(2, StreamCode.OPEN);
-                assertEquals(5L * RawPeer.MESSAGE_ADVANCE, open.startPosition(),
+                    answer = restarted.awaitStreamAnswer(streamRef, StreamCode.OPEN);
+                }
+                assertEquals(StreamCode.OPEN, answer.code());
+                assertTrue(streamRef > 1, "refused at first");
+                assertTrue(openedAfterNs >= CONNECTION_TIMEOUT_NS,
+                    "not before the old connection's timeout: " + openedAfterNs + " ns");
+                assertEquals(5L * RawPeer.MESSAGE_ADVANCE, answer.startPosition(),
                     "the session continues where the old image's data ends");
                 sendMessages(restarted, 0, 10);
                 awaitReceived(subscription, received, 10);
@@ -225,9 +285,86 @@ class NetworkForgedSetupTest
             }
 
             assertInOrderOnce(received, 10);
+            Await.until("the old image withdrawn", () -> 1 == unavailable.get());
+            assertEquals(2, available.get(), "the restarted sender's stream is a new image");
             assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_CONFLICT") >= 1, "counted");
-            assertTrue(counterSum(receiverClient, "snd-challenges: engine", "") >= 1, "challenge counted");
         });
+    }
+
+    @Test
+    void shouldDeliverNoPositionTwiceWhenAStrangerReopensAnEndedSessionFromTheStart()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final AtomicInteger available = new AtomicInteger();
+            final AtomicInteger unavailable = new AtomicInteger();
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID, (image) -> available.incrementAndGet(), (image) -> unavailable.incrementAndGet());
+            final List<Long> received = new ArrayList<>();
+            final long end = 10L * RawPeer.MESSAGE_ADVANCE;
+
+            try (RawPeer sender = new RawPeer("127.0.1.1", endpoint());
+                RawPeer stranger = new RawPeer("127.0.1.1", endpoint()))
+            {
+                sender.connect(0x0D11_0001, 0x4444_0001L, 100);
+                sender.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                sender.awaitStreamAnswer(1, StreamCode.OPEN);
+                sendMessages(sender, 0, 10);
+                awaitReceived(subscription, received, 10);
+                sender.streamClose(STREAM_ID, SESSION_ID, 1, end);
+                sender.awaitStreamAnswer(1, StreamCode.CLOSED);
+                Await.until("the ended image withdrawn", () ->
+                {
+                    pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(1));
+                    return 1 == unavailable.get();
+                });
+
+                // A stranger reopens the session from position 0 in a log of another geometry: it cannot continue
+                // where the session ended, so it is refused.
+                stranger.connect(0x0D11_0002, 0x4444_0002L, 700);
+                stranger.streamOpen(STREAM_ID, SESSION_ID, 1, INITIAL_TERM_ID + 100, INITIAL_TERM_ID + 100, 0,
+                    TERM_LENGTH);
+                assertEquals(0xFFFF, stranger.awaitStreamAnswer(1, StreamCode.CONFLICT).retryAfterUs());
+
+                // In the same geometry it is told to start where the session ended: what it sends before is
+                // acknowledged, never delivered again.
+                stranger.streamOpen(STREAM_ID, SESSION_ID, 2, INITIAL_TERM_ID, INITIAL_TERM_ID, 0, TERM_LENGTH);
+                assertEquals(end, stranger.awaitStreamAnswer(2, StreamCode.OPEN).startPosition());
+                for (long i = 0; i < 15; i++)
+                {
+                    stranger.data(STREAM_ID, SESSION_ID, INITIAL_TERM_ID, TERM_LENGTH, i * RawPeer.MESSAGE_ADVANCE,
+                        100 + i);
+                }
+                awaitReceived(subscription, received, 15);
+                pollFor(subscription, received, TimeUnit.MILLISECONDS.toNanos(200));
+            }
+
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 110L, 111L, 112L, 113L, 114L), received,
+                "positions 0 to 9 once, then only what lies beyond the session's end");
+            assertEquals(2, available.get(), "the reopening is a new image");
+            assertTrue(counterSum(receiverClient, "rcv-drops: engine", "reason=STREAM_CONFLICT") >= 1, "counted");
+        });
+    }
+
+    private static RawPeer.StreamAnswer awaitAnyAnswer(final RawPeer peer, final int streamRef)
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() - deadlineNs < 0)
+        {
+            peer.poll();
+            for (final RawPeer.StreamAnswer answer : peer.streamAnswers())
+            {
+                if (answer.streamRef() == streamRef)
+                {
+                    return answer;
+                }
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        throw new AssertionError("no answer to streamRef " + streamRef);
     }
 
     private InetSocketAddress endpoint()

@@ -17,12 +17,13 @@ package io.metaroce.driver;
 
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.WireDatagramReader;
+import io.metaroce.codec.wire.CloseReason;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupEncoder;
-import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.StreamAckDecoder;
+import io.metaroce.codec.wire.StreamCloseEncoder;
 import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.codec.wire.StreamOpenEncoder;
 import io.metaroce.codec.wire.TrafficClass;
@@ -43,7 +44,7 @@ import java.util.concurrent.locks.LockSupport;
  * A hand-played version-2 sender on one plane: raw datagrams built with the wire codecs, from one UDP socket (its
  * address and port are the control port every connection it opens announces). It opens connections with SETUP,
  * streams with STREAM_OPEN, sends DATA of one unfragmented 8-byte message per frame, and records what the receiving
- * driver answers (STREAM_ACKs, challenges). It answers nothing: a challenge it receives goes unanswered.
+ * driver answers (SETUP_ACKs, STREAM_ACKs). It answers nothing.
  */
 final class RawPeer implements AutoCloseable
 {
@@ -59,7 +60,6 @@ final class RawPeer implements AutoCloseable
     private final MessageHeaderEncoder messageHeader = new MessageHeaderEncoder();
     private final WireDatagramReader reader = new WireDatagramReader();
     private final List<StreamAnswer> streamAnswers = new ArrayList<>();
-    private int challenges;
     private int answeredSetupConnectionId;
     private int localId;
     private int peerId;
@@ -193,8 +193,7 @@ final class RawPeer implements AutoCloseable
     }
 
     /**
-     * Read every datagram waiting, recording the STREAM_ACKs, the SETUP_ACKs and the challenges (STATUS asking for
-     * an acknowledgement).
+     * Read every datagram waiting, recording the STREAM_ACKs and the SETUP_ACKs.
      *
      * @return datagrams read.
      */
@@ -228,10 +227,6 @@ final class RawPeer implements AutoCloseable
                 streamAnswers.add(new StreamAnswer((int)reader.transportHeader().dstConnId(), ack.streamId(),
                     ack.sessionId(), (int)ack.streamRef(), ack.code(), ack.retryAfterUs(), ack.startPosition(),
                     ack.windowLimit()));
-            }
-            else if (StatusDecoder.TEMPLATE_ID == templateId && reader.transportHeader().flags().ackRequest())
-            {
-                challenges++;
             }
         }
     }

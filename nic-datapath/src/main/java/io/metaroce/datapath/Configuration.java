@@ -1238,28 +1238,6 @@ public final class Configuration
     }
 
     /**
-     * Property name of {@link #challengeTimeoutNs()}.
-     */
-    public static final String CHALLENGE_TIMEOUT_NS_PROP_NAME = "metaroce.datapath.challenge.timeout";
-
-    /**
-     * Default of {@link #challengeTimeoutNs()}: more than two keepalive intervals, so an idle but live sender that
-     * ignores the challenge still answers with a keepalive in time.
-     */
-    public static final long CHALLENGE_TIMEOUT_NS_DEFAULT = TimeUnit.MILLISECONDS.toNanos(250);
-
-    /**
-     * How long a receiver keeps a live connection after challenging its sender (a SETUP of a new incarnation came
-     * from elsewhere) before it gives the connection up if nothing of it arrived.
-     *
-     * @return the value of {@link #CHALLENGE_TIMEOUT_NS_PROP_NAME}, or the default when it is not set.
-     */
-    public static long challengeTimeoutNs()
-    {
-        return durationProperty(CHALLENGE_TIMEOUT_NS_PROP_NAME, CHALLENGE_TIMEOUT_NS_DEFAULT);
-    }
-
-    /**
      * Property name of {@link #rejectReplyRate()}.
      */
     public static final String REJECT_REPLY_RATE_PROP_NAME = "metaroce.datapath.reject.reply.rate";

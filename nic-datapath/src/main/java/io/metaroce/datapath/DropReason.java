@@ -124,7 +124,7 @@ public final class DropReason
 
     /**
      * A STREAM_OPEN for a stream and session another connection of the same endpoint carries: answered by
-     * STREAM_ACK(CONFLICT), and that connection's sender challenged.
+     * STREAM_ACK(CONFLICT) until that connection ends.
      */
     public static final int STREAM_CONFLICT = NO_CONNECTION + 17;
 

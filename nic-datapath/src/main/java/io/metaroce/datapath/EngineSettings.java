@@ -287,7 +287,14 @@ public final class EngineSettings
         consumer.accept(LINGER_TIMEOUT_NS_PROP_NAME, timers.lingerTimeoutNs());
         consumer.accept(CLOSE_RETRIES_PROP_NAME, timers.closeRetries());
         consumer.accept(CLOSE_RETRY_MIN_NS_PROP_NAME, timers.closeRetryMinNs());
-        consumer.accept(CHALLENGE_TIMEOUT_NS_PROP_NAME, timers.challengeTimeoutNs());
+        consumer.accept(MAX_CONNECTIONS_PER_SOURCE_PROP_NAME, limits.maxConnectionsPerSource());
+        consumer.accept(MAX_UNPROVED_CONNECTIONS_PROP_NAME, limits.maxUnprovedConnections());
+        consumer.accept(MAX_STREAMS_PER_CONNECTION_PROP_NAME, limits.maxStreamsPerConnection());
+        consumer.accept(MAX_STREAMS_PER_SOURCE_PROP_NAME, limits.maxStreamsPerSource());
+        consumer.accept(MAX_TERM_LENGTH_PROP_NAME, limits.maxTermLength());
+        consumer.accept(MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME, limits.maxImageBytesPerConnection());
+        consumer.accept(MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME, limits.maxImageBytesPerSource());
+        consumer.accept(COUNTERS_RESERVE_PROP_NAME, limits.countersReserve());
     }
 
     /**
@@ -512,9 +519,8 @@ public final class EngineSettings
     }
 
     /**
-     * Connection timers: SETUP retries, keepalives, STATUS telemetry, timeouts, linger, CLOSE retries and the challenge
-     * of a live connection (sections 5 and 15). Each component is validated when the record is made, naming its
-     * property.
+     * Connection timers: SETUP retries, keepalives, STATUS telemetry, timeouts, linger and CLOSE retries (sections 5
+     * and 15). Each component is validated when the record is made, naming its property.
      *
      * @param setupRetryMinNs first SETUP retry delay, doubling; see {@link Configuration#SETUP_RETRY_MIN_NS_PROP_NAME}.
      * @param setupRetryMaxNs cap of the SETUP retry delay; see {@link Configuration#SETUP_RETRY_MAX_NS_PROP_NAME}.
@@ -530,8 +536,6 @@ public final class EngineSettings
      * Configuration#CLOSE_RETRIES_PROP_NAME}.
      * @param closeRetryMinNs lower bound of the first CLOSE retry delay, max(RTO, this), doubling; see {@link
      * Configuration#CLOSE_RETRY_MIN_NS_PROP_NAME}.
-     * @param challengeTimeoutNs how long a receiver keeps a live connection after challenging its sender before it
-     * gives it up; see {@link Configuration#CHALLENGE_TIMEOUT_NS_PROP_NAME}.
      */
     public record TimerSettings(
         long setupRetryMinNs,
@@ -541,8 +545,43 @@ public final class EngineSettings
         long connectionTimeoutNs,
         long lingerTimeoutNs,
         int closeRetries,
-        long closeRetryMinNs,
-        long challengeTimeoutNs)
+        long closeRetryMinNs)
+    {
+    }
+
+    /**
+     * Bounds on what remote peers may make a receiver hold (specification section 18.5): connections per source
+     * host, streams opening or open per connection and per source host, the longest term a receiver opens, image
+     * bytes (three terms per stream) per connection and per source host, and counters kept for local clients. A
+     * SETUP or STREAM_OPEN beyond a bound is refused with RESOURCE_EXHAUSTED and counted by its drop reason; the peer
+     * keeps what it holds and everyone else is served. Each component is validated when the record is made, naming
+     * its property.
+     *
+     * @param maxConnectionsPerSource receiver connections one source host may hold; see {@link
+     * Configuration#MAX_CONNECTIONS_PER_SOURCE_PROP_NAME}.
+     * @param maxUnprovedConnections connections whose sender has not proved its address, beyond which the oldest is
+     * evicted; see {@link Configuration#MAX_UNPROVED_CONNECTIONS_PROP_NAME}.
+     * @param maxStreamsPerConnection streams opening or open per connection, announced as maxStreams; see {@link
+     * Configuration#MAX_STREAMS_PER_CONNECTION_PROP_NAME}.
+     * @param maxStreamsPerSource streams opening or open per source host; see {@link
+     * Configuration#MAX_STREAMS_PER_SOURCE_PROP_NAME}.
+     * @param maxTermLength longest term of a stream a receiver opens; see {@link
+     * Configuration#MAX_TERM_LENGTH_PROP_NAME}.
+     * @param maxImageBytesPerConnection image bytes per connection; see {@link
+     * Configuration#MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME}.
+     * @param maxImageBytesPerSource image bytes per source host; see {@link
+     * Configuration#MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME}.
+     * @param countersReserve counters remote peers never take; see {@link Configuration#COUNTERS_RESERVE_PROP_NAME}.
+     */
+    public record PeerLimitSettings(
+        int maxConnectionsPerSource,
+        int maxUnprovedConnections,
+        int maxStreamsPerConnection,
+        int maxStreamsPerSource,
+        int maxTermLength,
+        long maxImageBytesPerConnection,
+        long maxImageBytesPerSource,
+        int countersReserve)
     {
     }
     /**
@@ -614,7 +653,14 @@ public final class EngineSettings
         private long lingerTimeoutNs = Configuration.lingerTimeoutNs();
         private int closeRetries = Configuration.closeRetries();
         private long closeRetryMinNs = Configuration.closeRetryMinNs();
-        private long challengeTimeoutNs = Configuration.challengeTimeoutNs();
+        private int maxConnectionsPerSource = Configuration.maxConnectionsPerSource();
+        private int maxUnprovedConnections = Configuration.maxUnprovedConnections();
+        private int maxStreamsPerConnection = Configuration.maxStreamsPerConnection();
+        private int maxStreamsPerSource = Configuration.maxStreamsPerSource();
+        private int maxTermLength = Configuration.maxTermLength();
+        private long maxImageBytesPerConnection = Configuration.maxImageBytesPerConnection();
+        private long maxImageBytesPerSource = Configuration.maxImageBytesPerSource();
+        private int countersReserve = Configuration.countersReserve();
 
         private Builder()
         {
@@ -685,7 +731,14 @@ public final class EngineSettings
             lingerTimeoutNs = settings.timers.lingerTimeoutNs();
             closeRetries = settings.timers.closeRetries();
             closeRetryMinNs = settings.timers.closeRetryMinNs();
-            challengeTimeoutNs = settings.timers.challengeTimeoutNs();
+            maxConnectionsPerSource = settings.limits.maxConnectionsPerSource();
+            maxUnprovedConnections = settings.limits.maxUnprovedConnections();
+            maxStreamsPerConnection = settings.limits.maxStreamsPerConnection();
+            maxStreamsPerSource = settings.limits.maxStreamsPerSource();
+            maxTermLength = settings.limits.maxTermLength();
+            maxImageBytesPerConnection = settings.limits.maxImageBytesPerConnection();
+            maxImageBytesPerSource = settings.limits.maxImageBytesPerSource();
+            countersReserve = settings.limits.countersReserve();
         }
 
         /**
@@ -1448,12 +1501,12 @@ public final class EngineSettings
         /**
          * How long a receiver keeps a live connection after challenging its sender before it gives it up.
          *
-         * @param challengeTimeoutNs the value; see {@link Configuration#CHALLENGE_TIMEOUT_NS_PROP_NAME}.
+         * @param countersReserve the value; see {@link Configuration#COUNTERS_RESERVE_PROP_NAME}.
          * @return this for a fluent API.
          */
-        public Builder challengeTimeoutNs(final long challengeTimeoutNs)
+        public Builder countersReserve(final int countersReserve)
         {
-            this.challengeTimeoutNs = challengeTimeoutNs;
+            this.countersReserve = countersReserve;
             return this;
         }
         /**
@@ -1527,7 +1580,17 @@ public final class EngineSettings
             check(lingerTimeoutNs >= 0, LINGER_TIMEOUT_NS_PROP_NAME, lingerTimeoutNs);
             check(closeRetries >= 1, CLOSE_RETRIES_PROP_NAME, closeRetries);
             check(closeRetryMinNs > 0, CLOSE_RETRY_MIN_NS_PROP_NAME, closeRetryMinNs);
-            check(challengeTimeoutNs > 0, CHALLENGE_TIMEOUT_NS_PROP_NAME, challengeTimeoutNs);
+            check(maxConnectionsPerSource >= 1, MAX_CONNECTIONS_PER_SOURCE_PROP_NAME, maxConnectionsPerSource);
+            check(maxUnprovedConnections >= 1, MAX_UNPROVED_CONNECTIONS_PROP_NAME, maxUnprovedConnections);
+            check(maxStreamsPerConnection >= 1, MAX_STREAMS_PER_CONNECTION_PROP_NAME, maxStreamsPerConnection);
+            check(maxStreamsPerSource >= 1, MAX_STREAMS_PER_SOURCE_PROP_NAME, maxStreamsPerSource);
+            check(maxTermLength >= WireProtocol.MIN_TERM_LENGTH && maxTermLength <= WireProtocol.MAX_TERM_LENGTH &&
+                BitUtil.isPowerOfTwo(maxTermLength), MAX_TERM_LENGTH_PROP_NAME, maxTermLength);
+            check(maxImageBytesPerConnection >= 3L * WireProtocol.MIN_TERM_LENGTH,
+                MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME, maxImageBytesPerConnection);
+            check(maxImageBytesPerSource >= 3L * WireProtocol.MIN_TERM_LENGTH, MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME,
+                maxImageBytesPerSource);
+            check(countersReserve >= 0, COUNTERS_RESERVE_PROP_NAME, countersReserve);
 
             return new EngineSettings(
                 this,
@@ -1543,7 +1606,10 @@ public final class EngineSettings
                 new CreditSettings(receiverCredit, initialCreditBytes, creditQuantum, creditOvercommit, creditRateMbps,
                     creditWindowBytes, creditHighWatermark, creditRequestMinNs, linkRateMbps, retryAfterNs),
                 new TimerSettings(setupRetryMinNs, setupRetryMaxNs, keepaliveIntervalNs, statusIntervalNs,
-                    connectionTimeoutNs, lingerTimeoutNs, closeRetries, closeRetryMinNs, challengeTimeoutNs));
+                    connectionTimeoutNs, lingerTimeoutNs, closeRetries, closeRetryMinNs),
+                new PeerLimitSettings(maxConnectionsPerSource, maxUnprovedConnections, maxStreamsPerConnection,
+                    maxStreamsPerSource, maxTermLength, maxImageBytesPerConnection, maxImageBytesPerSource,
+                    countersReserve));
         }
     }
 }

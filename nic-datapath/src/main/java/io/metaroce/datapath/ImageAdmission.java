@@ -53,6 +53,31 @@ public interface ImageAdmission
     };
 
     /**
+     * The answer for a stream whose session an earlier image delivered beyond this opening's start, in a log of
+     * another geometry (initial term id or term length), so that the opening cannot continue where that image ended:
+     * opening it would deliver positions of the session a second time [MR-CONN-11]. A marker compared by identity:
+     * the engine answers STREAM_ACK(CONFLICT), counts {@link DropReason#STREAM_CONFLICT} and keeps no state.
+     */
+    FramePlacement CONFLICT = new FramePlacement()
+    {
+        public void place(
+            final int termId, final int termOffset, final DirectBuffer buffer, final int offset, final int length)
+        {
+            throw new IllegalStateException("ImageAdmission.CONFLICT is a marker, not an image");
+        }
+
+        public long consumerPosition()
+        {
+            throw new IllegalStateException("ImageAdmission.CONFLICT is a marker, not an image");
+        }
+
+        public int windowLength()
+        {
+            throw new IllegalStateException("ImageAdmission.CONFLICT is a marker, not an image");
+        }
+    };
+
+    /**
      * A sender wants to open a stream. The engine asks again, for a stream it keeps pending, every duty cycle until
      * the answer is no longer {@link #NOT_READY}.
      *
@@ -64,8 +89,9 @@ public interface ImageAdmission
      * @param termLength    of the publication's log, a power of two in [64 KiB, 1 GiB].
      * @param mtu           negotiated largest datagram of the connection.
      * @return the placement of the new image; {@link #NOT_READY} when the stream is admitted but its image is not
-     * ready yet (the stream stays pending); or null when no subscription wants the stream (the engine answers
-     * STREAM_ACK(UNKNOWN_STREAM) and keeps no state). An image that cannot be created is refused by throwing
+     * ready yet (the stream stays pending); {@link #CONFLICT} when the opening would repeat positions of its session;
+     * or null when no subscription wants the stream (the engine answers STREAM_ACK(UNKNOWN_STREAM) and keeps no
+     * state). An image that cannot be created is refused by throwing
      * {@link IllegalStateException} (STREAM_ACK(RESOURCE_EXHAUSTED)).
      */
     FramePlacement onImageRequest(

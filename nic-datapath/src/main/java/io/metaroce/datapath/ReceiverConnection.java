@@ -62,8 +62,8 @@ import java.util.ArrayList;
  * <pre>
  *   (LISTEN) --valid SETUP--&gt; ESTABLISHED --CLOSE with every PSN received--&gt; CLOSED (lingers)
  *   ESTABLISHED --CLOSE with PSNs missing--&gt; CLOSING --the last one arrives--&gt; CLOSED (lingers)
- *   ESTABLISHED, CLOSING --silence for the connection timeout, ERROR, or a challenge unanswered for the
- *                         challenge timeout--&gt; CLOSED (streams ended at once, lingers)
+ *   ESTABLISHED, CLOSING --silence for the connection timeout, or ERROR--&gt; CLOSED (streams ended at once,
+ *                         lingers)
  * </pre>
  * Every CLOSED connection keeps its ids for the linger timeout and drops the packets of its incarnation (STATE); one
  * that closed by CLOSE also answers duplicate CLOSEs with the same CLOSE_ACK.
@@ -72,8 +72,13 @@ import java.util.ArrayList;
  * STREAM_ACK: OPEN with the image's start and window limit, NOT_READY while the image is prepared (the connection asks
  * the admission again every duty cycle and answers OPEN unprompted once it is ready), or a refusal. A stream
  * another connection of the group carries moves here when that connection's sender opens it (it started a new
- * incarnation), and is refused (CONFLICT) with that connection's sender challenged when anyone else does. A
- * STREAM_CLOSE ends the stream's image at its final position; the stream lingers as its identity.
+ * incarnation), and is refused (CONFLICT) when anyone else does, until that connection ends. A
+ * STREAM_CLOSE ends the stream's image at its final position; the stream lingers as its identity. A stream opening
+ * or open is kept: its image bytes count against the connection's and its source host's bounds
+ * ({@link PeerBounds}), and an opening beyond them is refused (RESOURCE_EXHAUSTED).
+ * <p>
+ * <b>Unproved senders.</b> Until a datagram of the incarnation passes the epoch rule, the connection sends at most
+ * three times the bytes of its SETUPs (SETUP_ACKs) and no STATUS: its SETUP's source address may be a victim's.
  * <p>
  * <b>DATA.</b> A PSN at or beyond cumAck + window is dropped and answered with NACK(OUT_OF_WINDOW); a PSN already
  * received is not placed again and is answered at once by an ACK with the duplicate flag; a DATA for no open stream is
@@ -149,8 +154,6 @@ public final class ReceiverConnection extends Connection
     private long statusDeadlineNs;
     private long lingerDeadlineNs = Long.MAX_VALUE;
     private int endCause = -1;
-    private long challengeDeadlineNs = Long.MAX_VALUE;
-    private long lastChallengeNs = NEVER;
 
     private boolean ackNow;
     private int pendingPackets;
@@ -538,7 +541,7 @@ public final class ReceiverConnection extends Connection
      * @param nowNs current time.
      * @return true when a challenge was sent.
      */
-    boolean challenge(final long nowNs)
+    void onSetupReceived(final int length)
     {
         this.nowNs = nowNs;
         final long timeoutNs = settings.timers().challengeTimeoutNs();
@@ -669,11 +672,6 @@ public final class ReceiverConnection extends Connection
             end(TerminationCause.TIMEOUT);
             return 1;
         }
-        if (nowNs >= challengeDeadlineNs)
-        {
-            end(TerminationCause.CHALLENGE_UNANSWERED);
-            return 1;
-        }
 
         int work = 0;
         if (pendingPackets > 0 && nowNs >= delayedAckDeadlineNs)
@@ -724,7 +722,7 @@ public final class ReceiverConnection extends Connection
         }
 
         long deadline = Math.min(lastReceivedNs + settings.timers().connectionTimeoutNs(), statusDeadlineNs);
-        deadline = Math.min(deadline, Math.min(holeDeadlineNs, challengeDeadlineNs));
+        deadline = Math.min(deadline, holeDeadlineNs);
         if (pendingPackets > 0)
         {
             deadline = Math.min(deadline, delayedAckDeadlineNs);
@@ -824,7 +822,7 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * End the connection without a CLOSE (timeout, ERROR, a new incarnation, an unanswered challenge): its streams'
+     * End the connection without a CLOSE (timeout, ERROR): its streams'
      * images are handed back at the end of the current call and never touched again, while the ids linger for
      * lingerTimeout so that late packets of the incarnation are dropped as STATE rather than answered as unknown
      * [MR-CONN-8].
@@ -841,7 +839,6 @@ public final class ReceiverConnection extends Connection
         counters.state.setRelease(state.value());
         lingerDeadlineNs = nowNs + settings.timers().lingerTimeoutNs();
         holeDeadlineNs = Long.MAX_VALUE;
-        challengeDeadlineNs = Long.MAX_VALUE;
         ackNow = false;
         pendingPackets = 0;
         creditDirty = false;
@@ -856,7 +853,6 @@ public final class ReceiverConnection extends Connection
     private void onHeard(final int plane)
     {
         lastReceivedNs = nowNs;
-        challengeDeadlineNs = Long.MAX_VALUE;
         if (!replyKnown[plane])
         {
             replyKnown[plane] = transport.learnReplyAddress(destination, plane, replyPort);
@@ -1185,12 +1181,8 @@ public final class ReceiverConnection extends Connection
         else if (null != elsewhere && elsewhere.connection != this)
         {
             engine.drop(DropReason.STREAM_CONFLICT);
-            if (elsewhere.connection.challenge(nowNs))
-            {
-                engine.onChallengeSent();
-            }
-            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.CONFLICT,
-                settings.timers().challengeTimeoutNs(), 0, 0, 0);
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.CONFLICT, CONFLICT_RETRY_AFTER_NS, 0, 0,
+                0);
             return;
         }
 
@@ -1233,7 +1225,7 @@ public final class ReceiverConnection extends Connection
      * Offer a new or pending stream to the admission: open it on a ready image, keep it pending while the image is
      * prepared, or refuse it.
      *
-     * @return a StreamCode value: OPEN, NOT_READY, UNKNOWN_STREAM or RESOURCE_EXHAUSTED.
+     * @return a StreamCode value: OPEN, NOT_READY, UNKNOWN_STREAM, CONFLICT or RESOURCE_EXHAUSTED.
      */
     private int admit(final ReceiverStream stream)
     {
@@ -1265,6 +1257,11 @@ public final class ReceiverConnection extends Connection
         {
             forget(stream);
             return StreamCode.UNKNOWN_STREAM.value();
+        }
+        if (ImageAdmission.CONFLICT == placement)
+        {
+            forget(stream);
+            return StreamCode.CONFLICT.value();
         }
 
         if (!streamsByKey.containsKey(stream.key))
@@ -1355,14 +1352,7 @@ public final class ReceiverConnection extends Connection
             }
             else
             {
-                stream.stateCounter.close();
-                engine.drop(StreamCode.UNKNOWN_STREAM.value() == result ?
-                    DropReason.UNKNOWN_STREAM : DropReason.RESOURCE_EXHAUSTED);
-                if (StreamCode.UNKNOWN_STREAM.value() != result || engine.tryRejectReply(peerId, nowNs))
-                {
-                    sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef,
-                        StreamCode.get((short)result), 0, 0, 0, 0);
-                }
+                refuse(stream, result, plane);
             }
             work++;
         }

@@ -184,7 +184,6 @@ public final class SenderConnection extends Connection
     private long lastHeardNs;
     private long lastSendNs;
     private long statusDeadlineNs;
-    private long lastChallengeAnswerNs = NEVER;
     private long idleSinceNs;
     private int closeTransmissions;
     private long closeDeadlineNs;
@@ -736,10 +735,6 @@ public final class SenderConnection extends Connection
 
             case ErrorDecoder.TEMPLATE_ID:
                 onError(reader.error());
-                break;
-
-            case StatusDecoder.TEMPLATE_ID:
-                onStatus(reader.transportHeader(), plane);
                 break;
 
             case StreamAckDecoder.TEMPLATE_ID:
@@ -2341,21 +2336,6 @@ public final class SenderConnection extends Connection
         proxy.sendControl(destination, plane, DatagramProxy.length(request));
         gate.onCreditRequestSent(nowNs);
         counters.creditRequests.incrementRelease();
-    }
-
-    /**
-     * A STATUS with ackRequest is a receiver's challenge (section 5.4): a stream of this connection was asked for
-     * on another connection, and the receiver keeps it here only if the sender shows it is alive. The answer is a
-     * STATUS on the challenge's plane, at most one per nackInterval.
-     */
-    private void onStatus(final TransportHeaderDecoder header, final int plane)
-    {
-        if (0 != (header.flags().getRaw() & TransportFlag.ACK_REQUEST) &&
-            (NEVER == lastChallengeAnswerNs || nowNs - lastChallengeAnswerNs >= settings.ack().nackIntervalNs()))
-        {
-            lastChallengeAnswerNs = nowNs;
-            sendStatus(plane);
-        }
     }
 
     private void sendStatus(final int plane)

@@ -86,18 +86,18 @@ public final class TerminationCause
      * Another connection asked for one of the connection's streams, the receiver challenged the sender, and nothing
      * of the connection arrived within the challenge timeout (section 5.4).
      */
-    public static final int CHALLENGE_UNANSWERED = 12;
+    public static final int STREAM_CLOSED = 12;
 
     /**
      * The receiver answered STREAM_ACK(CLOSED) for a stream that had not sent STREAM_CLOSE: it no longer carries it.
      */
-    public static final int STREAM_CLOSED = 13;
+    public static final int EVICTED = 13;
 
     private static final String[] NAMES =
     {
         "NORMAL", "CLOSE_UNANSWERED", "RETRANSMIT_LIMIT", "ERROR_RECEIVED", "NO_CONNECTION", "EPOCH_MISMATCH",
         "TIMEOUT", "SOURCE_UNAVAILABLE", "RESTARTED", "FATAL", "SHUTDOWN", "SETUP_REJECTED",
-        "CHALLENGE_UNANSWERED", "STREAM_CLOSED"
+        "STREAM_CLOSED", "EVICTED"
     };
 
     private TerminationCause()

@@ -80,7 +80,7 @@ import static io.metaroce.datapath.Configuration.*;
  * or with ERROR. Streams open inside a connection: a STREAM_OPEN is offered to the group's {@link ImageAdmission}
  * and answered OPEN, NOT_READY (then OPEN unprompted once the image is ready) or a refusal; a stream another
  * connection of the group carries moves over when that connection's own sender opens it again, and is refused
- * (CONFLICT, the other sender challenged) when anyone else asks. A connection that ends keeps its ids for the linger
+ * (CONFLICT) when anyone else asks, until that connection ends. A connection that ends keeps its ids for the linger
  * timeout, so late packets are dropped rather than answered. Bad input never throws and never disturbs another
  * connection.
  * <p>
@@ -778,9 +778,14 @@ public final class TransportEngine implements AutoCloseable
         terminated.add(connection);
     }
 
-    void onChallengeSent()
+    PeerBounds peerBounds()
     {
-        counters.challengesSent.incrementRelease();
+        return peerBounds;
+    }
+
+    void onAmplificationLimited()
+    {
+        counters.amplificationLimited.incrementRelease();
     }
 
     /**

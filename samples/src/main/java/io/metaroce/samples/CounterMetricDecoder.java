@@ -133,8 +133,6 @@ final class CounterMetricDecoder
         "metaroce_engine_send_errors", "Sends the socket refused with an error, each dropped like a loss.");
     static final MetricFamily ENGINE_SEND_NO_ROUTE = counter(
         "metaroce_engine_send_no_route", "Sends for which the engine had no socket to the destination.");
-    static final MetricFamily ENGINE_CHALLENGES_SENT = counter(
-        "metaroce_engine_challenges_sent", "STATUS challenges sent to live senders after a conflicting STREAM_OPEN.");
     static final MetricFamily ENGINE_REJECT_REPLIES_LIMITED = counter(
         "metaroce_engine_reject_replies_limited", "Answers to unknown or refused packets the rate limit held back.");
     static final MetricFamily ENGINE_DROPPED_DATAGRAMS = counter(
@@ -294,7 +292,6 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-back-pressured", ENGINE_SEND_BACK_PRESSURED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-errors", ENGINE_SEND_ERRORS);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-no-route", ENGINE_SEND_NO_ROUTE);
-        datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-challenges", ENGINE_CHALLENGES_SENT);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-reject-replies-limited", ENGINE_REJECT_REPLIES_LIMITED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-drops" + REASON_SUFFIX, ENGINE_DROPPED_DATAGRAMS);
 

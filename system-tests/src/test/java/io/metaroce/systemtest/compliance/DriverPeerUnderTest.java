@@ -194,7 +194,6 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             .statusIntervalNs(s.statusIntervalNs)
             .connectionTimeoutNs(s.connectionTimeoutNs)
             .lingerTimeoutNs(s.lingerTimeoutNs)
-            .challengeTimeoutNs(s.challengeTimeoutNs)
             .setupRetryMinNs(s.setupRetryMinNs)
             .setupRetryMaxNs(s.setupRetryMaxNs)
             .closeRetryMinNs(s.closeRetryMinNs)

@@ -94,7 +94,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     private final List<Image> images = new ArrayList<>();
     private final Map<Integer, List<byte[]>> delivered = new HashMap<>();
     private final Map<Integer, Long> endOfStream = new HashMap<>();
-    private final Map<Long, Long> sessionEnds = new HashMap<>();
+    private final Map<Long, SessionEnd> sessionEnds = new HashMap<>();
     private final Map<Long, Long> imageRequests = new HashMap<>();
     private final List<Publication> publications = new ArrayList<>();
     private final Map<String, Integer> destinations = new HashMap<>();
@@ -151,7 +151,6 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             .statusIntervalNs(s.statusIntervalNs)
             .connectionTimeoutNs(s.connectionTimeoutNs)
             .lingerTimeoutNs(s.lingerTimeoutNs)
-            .challengeTimeoutNs(s.challengeTimeoutNs)
             .setupRetryMinNs(s.setupRetryMinNs)
             .setupRetryMaxNs(s.setupRetryMaxNs)
             .closeRetryMinNs(s.closeRetryMinNs)
@@ -338,10 +337,19 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             imageRequests.remove(key);
         }
         final long openPosition = ((long)(activeTermId - initialTermId) * termLength) + termOffset;
-        final long startPosition = Math.max(openPosition, sessionEnds.getOrDefault(key, openPosition));
+        final SessionEnd end = sessionEnds.get(key);
+        long startPosition = openPosition;
+        if (null != end && end.position > openPosition)
+        {
+            if (end.initialTermId != initialTermId || end.termLength != termLength)
+            {
+                return CONFLICT;
+            }
+            startPosition = end.position;
+        }
         final int window = settings.imageWindowLength > 0 ? settings.imageWindowLength : termLength / 2;
-        final Image image = new Image(
-            streamId, sessionId, new SimulatedImage(initialTermId, termLength, startPosition, window));
+        final Image image = new Image(streamId, sessionId, initialTermId, termLength,
+            new SimulatedImage(initialTermId, termLength, startPosition, window));
         images.add(image);
         return image.image;
     }
@@ -389,23 +397,36 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
                 {
                     continue;
                 }
-                sessionEnds.put(key(image.streamId, image.sessionId), image.image.consumerPosition());
+                sessionEnds.put(key(image.streamId, image.sessionId), new SessionEnd(
+                    image.initialTermId, image.termLength, image.image.consumerPosition()));
                 images.remove(i);
             }
         }
+    }
+
+    /**
+     * Where a session's image ended, in the log it named.
+     */
+    private record SessionEnd(int initialTermId, int termLength, long position)
+    {
     }
 
     private final class Image
     {
         final int streamId;
         final int sessionId;
+        final int initialTermId;
+        final int termLength;
         final SimulatedImage image;
         final ByteArrayOutputStream message = new ByteArrayOutputStream();
 
-        Image(final int streamId, final int sessionId, final SimulatedImage image)
+        Image(final int streamId, final int sessionId, final int initialTermId, final int termLength,
+            final SimulatedImage image)
         {
             this.streamId = streamId;
             this.sessionId = sessionId;
+            this.initialTermId = initialTermId;
+            this.termLength = termLength;
             this.image = image;
         }
 

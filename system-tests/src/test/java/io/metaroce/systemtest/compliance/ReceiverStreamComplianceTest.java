@@ -24,10 +24,12 @@ import io.metaroce.codec.wire.StreamWindowDecoder;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -523,9 +525,9 @@ class ReceiverStreamComplianceTest extends ComplianceTest
 
     @Test
     @Requirement({ "MR-STRM-1", "MR-ID-17", "MR-STRM-15" })
-    void shouldRefuseAStreamOpenFromAnotherPeerWithConflictAndChallengeTheConnectionThatKeepsIt()
+    void shouldRefuseAStreamOpenFromAnotherPeerWithConflictHoweverLongTheKeepingSenderIsSilent()
     {
-        final RawSender sender = connect(new TargetSettings().challengeTimeoutNs(100_000_000L), 500);
+        final RawSender sender = connect(new TargetSettings(), 500);
         sender.open(sender.stream);
         sender.dataAndAck(500);
         try (RawPeer forger = new RawPeer(target))
@@ -537,42 +539,51 @@ class ReceiverStreamComplianceTest extends ComplianceTest
             final StreamAckDecoder refusal = forger.await((d) -> forged.isStreamAck(d, forged.stream),
                 "STREAM_ACK(CONFLICT)").read().streamAck();
             assertEquals(StreamCode.CONFLICT, refusal.code(), "MR-STRM-1");
-            assertEquals(65_535, refusal.retryAfterUs(), "MR-STRM-1 min(challengeTimeout in us, 65535)");
+            assertEquals(65_535, refusal.retryAfterUs(), "MR-STRM-1 retryAfterUs 65535");
             awaitTrue(() -> target.drops("STREAM_CONFLICT") == conflicts + 1, "MR-STRM-1 STREAM_CONFLICT counted");
 
-            // The connection that keeps the stream is challenged on its planes; its sender answers in time.
-            final Datagram challenge = peer.await((d) -> d.is(io.metaroce.codec.wire.StatusDecoder.TEMPLATE_ID) &&
-                d.hasFlag(Flags.ACK_REQUEST), "challenge STATUS");
-            assertEquals(sender.localId, challenge.dstConnId(), "MR-STRM-1 the connection that keeps the stream");
-            assertEquals(sender.peerId, challenge.srcConnId());
-            assertEquals(502, sender.dataAndAck(501).psn());
-            sleepMs(300);
-            assertEquals(503, sender.dataAndAck(502).psn(), "MR-ID-17 the challenged connection stays");
-            assertEquals(1, target.imageCount(STREAM_ID), "MR-STRM-1 no state for the refused opening");
-            forged.sendStreamOpen(forged.stream, 1);
-            assertEquals(StreamCode.CONFLICT, forger.await((d) -> forged.isStreamAck(d, forged.stream),
-                "STREAM_ACK").read().streamAck().code(), "MR-STRM-1 still the other connection's");
+            // The sender that keeps the stream is silent (paused) for longer than a keepalive interval and a
+            // former challenge timeout together; the other peer keeps asking. The stream stays where it is.
+            for (int i = 1; i <= 6; i++)
+            {
+                sleepMs(100);
+                forged.sendStreamOpen(forged.stream, i % 2);
+                assertEquals(StreamCode.CONFLICT, forger.await((d) -> forged.isStreamAck(d, forged.stream),
+                    "STREAM_ACK").read().streamAck().code(), "MR-ID-17 still the silent sender's");
+            }
+            assertEquals(1, target.imageCount(STREAM_ID), "MR-STRM-1 no state for the refused openings");
+            assertEquals(502, sender.dataAndAck(501).psn(), "MR-ID-17 the silent sender's connection stays");
             assertEquals(List.of(), forger.violations(), "the target broke an invariant requirement");
         }
-        awaitTrue(() -> 3 == target.delivered(STREAM_ID).size(), "the stream was never disturbed");
+        assertFalse(peer.history().stream().anyMatch((d) -> d.is(io.metaroce.codec.wire.StatusDecoder.TEMPLATE_ID) &&
+            d.hasFlag(Flags.ACK_REQUEST)), "MR-ID-17 nothing asks the keeping sender to prove itself");
+        awaitTrue(() -> 2 == target.delivered(STREAM_ID).size(), "the stream was never disturbed");
     }
 
     @Test
-    @Requirement({ "MR-ID-17", "MR-STRM-1", "MR-CONN-8" })
-    void shouldCloseAChallengedConnectionWhoseSenderIsSilentAndOpenTheStreamForTheNewSender()
+    @Requirement({ "MR-ID-17", "MR-STRM-1", "MR-CONN-8", "MR-CONN-9" })
+    void shouldOpenTheStreamForAnotherPeerOnlyOnceTheConnectionThatKeptItTimesOut()
     {
-        final RawSender old = connect(new TargetSettings().challengeTimeoutNs(100_000_000L), 500);
+        final long timeoutNs = 600_000_000L;
+        final RawSender old = connect(new TargetSettings().connectionTimeoutNs(timeoutNs), 500);
         old.open(old.stream);
         old.dataAndAck(500);
+        final long lastSentNs = System.nanoTime();
         try (RawPeer restarted = new RawPeer(target))
         {
             final RawSender next = new RawSender(restarted, STREAM_ID, SESSION_ID, 0x0102_0399, 9000);
             next.connect();
             next.sendStreamOpen(next.stream, 0);
             assertEquals(StreamCode.CONFLICT, restarted.await((d) -> next.isStreamAck(d, next.stream),
-                "STREAM_ACK(CONFLICT)").read().streamAck().code(), "challenged first");
-            // The old sender stays silent: after the challenge timeout its connection closes, which frees the stream.
-            sleepMs(200);
+                "STREAM_ACK(CONFLICT)").read().streamAck().code(), "refused while the old connection lives");
+            assertTrue(System.nanoTime() - lastSentNs < timeoutNs, "the refusal came before the timeout");
+            // The old sender stays silent (the new one keeps asking, which keeps its own connection alive): after
+            // connectionTimeout the old connection closes, which frees the stream.
+            while (System.nanoTime() - lastSentNs < timeoutNs + TimeUnit.MILLISECONDS.toNanos(200))
+            {
+                sleepMs(100);
+                next.sendStreamOpen(next.stream, 0);
+            }
             next.open(next.stream);
             assertEquals(PAYLOAD, next.stream.startPosition, "the new opening starts where the old image ended");
             final int seq = next.data(next.stream, 9000, 1, Flags.ACK_REQUEST, 0);
@@ -581,6 +592,42 @@ class ReceiverStreamComplianceTest extends ComplianceTest
         }
         final long states = target.drops("STATE");
         old.data(501, Flags.ACK_REQUEST, 0);
-        awaitTrue(() -> target.drops("STATE") == states + 1, "MR-ID-17, MR-CONN-8 the old connection lingers CLOSED");
+        awaitTrue(() -> target.drops("STATE") == states + 1, "MR-CONN-8 the old connection lingers CLOSED");
+    }
+
+    @Test
+    @Requirement({ "MR-CONN-11", "MR-STRM-1" })
+    void shouldRefuseAReopeningOfAnEndedSessionInAnotherLogThatWouldRepeatItsPositions()
+    {
+        final int isn = 200;
+        final RawSender first = connect(new TargetSettings(), isn);
+        first.open(first.stream);
+        for (int k = 0; k < 5; k++)
+        {
+            first.dataAndAck(isn + k);
+        }
+        awaitTrue(() -> 5 == target.delivered(STREAM_ID).size(), "five messages delivered");
+        first.close(first.stream, 5L * PAYLOAD);
+        awaitTrue(() -> 0 == target.imageCount(STREAM_ID), "the session's image reached its end");
+
+        // Another peer opens the session from its start in a log of another initial term: it cannot continue at
+        // the session's end, so it is refused; in the same log it starts at the end.
+        try (RawPeer stranger = new RawPeer(target))
+        {
+            final RawSender other = new RawSender(stranger, STREAM_ID, SESSION_ID, 0x0666_0777, 7000);
+            other.connect();
+            other.stream.open.initialTermId += 100;
+            other.stream.open.activeTermId += 100;
+            final long conflicts = target.drops("STREAM_CONFLICT");
+            other.sendStreamOpen(other.stream, 0);
+            final StreamAckDecoder refusal = stranger.await((d) -> other.isStreamAck(d, other.stream),
+                "STREAM_ACK(CONFLICT)").read().streamAck();
+            assertEquals(StreamCode.CONFLICT, refusal.code(), "MR-CONN-11 another log may not repeat positions");
+            assertEquals(65_535, refusal.retryAfterUs(), "MR-STRM-1 retryAfterUs 65535");
+            awaitTrue(() -> target.drops("STREAM_CONFLICT") == conflicts + 1, "counted STREAM_CONFLICT");
+            assertEquals(0, target.imageCount(STREAM_ID), "no state for the refused opening");
+            assertEquals(List.of(), stranger.violations(), "the target broke an invariant requirement");
+        }
+        assertEquals(5, target.delivered(STREAM_ID).size(), "MR-CONN-11 nothing delivered twice");
     }
 }

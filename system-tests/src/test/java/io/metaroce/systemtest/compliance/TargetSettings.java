@@ -38,7 +38,6 @@ final class TargetSettings
     long statusIntervalNs = TimeUnit.MILLISECONDS.toNanos(100);
     long connectionTimeoutNs = TimeUnit.SECONDS.toNanos(5);
     long lingerTimeoutNs = TimeUnit.SECONDS.toNanos(5);
-    long challengeTimeoutNs = TimeUnit.MILLISECONDS.toNanos(250);
     long setupRetryMinNs = TimeUnit.MILLISECONDS.toNanos(10);
     long setupRetryMaxNs = TimeUnit.SECONDS.toNanos(1);
     long closeRetryMinNs = TimeUnit.MILLISECONDS.toNanos(10);
@@ -56,12 +55,14 @@ final class TargetSettings
     long reprobeMinNs = 1_000_000L;
     long imageReadyDelayNs;
     int countersCapacity = -1;
-
-    TargetSettings challengeTimeoutNs(final long challengeTimeoutNs)
-    {
-        this.challengeTimeoutNs = challengeTimeoutNs;
-        return this;
-    }
+    int maxConnectionsPerSource = -1;
+    int maxUnprovedConnections = -1;
+    int maxStreamsPerConnection = -1;
+    int maxStreamsPerSource = -1;
+    int maxTermLength = -1;
+    long maxImageBytesPerConnection = -1;
+    long maxImageBytesPerSource = -1;
+    int countersReserve = -1;
 
     TargetSettings planes(final int planes)
     {
