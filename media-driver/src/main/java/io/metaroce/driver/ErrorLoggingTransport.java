@@ -171,6 +171,14 @@ final class ErrorLoggingTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public long sourceHostKey()
+    {
+        return transport.sourceHostKey();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public boolean hasRoute(final int destination, final int plane)
     {
         return transport.hasRoute(destination, plane);

@@ -75,6 +75,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
+import static io.metaroce.datapath.Configuration.MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME;
+import static io.metaroce.datapath.Configuration.MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME;
+
 /**
  * The media driver: owns the driver directory, the CnC file, every log buffer and every counter, and runs the
  * conductor, sender and receiver agents in the configured {@link ThreadingMode}. Clients talk to it only through
@@ -617,7 +620,7 @@ public final class MediaDriver implements AutoCloseable
             {
                 try
                 {
-                    engineSettings = EngineSettings.fromSystemProperties();
+                    engineSettings = shareImageBytes(EngineSettings.fromSystemProperties(), directoryName);
                 }
                 catch (final IllegalArgumentException ex)
                 {
@@ -633,6 +636,49 @@ public final class MediaDriver implements AutoCloseable
                     " must be a multiple of " + FrameDescriptor.FRAME_ALIGNMENT + " between " + UdpChannel.MIN_MTU +
                     " and " + Configuration.MAX_MTU + ": it is the mtu of every network channel that names none");
             }
+        }
+
+        /**
+         * In engine settings the driver makes from the system properties, the image bytes a source host or a
+         * connection may make the receiver hold default to the smaller of their default and a quarter of the file
+         * system that holds the driver directory, so that a peer at its bound leaves the others room on a small
+         * /dev/shm; a value set by its property is kept as it is, and so are settings given to the context.
+         */
+        private static EngineSettings shareImageBytes(final EngineSettings settings, final String directoryName)
+        {
+            final long share = filesystemSize(new File(directoryName)) / 4;
+            final EngineSettings.PeerLimitSettings limits = settings.limits();
+            final long minimum = 3L * io.metaroce.codec.WireProtocol.MIN_TERM_LENGTH;
+            final EngineSettings.Builder builder = settings.toBuilder();
+            boolean changed = false;
+            if (null == System.getProperty(MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME) &&
+                share < limits.maxImageBytesPerSource())
+            {
+                builder.maxImageBytesPerSource(Math.max(minimum, share));
+                changed = true;
+            }
+            if (null == System.getProperty(MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME) &&
+                share < limits.maxImageBytesPerConnection())
+            {
+                builder.maxImageBytesPerConnection(Math.max(minimum, share));
+                changed = true;
+            }
+
+            return changed ? builder.build() : settings;
+        }
+
+        /**
+         * Total size of the filesystem that holds a path (its nearest existing ancestor), 0 when none is known.
+         */
+        private static long filesystemSize(final File path)
+        {
+            File existing = path.getAbsoluteFile();
+            while (null != existing && !existing.exists())
+            {
+                existing = existing.getParentFile();
+            }
+
+            return null == existing ? 0 : existing.getTotalSpace();
         }
 
         private void concludeTimeouts()

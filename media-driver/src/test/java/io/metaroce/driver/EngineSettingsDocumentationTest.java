@@ -137,6 +137,14 @@ class EngineSettingsDocumentationTest
         expected.put("lingerTimeout", duration(LINGER_TIMEOUT_NS_DEFAULT));
         expected.put("closeRetry", "max(RTO, " + duration(CLOSE_RETRY_MIN_NS_DEFAULT) + ") doubling, " +
             CLOSE_RETRIES_DEFAULT + " retries");
+        expected.put("maxStreams", String.valueOf(MAX_STREAMS_PER_CONNECTION_DEFAULT));
+        expected.put("connections per source host", String.valueOf(MAX_CONNECTIONS_PER_SOURCE_DEFAULT));
+        expected.put("unproved connections", String.valueOf(MAX_UNPROVED_CONNECTIONS_DEFAULT));
+        expected.put("streams per source host", String.valueOf(MAX_STREAMS_PER_SOURCE_DEFAULT));
+        expected.put("maximum termLength opened", MAX_TERM_LENGTH_DEFAULT / (1024 * 1024) + " MiB");
+        expected.put("image bytes per connection", MAX_IMAGE_BYTES_PER_CONNECTION_DEFAULT / (1L << 30) + " GiB");
+        expected.put("image bytes per source host", MAX_IMAGE_BYTES_PER_SOURCE_DEFAULT / (1L << 30) + " GiB");
+        expected.put("counters kept for local applications", String.valueOf(COUNTERS_RESERVE_DEFAULT));
 
         for (final Map.Entry<String, String> entry : expected.entrySet())
         {

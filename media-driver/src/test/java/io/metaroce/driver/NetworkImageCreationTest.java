@@ -73,7 +73,8 @@ class NetworkImageCreationTest
             harness = new NetworkTestHarness(1);
             // Not sparse: the receiving driver zero-fills every byte of the 3 GiB log, the real cost of its creation.
             final MediaDriver receiverDriver = harness.launch(
-                NetworkTestHarness.driverContext(ThreadingMode.DEDICATED).termSparseFile(false));
+                NetworkTestHarness.driverContext(ThreadingMode.DEDICATED).termSparseFile(false)
+                    .engineSettings(openingGibTerms()));
             final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             final MetaRoce senderClient = harness.connect(senderDriver);
@@ -173,7 +174,7 @@ class NetworkImageCreationTest
         {
             harness = new NetworkTestHarness(1);
             final MediaDriver receiverDriver = harness.launch(
-                NetworkTestHarness.driverContext().termSparseFile(false));
+                NetworkTestHarness.driverContext().termSparseFile(false).engineSettings(openingGibTerms()));
             final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             final MetaRoce senderClient = harness.connect(senderDriver);
@@ -421,5 +422,18 @@ class NetworkImageCreationTest
             }
         });
         return count[0];
+    }
+
+    /**
+     * The harness's engine settings, with the bounds per peer raised so that a receiver opens a 1 GiB-term stream.
+     */
+    private static EngineSettings openingGibTerms()
+    {
+        return EngineSettings.builder()
+            .lingerTimeoutNs(TimeUnit.MILLISECONDS.toNanos(NetworkTestHarness.CONNECTION_LINGER_MS))
+            .maxTermLength(GIB_TERM)
+            .maxImageBytesPerConnection(4L * GIB_TERM)
+            .maxImageBytesPerSource(4L * GIB_TERM)
+            .build();
     }
 }

@@ -61,6 +61,8 @@ final class RawPeer implements AutoCloseable
     private final WireDatagramReader reader = new WireDatagramReader();
     private final List<StreamAnswer> streamAnswers = new ArrayList<>();
     private int answeredSetupConnectionId;
+    private int setupAcks;
+    private long maxStreams;
     private int localId;
     private int peerId;
     private int nextPsn;
@@ -220,6 +222,8 @@ final class RawPeer implements AutoCloseable
             {
                 answeredSetupConnectionId = (int)reader.transportHeader().dstConnId();
                 peerId = (int)reader.transportHeader().srcConnId();
+                maxStreams = reader.setupAck().maxStreams();
+                setupAcks++;
             }
             else if (StreamAckDecoder.TEMPLATE_ID == templateId)
             {
@@ -265,9 +269,43 @@ final class RawPeer implements AutoCloseable
         return streamAnswers;
     }
 
-    int challenges()
+    /**
+     * Send one SETUP of a new incarnation, not retried and not awaited: a flood's.
+     */
+    void setupOnce(final int connectionId, final long epoch, final int isn) throws IOException
     {
-        return challenges;
+        sendSetup(connectionId, epoch, isn);
+    }
+
+    /**
+     * SETUP_ACKs received.
+     */
+    int setupAcks()
+    {
+        return setupAcks;
+    }
+
+    /**
+     * The maxStreams of the last SETUP_ACK received.
+     */
+    long maxStreams()
+    {
+        return maxStreams;
+    }
+
+    /**
+     * Close a stream the peer opened on its current connection: STREAM_CLOSE (reason NORMAL) at a final position.
+     */
+    void streamClose(final int streamId, final int sessionId, final int streamRef, final long finalPosition)
+        throws IOException
+    {
+        final StreamCloseEncoder close = new StreamCloseEncoder().wrapAndApplyHeader(send, 0, messageHeader);
+        close.header().planeId((short)0).trafficClass(TrafficClass.CONTROL).pathId(0).pathSeq(0)
+            .dstConnId(peerId & 0xFFFF_FFFFL).srcConnId(localId & 0xFFFF_FFFFL).psn(nextPsn & 0xFFFF_FFFFL)
+            .tsNs(System.nanoTime() & 0xFFFF_FFFFL);
+        close.streamId(streamId).sessionId(sessionId).streamRef(streamRef & 0xFFFF_FFFFL).reason(CloseReason.NORMAL)
+            .reserved1(0).finalPosition(finalPosition);
+        transmit(MessageHeaderEncoder.ENCODED_LENGTH + close.encodedLength());
     }
 
     public void close() throws IOException

@@ -353,6 +353,11 @@ class TransportFactoryTest
             return delegate.isFromPeer(destination, plane);
         }
 
+        public long sourceHostKey()
+        {
+            return delegate.sourceHostKey();
+        }
+
         public boolean hasRoute(final int destination, final int plane)
         {
             return delegate.hasRoute(destination, plane);

@@ -51,12 +51,6 @@ public final class Configuration
     public static final int MIN_MTU = 128;
 
     /**
-     * Most streams a receiver keeps open (or preparing) on one connection, announced as maxStreams in SETUP_ACK; a
-     * STREAM_OPEN beyond it is answered STREAM_ACK(RESOURCE_EXHAUSTED).
-     */
-    public static final int MAX_STREAMS_PER_CONNECTION = 16_384;
-
-    /**
      * Largest UDP payload this engine sends or accepts on a connection (negotiated down to the peer's).
      *
      * @return the value of {@link #MTU_PROP_NAME}, or the default when it is not set.
@@ -1297,6 +1291,180 @@ public final class Configuration
     public static long retryAfterNs()
     {
         return durationProperty(RETRY_AFTER_NS_PROP_NAME, RETRY_AFTER_NS_DEFAULT);
+    }
+
+    /**
+     * Property name of {@link #maxConnectionsPerSource()}.
+     */
+    public static final String MAX_CONNECTIONS_PER_SOURCE_PROP_NAME = "metaroce.datapath.max.connections.per.source";
+
+    /**
+     * Default of {@link #maxConnectionsPerSource()}: a sending driver needs one connection per pair of send and
+     * receive endpoints and connection settings, a handful in practice; 64 leaves room for many channels.
+     */
+    public static final int MAX_CONNECTIONS_PER_SOURCE_DEFAULT = 64;
+
+    /**
+     * Most receiver connections one source host (address, any port) may hold on an engine, live or lingering; a SETUP
+     * beyond them is answered ERROR(RESOURCE_EXHAUSTED) and counted as {@link DropReason#PEER_CONNECTIONS}.
+     *
+     * @return the value of {@link #MAX_CONNECTIONS_PER_SOURCE_PROP_NAME}, or the default when it is not set.
+     */
+    public static int maxConnectionsPerSource()
+    {
+        return intProperty(MAX_CONNECTIONS_PER_SOURCE_PROP_NAME, MAX_CONNECTIONS_PER_SOURCE_DEFAULT);
+    }
+
+    /**
+     * Property name of {@link #maxUnprovedConnections()}.
+     */
+    public static final String MAX_UNPROVED_CONNECTIONS_PROP_NAME = "metaroce.datapath.max.unproved.connections";
+
+    /**
+     * Default of {@link #maxUnprovedConnections()}: a real sender proves its address within a round trip of its
+     * SETUP_ACK, so few are ever unproved at once.
+     */
+    public static final int MAX_UNPROVED_CONNECTIONS_DEFAULT = 256;
+
+    /**
+     * Most receiver connections of an engine whose sender has not yet proved that it receives at its address (no
+     * datagram of theirs passed the epoch rule, section 18.4): a SETUP beyond them evicts the oldest, which sources
+     * that forge their address would otherwise fill.
+     *
+     * @return the value of {@link #MAX_UNPROVED_CONNECTIONS_PROP_NAME}, or the default when it is not set.
+     */
+    public static int maxUnprovedConnections()
+    {
+        return intProperty(MAX_UNPROVED_CONNECTIONS_PROP_NAME, MAX_UNPROVED_CONNECTIONS_DEFAULT);
+    }
+
+    /**
+     * Property name of {@link #maxStreamsPerConnection()}.
+     */
+    public static final String MAX_STREAMS_PER_CONNECTION_PROP_NAME = "metaroce.datapath.max.streams.per.connection";
+
+    /**
+     * Default of {@link #maxStreamsPerConnection()}: 4,096 streams between two drivers, which the default counters
+     * file holds.
+     */
+    public static final int MAX_STREAMS_PER_CONNECTION_DEFAULT = 4096;
+
+    /**
+     * Most streams a receiver keeps opening or open on one connection, announced as maxStreams in SETUP_ACK (lowered
+     * to what the counters file can hold); a STREAM_OPEN beyond it is answered STREAM_ACK(RESOURCE_EXHAUSTED).
+     *
+     * @return the value of {@link #MAX_STREAMS_PER_CONNECTION_PROP_NAME}, or the default when it is not set.
+     */
+    public static int maxStreamsPerConnection()
+    {
+        return intProperty(MAX_STREAMS_PER_CONNECTION_PROP_NAME, MAX_STREAMS_PER_CONNECTION_DEFAULT);
+    }
+
+    /**
+     * Property name of {@link #maxStreamsPerSource()}.
+     */
+    public static final String MAX_STREAMS_PER_SOURCE_PROP_NAME = "metaroce.datapath.max.streams.per.source";
+
+    /**
+     * Default of {@link #maxStreamsPerSource()}.
+     */
+    public static final int MAX_STREAMS_PER_SOURCE_DEFAULT = 4096;
+
+    /**
+     * Most streams one source host may keep opening or open over all its connections to an engine.
+     *
+     * @return the value of {@link #MAX_STREAMS_PER_SOURCE_PROP_NAME}, or the default when it is not set.
+     */
+    public static int maxStreamsPerSource()
+    {
+        return intProperty(MAX_STREAMS_PER_SOURCE_PROP_NAME, MAX_STREAMS_PER_SOURCE_DEFAULT);
+    }
+
+    /**
+     * Property name of {@link #maxTermLength()}.
+     */
+    public static final String MAX_TERM_LENGTH_PROP_NAME = "metaroce.datapath.max.term.length";
+
+    /**
+     * Default of {@link #maxTermLength()}: 64 MiB, an image of 192 MiB.
+     */
+    public static final int MAX_TERM_LENGTH_DEFAULT = 64 * 1024 * 1024;
+
+    /**
+     * Longest term of a stream a receiver opens: its image holds three terms. A STREAM_OPEN with a longer one is
+     * answered STREAM_ACK(RESOURCE_EXHAUSTED).
+     *
+     * @return the value of {@link #MAX_TERM_LENGTH_PROP_NAME}, or the default when it is not set.
+     */
+    public static int maxTermLength()
+    {
+        return (int)sizeProperty(MAX_TERM_LENGTH_PROP_NAME, MAX_TERM_LENGTH_DEFAULT, 1L << 30);
+    }
+
+    /**
+     * Property name of {@link #maxImageBytesPerConnection()}.
+     */
+    public static final String MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME =
+        "metaroce.datapath.max.image.bytes.per.connection";
+
+    /**
+     * Default of {@link #maxImageBytesPerConnection()}: 1 GiB.
+     */
+    public static final long MAX_IMAGE_BYTES_PER_CONNECTION_DEFAULT = 1L << 30;
+
+    /**
+     * Most image bytes (three terms per stream opening or open) one connection may make a receiver hold; a
+     * STREAM_OPEN beyond it is answered STREAM_ACK(RESOURCE_EXHAUSTED).
+     *
+     * @return the value of {@link #MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME}, or the default when it is not set.
+     */
+    public static long maxImageBytesPerConnection()
+    {
+        return sizeProperty(MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME, MAX_IMAGE_BYTES_PER_CONNECTION_DEFAULT,
+            Long.MAX_VALUE);
+    }
+
+    /**
+     * Property name of {@link #maxImageBytesPerSource()}.
+     */
+    public static final String MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME = "metaroce.datapath.max.image.bytes.per.source";
+
+    /**
+     * Default of {@link #maxImageBytesPerSource()}: 2 GiB.
+     */
+    public static final long MAX_IMAGE_BYTES_PER_SOURCE_DEFAULT = 2L << 30;
+
+    /**
+     * Most image bytes (three terms per stream opening or open) one source host may make a receiver hold over all its
+     * connections.
+     *
+     * @return the value of {@link #MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME}, or the default when it is not set.
+     */
+    public static long maxImageBytesPerSource()
+    {
+        return sizeProperty(MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME, MAX_IMAGE_BYTES_PER_SOURCE_DEFAULT, Long.MAX_VALUE);
+    }
+
+    /**
+     * Property name of {@link #countersReserve()}.
+     */
+    public static final String COUNTERS_RESERVE_PROP_NAME = "metaroce.datapath.counters.reserve";
+
+    /**
+     * Default of {@link #countersReserve()}: room for about 250 local publications after remote peers took the rest.
+     */
+    public static final int COUNTERS_RESERVE_DEFAULT = 1024;
+
+    /**
+     * Counters of the engine's counters file that remote peers may never take: a SETUP or STREAM_OPEN that would
+     * need counters when fewer than these are free is refused (RESOURCE_EXHAUSTED), so local clients can still add
+     * publications and subscriptions. At most an eighth of the counters file is kept, whatever the setting.
+     *
+     * @return the value of {@link #COUNTERS_RESERVE_PROP_NAME}, or the default when it is not set.
+     */
+    public static int countersReserve()
+    {
+        return intProperty(COUNTERS_RESERVE_PROP_NAME, COUNTERS_RESERVE_DEFAULT);
     }
 
     /**

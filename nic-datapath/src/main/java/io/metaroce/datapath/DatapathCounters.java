@@ -86,7 +86,7 @@ public final class DatapathCounters
     /**
      * Counters an engine allocates for itself.
      */
-    public static final int ENGINE_COUNTERS = 8 + DropReason.COUNT - 1;
+    public static final int ENGINE_COUNTERS = 9 + DropReason.COUNT - 1;
 
     /**
      * Counters an engine with sender connections allocates per plane (its {@code plane-*} totals).

@@ -139,16 +139,36 @@ public final class DropReason
     public static final int UNSUPPORTED_EXTENSION = NO_CONNECTION + 19;
 
     /**
+     * A SETUP from a source host that holds as many connections as one host may [MR-RES-1]: answered by
+     * ERROR(RESOURCE_EXHAUSTED).
+     */
+    public static final int PEER_CONNECTIONS = NO_CONNECTION + 20;
+
+    /**
+     * A STREAM_OPEN beyond the streams its connection (maxStreams) or its source host may keep opening or open
+     * [MR-RES-2]: answered by STREAM_ACK(RESOURCE_EXHAUSTED).
+     */
+    public static final int PEER_STREAMS = NO_CONNECTION + 21;
+
+    /**
+     * A STREAM_OPEN whose term is longer than the receiver opens, or whose image would take its connection or its
+     * source host beyond the image bytes one may make the receiver hold [MR-RES-3]: answered by
+     * STREAM_ACK(RESOURCE_EXHAUSTED).
+     */
+    public static final int PEER_IMAGE_BYTES = NO_CONNECTION + 22;
+
+    /**
      * Number of codes, plus one for the unused code 0: the length of an array indexed by code.
      */
-    public static final int COUNT = NO_CONNECTION + 20;
+    public static final int COUNT = NO_CONNECTION + 23;
 
     private static final String[] NAMES =
     {
         "NO_CONNECTION", "EPOCH_MISMATCH", "PLANE_OUT_OF_RANGE", "WRONG_ROLE", "STATE", "STREAM_MISMATCH",
         "OUT_OF_WINDOW", "DUPLICATE", "DATA_OUTSIDE_TERM", "DATA_OUTSIDE_WINDOW", "BAD_SACK", "INVALID_SETUP",
         "UNKNOWN_STREAM", "PROTOCOL_VIOLATION", "SETUP_CONFLICT", "RESOURCE_EXHAUSTED", "IMAGE_NOT_READY",
-        "STREAM_CONFLICT", "INVALID_STREAM", "UNSUPPORTED_EXTENSION"
+        "STREAM_CONFLICT", "INVALID_STREAM", "UNSUPPORTED_EXTENSION", "PEER_CONNECTIONS", "PEER_STREAMS",
+        "PEER_IMAGE_BYTES"
     };
 
     private DropReason()

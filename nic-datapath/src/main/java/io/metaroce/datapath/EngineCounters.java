@@ -21,8 +21,10 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
 /**
- * The engine-wide counters: datagrams and bytes in and out, send results, drops by {@link DropReason}, challenges
- * sent to live senders (section 5.4), and answers to unknown packets the rate limit held back (section 5.3).
+ * The engine-wide counters: datagrams and bytes in and out, send results, drops by {@link DropReason}, answers
+ * to unknown packets the rate limit held back (section 5.3), and messages to senders that have not yet proved their
+ * address held back by the amplification limit (section 18.4), and connections of such senders evicted to make room
+ * for new ones (section 18.5).
  */
 final class EngineCounters implements AutoCloseable
 {
@@ -32,8 +34,9 @@ final class EngineCounters implements AutoCloseable
     final AtomicCounter sendBackPressured;
     final AtomicCounter sendErrors;
     final AtomicCounter sendNoRoute;
-    final AtomicCounter challengesSent;
     final AtomicCounter rejectRepliesLimited;
+    final AtomicCounter amplificationLimited;
+    final AtomicCounter unprovedEvicted;
     final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];
     private final String context;
 
@@ -48,8 +51,9 @@ final class EngineCounters implements AutoCloseable
         sendBackPressured = DatapathCounters.allocate(countersManager, type, "snd-back-pressured", context);
         sendErrors = DatapathCounters.allocate(countersManager, type, "snd-errors", context);
         sendNoRoute = DatapathCounters.allocate(countersManager, type, "snd-no-route", context);
-        challengesSent = DatapathCounters.allocate(countersManager, type, "snd-challenges", context);
         rejectRepliesLimited = DatapathCounters.allocate(countersManager, type, "snd-reject-replies-limited", context);
+        amplificationLimited = DatapathCounters.allocate(countersManager, type, "snd-amplification-limited", context);
+        unprovedEvicted = DatapathCounters.allocate(countersManager, type, "rcv-unproved-evicted", context);
         for (int reason = 1; reason < DropReason.COUNT; reason++)
         {
             drops[reason] = DatapathCounters.allocate(
@@ -93,7 +97,8 @@ final class EngineCounters implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(datagramsReceived, bytesReceived, datagramsSent, sendBackPressured, sendErrors,
-            sendNoRoute, challengesSent, rejectRepliesLimited);
+            sendNoRoute, rejectRepliesLimited, amplificationLimited,
+            unprovedEvicted);
         CloseHelper.closeAll(drops);
     }
 }

@@ -45,6 +45,7 @@ public final class EngineSettings
     private final CongestionSettings congestion;
     private final CreditSettings credit;
     private final TimerSettings timers;
+    private final PeerLimitSettings limits;
 
     private EngineSettings(
         final Builder builder,
@@ -53,7 +54,8 @@ public final class EngineSettings
         final LossRecoverySettings lossRecovery,
         final CongestionSettings congestion,
         final CreditSettings credit,
-        final TimerSettings timers)
+        final TimerSettings timers,
+        final PeerLimitSettings limits)
     {
         check(builder.mtu >= Configuration.MIN_MTU && builder.mtu <= WireProtocol.MAX_DATAGRAM_LENGTH &&
             builder.mtu > DatagramProxy.DATA_HEADER_LENGTH + 32, MTU_PROP_NAME, builder.mtu);
@@ -72,6 +74,7 @@ public final class EngineSettings
         this.congestion = congestion;
         this.credit = credit;
         this.timers = timers;
+        this.limits = limits;
     }
 
     /**
@@ -217,6 +220,18 @@ public final class EngineSettings
     }
 
     /**
+     * Bounds on what remote peers may make a receiver hold. Engine-wide: a {@link TransportEngine} applies those of
+     * its own settings ({@link TransportEngine.Context#settings()}) to every socket group, whatever the group's or a
+     * channel's settings say.
+     *
+     * @return the group.
+     */
+    public PeerLimitSettings limits()
+    {
+        return limits;
+    }
+
+    /**
      * Every value with its property name, in the order of {@link Configuration}: for printing the configuration and
      * for the tests that pin the documentation to the code.
      *
@@ -305,7 +320,7 @@ public final class EngineSettings
     {
         return "EngineSettings{mtu=" + mtu + ", pollLimit=" + pollLimit + ", sendBurst=" + sendBurst +
             ", rejectReplyRate=" + rejectReplyRate + ", rejectReplyBurst=" + rejectReplyBurst + ", " + paths + ", " +
-            ack + ", " + lossRecovery + ", " + congestion + ", " + credit + ", " + timers + "}";
+            ack + ", " + lossRecovery + ", " + congestion + ", " + credit + ", " + timers + ", " + limits + "}";
     }
 
     private static void check(final boolean valid, final String property, final Object value)
@@ -1499,7 +1514,92 @@ public final class EngineSettings
         }
 
         /**
-         * How long a receiver keeps a live connection after challenging its sender before it gives it up.
+         * Receiver connections one source host may hold.
+         *
+         * @param maxConnectionsPerSource the value; see {@link Configuration#MAX_CONNECTIONS_PER_SOURCE_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder maxConnectionsPerSource(final int maxConnectionsPerSource)
+        {
+            this.maxConnectionsPerSource = maxConnectionsPerSource;
+            return this;
+        }
+
+        /**
+         * Connections whose sender has not proved its address, beyond which the oldest is evicted.
+         *
+         * @param maxUnprovedConnections the value; see {@link Configuration#MAX_UNPROVED_CONNECTIONS_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder maxUnprovedConnections(final int maxUnprovedConnections)
+        {
+            this.maxUnprovedConnections = maxUnprovedConnections;
+            return this;
+        }
+
+        /**
+         * Streams opening or open per connection, announced as maxStreams.
+         *
+         * @param maxStreamsPerConnection the value; see {@link Configuration#MAX_STREAMS_PER_CONNECTION_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder maxStreamsPerConnection(final int maxStreamsPerConnection)
+        {
+            this.maxStreamsPerConnection = maxStreamsPerConnection;
+            return this;
+        }
+
+        /**
+         * Streams opening or open per source host.
+         *
+         * @param maxStreamsPerSource the value; see {@link Configuration#MAX_STREAMS_PER_SOURCE_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder maxStreamsPerSource(final int maxStreamsPerSource)
+        {
+            this.maxStreamsPerSource = maxStreamsPerSource;
+            return this;
+        }
+
+        /**
+         * Longest term of a stream a receiver opens.
+         *
+         * @param maxTermLength the value; see {@link Configuration#MAX_TERM_LENGTH_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder maxTermLength(final int maxTermLength)
+        {
+            this.maxTermLength = maxTermLength;
+            return this;
+        }
+
+        /**
+         * Image bytes one connection may make a receiver hold.
+         *
+         * @param maxImageBytesPerConnection the value; see {@link
+         *                                   Configuration#MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder maxImageBytesPerConnection(final long maxImageBytesPerConnection)
+        {
+            this.maxImageBytesPerConnection = maxImageBytesPerConnection;
+            return this;
+        }
+
+        /**
+         * Image bytes one source host may make a receiver hold.
+         *
+         * @param maxImageBytesPerSource the value; see {@link Configuration#MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder maxImageBytesPerSource(final long maxImageBytesPerSource)
+        {
+            this.maxImageBytesPerSource = maxImageBytesPerSource;
+            return this;
+        }
+
+        /**
+         * Counters remote peers never take.
          *
          * @param countersReserve the value; see {@link Configuration#COUNTERS_RESERVE_PROP_NAME}.
          * @return this for a fluent API.

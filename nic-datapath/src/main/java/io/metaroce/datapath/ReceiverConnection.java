@@ -107,6 +107,8 @@ public final class ReceiverConnection extends Connection
     private static final int FIELD_ACTIVE_TERM_ID = StreamOpenDecoder.activeTermIdId();
     private static final int STREAM_WINDOW_ENTRY_LENGTH = StreamWindowEncoder.WindowsEncoder.sbeBlockLength();
     private static final int STREAM_WINDOW_HEADER_LENGTH = 8 + StreamWindowEncoder.BLOCK_LENGTH + 4;
+    private static final long CONFLICT_RETRY_AFTER_NS = 65_535_000L;
+    private static final int AMPLIFICATION_LIMIT = 3;
 
     private final TransportEngine engine;
     private final EngineSettings settings;
@@ -119,6 +121,7 @@ public final class ReceiverConnection extends Connection
     private final ReceiverCounters counters;
     private final boolean[] replyKnown;
     private final int destination;
+    private final long sourceKey;
     private final int replyPort;
     private final int pathCount;
     private final long connEpoch;
@@ -142,6 +145,7 @@ public final class ReceiverConnection extends Connection
     private int windowCursor;
     private int pendingCursor;
     private long headroomTotal;
+    private long keptImageBytes;
     private final int[] windowStreamIds;
     private final int[] windowSessionIds;
     private final long[] windowLimits;
@@ -178,6 +182,10 @@ public final class ReceiverConnection extends Connection
     private int lastNackPsn;
     private long lastNackNs = NEVER;
 
+    private boolean isValidated;
+    private long unvalidatedBytesReceived;
+    private long unvalidatedBytesSent;
+
     private boolean closeRequested;
     private int finalPsn;
     private int closePlane;
@@ -191,6 +199,7 @@ public final class ReceiverConnection extends Connection
         final SetupDecoder setup,
         final TransportHeaderDecoder header,
         final int destination,
+        final long sourceKey,
         final CountersManager countersManager,
         final long nowNs)
     {
@@ -203,6 +212,7 @@ public final class ReceiverConnection extends Connection
         this.creditScheduler = group.creditScheduler.scheduler();
         this.countersManager = countersManager;
         this.destination = destination;
+        this.sourceKey = sourceKey;
         this.peerId = (int)header.srcConnId();
         this.replyPort = setup.replyPort();
         this.pathCount = setup.pathCount();
@@ -210,7 +220,7 @@ public final class ReceiverConnection extends Connection
         this.isn = Serial.psn(header.psn());
         this.window = (int)Math.min(setup.mprPsns(), settings.ack().maxMprPsns());
         this.mtu = Math.min(setup.mtu(), settings.mtu());
-        this.maxStreams = Configuration.MAX_STREAMS_PER_CONNECTION;
+        this.maxStreams = engine.peerBounds().maxStreamsPerConnection();
         this.maxWindowEntries =
             Math.min(WireProtocol.MAX_STREAM_WINDOWS, (mtu - STREAM_WINDOW_HEADER_LENGTH) / STREAM_WINDOW_ENTRY_LENGTH);
         this.windowStreamIds = new int[maxWindowEntries];
@@ -460,6 +470,21 @@ public final class ReceiverConnection extends Connection
         return destination;
     }
 
+    /**
+     * The key of the source host whose SETUP made the connection, which its bounds are counted against.
+     */
+    long sourceKey()
+    {
+        return sourceKey;
+    }
+
+    /**
+     * Streams the receiver announced it keeps at most on this connection (SETUP_ACK's maxStreams).
+     */
+    int maxStreams()
+    {
+        return maxStreams;
+    }
     void onDatagram(final int templateId, final WireDatagramReader reader, final int plane, final long nowNs)
     {
         this.nowNs = nowNs;
@@ -476,6 +501,13 @@ public final class ReceiverConnection extends Connection
             return;
         }
 
+        if (!isValidated)
+        {
+            // It passed the epoch rule: it names the id that only the SETUP_ACK carried, so the sender receives at
+            // the address the connection answers (section 18.4).
+            isValidated = true;
+            engine.peerBounds().onProved(this);
+        }
         onHeard(plane);
 
         switch (templateId)
@@ -524,43 +556,34 @@ public final class ReceiverConnection extends Connection
     /**
      * A SETUP of this incarnation arrived again (retried, or on another plane): answer it again.
      */
-    void onDuplicateSetup(final int plane, final TransportHeaderDecoder header, final long nowNs)
+    void onDuplicateSetup(final int plane, final TransportHeaderDecoder header, final int length, final long nowNs)
     {
         this.nowNs = nowNs;
+        onSetupReceived(length);
         onHeard(plane);
         sendSetupAck(plane, header);
     }
 
     /**
-     * Another connection of the group asked for a stream this connection carries (section 5.4): keep the
-     * connection, and ask the sender, with a STATUS that requests an answer on every plane whose address is known,
-     * to show that it is alive [MR-ID-16]. Any datagram of the incarnation that arrives before the challenge timeout
-     * answers it; without one the connection ends (CHALLENGE_UNANSWERED), which frees its streams. At most one
-     * challenge per challenge timeout, so floods cost the sender little.
-     *
-     * @param nowNs current time.
-     * @return true when a challenge was sent.
+     * A SETUP of the incarnation arrived (the first one or a retry): until the sender proves that it receives at its
+     * address, everything the connection sends it is bounded by {@link #AMPLIFICATION_LIMIT} times these bytes.
      */
     void onSetupReceived(final int length)
     {
-        this.nowNs = nowNs;
-        final long timeoutNs = settings.timers().challengeTimeoutNs();
-        if (ConnectionState.CLOSED == state || Long.MAX_VALUE != challengeDeadlineNs ||
-            (NEVER != lastChallengeNs && nowNs - lastChallengeNs < timeoutNs))
+        if (!isValidated)
         {
-            return false;
+            unvalidatedBytesReceived += length;
         }
+    }
 
-        lastChallengeNs = nowNs;
-        challengeDeadlineNs = nowNs + timeoutNs;
-        for (int plane = 0; plane < planeCount; plane++)
-        {
-            if (replyKnown[plane])
-            {
-                sendStatus(plane, TransportFlag.ACK_REQUEST);
-            }
-        }
-        return true;
+    /**
+     * Has a datagram of the incarnation proved that the sender receives what the connection sends (section 18.4)?
+     *
+     * @return true once a datagram that passes the epoch rule arrived.
+     */
+    boolean isValidated()
+    {
+        return isValidated;
     }
 
     /**
@@ -686,9 +709,13 @@ public final class ReceiverConnection extends Connection
         }
         if (nowNs >= statusDeadlineNs)
         {
-            sendStatus(triggerPlane, 0);
+            if (isValidated)
+            {
+                // Telemetry goes only to a sender that proved it receives at its address [MR-SEC-2].
+                sendStatus(triggerPlane, 0);
+                work++;
+            }
             statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
-            work++;
         }
         if (!pending.isEmpty())
         {
@@ -755,7 +782,9 @@ public final class ReceiverConnection extends Connection
         transport.releaseDestination(destination);
         for (int i = 0, size = streams.size(); i < size; i++)
         {
-            streams.get(i).stateCounter.close();
+            final ReceiverStream stream = streams.get(i);
+            releaseStream(stream);
+            stream.stateCounter.close();
         }
         for (final ReceiverStream stream : lingering)
         {
@@ -810,6 +839,7 @@ public final class ReceiverConnection extends Connection
                 continue;
             }
             groupStreams.remove(stream.key, stream);
+            releaseStream(stream);
             final boolean wasOpen = ConnectionState.ESTABLISHED == stream.state;
             stream.terminationCause = cause;
             stream.state(ConnectionState.CLOSED);
@@ -1180,24 +1210,31 @@ public final class ReceiverConnection extends Connection
         }
         else if (null != elsewhere && elsewhere.connection != this)
         {
+            // Anyone else waits until that connection ends (its timeout, a CLOSE or an ERROR): a sender that is only
+            // paused cannot prove it is alive in time, so nothing shorter may hand its stream over [MR-ID-17].
             engine.drop(DropReason.STREAM_CONFLICT);
             sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.CONFLICT, CONFLICT_RETRY_AFTER_NS, 0, 0,
                 0);
             return;
         }
 
-        if (openStreamCount() >= maxStreams)
+        final int refusal = engine.peerBounds().admitStream(this, openStreamCount(), keptImageBytes, open.termLength());
+        if (0 != refusal)
+        {
+            // Beyond what one peer may make the receiver hold [MR-RES-2, MR-RES-3, MR-RES-4]: refused, counted by
+            // bound, and the peer keeps what it has.
+            engine.drop(refusal);
+            sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.RESOURCE_EXHAUSTED, 0, 0, 0, 0);
+            return;
+        }
+
+        final ReceiverStream stream = newStream(open);
+        if (null == stream)
         {
             engine.drop(DropReason.RESOURCE_EXHAUSTED);
             sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.RESOURCE_EXHAUSTED, 0, 0, 0, 0);
             return;
         }
-
-        final ReceiverStream stream = new ReceiverStream(this, streamId, sessionId, streamRef,
-            open.initialTermId(), open.activeTermId(), open.termOffset(), open.termLength(),
-            DatapathCounters.allocate(countersManager, DatapathCounters.RECEIVER_STREAM_TYPE_ID, "rcv-stream-state",
-            DatapathCounters.withLabel(DatapathCounters.streamContext(localId, streamId, sessionId),
-            streamCounterLabel)));
         final int result = admit(stream);
         if (StreamCode.OPEN.value() == result)
         {
@@ -1211,13 +1248,71 @@ public final class ReceiverConnection extends Connection
         }
         else
         {
-            stream.stateCounter.close();
-            final boolean unknown = StreamCode.UNKNOWN_STREAM.value() == result;
-            engine.drop(unknown ? DropReason.UNKNOWN_STREAM : DropReason.RESOURCE_EXHAUSTED);
-            if (!unknown || engine.tryRejectReply(peerId, nowNs))
-            {
-                sendStreamAck(plane, streamId, sessionId, streamRef, StreamCode.get((short)result), 0, 0, 0, 0);
-            }
+            refuse(stream, result, plane);
+        }
+    }
+
+    /**
+     * The stream a STREAM_OPEN asks for, with its state counter; null when the counters file is full.
+     */
+    private ReceiverStream newStream(final StreamOpenDecoder open)
+    {
+        final int streamId = open.streamId();
+        final int sessionId = open.sessionId();
+        try
+        {
+            return new ReceiverStream(this, streamId, sessionId, (int)open.streamRef(), open.initialTermId(),
+                open.activeTermId(), open.termOffset(), open.termLength(), DatapathCounters.allocate(
+                countersManager, DatapathCounters.RECEIVER_STREAM_TYPE_ID, "rcv-stream-state",
+                DatapathCounters.withLabel(DatapathCounters.streamContext(localId, streamId, sessionId),
+                streamCounterLabel)));
+        }
+        catch (final IllegalStateException ex)
+        {
+            return null;
+        }
+    }
+
+    /**
+     * The connection keeps a stream, opening or open: its image bytes count against the connection and its source.
+     */
+    private void keepStream(final ReceiverStream stream)
+    {
+        if (!stream.isKept)
+        {
+            stream.isKept = true;
+            keptImageBytes += PeerBounds.imageBytes(stream.termLength);
+            engine.peerBounds().onStreamKept(this, stream.termLength);
+        }
+    }
+
+    /**
+     * A kept stream ended, was closed or given up: what it held is released.
+     */
+    private void releaseStream(final ReceiverStream stream)
+    {
+        if (stream.isKept)
+        {
+            stream.isKept = false;
+            keptImageBytes -= PeerBounds.imageBytes(stream.termLength);
+            engine.peerBounds().onStreamReleased(this, stream.termLength);
+        }
+    }
+
+    /**
+     * Answer an opening the admission refused (UNKNOWN_STREAM, CONFLICT or RESOURCE_EXHAUSTED); it keeps no state.
+     */
+    private void refuse(final ReceiverStream stream, final int result, final int plane)
+    {
+        stream.stateCounter.close();
+        final boolean unknown = StreamCode.UNKNOWN_STREAM.value() == result;
+        final boolean conflict = StreamCode.CONFLICT.value() == result;
+        engine.drop(unknown ? DropReason.UNKNOWN_STREAM :
+            conflict ? DropReason.STREAM_CONFLICT : DropReason.RESOURCE_EXHAUSTED);
+        if (!unknown || engine.tryRejectReply(peerId, nowNs))
+        {
+            sendStreamAck(plane, stream.streamId, stream.sessionId, stream.streamRef, StreamCode.get((short)result),
+                conflict ? CONFLICT_RETRY_AFTER_NS : 0, 0, 0, 0);
         }
     }
 
@@ -1250,6 +1345,7 @@ public final class ReceiverConnection extends Connection
                 streamsByKey.put(stream.key, stream);
                 pending.add(stream);
                 group.streamsByKey.put(stream.key, stream);
+                keepStream(stream);
             }
             return StreamCode.NOT_READY.value();
         }
@@ -1269,6 +1365,7 @@ public final class ReceiverConnection extends Connection
             streams.add(stream);
             streamsByKey.put(stream.key, stream);
             group.streamsByKey.put(stream.key, stream);
+            keepStream(stream);
         }
         stream.placement = placement;
         stream.startPosition = Math.max(stream.openPosition, placement.consumerPosition());
@@ -1291,6 +1388,7 @@ public final class ReceiverConnection extends Connection
             group.streamsByKey.remove(stream.key, stream);
         }
         pending.remove(stream);
+        releaseStream(stream);
     }
 
     private void answerExistingOpen(final ReceiverStream stream, final int plane)
@@ -1408,6 +1506,7 @@ public final class ReceiverConnection extends Connection
         stream.finalPosition = finalPosition;
         stream.terminationCause = TerminationCause.NORMAL;
         stream.state(ConnectionState.CLOSED);
+        releaseStream(stream);
         stream.lingerDeadlineNs = nowNs + settings.timers().lingerTimeoutNs();
         headroomTotal -= stream.headroom;
         stream.headroom = 0;
@@ -1582,6 +1681,7 @@ public final class ReceiverConnection extends Connection
         streamsByKey.remove(stream.key, stream);
         streams.remove(stream);
         group.streamsByKey.remove(stream.key, stream);
+        releaseStream(stream);
         headroomTotal -= stream.headroom;
         stream.headroom = 0;
         if (triggerStream == stream)
@@ -1807,6 +1907,16 @@ public final class ReceiverConnection extends Connection
 
     private void sendControl(final int preferredPlane, final int length)
     {
+        if (!isValidated)
+        {
+            if (unvalidatedBytesSent + length > AMPLIFICATION_LIMIT * unvalidatedBytesReceived)
+            {
+                // Its source address may be a victim's: no more than three times what it sent us [MR-SEC-2].
+                engine.onAmplificationLimited();
+                return;
+            }
+            unvalidatedBytesSent += length;
+        }
         proxy.sendControl(destination, firstRoutedPlane(preferredPlane), length);
     }
 

@@ -59,6 +59,7 @@ public final class ReceiverStream
     long headroom;
     long finalPosition = -1;
     long lingerDeadlineNs = Long.MAX_VALUE;
+    boolean isKept;
 
     ReceiverStream(
         final ReceiverConnection connection,

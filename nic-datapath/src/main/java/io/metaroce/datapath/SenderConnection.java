@@ -176,6 +176,7 @@ public final class SenderConnection extends Connection
     private ConnectionState state = ConnectionState.SETUP;
     private int mtu;
     private int maxStreams = Integer.MAX_VALUE;
+    private int streamsAtReceiver;
     private long nowNs;
     private long frameAdvance;
 
@@ -631,7 +632,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * A stream asked to close: one still opening ends at once; an open one closes once drained.
+     * A stream asked to close, giving up a linger timeout from now.
      */
     void requestClose(final SenderStream stream)
     {
@@ -912,6 +913,7 @@ public final class SenderConnection extends Connection
         streamsByKey.clear();
         Arrays.fill(streamBySlot, null);
         pendingStreamOps = 0;
+        streamsAtReceiver = 0;
         windowProbes = 0;
     }
 
@@ -2033,6 +2035,16 @@ public final class SenderConnection extends Connection
             {
                 if (nowNs >= stream.openDeadlineNs)
                 {
+                    if (0 == stream.openTransmissions)
+                    {
+                        if (streamsAtReceiver >= maxStreams)
+                        {
+                            // The receiver keeps at most maxStreams: this opening waits for one to end [MR-RES-5].
+                            stream.openDeadlineNs = Long.MAX_VALUE;
+                            continue;
+                        }
+                        streamsAtReceiver++;
+                    }
                     sendStreamOpen(stream);
                     stream.openDeadlineNs = nowNs + Math.max(stream.openBackoffNs, recovery.rtoNs());
                     stream.openBackoffNs = Math.min(stream.openBackoffNs << 1, settings.timers().setupRetryMaxNs());
@@ -2449,6 +2461,11 @@ public final class SenderConnection extends Connection
         stream.terminationCause = cause;
         stream.state(finalState);
         stream.stateCounter.close();
+        if (stream.openTransmissions > 0)
+        {
+            streamsAtReceiver--;
+            wakeWaitingOpening();
+        }
         if (streams.isEmpty())
         {
             idleSinceNs = nowNs;
@@ -2458,6 +2475,22 @@ public final class SenderConnection extends Connection
         {
             // Nothing wants the connection any more before it was even set up.
             terminate(ConnectionState.CLOSED, TerminationCause.NORMAL);
+        }
+    }
+
+    /**
+     * A stream the receiver kept ended: the first opening that waits for room (maxStreams) may go now.
+     */
+    private void wakeWaitingOpening()
+    {
+        for (int i = 0, size = streams.size(); i < size; i++)
+        {
+            final SenderStream stream = streams.get(i);
+            if (ConnectionState.SETUP == stream.state && Long.MAX_VALUE == stream.openDeadlineNs)
+            {
+                stream.openDeadlineNs = nowNs;
+                return;
+            }
         }
     }
 

@@ -83,13 +83,13 @@ public final class TerminationCause
     public static final int SETUP_REJECTED = 11;
 
     /**
-     * Another connection asked for one of the connection's streams, the receiver challenged the sender, and nothing
-     * of the connection arrived within the challenge timeout (section 5.4).
+     * The receiver answered STREAM_ACK(CLOSED) for a stream that had not sent STREAM_CLOSE: it no longer carries it.
      */
     public static final int STREAM_CLOSED = 12;
 
     /**
-     * The receiver answered STREAM_ACK(CLOSED) for a stream that had not sent STREAM_CLOSE: it no longer carries it.
+     * A receiver connection whose sender never proved its address was evicted to make room for a new one
+     * (specification section 18.5).
      */
     public static final int EVICTED = 13;
 

@@ -84,6 +84,12 @@ import static io.metaroce.datapath.Configuration.*;
  * timeout, so late packets are dropped rather than answered. Bad input never throws and never disturbs another
  * connection.
  * <p>
+ * <b>Bounds per peer.</b> {@link PeerBounds} keeps what each source host holds (connections, streams opening or open,
+ * image bytes) and the engine-wide count of connections whose sender has not proved its address; a SETUP or
+ * STREAM_OPEN beyond a bound of the engine's settings ({@link EngineSettings#limits()}) is refused and counted by its
+ * bound, and a reserve of counters stays for the host's local clients. Until a datagram of a receiver connection
+ * passes the epoch rule, the connection sends at most three times the bytes of its SETUPs, and no STATUS.
+ * <p>
  * <b>Threading and memory.</b> All state is confined to the calling thread; counters are published with release
  * stores for readers elsewhere; frames reach subscribers through the {@link FramePlacement} contract (frame length
  * written last with a release store). Time comes from the injected {@link NanoClock}, randomness (connection ids,
@@ -120,6 +126,7 @@ public final class TransportEngine implements AutoCloseable
     private final int pollLimit;
     private long nowNs;
     private final RejectReplyLimiter rejectReplyLimiter;
+    private final PeerBounds peerBounds;
     private boolean isClosed;
 
     /**
@@ -137,6 +144,7 @@ public final class TransportEngine implements AutoCloseable
         this.counters = new EngineCounters(ctx.countersManager(), ctx.counterLabel());
         this.rejectReplyLimiter = new RejectReplyLimiter(
             settings.ack().nackIntervalNs(), settings.rejectReplyRate(), settings.rejectReplyBurst());
+        this.peerBounds = new PeerBounds(settings.limits(), ctx.countersManager());
         this.nowNs = clock.nanoTime();
         SocketGroup defaultGroup = null;
         if (null != ctx.transport())
@@ -304,7 +312,7 @@ public final class TransportEngine implements AutoCloseable
         connection.endStreams(TerminationCause.SHUTDOWN);
     }
 
-    private static void shutDown(final ReceiverConnection connection, final long nowNs)
+    private void shutDown(final ReceiverConnection connection, final long nowNs)
     {
         connection.acknowledgePending(nowNs);
         connection.terminationCause = TerminationCause.SHUTDOWN;
@@ -317,6 +325,7 @@ public final class TransportEngine implements AutoCloseable
             connection.group.creditScheduler.unregister(connection.creditClient(), connection);
         }
         connection.release();
+        peerBounds.onConnectionFreed(connection);
     }
 
     /**
@@ -848,7 +857,7 @@ public final class TransportEngine implements AutoCloseable
 
         if (SetupDecoder.TEMPLATE_ID == templateId)
         {
-            onSetup(group, reader.setup(), reader.transportHeader(), plane);
+            onSetup(group, reader.setup(), reader.transportHeader(), plane, length);
             return;
         }
 
@@ -913,7 +922,11 @@ public final class TransportEngine implements AutoCloseable
     }
 
     private void onSetup(
-        final SocketGroup group, final SetupDecoder setup, final TransportHeaderDecoder header, final int plane)
+        final SocketGroup group,
+        final SetupDecoder setup,
+        final TransportHeaderDecoder header,
+        final int plane,
+        final int length)
     {
         final int srcConnId = (int)header.srcConnId();
         if (0 == srcConnId)
@@ -931,7 +944,7 @@ public final class TransportEngine implements AutoCloseable
         final ReceiverConnection existing = liveReceiver(group, setup.connEpoch());
         if (null != existing)
         {
-            onSetupOfLiveConnection(group.transport, existing, header, plane);
+            onSetupOfLiveConnection(group.transport, existing, header, plane, length);
             return;
         }
 
@@ -957,14 +970,23 @@ public final class TransportEngine implements AutoCloseable
             return;
         }
 
-        final int id = newConnectionId();
         final PacketTransport transport = group.transport;
+        final long sourceKey = transport.sourceHostKey();
+        final int refusal = peerBounds.admitConnection(sourceKey);
+        if (0 != refusal)
+        {
+            counters.drop(refusal);
+            replySetupError(group, WireErrorCode.RESOURCE_EXHAUSTED, 0, RESOURCE_EXHAUSTED_TEXT, setup, header);
+            return;
+        }
+
+        final int id = newConnectionId();
         final int destination = transport.newReplyDestination();
         final ReceiverConnection connection;
         try
         {
             connection = new ReceiverConnection(
-                this, group, id, setup, header, destination, ctx.countersManager(), nowNs);
+                this, group, id, setup, header, destination, sourceKey, ctx.countersManager(), nowNs);
         }
         catch (final IllegalStateException | IllegalArgumentException ex)
         {
@@ -974,7 +996,10 @@ public final class TransportEngine implements AutoCloseable
             return;
         }
 
+        // Only once the new connection exists: a connection is never evicted for one that could not be made.
+        evictUnproved(sourceKey);
         register(connection);
+        connection.onSetupReceived(length);
         connection.learnReplyAddress(plane);
         connection.sendSetupAck(plane, header);
     }
@@ -1006,7 +1031,8 @@ public final class TransportEngine implements AutoCloseable
         final PacketTransport transport,
         final ReceiverConnection existing,
         final TransportHeaderDecoder header,
-        final int plane)
+        final int plane,
+        final int length)
     {
         if ((int)header.srcConnId() != existing.peerId)
         {
@@ -1023,7 +1049,7 @@ public final class TransportEngine implements AutoCloseable
         }
         else
         {
-            existing.onDuplicateSetup(plane, header, nowNs);
+            existing.onDuplicateSetup(plane, header, length, nowNs);
         }
     }
 
@@ -1056,10 +1082,29 @@ public final class TransportEngine implements AutoCloseable
         proxy.sendToSource(replyPort, DatagramProxy.length(error));
     }
 
+    /**
+     * Make room for a new connection of a source host: when the host holds as many connections as it may, its
+     * oldest unproved one goes (forged SETUPs with its address cannot lock it out); else when the engine holds as many
+     * unproved ones as it may, the oldest of all goes. Freed at once, with no linger, since its sender never showed
+     * that it receives anything.
+     */
+    private void evictUnproved(final long sourceKey)
+    {
+        final ReceiverConnection victim = peerBounds.evictionCandidate(sourceKey);
+        if (null != victim)
+        {
+            peerBounds.onProved(victim);
+            victim.terminate(TerminationCause.EVICTED);
+            counters.unprovedEvicted.incrementRelease();
+            sweepTerminated();
+        }
+    }
+
     private void register(final ReceiverConnection connection)
     {
         connectionsById.put(connection.localId, connection);
         receivers.add(connection);
+        peerBounds.onConnectionAdded(connection);
         if (connection.creditClient() >= 0)
         {
             connection.group.creditScheduler.register(connection.creditClient(), connection);
@@ -1194,6 +1239,7 @@ public final class TransportEngine implements AutoCloseable
                     receiver.group.creditScheduler.unregister(receiver.creditClient(), receiver);
                 }
                 receiver.release();
+                peerBounds.onConnectionFreed(receiver);
             }
         }
         terminated.clear();

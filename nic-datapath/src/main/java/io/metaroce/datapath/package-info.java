@@ -35,6 +35,13 @@
  * data and of the others, so that thousands of streams on a connection do not make every duty cycle long. A connection
  * without streams lingers, then closes.
  * <p>
+ * <b>Peers are untrusted.</b> The engine bounds what remote peers make it hold ({@code PeerBounds}, the settings'
+ * {@link io.metaroce.datapath.EngineSettings#limits()}): connections per source host, streams opening or open and their
+ * image bytes per connection and per host, connections whose sender has not proved its address, and counters kept for
+ * local clients; a receiver connection sends an unproved sender no more than three times what it received, and no
+ * STATUS; a stream another connection keeps is refused to anyone but that connection's sender until the connection
+ * ends.
+ * <p>
  * <b>Sender connection.</b> A {@link io.metaroce.datapath.SenderConnection} runs the state machines, sends and decodes
  * the messages, and delegates its policies to parts that are each testable alone: the {@code SendGate} (tracking
  * window, congestion window, receiver credit, pacing, credit requests), the {@code LossRecovery} (the loss-inference
@@ -53,8 +60,8 @@
  * io.metaroce.datapath.io.PacketTransport} (UDP, or a simulated fabric). Its configuration is a {@link
  * io.metaroce.datapath.TransportEngine.Context} of collaborators and one immutable {@link
  * io.metaroce.datapath.EngineSettings}, grouped as the parts use it (paths, acknowledgement, loss recovery, congestion
- * control, credit, timers), whose property names and defaults are in {@link io.metaroce.datapath.Configuration}. A
- * stream may bring its own copy ({@link
+ * control, credit, timers, bounds per peer), whose property names and defaults are in {@link
+ * io.metaroce.datapath.Configuration}. A stream may bring its own copy ({@link
  * io.metaroce.datapath.SenderSettings#engineSettings(io.metaroce.datapath.EngineSettings)}): streams with different
  * settings get connections of their own, which share one engine and its sockets.
  * <p>

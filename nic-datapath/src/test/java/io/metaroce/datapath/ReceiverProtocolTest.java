@@ -56,6 +56,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReceiverProtocolTest
 {
     private static final long US = 1000;
+    private static final long MS = 1_000_000;
     private static final int VERSION_1_SETUP_LENGTH = 88;
     private final WireFixture f = new WireFixture(2, (ctx) -> {});
 
@@ -72,6 +73,109 @@ class ReceiverProtocolTest
         f.inject(f.data(id, psn, flags, 0, 1, psn - WireFixture.ISN, position, 64), 0);
         f.work();
         return position + 96;
+    }
+
+    @Test
+    void shouldSendNoMoreThanThreeTimesWhatItReceivedToASenderThatHasNotProvedItsAddress()
+    {
+        // A SETUP from a forged source: the SETUP_ACK goes to the forged address, whose owner never answers.
+        final int setupLength = f.setup((s) -> {});
+        f.inject(setupLength, 0);
+        f.work();
+        long sentBytes = 0;
+        List<ScriptedTransport.Sent> sent = f.sent();
+        assertEquals(1, sent.size());
+        sentBytes += sent.get(0).length();
+        final int id = f.engine.receiver(0).localConnectionId();
+
+        // [MR-SEC-2] no STATUS to an unproven address, however long the connection waits for its timeout.
+        for (int i = 0; i < 49; i++)
+        {
+            f.advance(100 * MS);
+            for (final ScriptedTransport.Sent datagram : f.sent())
+            {
+                sentBytes += datagram.length();
+                assertTrue(SetupAckDecoder.TEMPLATE_ID == f.read(datagram), "only SETUP_ACKs: " + f.read(datagram));
+            }
+        }
+        assertTrue(sentBytes <= 3L * setupLength, sentBytes + " bytes for " + setupLength);
+
+        // Retransmitted SETUPs each draw their SETUP_ACK, within three times their bytes in all.
+        for (int i = 0; i < 4; i++)
+        {
+            f.inject(f.setup((s) -> {}), 1);
+            f.work();
+        }
+        sent = f.sent();
+        assertEquals(4, f.sentOfType(sent, SetupAckDecoder.TEMPLATE_ID).size());
+
+        // A datagram that passes the epoch rule proves the address: telemetry flows from then on.
+        f.inject(f.probe(id, ProbeKind.KEEPALIVE, 0, 1, WireFixture.ISN), 0);
+        f.work();
+        f.sent();
+        f.advance(100 * MS);
+        assertEquals(1, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size(), "STATUS once proved");
+    }
+
+    @Test
+    void shouldFreeAHostsOldestUnprovedConnectionForItsNewOneAndRefuseOnlyWhenAllItsConnectionsAreProved()
+    {
+        final WireFixture g = new WireFixture(2, (ctx) -> ctx.maxConnectionsPerSource(2), null, 4096);
+        final int[] ids = new int[4];
+        for (int i = 0; i < 3; i++)
+        {
+            ids[i] = setupFrom(g, i, "host");
+        }
+        // [MR-RES-6] SETUPs that forge a host's address cannot lock it out: at its bound, its oldest unproved
+        // connection makes room for the new one.
+        assertEquals(2, g.engine.receiverCount());
+        assertEquals(1, evicted(g), "the first, never proved, was freed");
+        assertEquals(0, g.engine.drops(DropReason.PEER_CONNECTIONS));
+        prove(g, ids[1], 1);
+        prove(g, ids[2], 2);
+
+        // [MR-RES-1] once every connection of the host is proved, a SETUP beyond the bound is refused, counted, and
+        // answered with ERROR(RESOURCE_EXHAUSTED); another host is not affected.
+        g.transport.inject(g.buffer, 0, g.setup((s) -> s.connEpoch(WireFixture.EPOCH + 3)
+            .header().srcConnId(0x0700 + 3)), 0, "host");
+        g.inject(g.setup((s) -> s.connEpoch(WireFixture.EPOCH + 10).header().srcConnId(0x0710)), 0);
+        g.work();
+        final List<ScriptedTransport.Sent> sent = g.sent();
+        assertEquals(1, g.engine.drops(DropReason.PEER_CONNECTIONS));
+        assertEquals(1, g.sentOfType(sent, ErrorDecoder.TEMPLATE_ID).size(), "the refusal answered");
+        assertEquals(1, g.sentOfType(sent, SetupAckDecoder.TEMPLATE_ID).size(), "the other host's SETUP accepted");
+        assertEquals(3, g.engine.receiverCount());
+    }
+
+    private static int setupFrom(final WireFixture g, final int i, final String host)
+    {
+        g.transport.inject(g.buffer, 0, g.setup((s) -> s.connEpoch(WireFixture.EPOCH + i)
+            .header().srcConnId(0x0700 + i)), 0, host);
+        g.work();
+        g.single(g.sent(), SetupAckDecoder.TEMPLATE_ID);
+        return (int)g.reader.transportHeader().srcConnId();
+    }
+
+    private static void prove(final WireFixture g, final int id, final int i)
+    {
+        final int length = g.probe(id, ProbeKind.KEEPALIVE, 0, 1, WireFixture.ISN);
+        g.buffer.putInt(20, 0x0700 + i, ByteOrder.LITTLE_ENDIAN);
+        g.transport.inject(g.buffer, 0, length, 0, "host");
+        g.work();
+        g.single(g.sent(), ProbeAckDecoder.TEMPLATE_ID);
+    }
+
+    private static long evicted(final WireFixture g)
+    {
+        final long[] count = new long[1];
+        g.engine.context().countersManager().forEach((id, label) ->
+        {
+            if (label.startsWith("rcv-unproved-evicted"))
+            {
+                count[0] += g.engine.context().countersManager().getCounterValue(id);
+            }
+        });
+        return count[0];
     }
 
     @Test
@@ -98,7 +202,10 @@ class ReceiverProtocolTest
         // The connection's first grant: min(initialCreditBytes, creditQuantum); there is no image to bound it yet.
         assertEquals(Math.min(131_072, Configuration.CREDIT_QUANTUM_DEFAULT), ack.initialGrantLimit());
         // [MR-SETUP-13] maxStreams; [MR-EXT-4] setupFlags 0; [MR-EXT-6] no extension answered, never longer.
-        assertEquals(Configuration.MAX_STREAMS_PER_CONNECTION, ack.maxStreams());
+        assertEquals(Math.min(Configuration.MAX_STREAMS_PER_CONNECTION_DEFAULT,
+            (4096 - Math.min(Configuration.COUNTERS_RESERVE_DEFAULT, 4096 / 8)) / PeerBounds.COUNTERS_PER_STREAM),
+            ack.maxStreams(),
+            "the configured bound, lowered to what the fixture's 4,096 counters can hold");
         assertEquals(0, ack.setupFlags());
         assertEquals(0, ack.extensionsLength());
         assertEquals(SetupDecoder.BLOCK_LENGTH + 12, sent.get(0).length());

@@ -267,8 +267,8 @@ class ReceiverStreamProtocolTest
     @Test
     void shouldRefuseAStreamBeyondMaxStreamsPerConnectionAndOpenOneOnceAnotherClosed()
     {
-        final int maxStreams = Configuration.MAX_STREAMS_PER_CONNECTION;
-        final WireFixture g = new WireFixture(2, (ctx) -> {}, null, maxStreams + 256);
+        final int maxStreams = 300;
+        final WireFixture g = new WireFixture(2, (ctx) -> ctx.maxStreamsPerConnection(maxStreams), null, 4096);
         g.shareImage = true;
         final int id = g.establishReceiver();
         int opened = 0;
@@ -294,7 +294,7 @@ class ReceiverStreamProtocolTest
         g.work();
         g.single(g.sent(), StreamAckDecoder.TEMPLATE_ID);
         assertEquals(StreamCode.RESOURCE_EXHAUSTED, g.reader.streamAck().code());
-        assertEquals(1, g.engine.drops(DropReason.RESOURCE_EXHAUSTED));
+        assertEquals(1, g.engine.drops(DropReason.PEER_STREAMS), "[MR-RES-2] counted by its bound");
         assertEquals(maxStreams, g.engine.receiver(0).streamCount());
 
         // A stream that closed lingers as its identity only: it takes no slot.
@@ -711,6 +711,7 @@ class ReceiverStreamProtocolTest
         // [MR-STRM-1] CONFLICT with retryAfterUs 65535, no state, counted; nothing goes to connection A's sender.
         final List<ScriptedTransport.Sent> acks = f.sentOfType(sent, StreamAckDecoder.TEMPLATE_ID);
         assertEquals(1, acks.size());
+        assertEquals(1, sent.size(), "the refusal is the only answer");
         f.read(acks.get(0));
         assertEquals(StreamCode.CONFLICT, f.reader.streamAck().code());
         assertEquals(65_535, f.reader.streamAck().retryAfterUs());
@@ -726,8 +727,9 @@ class ReceiverStreamProtocolTest
     void shouldKeepTheStreamForItsSilentSenderUntilItsConnectionTimesOutHoweverOftenAnotherPeerAsks()
     {
         final int[] ids = twoConnections();
+        final int idA = ids[0];
         final int idB = ids[1];
-        openFromOtherPort(idB);
+        final long timeoutNs = f.engine.settings().timers().connectionTimeoutNs();
         f.sent();
 
         // [MR-ID-17] A's sender pauses (a GC pause, a stopped process): however often B asks, and for however long
@@ -749,7 +751,7 @@ class ReceiverStreamProtocolTest
         f.advance(timeoutNs - silentNs);
         assertEquals(TerminationCause.TIMEOUT, f.receiverTermination);
         assertEquals(-1, f.endOfStreamPosition);
-        assertEquals(ConnectionState.CLOSED, connection(ids[0]).state());
+        assertEquals(ConnectionState.CLOSED, connection(idA).state());
         f.sent();
 
         openFromOtherPort(idB);

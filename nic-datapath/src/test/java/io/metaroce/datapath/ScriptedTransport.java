@@ -259,6 +259,11 @@ final class ScriptedTransport implements PacketTransport
         return null != known && known.equals(currentHost) && ports.get(destination)[plane] == currentPort;
     }
 
+    public long sourceHostKey()
+    {
+        return null == currentHost ? 0 : (currentHost.hashCode() & 0xFFFF_FFFFL) | 1L << 32;
+    }
+
     public boolean hasRoute(final int destination, final int plane)
     {
         return null != destinations.get(destination) && null != destinations.get(destination)[plane];

@@ -207,7 +207,7 @@ class SenderProtocolTest
         assertEquals(64, connection.trackingWindow());
         assertEquals(1200, connection.mtu());
         assertEquals(RECEIVER_ID, connection.peerConnectionId());
-        assertEquals(Configuration.MAX_STREAMS_PER_CONNECTION, connection.maxStreams());
+        assertEquals(Configuration.MAX_STREAMS_PER_CONNECTION_DEFAULT, connection.maxStreams());
         // The connection is up; its stream is established only by its own STREAM_ACK(OPEN).
         assertTrue(f.events.isEmpty(), f.events.toString());
         assertEquals(ConnectionState.SETUP, stream.state());
@@ -452,7 +452,7 @@ class SenderProtocolTest
         assertEquals(0, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size());
         f.inject(f.status(connection.localConnectionId(), RECEIVER_ID), 0);
         f.work();
-        assertEquals(0, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size(), "[MR-STAT-2] plain STATUS");
+        assertEquals(0, f.sentOfType(f.sent(), StatusDecoder.TEMPLATE_ID).size());
     }
 
     @Test

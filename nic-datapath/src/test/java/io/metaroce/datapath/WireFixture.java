@@ -502,7 +502,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         setupAck.connEpoch(epoch).initialGrantLimit(1 << 20).mprPsns(4096).mtu(1408);
         setupAck.congestionModes().clear().senderWindow(true).receiverCredit(true);
         setupAck.reserved1((short)0).linkRateMbps(0).setupFlags(0).reserved2(0)
-            .maxStreams(Configuration.MAX_STREAMS_PER_CONNECTION);
+            .maxStreams(Configuration.MAX_STREAMS_PER_CONNECTION_DEFAULT);
         customize.accept(setupAck);
         setupAck.putExtensions(new byte[0], 0, 0);
         return DatagramProxy.length(setupAck);

@@ -135,6 +135,12 @@ final class CounterMetricDecoder
         "metaroce_engine_send_no_route", "Sends for which the engine had no socket to the destination.");
     static final MetricFamily ENGINE_REJECT_REPLIES_LIMITED = counter(
         "metaroce_engine_reject_replies_limited", "Answers to unknown or refused packets the rate limit held back.");
+    static final MetricFamily ENGINE_UNPROVED_EVICTED = counter(
+        "metaroce_engine_unproved_evicted", "Receiver connections of senders that never proved their address, " +
+        "evicted to make room for new ones.");
+    static final MetricFamily ENGINE_AMPLIFICATION_LIMITED = counter(
+        "metaroce_engine_amplification_limited",
+        "Messages to senders not yet proved to receive at their address, held back by the amplification limit.");
     static final MetricFamily ENGINE_DROPPED_DATAGRAMS = counter(
         "metaroce_engine_dropped_datagrams", "Received datagrams rejected by the wire reader or the engine, by " +
         "reason.");
@@ -293,6 +299,8 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-errors", ENGINE_SEND_ERRORS);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-no-route", ENGINE_SEND_NO_ROUTE);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-reject-replies-limited", ENGINE_REJECT_REPLIES_LIMITED);
+        datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-amplification-limited", ENGINE_AMPLIFICATION_LIMITED);
+        datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-unproved-evicted", ENGINE_UNPROVED_EVICTED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-drops" + REASON_SUFFIX, ENGINE_DROPPED_DATAGRAMS);
 
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-state", SENDER_STATE);

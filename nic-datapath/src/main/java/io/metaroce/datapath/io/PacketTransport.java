@@ -285,6 +285,16 @@ public interface PacketTransport extends AutoCloseable
     boolean isFromPeer(int destination, int plane);
 
     /**
+     * A key of the source host (its address, not its port) of the datagram being handled, the same for every
+     * datagram from one host on any socket of the transport: the engine bounds what one host may make it hold by it.
+     * An IPv4 address is its own key; an IPv6 address is hashed, so two IPv6 hosts may share a key, and then share
+     * their bounds. Valid only inside {@link PacketHandler#onDatagram}.
+     *
+     * @return the key, never 0 for a datagram being handled.
+     */
+    long sourceHostKey();
+
+    /**
      * Does a destination have an address on a plane?
      *
      * @param destination a destination.

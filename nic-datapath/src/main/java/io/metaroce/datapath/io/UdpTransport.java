@@ -25,6 +25,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.io.FileDescriptor;
 import java.io.IOException;
 import java.net.BindException;
+import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -480,6 +481,21 @@ public final class UdpTransport implements PacketTransport
         }
 
         return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long sourceHostKey()
+    {
+        final InetSocketAddress source = currentSource;
+        if (null == source)
+        {
+            return 0;
+        }
+        // An Inet4Address hashes to its address; the 33rd bit keeps every IPv4 key apart from every IPv6 hash.
+        final InetAddress address = source.getAddress();
+        return (address.hashCode() & 0xFFFF_FFFFL) | (address instanceof Inet4Address ? 1L << 32 : 1L << 33);
     }
 
     /**

@@ -323,6 +323,14 @@ public final class SimulatedTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public long sourceHostKey()
+    {
+        return NO_NODE == currentSourceNode ? 0 : currentSourceNode + 1L;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public boolean hasRoute(final int destination, final int plane)
     {
         return destination >= 0 && destination < destinations.size() && null != destinations.get(destination) &&

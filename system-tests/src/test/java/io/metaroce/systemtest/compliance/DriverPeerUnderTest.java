@@ -63,7 +63,8 @@ import java.util.concurrent.TimeUnit;
  * directory under /dev/shm, and a client. Subscriptions are {@code metaroce:udp} subscriptions on the loopback
  * planes 127.0.0.2, 127.0.0.3, ... with a port found free at start; publications are exclusive {@code metaroce:udp}
  * publications to the raw peer's addresses, sent from the same plane addresses. {@link TargetSettings} reach the
- * driver's engines through {@link MediaDriver.Context#engineSettings} (protocol settings) and the channel
+ * driver's engines through {@link MediaDriver.Context#engineSettings} (protocol settings, and the bounds of section
+ * 18.5 that a test sets, the others at the driver's defaults) and the channel
  * parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction}, {@code term-length},
  * {@code rcv-window}). Drops are the engines' {@code rcv-drops} counters in the CnC file, summed over the driver's
  * engines by reason name; a publication's stream ends are the final {@code snd-stream-state} of its freed sender
@@ -209,6 +210,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             builder.rtoLowMinNs(s.recoveryTimersMinNs).rtoHighMinNs(s.recoveryTimersMinNs)
                 .tailLossProbeMinNs(s.recoveryTimersMinNs).rtoMaxNs(Math.max(s.rtoMaxNs, s.recoveryTimersMinNs));
         }
+        s.applyPeerLimits(builder);
 
         return builder.build();
     }

@@ -169,6 +169,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             builder.rtoLowMinNs(s.recoveryTimersMinNs).rtoHighMinNs(s.recoveryTimersMinNs)
                 .tailLossProbeMinNs(s.recoveryTimersMinNs).rtoMaxNs(Math.max(s.rtoMaxNs, s.recoveryTimersMinNs));
         }
+        s.applyPeerLimits(builder);
         return ctx.settings(builder.build());
     }
 
@@ -522,10 +523,6 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
                 isCloseSent = true;
                 stream.requestClose();
                 return 1;
-            }
-            if (!isEndOfStreamAppended)
-            {
-                isEndOfStreamAppended = log.appendEndOfStream();
             }
             if (isEndOfStreamAppended && ConnectionState.ESTABLISHED == stream.state())
             {

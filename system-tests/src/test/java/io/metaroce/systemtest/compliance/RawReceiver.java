@@ -96,12 +96,21 @@ final class RawReceiver
      */
     void accept(final long initialGrantLimit, final boolean credit)
     {
+        accept(initialGrantLimit, credit, 16_384);
+    }
+
+    /**
+     * Answer the SETUP with a SETUP_ACK that grants what it asked for and keeps at most {@code maxStreams} streams of
+     * the connection (MR-RES-5).
+     */
+    void accept(final long initialGrantLimit, final boolean credit, final long maxStreams)
+    {
         final SetupDecoder s = setup.read().setup();
         final int mprPsns = (int)s.mprPsns();
         final int mtu = s.mtu();
         grantLimit = credit ? initialGrantLimit : 0;
         send(setup.plane, peer.out.setupAck(HeaderFields.ids(senderId, localId).psn(isn).echo(setup),
-            setup, grantLimit, mprPsns, mtu, credit));
+            setup, grantLimit, mprPsns, mtu, credit, maxStreams, new byte[0]));
         peer.mtu = mtu;
     }
 

@@ -212,7 +212,10 @@ class ReceiverStreamComplianceTest extends ComplianceTest
     @Requirement("MR-STRM-12")
     void shouldRefuseAStreamWhoseImageCannotBeCreatedAndKeepNothing()
     {
-        final RawSender sender = connect(new TargetSettings(), 7);
+        // The bounds of section 18.5 lifted to 1 GiB terms, so that the image itself is what cannot be made (within
+        // the default bounds PEER_IMAGE_BYTES refuses it first: ResourceBoundsComplianceTest).
+        final RawSender sender = connect(
+            new TargetSettings().maxTermLength(1 << 30).maxImageBytes(3L << 30, 3L << 30), 7);
         final RawSender.Stream huge = sender.newStream(STREAM_ID, SESSION_ID + 1);
         huge.open.termLength = 1 << 30;
         sender.sendStreamOpen(huge, 0);

@@ -15,6 +15,8 @@
  */
 package io.metaroce.systemtest.compliance;
 
+import io.metaroce.datapath.EngineSettings;
+
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -216,5 +218,102 @@ final class TargetSettings
     {
         this.imageWindowLength = imageWindowLength;
         return this;
+    }
+
+    /**
+     * Receiver connections one source host may hold (MR-RES-1); -1 keeps the target's default, as do the other
+     * bounds of section 18.5 below.
+     */
+    TargetSettings maxConnectionsPerSource(final int maxConnectionsPerSource)
+    {
+        this.maxConnectionsPerSource = maxConnectionsPerSource;
+        return this;
+    }
+
+    /**
+     * Receiver connections whose sender has not proved its address, beyond which the oldest is freed (MR-RES-6).
+     */
+    TargetSettings maxUnprovedConnections(final int maxUnprovedConnections)
+    {
+        this.maxUnprovedConnections = maxUnprovedConnections;
+        return this;
+    }
+
+    /**
+     * Streams opening or open per connection, announced as maxStreams (MR-RES-2, MR-SETUP-13), and per source host.
+     */
+    TargetSettings maxStreams(final int perConnection, final int perSource)
+    {
+        this.maxStreamsPerConnection = perConnection;
+        this.maxStreamsPerSource = perSource;
+        return this;
+    }
+
+    /**
+     * The longest term a receiver opens (MR-RES-3).
+     */
+    TargetSettings maxTermLength(final int maxTermLength)
+    {
+        this.maxTermLength = maxTermLength;
+        return this;
+    }
+
+    /**
+     * Image bytes (three terms per stream opening or open) per connection and per source host (MR-RES-3).
+     */
+    TargetSettings maxImageBytes(final long perConnection, final long perSource)
+    {
+        this.maxImageBytesPerConnection = perConnection;
+        this.maxImageBytesPerSource = perSource;
+        return this;
+    }
+
+    /**
+     * Counters remote peers never take (MR-RES-4); the target keeps at most an eighth of its counters.
+     */
+    TargetSettings countersReserve(final int countersReserve)
+    {
+        this.countersReserve = countersReserve;
+        return this;
+    }
+
+    /**
+     * Apply the bounds of section 18.5 that a test set to a target's engine settings; the others keep their defaults.
+     */
+    EngineSettings.Builder applyPeerLimits(final EngineSettings.Builder builder)
+    {
+        if (maxConnectionsPerSource > 0)
+        {
+            builder.maxConnectionsPerSource(maxConnectionsPerSource);
+        }
+        if (maxUnprovedConnections > 0)
+        {
+            builder.maxUnprovedConnections(maxUnprovedConnections);
+        }
+        if (maxStreamsPerConnection > 0)
+        {
+            builder.maxStreamsPerConnection(maxStreamsPerConnection);
+        }
+        if (maxStreamsPerSource > 0)
+        {
+            builder.maxStreamsPerSource(maxStreamsPerSource);
+        }
+        if (maxTermLength > 0)
+        {
+            builder.maxTermLength(maxTermLength);
+        }
+        if (maxImageBytesPerConnection > 0)
+        {
+            builder.maxImageBytesPerConnection(maxImageBytesPerConnection);
+        }
+        if (maxImageBytesPerSource > 0)
+        {
+            builder.maxImageBytesPerSource(maxImageBytesPerSource);
+        }
+        if (countersReserve >= 0)
+        {
+            builder.countersReserve(countersReserve);
+        }
+        return builder;
     }
 }
