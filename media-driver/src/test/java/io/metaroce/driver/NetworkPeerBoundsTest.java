@@ -123,6 +123,7 @@ class NetworkPeerBoundsTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             final int flood = 200;
+            final int bound = Configuration.MAX_CONNECTIONS_PER_SOURCE_DEFAULT;
             harness = new NetworkTestHarness(1);
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext());
             final MetaRoce receiverClient = harness.connect(receiverDriver);
@@ -131,6 +132,8 @@ class NetworkPeerBoundsTest
 
             try (RawPeer flooder = new RawPeer(FLOODER_ADDRESS, endpoint()))
             {
+                // SETUPs that never prove their address (as a forged one would not): each beyond the host's bound
+                // takes the place of the host's oldest unproved connection.
                 for (int i = 1; i <= flood; i++)
                 {
                     flooder.setupOnce(0x0E00_0000 + i, 0x0E00_0000L + i, i);
@@ -140,12 +143,28 @@ class NetworkPeerBoundsTest
                         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
                     }
                 }
-                Await.until("the flood counted", () ->
-                    counterSum(receiverClient, "rcv-drops: engine", "reason=PEER_CONNECTIONS") >=
-                    flood - Configuration.MAX_CONNECTIONS_PER_SOURCE_DEFAULT);
+                Await.until("the unproved flood bounded", () ->
+                    counterSum(receiverClient, "rcv-unproved-evicted: engine", "") >= flood - bound);
+                assertTrue(counterCount(receiverClient, "rcv-state: ") <= bound, "at most the host's bound held");
+
+                // Connections that prove their address (a datagram of each, here a STREAM_OPEN of a stream nobody
+                // wants) fill the bound; a SETUP beyond it is refused and counted.
+                for (int i = 1; i <= bound; i++)
+                {
+                    flooder.connect(0x0D00_0000 + i, 0x0D00_0000L + i, i);
+                    flooder.streamOpen(STREAM_ID + 1, i, 1, 0, 0, 0, TERM_LENGTH);
+                }
+                Await.until("the proved connections", () ->
+                    counterSum(receiverClient, "rcv-unproved-evicted: engine", "") >= flood);
+                final int answered = flooder.setupAcks();
+                for (int i = 1; i <= 10; i++)
+                {
+                    flooder.setupOnce(0x0C00_0000 + i, 0x0C00_0000L + i, i);
+                }
+                Await.until("the refusals counted", () ->
+                    counterSum(receiverClient, "rcv-drops: engine", "reason=PEER_CONNECTIONS") >= 10);
                 flooder.poll();
-                assertEquals(Configuration.MAX_CONNECTIONS_PER_SOURCE_DEFAULT, flooder.setupAcks(),
-                    "as many connections as one host may hold, no more");
+                assertEquals(answered, flooder.setupAcks(), "no connection beyond the bound");
 
                 final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
                 final MetaRoce senderClient = harness.connect(senderDriver);
@@ -192,6 +211,19 @@ class NetworkPeerBoundsTest
                 received[0]++;
             }
         }, 16);
+    }
+
+    private static int counterCount(final MetaRoce client, final String labelPrefix)
+    {
+        final int[] count = new int[1];
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(labelPrefix))
+            {
+                count[0]++;
+            }
+        });
+        return count[0];
     }
 
     private static long counterSum(final MetaRoce client, final String labelPrefix, final String part)
