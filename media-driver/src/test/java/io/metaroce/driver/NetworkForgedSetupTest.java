@@ -433,7 +433,7 @@ class NetworkForgedSetupTest
         }, 16);
     }
 
-    private static long counterSum(final MetaRoce client, final String labelPrefix, final String part)
+    static long counterSum(final MetaRoce client, final String labelPrefix, final String part)
     {
         final long[] sum = new long[1];
         client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
@@ -446,7 +446,7 @@ class NetworkForgedSetupTest
         return sum[0];
     }
 
-    private static int counterCount(final MetaRoce client, final String labelPrefix)
+    static int counterCount(final MetaRoce client, final String labelPrefix)
     {
         final int[] count = new int[1];
         client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->

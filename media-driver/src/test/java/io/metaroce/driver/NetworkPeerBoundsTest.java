@@ -30,6 +30,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import static io.metaroce.driver.NetworkForgedSetupTest.counterCount;
+import static io.metaroce.driver.NetworkForgedSetupTest.counterSum;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -211,31 +213,5 @@ class NetworkPeerBoundsTest
                 received[0]++;
             }
         }, 16);
-    }
-
-    private static int counterCount(final MetaRoce client, final String labelPrefix)
-    {
-        final int[] count = new int[1];
-        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
-        {
-            if (label.startsWith(labelPrefix))
-            {
-                count[0]++;
-            }
-        });
-        return count[0];
-    }
-
-    private static long counterSum(final MetaRoce client, final String labelPrefix, final String part)
-    {
-        final long[] sum = new long[1];
-        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
-        {
-            if (label.startsWith(labelPrefix) && label.contains(part))
-            {
-                sum[0] += client.countersReader().getCounterValue(counterId);
-            }
-        });
-        return sum[0];
     }
 }

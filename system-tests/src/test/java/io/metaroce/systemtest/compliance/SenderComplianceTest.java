@@ -771,8 +771,11 @@ class SenderComplianceTest extends ComplianceTest
         receiver.receiveAndAck(nextData());
         publication.close();
         final Datagram streamClose = awaitClose();
+        // The linger starts when the stream ends, after its STREAM_CLOSE: the capture time of that STREAM_CLOSE is a
+        // lower bound that the target's cached clock cannot precede (a time taken after the STREAM_ACK(CLOSED) is
+        // sent can be later than the clock reading the target gives that answer).
+        final long closedNs = streamClose.sentNs();
         receiver.acceptClose(streamClose);
-        final long closedNs = System.nanoTime();
         final List<Datagram> closes = new ArrayList<>();
         closes.add(awaitClose(true));
         closes.addAll(collectClosesAnsweringProbes(1500));
