@@ -24,16 +24,25 @@ import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 
 /**
- * A receive that leaves the source address in native memory, for the NIO transport: {@link DatagramChannel#receive}
- * returns the source as a new {@code InetSocketAddress} unless it equals the previous datagram's, so a receiver fed
- * by many entropy source ports allocates for nearly every datagram. This calls the JDK's own native
- * {@code recvfrom} wrapper, {@code sun.nio.ch.DatagramChannelImpl.receive0}, which writes the source as a
+ * The JDK binding ({@link PrivateApiBinding}): a receive that leaves the source address in native memory, for the
+ * UDP transports. {@link DatagramChannel#receive} returns the source as a new {@code InetSocketAddress} unless it
+ * equals the previous datagram's, so a receiver fed by many entropy source ports allocates for nearly every datagram.
+ * This calls the JDK's own native {@code recvfrom} wrapper instead, which writes the source as a
  * {@code struct sockaddr} where it is told, and the transport remembers each source it decoded.
  * <p>
- * The method is private to the JDK, so this needs {@code --add-opens java.base/sun.nio.ch=ALL-UNNAMED} (the flag
- * Aeron's driver asks for its selector optimisation), and the {@code sockaddr} layout read here is Linux's. Where
- * either is missing, {@link #unavailableReason()} says why and the transport calls {@link DatagramChannel#receive}.
- * The signature bound is the same in JDK 17 and 25; a JDK that changes it falls back the same way.
+ * Members bound, all of {@code java.base}:
+ * <ul>
+ *     <li>{@code sun.nio.ch.DatagramChannelImpl.receive0(FileDescriptor, long, int, long, boolean)}, a private static
+ *         native method, which needs {@code --add-opens java.base/sun.nio.ch=ALL-UNNAMED} (the flag Aeron's driver
+ *         asks for its selector optimisation);</li>
+ *     <li>{@code sun.nio.ch.SelChImpl.getFD()}, public in a package {@code java.base} does not export, for the
+ *         channel's descriptor object.</li>
+ * </ul>
+ * Checked against OpenJDK 17.0.15 and Temurin 25.0.3, whose signatures are the same: JDK {@value #OLDEST_CHECKED_JDK}
+ * to {@value #NEWEST_CHECKED_JDK} is the range supported, and {@code JdkDatagramReceiveTest} fails on a JDK outside it.
+ * The {@code sockaddr} layout read is Linux's on a little-endian machine. Where a member, the opening or Linux is
+ * missing, {@link #unavailableReason()} says why and the transports call {@link DatagramChannel#receive}, the
+ * supported path, after printing {@link PrivateApiBinding#fallbackLine()} once.
  */
 public final class JdkDatagramReceive
 {
@@ -51,6 +60,21 @@ public final class JdkDatagramReceive
      * Address family of an IPv6 {@code sockaddr_in6} on Linux.
      */
     public static final int AF_INET6 = 10;
+
+    /**
+     * The oldest JDK feature release whose members this binding was checked against.
+     */
+    public static final int OLDEST_CHECKED_JDK = 17;
+
+    /**
+     * The newest JDK feature release whose members this binding was checked against.
+     */
+    public static final int NEWEST_CHECKED_JDK = 25;
+
+    /**
+     * This binding, as the transports and the binding's tests see it.
+     */
+    public static final PrivateApiBinding BINDING = new Binding();
 
     private static final MethodHandle RECEIVE;
     private static final MethodHandle FILE_DESCRIPTOR;
@@ -143,6 +167,35 @@ public final class JdkDatagramReceive
         catch (final Throwable ex)
         {
             throw new IOException(ex);
+        }
+    }
+
+    private static final class Binding implements PrivateApiBinding
+    {
+        public String name()
+        {
+            return "the JDK's recvfrom wrapper (sun.nio.ch.DatagramChannelImpl.receive0)";
+        }
+
+        public String checkedAgainst()
+        {
+            return "JDK " + OLDEST_CHECKED_JDK + " to " + NEWEST_CHECKED_JDK;
+        }
+
+        public String supportedPath()
+        {
+            return "receiving through DatagramChannel.receive, which allocates a source address per datagram " +
+                "when sources alternate";
+        }
+
+        public String unavailableReason()
+        {
+            return UNAVAILABLE_REASON;
+        }
+
+        public String toString()
+        {
+            return name();
         }
     }
 }

@@ -30,13 +30,36 @@ import java.lang.reflect.Constructor;
 import java.nio.channels.DatagramChannel;
 
 /**
- * Batched datagram system calls ({@code sendmmsg}, {@code recvmmsg}, and {@code recvmsg} for a coalesced run) on the
- * file descriptors of NIO datagram channels, through Netty's prebuilt native epoll library. Its datagram entry points
- * and their {@code NativeDatagramPacket} are package-private, so they are bound here once by reflection and called
- * through exact method and field handles, which allocate nothing; the shape bound is checked by
- * {@code NativeDatagramsTest}, and a JVM where it cannot be bound runs the NIO path ({@link #unavailableReason()}).
- * A channel's descriptor comes from the JDK's {@code sun.nio.ch.SelChImpl}, which needs
- * {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED}.
+ * The Netty binding ({@link PrivateApiBinding}): batched datagram system calls ({@code sendmmsg}, {@code recvmmsg},
+ * and {@code recvmsg} for a coalesced run) on the file descriptors of NIO datagram channels, through Netty's prebuilt
+ * native epoll library, for the batched transport. Its datagram entry points and their {@code NativeDatagramPacket}
+ * are package-private, so they are bound here once by reflection and called through exact method and field handles,
+ * which allocate nothing.
+ * <p>
+ * Members bound, of {@code netty-transport-classes-epoll} (package {@code io.netty.channel.epoll}) unless named
+ * otherwise:
+ * <ul>
+ *     <li>{@code Native.sendmmsg(int, boolean, NativeDatagramPacket[], int, int)},
+ *         {@code Native.recvmmsg(int, boolean, NativeDatagramPacket[], int, int)} and
+ *         {@code Native.recvmsg(int, boolean, NativeDatagramPacket)}: package-private static methods;</li>
+ *     <li>{@code NativeDatagramPacketArray}, a package-private class, and its no-argument constructor, whose
+ *         instance is the outer instance every packet is made with;</li>
+ *     <li>{@code NativeDatagramPacketArray.NativeDatagramPacket(NativeDatagramPacketArray)}, and its private fields
+ *         {@code memoryAddress} (long), {@code count}, {@code segmentSize}, {@code senderAddrLen},
+ *         {@code senderPort}, {@code senderScopeId}, {@code recipientAddrLen} (int) and {@code senderAddr}
+ *         (byte[]);</li>
+ *     <li>{@code sun.nio.ch.SelChImpl.getFDVal()} of {@code java.base}, public in a package it does not export, for
+ *         a channel's descriptor: it needs {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED}, which
+ *         {@code --add-opens} includes.</li>
+ * </ul>
+ * The public API used besides: {@code Epoll.ensureAvailability()}, {@code LinuxSocket.newSocket(int)},
+ * {@code setIntOpt} and {@code writevAddresses}, and {@code Errors.NativeIoException.expectedErr()}.
+ * <p>
+ * Checked against Netty {@value #CHECKED_NETTY_VERSION}, the version pinned in the root POM ({@code netty.version}),
+ * on JDK 17 to 25 (OpenJDK 17.0.15, Temurin 25.0.3); {@code NativeDatagramsTest} fails the build when the class path
+ * carries another Netty or the JDK is outside that range. Where the shape, the export or the native library is
+ * missing, {@link #unavailableReason()} says why: the driver prints one line and runs the NIO transport, the
+ * supported path.
  * <p>
  * A {@link Batch} is a set of message slots, each naming an array of {@code struct iovec} in native memory, its
  * length, and a segment size: on send a message with a segment size is cut by the kernel into datagrams of that size
@@ -54,6 +77,16 @@ public final class NativeDatagrams
      * Most segments the kernel cuts one message into ({@code UDP_MAX_SEGMENTS}).
      */
     public static final int MAX_SEGMENTS = 64;
+
+    /**
+     * The Netty version whose members this binding was checked against: {@code netty.version} of the root POM.
+     */
+    public static final String CHECKED_NETTY_VERSION = "4.2.18.Final";
+
+    /**
+     * This binding, as the driver, the transports and the binding's tests see it.
+     */
+    public static final PrivateApiBinding BINDING = new Binding();
 
     private static final int EIO = 5;
     private static final int EINVAL = 22;
@@ -471,6 +504,35 @@ public final class NativeDatagrams
         public int sourceScopeId(final int index)
         {
             return (int)SENDER_SCOPE_ID.get(packets[index]);
+        }
+    }
+
+    private static final class Binding implements PrivateApiBinding
+    {
+        public String name()
+        {
+            return "Netty's batched datagram calls (io.netty.channel.epoll.Native, NativeDatagramPacket)";
+        }
+
+        public String checkedAgainst()
+        {
+            return "Netty " + CHECKED_NETTY_VERSION + " on JDK " + JdkDatagramReceive.OLDEST_CHECKED_JDK + " to " +
+                JdkDatagramReceive.NEWEST_CHECKED_JDK;
+        }
+
+        public String supportedPath()
+        {
+            return "the NIO transport, a system call per datagram";
+        }
+
+        public String unavailableReason()
+        {
+            return UNAVAILABLE_REASON;
+        }
+
+        public String toString()
+        {
+            return name();
         }
     }
 }

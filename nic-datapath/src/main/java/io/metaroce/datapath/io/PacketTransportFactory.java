@@ -53,7 +53,7 @@ public interface PacketTransportFactory
      * A spec that asks for batching ({@link TransportSpec#batching(int, boolean)}) gets what
      * {@link #batchedUdp(int, boolean)} opens, and one of {@link #batchedUdp} that asks for none gets this.
      *
-     * @return a factory of {@link UdpTransport}s.
+     * @return a factory of {@link NioUdpTransport}s.
      */
     static PacketTransportFactory udp()
     {
@@ -70,7 +70,7 @@ public interface PacketTransportFactory
      * @param batchLength  most datagrams per system call, 2 to 1024.
      * @param segmentation whether to send runs as segmented messages ({@code UDP_SEGMENT}) and coalesce on receive
      *                     ({@code UDP_GRO}).
-     * @return a factory of batching {@link UdpTransport}s.
+     * @return a factory of {@link BatchedUdpTransport}s.
      * @throws IllegalArgumentException when the batch length is out of range.
      * @throws IllegalStateException    when the batched calls cannot run in this JVM, with the reason.
      */

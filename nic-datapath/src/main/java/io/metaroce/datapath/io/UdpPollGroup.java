@@ -30,9 +30,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * The {@link PollGroup} of {@link UdpTransport}s: one {@link Selector} over the receive sockets of every transport
- * in the group, asked with one {@code selectNow} (one {@code epoll_wait}) per agent duty cycle. NIO's selection is
- * level-triggered, so a socket left unread because a poll reached its limit is reported again by the next select.
+ * The {@link PollGroup} of the UDP transports ({@link UdpSockets}): one {@link Selector} over the receive sockets of
+ * every transport in the group, asked with one {@code selectNow} (one {@code epoll_wait}) per agent duty cycle. NIO's
+ * selection is level-triggered, so a socket left unread because a poll reached its limit is reported again by the
+ * next select.
  * <p>
  * With at most {@link #ITERATION_THRESHOLD} sockets and traffic in the last {@link #DIRECT_READ_WINDOW_NS}, the group
  * does not select: it marks every socket for reading, and each is read directly (one {@code recvfrom}, empty or not).

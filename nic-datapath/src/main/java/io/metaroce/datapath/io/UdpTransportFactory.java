@@ -19,7 +19,8 @@ import java.io.IOException;
 
 /**
  * {@link PacketTransportFactory#udp()} and {@link PacketTransportFactory#batchedUdp(int, boolean)}:
- * {@link UdpTransport}s, one datagram per system call or batched, and {@link UdpPollGroup}s.
+ * {@link NioUdpTransport}s, one datagram per system call, or {@link BatchedUdpTransport}s, and
+ * {@link UdpPollGroup}s for either.
  */
 final class UdpTransportFactory implements PacketTransportFactory
 {
@@ -46,7 +47,8 @@ final class UdpTransportFactory implements PacketTransportFactory
             throw new IOException("batched packet I/O cannot run in this JVM: " + NativeDatagrams.unavailableReason());
         }
 
-        return new UdpTransport(spec, length, ownBatching ? segmentation : spec.segmentation());
+        return length > 0 ? new BatchedUdpTransport(spec, length, ownBatching ? segmentation : spec.segmentation()) :
+            new NioUdpTransport(spec);
     }
 
     /**

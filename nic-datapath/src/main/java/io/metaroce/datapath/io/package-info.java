@@ -18,14 +18,30 @@
  * send sockets per plane and entropy value, control messages from the receive sockets, whose port peers answer to,
  * destinations as small integer ids, sends that never block or throw, an optional batch flushed at the end of each
  * duty cycle, the bytes a transport adds per datagram), the {@link io.metaroce.datapath.io.PacketTransportFactory}
- * a media driver opens its transports with, the {@link io.metaroce.datapath.io.TransportSpec} it opens them from,
- * and the default implementation over non-blocking UDP channels with gathering writes and receives that leave the
- * source in native memory ({@link io.metaroce.datapath.io.JdkDatagramReceive}), one datagram per system call or,
- * batched ({@link io.metaroce.datapath.io.PacketTransportFactory#batchedUdp(int, boolean)}), with
- * {@code sendmmsg}/{@code recvmmsg} and segmentation offload through Netty's native epoll library
- * ({@link io.metaroce.datapath.io.NativeDatagrams}). Nothing outside this package names that implementation. The
- * deterministic simulated fabric of this module's test jar ({@code io.metaroce.datapath.sim}) implements the same
- * contract.
+ * a media driver opens its transports with, and the {@link io.metaroce.datapath.io.TransportSpec} it opens them from.
+ * <p>
+ * Two implementations over UDP, one per I/O model, over one shared layer:
+ * <ul>
+ *     <li>{@link io.metaroce.datapath.io.NioUdpTransport}
+ *         ({@link io.metaroce.datapath.io.PacketTransportFactory#udp()}): one datagram per system call, DATA sent at
+ *         once with gathering writes;</li>
+ *     <li>{@link io.metaroce.datapath.io.BatchedUdpTransport}
+ *         ({@link io.metaroce.datapath.io.PacketTransportFactory#batchedUdp(int, boolean)}): DATA queued per send
+ *         socket and sent at the flush with {@code sendmmsg} or as segmented messages, receive sockets read with
+ *         {@code recvmmsg} or as coalesced runs once datagrams queue up;</li>
+ *     <li>the shared layer, which both delegate to: {@code UdpSockets} (the NIO channels per plane and per destination,
+ *         plane and entropy value, polling, single-datagram reads, the loss stage, the source being handled, control
+ *         messages, the counters), {@code UdpDestinations} (destinations and reply addresses by id) and
+ *         {@code DatagramSources} (each source met, made once, so receiving allocates nothing).</li>
+ * </ul>
+ * Where the JDK offers no allocation-free call, the transports reach members another project keeps private, and only
+ * through the two {@link io.metaroce.datapath.io.PrivateApiBinding}s:
+ * {@link io.metaroce.datapath.io.JdkDatagramReceive} (the JDK's {@code recvfrom} wrapper, which leaves the source in
+ * native memory) and {@link io.metaroce.datapath.io.NativeDatagrams} (Netty's native {@code sendmmsg},
+ * {@code recvmmsg} and {@code recvmsg}). Each names the members it binds and the versions it was checked against, and
+ * fails soft to the supported path. Nothing outside this package names a transport class: a driver opens them through
+ * the factory. The deterministic simulated fabric of this module's test jar ({@code io.metaroce.datapath.sim})
+ * implements the same contract.
  * <p>
  * Contracts: a transport is used by one thread; the buffer handed to a {@link io.metaroce.datapath.io.PacketHandler}
  * is valid only during the call; send results are return codes; a buffer's ByteBuffer handed to {@code send} may be

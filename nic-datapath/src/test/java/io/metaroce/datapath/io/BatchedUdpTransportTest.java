@@ -21,7 +21,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,12 +31,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The UDP transport with batched system calls and segmentation offload: every test of {@link UdpTransportTest}, and
- * what batching adds (runs as one segmented message, coalesced runs split back into datagrams, recvmmsg without
- * segmentation, and the tests it inherits,
- * among them nothing allocated per datagram with alternating sources).
+ * The UDP transport with batched system calls and segmentation offload: the contract of {@link UdpTransportTest}
+ * (among it nothing allocated per datagram with alternating sources), and what batching adds: runs as one segmented
+ * message, coalesced runs split back into datagrams, recvmmsg without segmentation, and the switch between single and
+ * batched reads.
  */
-class BatchedUdpTransportTest extends UdpTransportTest
+class BatchedUdpTransportTest extends UdpTransportTest<BatchedUdpTransport>
 {
     private static final int HEADER = 32;
 
@@ -47,9 +46,9 @@ class BatchedUdpTransportTest extends UdpTransportTest
         assertNull(NativeDatagrams.unavailableReason(), "this build runs on Linux x86-64 with the sun.nio.ch export");
     }
 
-    UdpTransport newTransport(final TransportSpec spec) throws IOException
+    BatchedUdpTransport newTransport(final TransportSpec spec) throws IOException
     {
-        return new UdpTransport(spec, 32, true);
+        return new BatchedUdpTransport(spec, 32, true);
     }
 
     void assertSendCalls(final long sendCalls, final int datagrams)
@@ -58,15 +57,10 @@ class BatchedUdpTransportTest extends UdpTransportTest
         assertTrue(sendCalls >= 2 && sendCalls < datagrams / 2, "send calls for " + datagrams + ": " + sendCalls);
     }
 
-    private UdpTransport openWithoutSegmentation() throws IOException
+    private BatchedUdpTransport openWithoutSegmentation() throws IOException
     {
-        final InetAddress[] planes = new InetAddress[PLANES];
-        for (int i = 0; i < PLANES; i++)
-        {
-            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
-        }
-        final UdpTransport transport = new UdpTransport(
-            new TransportSpec().planeAddresses(planes).entropyCount(4), 8, false);
+        final BatchedUdpTransport transport = new BatchedUdpTransport(
+            new TransportSpec().planeAddresses(planeAddresses()).entropyCount(4), 8, false);
         transports.add(transport);
         return transport;
     }
@@ -76,7 +70,7 @@ class BatchedUdpTransportTest extends UdpTransportTest
      * index, and flush them.
      */
     private static void sendRun(
-        final UdpTransport from, final int destination, final int entropy, final int count, final int payload)
+        final BatchedUdpTransport from, final int destination, final int entropy, final int count, final int payload)
     {
         final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(HEADER, 64));
         final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(count * payload, 64));
@@ -108,7 +102,7 @@ class BatchedUdpTransportTest extends UdpTransportTest
     /**
      * Poll until {@code count} datagrams arrived, noting the offset in the handler's buffer of each.
      */
-    private static List<byte[]> receiveWithOffsets(final UdpTransport transport, final int count,
+    private static List<byte[]> receiveWithOffsets(final BatchedUdpTransport transport, final int count,
         final List<Integer> offsets) throws InterruptedException
     {
         final List<byte[]> received = new ArrayList<>();
@@ -130,8 +124,8 @@ class BatchedUdpTransportTest extends UdpTransportTest
     @Test
     void shouldSendARunOfSameSizedDatagramsAsOneSegmentedMessageAndSplitItOnReceive() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final BatchedUdpTransport a = open(null);
+        final BatchedUdpTransport b = open(null);
         final int destination = a.addDestination(addresses(b));
         toBatchedReads(a, destination, b);
         final long callsBefore = a.sendCalls();
@@ -150,8 +144,8 @@ class BatchedUdpTransportTest extends UdpTransportTest
     @Test
     void shouldCopyADatagramOfAnOddSizedRunToAnAlignedBufferBeforeHandingItOver() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final BatchedUdpTransport a = open(null);
+        final BatchedUdpTransport b = open(null);
         final int destination = a.addDestination(addresses(b));
         toBatchedReads(a, destination, b);
 
@@ -164,8 +158,8 @@ class BatchedUdpTransportTest extends UdpTransportTest
     @Test
     void shouldSendAndReceiveManyDatagramsPerCallWithoutSegmentation() throws Exception
     {
-        final UdpTransport a = openWithoutSegmentation();
-        final UdpTransport b = openWithoutSegmentation();
+        final BatchedUdpTransport a = openWithoutSegmentation();
+        final BatchedUdpTransport b = openWithoutSegmentation();
         final int destination = a.addDestination(addresses(b));
         toBatchedReads(a, destination, b);
         final long sendCallsBefore = a.sendCalls();
@@ -183,8 +177,8 @@ class BatchedUdpTransportTest extends UdpTransportTest
     @Test
     void shouldReadOneDatagramAtATimeUntilTheyQueueUpAndGoBackWhenQuiet() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final BatchedUdpTransport a = open(null);
+        final BatchedUdpTransport b = open(null);
         final int destination = a.addDestination(addresses(b));
         assertTrue(b.readsSingly(0), "a fresh socket reads singly");
 
@@ -224,7 +218,7 @@ class BatchedUdpTransportTest extends UdpTransportTest
     /**
      * Send a run that arrives as several datagrams at once, so that the receiver moves plane 0 to batched reads.
      */
-    private void toBatchedReads(final UdpTransport from, final int destination, final UdpTransport to)
+    private void toBatchedReads(final BatchedUdpTransport from, final int destination, final BatchedUdpTransport to)
         throws InterruptedException
     {
         final long changes = to.receiveModeChanges();

@@ -65,7 +65,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     private static final int STREAM_ID = 77;
     private static final int TEMPLATE = MessageHeaderDecoder.templateIdEncodingOffset();
 
-    private final List<UdpTransport> transports = new ArrayList<>();
+    private final List<NioUdpTransport> transports = new ArrayList<>();
     private final List<TransportEngine> engines = new ArrayList<>();
     private SimulatedPublication publication;
     private SimulatedImage image;
@@ -76,24 +76,24 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     void close()
     {
         engines.forEach(TransportEngine::close);
-        transports.forEach(UdpTransport::close);
+        transports.forEach(NioUdpTransport::close);
     }
 
-    private UdpTransport transport(final LossGenerator lossGenerator) throws Exception
+    private NioUdpTransport transport(final LossGenerator lossGenerator) throws Exception
     {
         final InetAddress[] planes = new InetAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
         {
             planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
         }
-        final UdpTransport transport = new UdpTransport(new TransportSpec()
+        final NioUdpTransport transport = new NioUdpTransport(new TransportSpec()
             .planeAddresses(planes).entropyCount(4).socketReceiveBufferLength(2 * 1024 * 1024)
             .lossGenerator(lossGenerator));
         transports.add(transport);
         return transport;
     }
 
-    private TransportEngine engine(final UdpTransport transport, final long seed)
+    private TransportEngine engine(final NioUdpTransport transport, final long seed)
     {
         final TransportEngine engine = new TransportEngine(new TransportEngine.Context()
             .transport(transport)
@@ -107,7 +107,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
         return engine;
     }
 
-    private static InetSocketAddress[] addresses(final UdpTransport transport)
+    private static InetSocketAddress[] addresses(final NioUdpTransport transport)
     {
         final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
@@ -172,8 +172,8 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
             dropped[0] += drop ? 1 : 0;
             return drop;
         };
-        final UdpTransport senderTransport = transport(null);
-        final UdpTransport receiverTransport = transport(dropStage);
+        final NioUdpTransport senderTransport = transport(null);
+        final NioUdpTransport receiverTransport = transport(dropStage);
         final TransportEngine sender = engine(senderTransport, SEED + 1);
         final TransportEngine receiver = engine(receiverTransport, SEED + 2);
         final int destination = senderTransport.addDestination(addresses(receiverTransport));
@@ -199,7 +199,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     @Test
     void shouldTransferExactlyOnceWithBothSidesInOneEngine() throws Exception
     {
-        final UdpTransport transport = transport(null);
+        final NioUdpTransport transport = transport(null);
         final TransportEngine engine = engine(transport, SEED + 3);
         final SenderStream senderStream = connect(engine, transport.addDestination(addresses(transport)));
         final MessageStream stream = new MessageStream(SEED + 1, 1000, 2000);

@@ -40,7 +40,7 @@ class UdpPollGroupTest
     private static final int PLANES = 2;
     private final CachedNanoClock clock = new CachedNanoClock();
     private final UdpPollGroup group = new UdpPollGroup(clock);
-    private final List<UdpTransport> transports = new ArrayList<>();
+    private final List<NioUdpTransport> transports = new ArrayList<>();
 
     @AfterEach
     void close()
@@ -49,20 +49,20 @@ class UdpPollGroupTest
         group.close();
     }
 
-    private UdpTransport open() throws Exception
+    private NioUdpTransport open() throws Exception
     {
         final InetAddress[] planes = new InetAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
         {
             planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
         }
-        final UdpTransport transport = new UdpTransport(new TransportSpec()
+        final NioUdpTransport transport = new NioUdpTransport(new TransportSpec()
             .planeAddresses(planes).entropyCount(1).pollGroup(group));
         transports.add(transport);
         return transport;
     }
 
-    private static int sendTo(final UdpTransport from, final UdpTransport to) throws IOException
+    private static int sendTo(final NioUdpTransport from, final NioUdpTransport to) throws IOException
     {
         final int destination = from.addDestination(
             new InetSocketAddress(to.planeAddress(0), to.localPort()),
@@ -71,7 +71,7 @@ class UdpPollGroupTest
         return from.send(destination, 0, 0, header, 0, 16, null, 0, 0);
     }
 
-    private static int pollUntil(final UdpPollGroup group, final UdpTransport transport, final int expected)
+    private static int pollUntil(final UdpPollGroup group, final NioUdpTransport transport, final int expected)
         throws InterruptedException
     {
         int received = 0;
@@ -88,8 +88,8 @@ class UdpPollGroupTest
     @Test
     void shouldReadFewSocketsDirectlyWhileTrafficFlows() throws Exception
     {
-        final UdpTransport receiver = open();
-        final UdpTransport sender = open();
+        final NioUdpTransport receiver = open();
+        final NioUdpTransport sender = open();
 
         assertEquals(2 * PLANES, group.socketCount());
         assertEquals(0, group.select(), "a quiet group selects, and finds nothing readable");
@@ -106,8 +106,8 @@ class UdpPollGroupTest
     @Test
     void shouldSelectOnlyReadableSocketsAboveTheThreshold() throws Exception
     {
-        final UdpTransport receiver = open();
-        final UdpTransport sender = open();
+        final NioUdpTransport receiver = open();
+        final NioUdpTransport sender = open();
         open();
 
         assertEquals(3 * PLANES, group.socketCount());

@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,41 +43,52 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The UDP transport on loopback planes 127.0.0.1 to 127.0.0.3, each transport on an ephemeral port shared by its
- * planes, so parallel runs never collide.
+ * The contract of the UDP transports on loopback planes 127.0.0.1 to 127.0.0.3, each transport on an ephemeral port
+ * shared by its planes, so parallel runs never collide: run against each implementation by a subclass,
+ * {@link NioUdpTransportTest} and {@link BatchedUdpTransportTest}.
+ *
+ * @param <T> the transport under test.
  */
-class UdpTransportTest
+abstract class UdpTransportTest<T extends PacketTransport>
 {
     static final int PLANES = 3;
-    final List<UdpTransport> transports = new ArrayList<>();
+    final List<T> transports = new ArrayList<>();
 
-    UdpTransport open(final LossGenerator lossGenerator) throws Exception
+    T open(final LossGenerator lossGenerator) throws Exception
+    {
+        final T transport = newTransport(new TransportSpec()
+            .planeAddresses(planeAddresses()).entropyCount(4).lossGenerator(lossGenerator));
+        transports.add(transport);
+        return transport;
+    }
+
+    /**
+     * The transport under test, opened from a spec.
+     */
+    abstract T newTransport(TransportSpec spec) throws IOException;
+
+    /**
+     * Send calls {@link #shouldCountSystemCallsAndDatagramsBothWays} expects for its datagrams from two sockets.
+     */
+    abstract void assertSendCalls(long sendCalls, int datagrams);
+
+    static InetAddress[] planeAddresses() throws UnknownHostException
     {
         final InetAddress[] planes = new InetAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
         {
             planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
         }
-        final UdpTransport transport = newTransport(new TransportSpec()
-            .planeAddresses(planes).entropyCount(4).lossGenerator(lossGenerator));
-        transports.add(transport);
-        return transport;
+        return planes;
     }
 
-    /**
-     * The transport under test: NIO here, batched in {@link BatchedUdpTransportTest}.
-     */
-    UdpTransport newTransport(final TransportSpec spec) throws IOException
+    static InetSocketAddress[] addresses(final PacketTransport transport) throws UnknownHostException
     {
-        return new UdpTransport(spec);
-    }
-
-    static InetSocketAddress[] addresses(final UdpTransport transport)
-    {
+        final InetAddress[] planes = planeAddresses();
         final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
         {
-            addresses[i] = new InetSocketAddress(transport.planeAddress(i), transport.localPort());
+            addresses[i] = new InetSocketAddress(planes[i], transport.localPort());
         }
         return addresses;
     }
@@ -90,10 +102,10 @@ class UdpTransportTest
     @AfterEach
     void close()
     {
-        transports.forEach(UdpTransport::close);
+        transports.forEach(PacketTransport::close);
     }
 
-    List<byte[]> receive(final UdpTransport transport, final int expected, final int[] planes)
+    List<byte[]> receive(final PacketTransport transport, final int expected, final int[] planes)
         throws InterruptedException
     {
         final List<byte[]> received = new ArrayList<>();
@@ -101,7 +113,7 @@ class UdpTransportTest
         while (received.size() < expected && System.nanoTime() < deadline)
         {
             // the end of every transport's duty cycle: a batching one sends what it queued
-            transports.forEach(UdpTransport::flush);
+            transports.forEach(PacketTransport::flush);
             transport.poll((buffer, offset, length, plane) ->
             {
                 final byte[] bytes = new byte[length];
@@ -120,9 +132,9 @@ class UdpTransportTest
     @Test
     void shouldShareOneDestinationAndItsSocketsBetweenRegistrationsOfTheSameReceiver() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
-        final UdpTransport c = open(null);
+        final T a = open(null);
+        final T b = open(null);
+        final T c = open(null);
         final long descriptorsBefore = openDescriptors();
         final int first = a.addDestination(addresses(b));
         final long descriptorsForOne = openDescriptors() - descriptorsBefore;
@@ -172,8 +184,8 @@ class UdpTransportTest
     @Test
     void shouldSendGatheredHeaderAndPayloadOnEveryPlaneAndEntropy() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final T a = open(null);
+        final T b = open(null);
         final int destination = a.addDestination(addresses(b));
         final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(16));
         // the payload stays unchanged until the flush, as PacketTransport.send asks: one region per datagram
@@ -216,8 +228,8 @@ class UdpTransportTest
     {
         // More than one plane: the transport reads only the channels its selector reports readable. Readiness is
         // level-triggered, so what one poll's limit leaves unread comes on the next polls, from every plane.
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final T a = open(null);
+        final T b = open(null);
         final int destination = a.addDestination(addresses(b));
         final UnsafeBuffer header = new UnsafeBuffer(new byte[4]);
         final int perPlane = 10;
@@ -258,8 +270,8 @@ class UdpTransportTest
     @Test
     void shouldLearnReplyAddressesAndAnswerTheSource() throws Exception
     {
-        final UdpTransport sender = open(null);
-        final UdpTransport receiver = open(null);
+        final T sender = open(null);
+        final T receiver = open(null);
         final int destination = sender.addDestination(addresses(receiver));
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
         message.putLong(0, 42);
@@ -284,7 +296,7 @@ class UdpTransportTest
         assertEquals(PacketTransport.SENT, receiver.send(reply, 1, 0, message, 0, 8, null, 0, 0));
         assertEquals(PacketTransport.NO_ROUTE, receiver.send(reply, 0, 0, message, 0, 8, null, 0, 0));
         // the reply to the plane's receive socket arrives; the answer to the source lands on the entropy socket,
-        // which the sender reads every SEND_CHANNEL_POLL_INTERVAL polls.
+        // which the sender reads every UdpSockets.SEND_CHANNEL_POLL_INTERVAL polls.
         final List<byte[]> received = new ArrayList<>();
         final long end = System.nanoTime() + 10_000_000_000L;
         while (received.size() < 2 && System.nanoTime() < end)
@@ -298,8 +310,8 @@ class UdpTransportTest
     @Test
     void shouldSendControlFromTheAnnouncedPortAndTellItFromOtherSources() throws Exception
     {
-        final UdpTransport sender = open(null);
-        final UdpTransport receiver = open(null);
+        final T sender = open(null);
+        final T receiver = open(null);
         final int destination = sender.addDestination(addresses(receiver));
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
         message.putLong(0, 7);
@@ -338,8 +350,8 @@ class UdpTransportTest
     @Test
     void shouldDropWhatTheLossGeneratorSelects() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open((DirectBuffer buffer, int offset, int length, int plane) -> 2 == plane);
+        final T a = open(null);
+        final T b = open((DirectBuffer buffer, int offset, int length, int plane) -> 2 == plane);
         final int destination = a.addDestination(addresses(b));
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(4));
         for (int plane = 0; plane < PLANES; plane++)
@@ -361,8 +373,8 @@ class UdpTransportTest
     @Test
     void shouldNeverThrowWhenThePeerIsGone() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final T a = open(null);
+        final T b = open(null);
         final int destination = a.addDestination(addresses(b));
         b.close();
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(4));
@@ -377,8 +389,8 @@ class UdpTransportTest
     @Test
     void shouldAllocateNothingPerDatagramWithAlternatingSources() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final T a = open(null);
+        final T b = open(null);
         assertNoAllocationPerDatagram(a, a.addDestination(addresses(b)), b);
     }
 
@@ -387,9 +399,9 @@ class UdpTransportTest
     {
         final InetAddress loopback = InetAddress.getByName("::1");
         assumeTrue(canBind(loopback), "this host has no IPv6 loopback");
-        final UdpTransport a = newTransport(new TransportSpec().planeAddresses(loopback).entropyCount(4));
+        final T a = newTransport(new TransportSpec().planeAddresses(loopback).entropyCount(4));
         transports.add(a);
-        final UdpTransport b = newTransport(new TransportSpec().planeAddresses(loopback).entropyCount(4));
+        final T b = newTransport(new TransportSpec().planeAddresses(loopback).entropyCount(4));
         transports.add(b);
         assertNoAllocationPerDatagram(a, a.addDestination(new InetSocketAddress(loopback, b.localPort())), b);
     }
@@ -399,7 +411,7 @@ class UdpTransportTest
      * the last 1,000.
      */
     private static void assertNoAllocationPerDatagram(
-        final UdpTransport a, final int destination, final UdpTransport b)
+        final PacketTransport a, final int destination, final PacketTransport b)
     {
         final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(32, 64));
         final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(1024, 64));
@@ -452,8 +464,8 @@ class UdpTransportTest
     @Test
     void shouldCountSystemCallsAndDatagramsBothWays() throws Exception
     {
-        final UdpTransport a = open(null);
-        final UdpTransport b = open(null);
+        final T a = open(null);
+        final T b = open(null);
         final int destination = a.addDestination(addresses(b));
         final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(32, 64));
         final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(256, 64));
@@ -468,13 +480,5 @@ class UdpTransportTest
         assertEquals(24, b.receivedDatagrams());
         assertTrue(b.receiveCalls() > 0, "receive calls: " + b.receiveCalls());
         assertSendCalls(a.sendCalls(), 24);
-    }
-
-    /**
-     * One call per datagram here; a batching transport makes fewer.
-     */
-    void assertSendCalls(final long sendCalls, final int datagrams)
-    {
-        assertEquals(datagrams, sendCalls);
     }
 }

@@ -1,0 +1,34 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.io;
+
+/**
+ * The JDK binding, {@link JdkDatagramReceive}: the contract of {@link PrivateApiBindingTest}; what it reads is
+ * checked by the transport tests, whose receive sockets it reads.
+ */
+class JdkDatagramReceiveTest extends PrivateApiBindingTest
+{
+    PrivateApiBinding binding()
+    {
+        return JdkDatagramReceive.BINDING;
+    }
+
+    boolean runsCheckedVersion()
+    {
+        final int feature = Runtime.version().feature();
+        return feature >= JdkDatagramReceive.OLDEST_CHECKED_JDK && feature <= JdkDatagramReceive.NEWEST_CHECKED_JDK;
+    }
+}
