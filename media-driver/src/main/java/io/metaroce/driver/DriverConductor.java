@@ -1255,7 +1255,7 @@ final class DriverConductor implements Agent
         final int positionId = streamCounter.allocate(
             CounterTypeId.PUBLISHER_POSITION, registrationId, sessionId, streamId, label, "", startPosition);
         final int senderPositionId = streamCounter.allocate(
-            CounterTypeId.SENDER_POSITION, registrationId, sessionId, streamId, label, "", startPosition);
+            CounterTypeId.SENDER_ACKNOWLEDGED_POSITION, registrationId, sessionId, streamId, label, "", startPosition);
 
         final NetworkPublication publication = new NetworkPublication(
             registrationId,

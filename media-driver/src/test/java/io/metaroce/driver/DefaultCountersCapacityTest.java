@@ -58,7 +58,8 @@ class DefaultCountersCapacityTest
     private static final int MEASURED_STREAMS = 3;
     private static final int FIRST_STREAM_ID = 30_001;
     private static final Set<Integer> SENDER_STREAM_TYPES = Set.of(CounterTypeId.PUBLISHER_LIMIT,
-        CounterTypeId.PUBLISHER_POSITION, CounterTypeId.SENDER_POSITION, DatapathCounters.SENDER_STREAM_TYPE_ID);
+        CounterTypeId.PUBLISHER_POSITION, CounterTypeId.SENDER_ACKNOWLEDGED_POSITION,
+        DatapathCounters.SENDER_STREAM_TYPE_ID);
     private static final Set<Integer> RECEIVER_STREAM_TYPES = Set.of(CounterTypeId.RECEIVER_HWM,
         DatapathCounters.RECEIVER_STREAM_TYPE_ID, CounterTypeId.SUBSCRIBER_POSITION);
 

@@ -283,7 +283,7 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
             rawLog,
             lane.publisherLimit,
             new AtomicCounter(countersValues, countersManager.allocate("pub-pos"), countersManager),
-            new UnsafeBufferPosition(countersValues, countersManager.allocate("snd-pos"), countersManager),
+            new UnsafeBufferPosition(countersValues, countersManager.allocate("snd-ack-pos"), countersManager),
             sendEndpoint,
             ctx.publicationUnblockTimeoutNs(),
             new AtomicCounter(countersValues, countersManager.allocate("unblocked"), countersManager),

@@ -37,15 +37,15 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * 1,000 network publications over 4 planes from one driver to another, each received by an image with one
- * subscriber, with the default counters file on both sides. Since wire version 2 they are streams of ONE connection
- * (one destination, the same connection settings), so the connection's counters are paid once and a stream adds only
- * a handful: on the sending side its {@code pub-lmt}, {@code pub-pos}, {@code snd-pos} and {@code snd-stream-state},
+ * 1,000 network publications over 4 planes from one driver to another, each received by an image with one subscriber,
+ * with the default counters file on both sides. Since wire version 2 they are streams of ONE connection (one
+ * destination, the same connection settings), so the connection's counters are paid once and a stream adds only a
+ * handful: on the sending side its {@code pub-lmt}, {@code pub-pos}, {@code snd-ack-pos} and {@code snd-stream-state},
  * on the receiving side its {@code rcv-hwm}, {@code rcv-stream-state} and a {@code sub-pos} per subscriber. The test
  * counts every counter in use by type, checks that everything but those per-stream counters is a fixed amount per
  * driver, endpoint, plane and connection, and pins the budget: at most {@value #STREAM_BUDGET} counters per stream
- * (both sides) plus that fixed amount. (With wire version 1, a connection per stream, the counters file of the
- * sending side held fewer than 1,000 streams with per-path counters and the receiving side's 15 per image.)
+ * (both sides) plus that fixed amount. (With wire version 1, a connection per stream, the counters file of the sending
+ * side held fewer than 1,000 streams with per-path counters and the receiving side's 15 per image.)
  */
 class NetworkCountersCapacityTest
 {
@@ -118,7 +118,8 @@ class NetworkCountersCapacityTest
 
             // Sending side: per stream its position counters and its stream state; one connection whatever the count.
             final int senderPerStream = count(sender, CounterTypeId.PUBLISHER_LIMIT) +
-                count(sender, CounterTypeId.PUBLISHER_POSITION) + count(sender, CounterTypeId.SENDER_POSITION) +
+                count(sender, CounterTypeId.PUBLISHER_POSITION) +
+                count(sender, CounterTypeId.SENDER_ACKNOWLEDGED_POSITION) +
                 count(sender, DatapathCounters.SENDER_STREAM_TYPE_ID);
             assertEquals(1, countLabels(sender, "snd-state: "), "one sender connection carries every stream");
             assertEquals(DatapathCounters.SENDER_COUNTERS, count(sender, DatapathCounters.SENDER_TYPE_ID));
@@ -129,7 +130,7 @@ class NetworkCountersCapacityTest
                 PLANES * DatapathCounters.PLANE_COUNTERS;
             final int senderInUse = inUse(sender);
             assertEquals(senderFixed + senderPerStream, senderInUse, "nothing but the per-stream counters grows");
-            assertEquals(4 * PUBLICATIONS, senderPerStream, "pub-lmt, pub-pos, snd-pos and snd-stream-state");
+            assertEquals(4 * PUBLICATIONS, senderPerStream, "pub-lmt, pub-pos, snd-ack-pos and snd-stream-state");
 
             // Receiving side: per stream its high-water mark, its stream state and its subscriber's position.
             final int receiverPerStream = count(receiver, CounterTypeId.RECEIVER_HWM) +

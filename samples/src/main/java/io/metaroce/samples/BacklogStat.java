@@ -21,7 +21,7 @@ import java.io.PrintStream;
 
 /**
  * Prints the backlog of a running driver's streams, in the spirit of Aeron's BacklogStat: per stream session, the
- * sender backlog of each network publication (publisher position minus sender position: bytes published that the
+ * sender backlog of each network publication (publisher position minus acknowledged position: bytes published that the
  * receiver has not acknowledged yet), the receiver backlog of each subscriber of a network image (receiver
  * high-water mark minus subscriber position: bytes received that the subscriber has not read yet), and on IPC the
  * subscriber backlog (publisher position minus subscriber position). Reads the CnC file read-only, refreshed until
@@ -61,7 +61,7 @@ public final class BacklogStat
             .option("stream", "ID", null, "only this stream id")
             .option("channel", "TEXT", null, "only streams with a channel containing TEXT")
             .note("Output: per stream session a line 'stream <id> session <id> <channel>', then 'sender backlog <n> " +
-                "(publication <id>: pub-pos <n> - snd-pos <n>)' per network publication, 'receiver backlog <n> " +
+                "(publication <id>: pub-pos <n> - snd-ack-pos <n>)' per network publication, 'receiver backlog <n> " +
                 "(subscription <id>: rcv-hwm <n> - sub-pos <n>)' per subscriber of a network image, and " +
                 "'subscriber backlog <n> (subscription <id>: pub-pos <n> - sub-pos <n>)' per subscriber on IPC. " +
                 "Backlogs are in bytes of stream position, never below 0 (pub-pos is sampled by the driver on its " +
@@ -91,13 +91,13 @@ public final class BacklogStat
             out.println("stream " + stream.streamId() + " session " + stream.sessionId() + " " + stream.channel());
             for (final StreamPositions.Publication publication : stream.publications())
             {
-                if (StreamPositions.NONE != publication.senderPosition())
+                if (StreamPositions.NONE != publication.acknowledgedPosition())
                 {
                     out.println("  sender backlog " +
-                        StreamStat.difference(publication.publisherPos(), publication.senderPosition()) +
+                        StreamStat.difference(publication.publisherPos(), publication.acknowledgedPosition()) +
                         " (publication " + publication.registrationId() + ": pub-pos " +
-                        StreamStat.position(publication.publisherPos()) + " - snd-pos " +
-                        publication.senderPosition() + ")");
+                        StreamStat.position(publication.publisherPos()) + " - snd-ack-pos " +
+                        publication.acknowledgedPosition() + ")");
                 }
             }
 

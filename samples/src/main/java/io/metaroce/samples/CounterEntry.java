@@ -28,7 +28,7 @@ import java.util.List;
 /**
  * One allocated counter of a driver as the tools see it: its id, type, value, the name and context its label
  * carries, the stream it belongs to when it has one, and the network connection it belongs to when it has one.
- * Stream counters ({@code pub-lmt}, {@code pub-pos}, {@code sub-pos}, {@code snd-pos}, {@code rcv-hwm}) take the
+ * Stream counters ({@code pub-lmt}, {@code pub-pos}, {@code sub-pos}, {@code snd-ack-pos}, {@code rcv-hwm}) take the
  * stream, session and registration id from their key and the channel from their label. The network transport's
  * stream state counters ({@code snd-stream-state}, {@code rcv-stream-state}) take the stream and session from their
  * label ({@code stream=<id> session=<id>}), and with its connection and path counters the connection from it
@@ -149,7 +149,7 @@ record CounterEntry(
      */
     static List<String> typeNames()
     {
-        return List.of("system", "pub-lmt", "pub-pos", "sub-pos", "snd-pos", "rcv-hwm", "client-heartbeat",
+        return List.of("system", "pub-lmt", "pub-pos", "sub-pos", "snd-ack-pos", "rcv-hwm", "client-heartbeat",
             "net-engine", "net-plane", "net-io", "net-sender", "net-receiver", "net-path", "net-sender-stream",
             "net-receiver-stream", "custom");
     }
@@ -158,12 +158,12 @@ record CounterEntry(
      * Is a type one of the driver's stream position counters, keyed by {@link StreamCounterDescriptor}?
      *
      * @param typeId of the counter.
-     * @return true for publisher limit and position, subscriber position, sender position, receiver high-water.
+     * @return true for publisher limit and position, subscriber position, acknowledged position, receiver high-water.
      */
     static boolean isStreamType(final int typeId)
     {
         return CounterTypeId.PUBLISHER_LIMIT == typeId || CounterTypeId.PUBLISHER_POSITION == typeId ||
-            CounterTypeId.SUBSCRIBER_POSITION == typeId || CounterTypeId.SENDER_POSITION == typeId ||
+            CounterTypeId.SUBSCRIBER_POSITION == typeId || CounterTypeId.SENDER_ACKNOWLEDGED_POSITION == typeId ||
             CounterTypeId.RECEIVER_HWM == typeId;
     }
 

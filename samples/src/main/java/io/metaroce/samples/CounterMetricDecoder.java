@@ -112,8 +112,8 @@ final class CounterMetricDecoder
         "metaroce_publisher_limit_bytes", "Position a publication's publishers may not pass.");
     static final MetricFamily PUBLISHER_POSITION = byteGauge(
         "metaroce_publisher_position_bytes", "Position of a publication's publishers, sampled by the driver.");
-    static final MetricFamily SENDER_POSITION = byteGauge(
-        "metaroce_sender_position_bytes", "Position of a network publication its receiver acknowledged.");
+    static final MetricFamily SENDER_ACKNOWLEDGED_POSITION = byteGauge(
+        "metaroce_sender_acknowledged_position_bytes", "Position of a network publication its receiver acknowledged.");
     static final MetricFamily RECEIVER_HIGH_WATER_MARK = byteGauge(
         "metaroce_receiver_high_water_mark_bytes", "Highest position a network image has received data up to.");
     static final MetricFamily SUBSCRIBER_POSITION = byteGauge(
@@ -287,7 +287,7 @@ final class CounterMetricDecoder
         addFamily(IMAGE_LOGS_REFUSED);
         addFamily(PUBLISHER_LIMIT);
         addFamily(PUBLISHER_POSITION);
-        addFamily(SENDER_POSITION);
+        addFamily(SENDER_ACKNOWLEDGED_POSITION);
         addFamily(RECEIVER_HIGH_WATER_MARK);
         addFamily(SUBSCRIBER_POSITION);
         addFamily(CLIENT_HEARTBEAT);
@@ -418,8 +418,8 @@ final class CounterMetricDecoder
             case CounterTypeId.PUBLISHER_POSITION:
                 decodeStream(PUBLISHER_POSITION, counterId, typeId, key, label, value, sink);
                 break;
-            case CounterTypeId.SENDER_POSITION:
-                decodeStream(SENDER_POSITION, counterId, typeId, key, label, value, sink);
+            case CounterTypeId.SENDER_ACKNOWLEDGED_POSITION:
+                decodeStream(SENDER_ACKNOWLEDGED_POSITION, counterId, typeId, key, label, value, sink);
                 break;
             case CounterTypeId.RECEIVER_HWM:
                 decodeStream(RECEIVER_HIGH_WATER_MARK, counterId, typeId, key, label, value, sink);

@@ -29,7 +29,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Prints a running driver's counters: system counters, publisher limits and positions, sender positions, receiver
+ * Prints a running driver's counters: system counters, publisher limits and positions, acknowledged positions, receiver
  * high-water marks, subscriber positions, client heartbeats, the network transport's engine, connection, path and
  * stream state counters, and custom counters, refreshed every second until Ctrl-C, or once with {@code --once}.
  * Connection, stream and path states print as names. Filters narrow the output to a stream, a session, a connection,

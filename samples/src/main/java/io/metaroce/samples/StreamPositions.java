@@ -25,25 +25,25 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The stream position counters of a driver grouped by stream: per (stream id, session id), the publications
- * (publisher position and limit, sender position), the images (receiver high-water mark), the subscriber positions
- * and, for a network stream, the state of its stream in the connection that carries it (sender or receiver side), as
- * the {@code streams} and {@code backlog} tools show them. A stream published and subscribed in the same driver (IPC,
- * or both ends of a network stream) has all of them in one group.
+ * The stream position counters of a driver grouped by stream: per (stream id, session id), the publications (publisher
+ * position and limit, acknowledged position), the images (receiver high-water mark), the subscriber positions and, for
+ * a network stream, the state of its stream in the connection that carries it (sender or receiver side), as the
+ * {@code streams} and {@code backlog} tools show them. A stream published and subscribed in the same driver (IPC, or
+ * both ends of a network stream) has all of them in one group.
  */
 final class StreamPositions
 {
     /**
      * One publication of a stream.
      *
-     * @param registrationId  of the publication.
-     * @param channel         of the publication.
-     * @param publisherPos    {@code pub-pos}, or {@link #NONE}.
-     * @param publisherLimit  {@code pub-lmt}, or {@link #NONE}.
-     * @param senderPosition  {@code snd-pos} of a network publication, or {@link #NONE}.
+     * @param registrationId       of the publication.
+     * @param channel              of the publication.
+     * @param publisherPos         {@code pub-pos}, or {@link #NONE}.
+     * @param publisherLimit       {@code pub-lmt}, or {@link #NONE}.
+     * @param acknowledgedPosition {@code snd-ack-pos} of a network publication, or {@link #NONE}.
      */
     record Publication(
-        long registrationId, String channel, long publisherPos, long publisherLimit, long senderPosition)
+        long registrationId, String channel, long publisherPos, long publisherLimit, long acknowledgedPosition)
     {
     }
 
@@ -215,7 +215,7 @@ final class StreamPositions
                     break;
                 case CounterTypeId.PUBLISHER_POSITION:
                 case CounterTypeId.PUBLISHER_LIMIT:
-                case CounterTypeId.SENDER_POSITION:
+                case CounterTypeId.SENDER_ACKNOWLEDGED_POSITION:
                     final long[] positions = publicationPositions.computeIfAbsent(
                         entry.registrationId(), (k) -> new long[]{ NONE, NONE, NONE });
                     publicationChannels.putIfAbsent(entry.registrationId(), entry.channel());

@@ -22,7 +22,7 @@ import java.util.List;
 
 /**
  * Prints a running driver's streams, in the spirit of Aeron's StreamStat: per stream session, its publications
- * (publisher position and limit, and for a network publication its sender position and how far the publisher is
+ * (publisher position and limit, and for a network publication its acknowledged position and how far the publisher is
  * ahead of it), its images (receiver high-water mark), the state of a network stream in the connection that carries
  * it, and its subscribers (position and lag behind the image's high-water mark, or behind the publisher on IPC).
  * Reads the CnC file read-only, refreshed until Ctrl-C or once with {@code --once}.
@@ -61,8 +61,8 @@ public final class StreamStat
             .option("stream", "ID", null, "only this stream id")
             .option("channel", "TEXT", null, "only streams with a channel containing TEXT")
             .note("Output: per stream session a line 'stream <id> session <id> <channel>', then one line per " +
-                "publication 'publication <registration id>: pub-pos <n> pub-lmt <n> [snd-pos <n> unsent <n>]' " +
-                "(unsent: pub-pos - snd-pos, bytes the receiver has not acknowledged yet), per image 'image " +
+                "publication 'publication <registration id>: pub-pos <n> pub-lmt <n> [snd-ack-pos <n> unsent <n>]' " +
+                "(unsent: pub-pos - snd-ack-pos, bytes the receiver has not acknowledged yet), per image 'image " +
                 "<correlation id>: rcv-hwm <n>', per network stream state 'sender stream conn=<connection id>: " +
                 "<state>' or 'receiver stream conn=<connection id>: <state>' (the connection that carries the " +
                 "stream, and the stream's state in it: SETUP while opening, ESTABLISHED, ...) and per subscriber " +
@@ -101,10 +101,10 @@ public final class StreamStat
                 final StringBuilder line = new StringBuilder("  publication ").append(publication.registrationId())
                     .append(": pub-pos ").append(position(publication.publisherPos()))
                     .append(" pub-lmt ").append(position(publication.publisherLimit()));
-                if (StreamPositions.NONE != publication.senderPosition())
+                if (StreamPositions.NONE != publication.acknowledgedPosition())
                 {
-                    line.append(" snd-pos ").append(publication.senderPosition()).append(" unsent ")
-                        .append(difference(publication.publisherPos(), publication.senderPosition()));
+                    line.append(" snd-ack-pos ").append(publication.acknowledgedPosition()).append(" unsent ")
+                        .append(difference(publication.publisherPos(), publication.acknowledgedPosition()));
                 }
                 out.println(line.append(otherChannel(stream, publication.channel())));
             }

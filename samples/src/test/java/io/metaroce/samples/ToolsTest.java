@@ -122,7 +122,7 @@ class ToolsTest
                 final String network = run(MetaRoceStat::run, "--once", "--stream", Integer.toString(NET_STREAM));
                 assertFalse(network.contains(" " + IPC_STREAM + " metaroce:ipc"), network);
                 assertFalse(network.contains("client-heartbeat"), network);
-                assertTrue(network.contains("net-path") && network.contains("snd-pos") &&
+                assertTrue(network.contains("net-path") && network.contains("snd-ack-pos") &&
                     network.contains("rcv-hwm"), network);
                 assertTrue(counterLines(network) < counterLines(all), network);
 
@@ -149,7 +149,7 @@ class ToolsTest
                 assertTrue(compact.lines().count() < counterLines(network) / 2, compact);
 
                 final String session = run(MetaRoceStat::run, "--once", "--session",
-                    Integer.toString(publication.sessionId()), "--type", "pub-pos,snd-pos");
+                    Integer.toString(publication.sessionId()), "--type", "pub-pos,snd-ack-pos");
                 assertEquals(2, counterLines(session), session);
 
                 // A connection's counters name no stream (it may carry many); the streams' state counters name both.
@@ -171,7 +171,8 @@ class ToolsTest
                 final String byConnection = run(MetaRoceStat::run, "--once", "--connection", senderConnection);
                 assertTrue(byConnection.contains("snd-state: conn=" + senderConnection) &&
                     byConnection.contains("snd-stream-state: conn=" + senderConnection) &&
-                    byConnection.contains("path-state: conn=" + senderConnection) && byConnection.contains("snd-pos"),
+                    byConnection.contains("path-state: conn=" + senderConnection) &&
+                    byConnection.contains("snd-ack-pos"),
                     byConnection);
                 // the receiving side's connection (in this driver too) is another one; the stream's positions are
                 // the stream's, so its rcv-hwm is there
@@ -211,7 +212,7 @@ class ToolsTest
                 assertTrue(published > subscriberBefore, after);
                 awaitSenderPosition(published);
                 final String acknowledged = run(StreamStat::run, "--once", "--stream", Integer.toString(NET_STREAM));
-                assertTrue(acknowledged.contains("snd-pos " + published + " unsent 0"), acknowledged);
+                assertTrue(acknowledged.contains("snd-ack-pos " + published + " unsent 0"), acknowledged);
                 assertTrue(Pattern.compile("(?m)^  sender stream conn=[0-9a-f]+: ESTABLISHED$").matcher(acknowledged)
                     .find(), acknowledged);
                 assertTrue(Pattern.compile("(?m)^  receiver stream conn=[0-9a-f]+: ESTABLISHED$").matcher(acknowledged)
@@ -223,7 +224,7 @@ class ToolsTest
 
                 final String backlog = run(BacklogStat::run, "--once");
                 assertTrue(backlog.contains("sender backlog 0 (publication " + publication.registrationId() +
-                    ": pub-pos " + published + " - snd-pos " + published + ")"), backlog);
+                    ": pub-pos " + published + " - snd-ack-pos " + published + ")"), backlog);
                 assertTrue(backlog.contains("receiver backlog 0 (subscription " + subscription.registrationId() +
                     ": rcv-hwm " + published + " - sub-pos " + published + ")"), backlog);
                 assertTrue(backlog.contains("subscriber backlog 0 (subscription " +
@@ -427,7 +428,7 @@ class ToolsTest
 
     private void awaitSenderPosition(final long position) throws InterruptedException
     {
-        await((text) -> text.contains("snd-pos " + position + " ") && text.contains("pub-pos " + position + " "),
+        await((text) -> text.contains("snd-ack-pos " + position + " ") && text.contains("pub-pos " + position + " "),
             StreamStat::run);
     }
 

@@ -52,11 +52,11 @@ public final class CounterTypeId
     public static final int CLIENT_HEARTBEAT = 4;
 
     /**
-     * Sender position of a network publication: the position its receiver acknowledged (every byte before it was
-     * received and placed). Written by the driver's sender, read by its conductor to move the publisher limit. Key:
-     * {@link StreamCounterDescriptor}.
+     * Acknowledged position of a network publication ({@code snd-ack-pos}): the position its receiver acknowledged,
+     * every byte before it received and placed; not how far the sender has sent. Written by the driver's sender, read
+     * by its conductor to move the publisher limit. Key: {@link StreamCounterDescriptor}.
      */
-    public static final int SENDER_POSITION = 5;
+    public static final int SENDER_ACKNOWLEDGED_POSITION = 5;
 
     /**
      * Receiver high-water mark of a network image: the stream position just past the furthest frame the receiver has
@@ -95,8 +95,8 @@ public final class CounterTypeId
                 return "sub-pos";
             case CLIENT_HEARTBEAT:
                 return "client-heartbeat";
-            case SENDER_POSITION:
-                return "snd-pos";
+            case SENDER_ACKNOWLEDGED_POSITION:
+                return "snd-ack-pos";
             case RECEIVER_HWM:
                 return "rcv-hwm";
             default:

@@ -201,7 +201,7 @@ public final class StreamSource
             final long registrationId = publication.registrationId();
             reader.forEach((counterId, typeId, keyBuffer, label) ->
             {
-                if (CounterTypeId.SENDER_POSITION == typeId &&
+                if (CounterTypeId.SENDER_ACKNOWLEDGED_POSITION == typeId &&
                     StreamCounterDescriptor.registrationId(keyBuffer, 0) == registrationId)
                 {
                     senderPositionId = counterId;
