@@ -15,13 +15,17 @@
  */
 package io.metaroce.datapath;
 
+import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.wire.ConnectionState;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
+import java.nio.ByteOrder;
+
 /**
- * The receiving side of one stream inside a {@link ReceiverConnection}: the image it places into, where the image
- * starts, its window (how far beyond its slowest subscriber it may be written) and the limit last announced to the
- * sender, and its end.
+ * The receiving side of one stream of a {@link ReceiverStreamSet}: the image it places into, where the image starts,
+ * its window (how far beyond its slowest subscriber it may be written) and the limit last announced to the sender,
+ * and its end.
  * <pre>
  *   SETUP (its image is being prepared) --image ready--&gt; ESTABLISHED (open) --STREAM_CLOSE--&gt; CLOSED (lingers)
  *   SETUP, ESTABLISHED --its connection ends--&gt; CLOSED (image ended, not at end of stream)
@@ -35,7 +39,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 public final class ReceiverStream
 {
-    final ReceiverConnection connection;
+    final ReceiverStreamSet set;
     final int streamId;
     final int sessionId;
     final long key;
@@ -62,7 +66,7 @@ public final class ReceiverStream
     boolean isKept;
 
     ReceiverStream(
-        final ReceiverConnection connection,
+        final ReceiverStreamSet set,
         final int streamId,
         final int sessionId,
         final int streamRef,
@@ -72,7 +76,7 @@ public final class ReceiverStream
         final int termLength,
         final AtomicCounter stateCounter)
     {
-        this.connection = connection;
+        this.set = set;
         this.streamId = streamId;
         this.sessionId = sessionId;
         this.key = SenderStream.streamKey(streamId, sessionId);
@@ -175,7 +179,7 @@ public final class ReceiverStream
      */
     public ReceiverConnection connection()
     {
-        return connection;
+        return set.carrier().connection();
     }
 
     /**
@@ -195,10 +199,128 @@ public final class ReceiverStream
     }
 
     /**
+     * Open the stream on its ready image: it starts where the sender's opening starts, or later where an earlier
+     * image of the session left off, and its window is the image's, at most half a term.
+     */
+    void open(final FramePlacement placement, final long nowNs)
+    {
+        this.placement = placement;
+        startPosition = Math.max(openPosition, placement.consumerPosition());
+        highestPlacedPosition = startPosition;
+        windowLength = Math.min(placement.windowLength(), termLength >> 1);
+        announcedLimit = currentLimit();
+        lastAnnounceNs = nowNs;
+        headroom = announcedLimit - highestPlacedPosition;
+        state(ConnectionState.ESTABLISHED);
+    }
+
+    /**
+     * Where the image may be written from: its start, or its slowest subscriber's position once that is later.
+     */
+    long consumerPosition()
+    {
+        return Math.max(startPosition, placement.consumerPosition());
+    }
+
+    /**
      * The window limit the image allows now: its slowest subscriber's position plus the window.
      */
     long currentLimit()
     {
-        return Math.max(startPosition, placement.consumerPosition()) + windowLength;
+        return consumerPosition() + windowLength;
+    }
+
+    /**
+     * The limit goes to the sender now (in an ACK or STREAM_ACK): it is announced if it moved on.
+     */
+    void announce(final long nowNs)
+    {
+        final long limit = currentLimit();
+        if (limit > announcedLimit)
+        {
+            announcedLimit = limit;
+        }
+        lastAnnounceNs = nowNs;
+    }
+
+    /**
+     * How full the image's window is, as an ACK's rxBufferLevel: 0 when empty to 255 when full.
+     */
+    long bufferLevel()
+    {
+        final long occupancy = highestPlacedPosition - placement.consumerPosition();
+        return Math.min(255, Math.max(0, occupancy * 255 / windowLength));
+    }
+
+    /**
+     * Does a run of frames of {@code advance} stream bytes at (termId, termOffset) lie inside one term of the log?
+     */
+    boolean isInsideTerm(final int termId, final int termOffset, final long advance)
+    {
+        return termId - initialTermId >= 0 && advance <= termLength - termOffset;
+    }
+
+    /**
+     * Stream position of a term id and offset of this stream's log.
+     */
+    long position(final int termId, final int termOffset)
+    {
+        return ((long)(termId - initialTermId) << positionBitsToShift) + termOffset;
+    }
+
+    /**
+     * Place a run of frames, only those at or after {@code skip} bytes into it when {@code skip} is positive: every
+     * subscriber read the bytes before (an earlier image of the session delivered them), so they are acknowledged like
+     * any DATA but never delivered twice.
+     */
+    void place(
+        final int termId,
+        final int termOffset,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final long skip)
+    {
+        if (skip <= 0)
+        {
+            placement.place(termId, termOffset, buffer, offset, length);
+            return;
+        }
+
+        int position = 0;
+        while (position < length && position < skip)
+        {
+            final int frameLength = buffer.getInt(offset + position + FrameDescriptor.FRAME_LENGTH_OFFSET,
+                ByteOrder.LITTLE_ENDIAN);
+            position += FrameDescriptor.alignedLength(frameLength);
+        }
+        if (position < length)
+        {
+            placement.place(termId, termOffset + position, buffer, offset + position, length - position);
+        }
+    }
+
+    /**
+     * Stream bytes a run of frames advances the stream by: its length, except that a PAD frame, sent as its header
+     * only, advances by its whole frame length and ends the run.
+     */
+    static long advance(final DirectBuffer buffer, final int offset, final int length)
+    {
+        int position = 0;
+        while (position < length)
+        {
+            final int frameOffset = offset + position;
+            final int frameLength = buffer.getInt(frameOffset + FrameDescriptor.FRAME_LENGTH_OFFSET,
+                ByteOrder.LITTLE_ENDIAN);
+            final int type = buffer.getShort(frameOffset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) &
+                0xFFFF;
+            if (FrameDescriptor.TYPE_PAD == type)
+            {
+                return (long)position + frameLength;
+            }
+            position += FrameDescriptor.alignedLength(frameLength);
+        }
+
+        return position;
     }
 }
