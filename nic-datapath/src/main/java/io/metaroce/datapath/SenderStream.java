@@ -35,12 +35,16 @@ import org.agrona.concurrent.status.AtomicCounter;
  * into the stream's list of outstanding PSNs (in send order, which is position order), so that the acknowledged
  * position is the position of the oldest PSN of the stream not yet acknowledged, whatever the other streams' losses.
  * <p>
+ * The stream holds its state; the connection's {@link SenderStreamSet} (slots, PSN links, scheduling) and
+ * {@link SenderStreamLifecycle} (open, close, window probes) act on it, and {@link #requestClose()} goes to the latter.
+ * <p>
  * Owned by the engine's thread; the accessors are for that thread too. Other threads observe a stream through its
  * state counter ({@code snd-stream-state}).
  */
 public final class SenderStream
 {
     final SenderConnection connection;
+    final SenderStreamLifecycle lifecycle;
     final PayloadSource source;
     final int streamId;
     final int sessionId;
@@ -87,11 +91,13 @@ public final class SenderStream
 
     SenderStream(
         final SenderConnection connection,
+        final SenderStreamLifecycle lifecycle,
         final SenderSettings settings,
         final PayloadSource source,
         final AtomicCounter stateCounter)
     {
         this.connection = connection;
+        this.lifecycle = lifecycle;
         this.source = source;
         this.streamId = settings.streamId();
         this.sessionId = settings.sessionId();
@@ -216,7 +222,7 @@ public final class SenderStream
      */
     public void requestClose()
     {
-        connection.requestClose(this);
+        lifecycle.requestClose(this);
     }
 
     /**
@@ -229,7 +235,7 @@ public final class SenderStream
      */
     public void requestClose(final long drainDeadlineNs)
     {
-        connection.requestClose(this, drainDeadlineNs);
+        lifecycle.requestClose(this, drainDeadlineNs);
     }
 
     /**
