@@ -26,6 +26,9 @@ import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.SenderCongestionControlSupplier;
+import io.metaroce.datapath.SenderPathPolicySupplier;
+import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.PacketTransportFactory;
@@ -389,7 +392,7 @@ public final class MediaDriver implements AutoCloseable
 
     /**
      * The engine of one network agent: every endpoint of the agent is a socket group of it. Its connections run with
-     * the driver's settings unless their channel names others.
+     * the driver's settings unless their channel names others, and take their policies from the context's suppliers.
      */
     private static TransportEngine newEngine(
         final Context ctx, final CountersManager countersManager, final String counterLabel)
@@ -401,6 +404,8 @@ public final class MediaDriver implements AutoCloseable
             .random(new SplittableRandom(identityRandom.nextLong()))
             .identityRandom(identityRandom)
             .countersManager(countersManager)
+            .congestionControlSupplier(ctx.congestionControlSupplier())
+            .pathPolicySupplier(ctx.pathPolicySupplier())
             .counterLabel(counterLabel));
     }
 
@@ -532,6 +537,8 @@ public final class MediaDriver implements AutoCloseable
         private NetworkLossGenerator lossGenerator;
         private PacketTransportFactory transportFactory;
         private EngineSettings engineSettings;
+        private SenderCongestionControlSupplier congestionControlSupplier;
+        private SenderPathPolicySupplier pathPolicySupplier;
         private final Set<String> setInCode = new HashSet<>();
 
         /**
@@ -609,6 +616,16 @@ public final class MediaDriver implements AutoCloseable
             }
 
             concludeEngineSettings();
+
+            if (null == congestionControlSupplier)
+            {
+                congestionControlSupplier = SenderPolicies.congestionControlSupplier();
+            }
+
+            if (null == pathPolicySupplier)
+            {
+                pathPolicySupplier = SenderPolicies.pathPolicySupplier();
+            }
 
             return this;
         }
@@ -1177,6 +1194,66 @@ public final class MediaDriver implements AutoCloseable
         {
             this.engineSettings = engineSettings;
             return this;
+        }
+
+        /**
+         * Set the supplier of the congestion controller of every sender connection, which the driver hands to its
+         * transport engines: a channel's {@code cc} names a controller it {@link SenderCongestionControlSupplier#knows
+         * knows} (a channel naming one it does not know is refused with {@code INVALID_CHANNEL} naming {@code cc}), and
+         * the supplier receives each connection's {@link io.metaroce.datapath.ConnectionSettings} with that name
+         * ({@code delay} for {@code cc=true}, {@code cc=false} or none) to make its controller at establishment. A
+         * supplier of new controllers adds its names and delegates the built-in ones to
+         * {@link SenderPolicies#congestionControlSupplier()}. It is asked on the conductor thread and called on the
+         * sender agent's, so it must be thread-safe.
+         *
+         * @param supplier the supplier; null (the default) for {@link SenderPolicies#congestionControlSupplier()},
+         *                 which knows {@code delay} and {@code aimd}.
+         * @return this for a fluent API.
+         */
+        public Context congestionControlSupplier(final SenderCongestionControlSupplier supplier)
+        {
+            this.congestionControlSupplier = supplier;
+            return this;
+        }
+
+        /**
+         * The supplier of the congestion controller of every sender connection.
+         *
+         * @return the supplier (the default after {@link #conclude()} when none was set).
+         */
+        public SenderCongestionControlSupplier congestionControlSupplier()
+        {
+            return congestionControlSupplier;
+        }
+
+        /**
+         * Set the supplier of the path policy of every sender connection, which the driver hands to its transport
+         * engines: a publication channel's {@code path-policy} names a policy it
+         * {@link SenderPathPolicySupplier#knows knows} (a channel naming one it does not know is refused with
+         * {@code INVALID_CHANNEL} naming {@code path-policy}), and the supplier receives each connection's
+         * {@link io.metaroce.datapath.ConnectionSettings} with that name ({@code weighted} when the channel names none)
+         * to make its policy when the connection is created. A supplier of new policies adds its names and delegates
+         * the built-in ones to {@link SenderPolicies#pathPolicySupplier()}. It is asked on the conductor thread and
+         * called on the sender agent's, so it must be thread-safe.
+         *
+         * @param supplier the supplier; null (the default) for {@link SenderPolicies#pathPolicySupplier()}, which
+         *                 knows {@code weighted} and {@code round-robin}.
+         * @return this for a fluent API.
+         */
+        public Context pathPolicySupplier(final SenderPathPolicySupplier supplier)
+        {
+            this.pathPolicySupplier = supplier;
+            return this;
+        }
+
+        /**
+         * The supplier of the path policy of every sender connection.
+         *
+         * @return the supplier (the default after {@link #conclude()} when none was set).
+         */
+        public SenderPathPolicySupplier pathPolicySupplier()
+        {
+            return pathPolicySupplier;
         }
 
         /**

@@ -22,6 +22,8 @@ import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.SenderCongestionControlSupplier;
+import io.metaroce.datapath.SenderPathPolicySupplier;
 import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.datapath.io.LossGenerator;
 import io.metaroce.datapath.io.NativeDatagrams;
@@ -171,8 +173,11 @@ final class UdpChannel
         credit = parseBoolean(CREDIT_PARAM, params.get(CREDIT_PARAM), defaults.credit().receiverCredit());
         final String cc = params.get(CONGESTION_PARAM);
         congestionControl = null == cc ? defaults.congestion().senderWindow() : !"false".equals(cc);
-        congestionControlName = parseCongestionControl(cc);
-        pathPolicy = parsePathPolicy(isSubscription ? null : params.get(PATH_POLICY_PARAM));
+        // A context not yet concluded has the built-in suppliers, as it has the settings of the properties.
+        congestionControlName = parseCongestionControl(cc, null != ctx.congestionControlSupplier() ?
+            ctx.congestionControlSupplier() : SenderPolicies.congestionControlSupplier());
+        pathPolicy = parsePathPolicy(isSubscription ? null : params.get(PATH_POLICY_PARAM),
+            null != ctx.pathPolicySupplier() ? ctx.pathPolicySupplier() : SenderPolicies.pathPolicySupplier());
         pathEviction = parseBoolean(
             PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM), defaults.paths().pathEviction());
         pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
@@ -593,36 +598,42 @@ final class UdpChannel
 
     /**
      * The controller a {@code cc} value names: {@code true}, {@code false} and no value name the default (with
-     * {@code false} it runs unenforced, for path feedback only).
+     * {@code false} it runs unenforced, for path feedback only), any other value a name the driver's supplier knows.
      */
-    private static String parseCongestionControl(final String value)
+    private static String parseCongestionControl(final String value, final SenderCongestionControlSupplier supplier)
     {
         if (null == value || "true".equals(value) || "false".equals(value))
         {
             return SenderPolicies.DELAY;
         }
-        if (SenderPolicies.isCongestionControl(value))
+        if (supplier.knows(value))
         {
             return value;
         }
 
-        throw invalid("parameter '" + CONGESTION_PARAM + "=" + value + "' must be " + SenderPolicies.DELAY + ", " +
-            SenderPolicies.AIMD + ", true (" + SenderPolicies.DELAY + ") or false (no sender window)");
+        throw invalid("parameter '" + CONGESTION_PARAM + "=" + value + "' names no congestion control this driver " +
+            "knows: it must be " + SenderPolicies.DELAY + ", " + SenderPolicies.AIMD + ", a name the driver's " +
+            "congestion-control supplier adds, true (" + SenderPolicies.DELAY + ") or false (no sender window)");
     }
 
-    private static String parsePathPolicy(final String value)
+    /**
+     * The policy a {@code path-policy} value names: no value names the default, any other value a name the driver's
+     * supplier knows.
+     */
+    private static String parsePathPolicy(final String value, final SenderPathPolicySupplier supplier)
     {
         if (null == value)
         {
             return SenderPolicies.WEIGHTED;
         }
-        if (SenderPolicies.isPathPolicy(value))
+        if (supplier.knows(value))
         {
             return value;
         }
 
-        throw invalid("parameter '" + PATH_POLICY_PARAM + "=" + value + "' must be " + SenderPolicies.WEIGHTED +
-            " or " + SenderPolicies.ROUND_ROBIN);
+        throw invalid("parameter '" + PATH_POLICY_PARAM + "=" + value + "' names no path policy this driver " +
+            "knows: it must be " + SenderPolicies.WEIGHTED + ", " + SenderPolicies.ROUND_ROBIN + " or a name the " +
+            "driver's path-policy supplier adds");
     }
 
     /**

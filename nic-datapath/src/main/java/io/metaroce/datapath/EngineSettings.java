@@ -18,6 +18,7 @@ package io.metaroce.datapath;
 import io.metaroce.codec.WireProtocol;
 import org.agrona.BitUtil;
 
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
@@ -321,6 +322,43 @@ public final class EngineSettings
         return "EngineSettings{mtu=" + mtu + ", pollLimit=" + pollLimit + ", sendBurst=" + sendBurst +
             ", rejectReplyRate=" + rejectReplyRate + ", rejectReplyBurst=" + rejectReplyBurst + ", " + paths + ", " +
             ack + ", " + lossRecovery + ", " + congestion + ", " + credit + ", " + timers + ", " + limits + "}";
+    }
+
+    /**
+     * Settings are equal when every value is: connections with equal settings are interchangeable.
+     *
+     * @param other the object to compare.
+     * @return true when other is an {@link EngineSettings} with the same values.
+     */
+    @Override
+    public boolean equals(final Object other)
+    {
+        if (this == other)
+        {
+            return true;
+        }
+        if (!(other instanceof EngineSettings))
+        {
+            return false;
+        }
+
+        final EngineSettings that = (EngineSettings)other;
+        return mtu == that.mtu && pollLimit == that.pollLimit && sendBurst == that.sendBurst &&
+            rejectReplyRate == that.rejectReplyRate && rejectReplyBurst == that.rejectReplyBurst &&
+            paths.equals(that.paths) && ack.equals(that.ack) && lossRecovery.equals(that.lossRecovery) &&
+            congestion.equals(that.congestion) && credit.equals(that.credit) && timers.equals(that.timers) &&
+            limits.equals(that.limits);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    @Override
+    public int hashCode()
+    {
+        return Objects.hash(
+            mtu, pollLimit, sendBurst, rejectReplyRate, rejectReplyBurst, paths, ack, lossRecovery, congestion, credit,
+            timers, limits);
     }
 
     private static void check(final boolean valid, final String property, final Object value)

@@ -81,7 +81,8 @@ public final class SenderConnection extends Connection
     private final TransportEngine engine;
     private final EngineSettings settings;
     private final CongestionControlSupplier congestionSupplier;
-    private final String connectionKey;
+    /** What the connection is made of: a stream whose settings make an equal value may join it. */
+    final ConnectionSettings connectionSettings;
     private final String streamCounterLabel;
     private final CountersManager countersManager;
     private final int destination;
@@ -118,30 +119,30 @@ public final class SenderConnection extends Connection
         final SocketGroup group,
         final int localId,
         final SenderSettings senderSettings,
-        final EngineSettings settings,
-        final String connectionKey,
-        final int pathsPerPlane,
+        final ConnectionSettings connectionSettings,
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(group, localId, senderSettings.planeCount());
+        super(group, localId, connectionSettings.planeCount());
+        final EngineSettings settings = connectionSettings.engineSettings();
+        final int pathsPerPlane = connectionSettings.pathsPerPlane();
         final TransportEngine.Context ctx = engine.context();
         final Parts parts = new Parts();
         this.engine = engine;
         this.settings = settings;
-        this.connectionKey = connectionKey;
+        this.connectionSettings = connectionSettings;
         this.countersManager = countersManager;
         this.destination = senderSettings.destination();
         this.pathCount = planeCount * pathsPerPlane;
         this.connEpoch = ctx.identityRandom().nextLong();
         this.isn = ctx.identityRandom().nextInt();
         this.askedWindow = settings.ack().mprPsns();
-        this.congestionSupplier = SenderPolicies.congestionControl(senderSettings, settings, ctx);
+        this.congestionSupplier = SenderPolicies.congestionControl(connectionSettings, ctx);
         this.streamCounterLabel = DatapathCounters.withLabel(group.connectionLabel(), senderSettings.counterLabel());
 
         this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(
             group.connectionCounterContext(localId), senderSettings.counterLabel()),
-            pathCount, pathsPerPlane, senderSettings.pathCounters() || settings.paths().pathCounters(),
+            pathCount, pathsPerPlane, connectionSettings.pathCounters() || settings.paths().pathCounters(),
             group.planeCounters());
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, parts);
         this.tracker.reset(isn);
@@ -151,7 +152,7 @@ public final class SenderConnection extends Connection
             health.probeIntervalMinNs(), health.reprobeMinNs(), health.reprobeMaxNs(), health.readmissionProbeAcks(),
             health.rttOutlierFactor(), health.planeDownFraction()), parts);
         final PathPolicy policy =
-            SenderPolicies.pathPolicy(senderSettings, settings, ctx).newInstance(table, ctx.random());
+            SenderPolicies.pathPolicy(connectionSettings, ctx).newInstance(table, ctx.random());
         final SenderPaths paths = new SenderPaths(table, policy);
         this.rtt = new RttEstimator(
             settings.congestion().baseRttHintNs() > 0 ? settings.congestion().baseRttHintNs() :
@@ -159,7 +160,7 @@ public final class SenderConnection extends Connection
         this.recovery = new LossRecovery(tracker, rtt, settings);
         this.gate = new SendGate(tracker, settings.ack().ackEveryPackets(), settings.credit().creditRequestMinNs());
         this.encoder = new SenderEncoder(group, settings, tracker, table, policy, counters, destination, localId,
-            senderSettings.trafficClass(), planeCount, pathsPerPlane);
+            connectionSettings.trafficClass(), planeCount, pathsPerPlane);
         this.lifecycle = new SenderStreamLifecycle(
             tracker, askedWindow, encoder, parts, group.handler, recovery, settings, ctx.clock(), nowNs);
         this.streams = lifecycle.streams();
@@ -487,11 +488,6 @@ public final class SenderConnection extends Connection
     public boolean isCreditMode()
     {
         return gate.isCreditMode();
-    }
-
-    String connectionKey()
-    {
-        return connectionKey;
     }
 
     /**

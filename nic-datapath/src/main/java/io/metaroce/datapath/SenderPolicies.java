@@ -16,16 +16,23 @@
 package io.metaroce.datapath;
 
 import io.metaroce.datapath.congestion.AimdCongestionControl;
+import io.metaroce.datapath.congestion.CongestionControl;
 import io.metaroce.datapath.congestion.CongestionControlSupplier;
 import io.metaroce.datapath.congestion.DelayCongestionControl;
+import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathPolicySupplier;
 import io.metaroce.datapath.path.PathSelector;
+import io.metaroce.datapath.path.PathTable;
 import io.metaroce.datapath.path.RoundRobinPathPolicy;
+
+import java.util.random.RandomGenerator;
 
 /**
  * The built-in policies of a sender connection by the names that {@link SenderSettings} and the driver's channel
- * parameters ({@code cc}, {@code path-policy}) use, bound to the tunables of an engine context. A connection whose
- * settings name no policy uses the context's supplier, by default {@link #DELAY} and {@link #WEIGHTED}.
+ * parameters ({@code cc}, {@code path-policy}) use, and the default suppliers of an engine context that map those
+ * names to them, bound to each connection's own {@link EngineSettings}: {@link #congestionControlSupplier()} and
+ * {@link #pathPolicySupplier()}. A connection whose settings name no policy gets {@link #DELAY} and
+ * {@link #WEIGHTED} from them.
  */
 public final class SenderPolicies
 {
@@ -49,6 +56,9 @@ public final class SenderPolicies
      * Path policy {@link RoundRobinPathPolicy}: plain round robin over the ACTIVE paths.
      */
     public static final String ROUND_ROBIN = "round-robin";
+
+    private static final SenderCongestionControlSupplier CONGESTION_CONTROL_SUPPLIER = new BuiltInCongestionControl();
+    private static final SenderPathPolicySupplier PATH_POLICY_SUPPLIER = new BuiltInPathPolicy();
 
     private SenderPolicies()
     {
@@ -131,34 +141,87 @@ public final class SenderPolicies
     }
 
     /**
-     * The named controller with the connection's settings, else the context's supplier, else the default with the
-     * connection's settings.
+     * The default congestion-control supplier: it knows {@link #DELAY} and {@link #AIMD}, makes the named controller
+     * (the delay-based one for a connection that names none) with the tunables of the connection's
+     * {@link ConnectionSettings#engineSettings()}, and keeps no state.
+     *
+     * @return the supplier, one instance for all callers.
      */
-    static CongestionControlSupplier congestionControl(
-        final SenderSettings senderSettings, final EngineSettings settings, final TransportEngine.Context ctx)
+    public static SenderCongestionControlSupplier congestionControlSupplier()
     {
-        final String name = senderSettings.congestionControl();
-        if (null == name && null != ctx.congestionControlSupplier())
-        {
-            return ctx.congestionControlSupplier();
-        }
-
-        return congestionControl(null == name ? DELAY : name, settings);
+        return CONGESTION_CONTROL_SUPPLIER;
     }
 
     /**
-     * The named policy with the connection's settings, else the context's supplier, else the default with the
-     * connection's settings.
+     * The default path-policy supplier: it knows {@link #WEIGHTED} and {@link #ROUND_ROBIN}, makes the named policy
+     * (the weighted selector for a connection that names none) with the tunables of the connection's
+     * {@link ConnectionSettings#engineSettings()}, and keeps no state.
+     *
+     * @return the supplier, one instance for all callers.
      */
-    static PathPolicySupplier pathPolicy(
-        final SenderSettings senderSettings, final EngineSettings settings, final TransportEngine.Context ctx)
+    public static SenderPathPolicySupplier pathPolicySupplier()
     {
-        final String name = senderSettings.pathPolicy();
-        if (null == name && null != ctx.pathPolicySupplier())
+        return PATH_POLICY_SUPPLIER;
+    }
+
+    /**
+     * The controller the context's supplier makes for a connection, made at establishment.
+     */
+    static CongestionControlSupplier congestionControl(
+        final ConnectionSettings connection, final TransportEngine.Context ctx)
+    {
+        final SenderCongestionControlSupplier supplier = ctx.congestionControlSupplier();
+        return (mtu, initialWindow, maxWindow, planeCount) ->
+            supplier.newInstance(connection, mtu, initialWindow, maxWindow);
+    }
+
+    /**
+     * The policy the context's supplier makes for a connection.
+     */
+    static PathPolicySupplier pathPolicy(final ConnectionSettings connection, final TransportEngine.Context ctx)
+    {
+        final SenderPathPolicySupplier supplier = ctx.pathPolicySupplier();
+        return (paths, random) -> supplier.newInstance(connection, paths, random);
+    }
+
+    private static final class BuiltInCongestionControl implements SenderCongestionControlSupplier
+    {
+        public boolean knows(final String name)
         {
-            return ctx.pathPolicySupplier();
+            return isCongestionControl(name);
         }
 
-        return pathPolicy(null == name ? WEIGHTED : name, settings);
+        public CongestionControl newInstance(
+            final ConnectionSettings connection, final int mtu, final long initialWindow, final long maxWindow)
+        {
+            final String name = connection.congestionControl();
+            return congestionControl(null == name ? DELAY : name, connection.engineSettings())
+                .newInstance(mtu, initialWindow, maxWindow, connection.planeCount());
+        }
+
+        public String toString()
+        {
+            return "SenderPolicies.congestionControlSupplier()";
+        }
+    }
+
+    private static final class BuiltInPathPolicy implements SenderPathPolicySupplier
+    {
+        public boolean knows(final String name)
+        {
+            return isPathPolicy(name);
+        }
+
+        public PathPolicy newInstance(
+            final ConnectionSettings connection, final PathTable paths, final RandomGenerator random)
+        {
+            final String name = connection.pathPolicy();
+            return pathPolicy(null == name ? WEIGHTED : name, connection.engineSettings()).newInstance(paths, random);
+        }
+
+        public String toString()
+        {
+            return "SenderPolicies.pathPolicySupplier()";
+        }
     }
 }

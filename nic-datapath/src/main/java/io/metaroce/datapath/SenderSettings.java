@@ -24,7 +24,7 @@ import org.agrona.BitUtil;
  * the transport destination of the receiver, and what its connection is made of (planes, entropy values, traffic
  * class of its DATA, congestion control, path policy, engine settings). Validated by
  * {@link TransportEngine#openStream(SenderSettings, PayloadSource)}; the engine copies what it needs, so an instance
- * can be reused.
+ * can be reused. What the connection is made of becomes its {@link ConnectionSettings}.
  */
 public final class SenderSettings
 {
@@ -334,9 +334,11 @@ public final class SenderSettings
     }
 
     /**
-     * Name the connection's congestion controller ({@link SenderPolicies#DELAY} or {@link SenderPolicies#AIMD}).
+     * Name the connection's congestion controller: a name the engine context's
+     * {@link SenderCongestionControlSupplier} knows (the default one knows {@link SenderPolicies#DELAY} and
+     * {@link SenderPolicies#AIMD}).
      *
-     * @param congestionControl the name, or null (the default) for the engine context's supplier.
+     * @param congestionControl the name, or null (the default) for the supplier's default.
      * @return this for a fluent API.
      */
     public SenderSettings congestionControl(final String congestionControl)
@@ -348,7 +350,7 @@ public final class SenderSettings
     /**
      * Name of the connection's congestion controller.
      *
-     * @return the name, or null for the engine context's supplier.
+     * @return the name, or null for the supplier's default.
      */
     public String congestionControl()
     {
@@ -356,9 +358,10 @@ public final class SenderSettings
     }
 
     /**
-     * Name the connection's path policy ({@link SenderPolicies#WEIGHTED} or {@link SenderPolicies#ROUND_ROBIN}).
+     * Name the connection's path policy: a name the engine context's {@link SenderPathPolicySupplier} knows (the
+     * default one knows {@link SenderPolicies#WEIGHTED} and {@link SenderPolicies#ROUND_ROBIN}).
      *
-     * @param pathPolicy the name, or null (the default) for the engine context's supplier.
+     * @param pathPolicy the name, or null (the default) for the supplier's default.
      * @return this for a fluent API.
      */
     public SenderSettings pathPolicy(final String pathPolicy)
@@ -370,7 +373,7 @@ public final class SenderSettings
     /**
      * Name of the connection's path policy.
      *
-     * @return the name, or null for the engine context's supplier.
+     * @return the name, or null for the supplier's default.
      */
     public String pathPolicy()
     {
@@ -387,7 +390,10 @@ public final class SenderSettings
         return ((long)(activeTermId - initialTermId) * termLength) + termOffset;
     }
 
-    void validate(final int transportPlanes)
+    void validate(
+        final int transportPlanes,
+        final SenderCongestionControlSupplier congestionControlSupplier,
+        final SenderPathPolicySupplier pathPolicySupplier)
     {
         if (termLength < WireProtocol.MIN_TERM_LENGTH || termLength > WireProtocol.MAX_TERM_LENGTH ||
             !BitUtil.isPowerOfTwo(termLength))
@@ -414,15 +420,16 @@ public final class SenderSettings
         {
             throw new IllegalArgumentException("trafficClass of DATA must be BULK or LOW_LATENCY: " + trafficClass);
         }
-        if (null != congestionControl && !SenderPolicies.isCongestionControl(congestionControl))
+        if (null != congestionControl && !congestionControlSupplier.knows(congestionControl))
         {
-            throw new IllegalArgumentException("congestionControl '" + congestionControl + "' is unknown: use " +
-                SenderPolicies.DELAY + " or " + SenderPolicies.AIMD);
+            throw new IllegalArgumentException("congestionControl '" + congestionControl + "' is unknown to the " +
+                "engine's congestion-control supplier (built in: " + SenderPolicies.DELAY + ", " +
+                SenderPolicies.AIMD + ")");
         }
-        if (null != pathPolicy && !SenderPolicies.isPathPolicy(pathPolicy))
+        if (null != pathPolicy && !pathPolicySupplier.knows(pathPolicy))
         {
-            throw new IllegalArgumentException("pathPolicy '" + pathPolicy + "' is unknown: use " +
-                SenderPolicies.WEIGHTED + " or " + SenderPolicies.ROUND_ROBIN);
+            throw new IllegalArgumentException("pathPolicy '" + pathPolicy + "' is unknown to the engine's " +
+                "path-policy supplier (built in: " + SenderPolicies.WEIGHTED + ", " + SenderPolicies.ROUND_ROBIN + ")");
         }
     }
 }

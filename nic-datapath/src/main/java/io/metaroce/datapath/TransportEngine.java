@@ -32,9 +32,7 @@ import io.metaroce.codec.wire.StreamOpenDecoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
-import io.metaroce.datapath.congestion.CongestionControlSupplier;
 import io.metaroce.datapath.io.PacketTransport;
-import io.metaroce.datapath.path.PathPolicySupplier;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -419,15 +417,18 @@ public final class TransportEngine implements AutoCloseable
     /**
      * Open a stream on a group's sockets. It joins the group's live connection to the same destination (the same
      * destination id of the group's transport: register a receiver's addresses once and share the id) whose
-     * connection settings are the same (planes, entropy values, traffic class, congestion control, path policy, path
-     * counters and engine settings), and otherwise opens a new connection for it, which sends SETUP on every plane
-     * now and until the receiver answers. The stream sends STREAM_OPEN as soon as its connection is established.
+     * {@link ConnectionSettings} are equal (planes, entropy values in force, traffic class, the names of its
+     * congestion control and path policy, path counters and engine settings), and otherwise opens a new connection
+     * for it, whose path policy the context's {@link Context#pathPolicySupplier()} makes now, and which sends SETUP
+     * on every plane now and until the receiver answers. The stream sends STREAM_OPEN as soon as its connection is
+     * established.
      *
      * @param group    a group of this engine, not removed.
      * @param settings what the stream carries and where.
      * @param source   where it reads the stream.
      * @return the stream, in state SETUP (opening).
-     * @throws IllegalArgumentException when the settings are invalid.
+     * @throws IllegalArgumentException when the settings are invalid, or name a congestion control or path policy
+     *                                  the context's suppliers do not know.
      * @throws IllegalStateException    when the group was removed, the counters cannot be allocated, or the
      *                                  connection already carries the stream and session.
      */
@@ -439,14 +440,16 @@ public final class TransportEngine implements AutoCloseable
             throw new IllegalStateException("the socket group is not registered with this engine");
         }
         final PacketTransport transport = group.transport;
-        settings.validate(transport.planeCount());
-        final EngineSettings connectionSettings = null == settings.engineSettings() ?
+        settings.validate(transport.planeCount(), ctx.congestionControlSupplier(), ctx.pathPolicySupplier());
+        final EngineSettings engineSettings = null == settings.engineSettings() ?
             group.settings : reserveTransportOverhead(settings.engineSettings(), transport.datagramOverhead());
         final int planes = settings.planeCount();
         int pathsPerPlane = settings.pathsPerPlane() > 0 ?
-            settings.pathsPerPlane() : connectionSettings.paths().pathsPerPlane();
+            settings.pathsPerPlane() : engineSettings.paths().pathsPerPlane();
         pathsPerPlane = Math.min(Math.min(pathsPerPlane, transport.entropyCount()), 1024 / planes);
-        final String key = connectionKey(settings, connectionSettings, pathsPerPlane);
+        final ConnectionSettings connectionSettings = new ConnectionSettings(
+            planes, pathsPerPlane, settings.trafficClass(), settings.congestionControl(), settings.pathPolicy(),
+            settings.pathCounters(), engineSettings);
         final long streamKey = SenderStream.streamKey(settings.streamId(), settings.sessionId());
 
         SenderConnection connection = null;
@@ -462,7 +465,8 @@ public final class TransportEngine implements AutoCloseable
                     throw new IllegalStateException("stream " + settings.streamId() + " session " +
                         settings.sessionId() + " is already open towards this destination");
                 }
-                if (null == connection && candidate.acceptsStreams() && candidate.connectionKey().equals(key))
+                if (null == connection && candidate.acceptsStreams() &&
+                    connectionSettings.equals(candidate.connectionSettings))
                 {
                     connection = candidate;
                 }
@@ -473,24 +477,12 @@ public final class TransportEngine implements AutoCloseable
         {
             final int id = newConnectionId();
             connection = new SenderConnection(
-                this, group, id, settings, connectionSettings, key, pathsPerPlane, ctx.countersManager(),
-                clock.nanoTime());
+                this, group, id, settings, connectionSettings, ctx.countersManager(), clock.nanoTime());
             connectionsById.put(id, connection);
             senders.add(connection);
         }
 
         return connection.addStream(settings, source);
-    }
-
-    /**
-     * What two streams must share to share a connection: everything a connection is made of.
-     */
-    private static String connectionKey(
-        final SenderSettings settings, final EngineSettings engineSettings, final int pathsPerPlane)
-    {
-        return "planes=" + settings.planeCount() + "|paths=" + pathsPerPlane + "|class=" + settings.trafficClass() +
-            "|cc=" + settings.congestionControl() + "|path-policy=" + settings.pathPolicy() +
-            "|path-counters=" + settings.pathCounters() + "|" + engineSettings;
     }
 
     /**
@@ -1286,15 +1278,16 @@ public final class TransportEngine implements AutoCloseable
         private CountersManager countersManager;
         private ConnectionHandler connectionHandler;
         private ImageAdmission imageAdmission;
-        private CongestionControlSupplier congestionControlSupplier;
-        private PathPolicySupplier pathPolicySupplier;
+        private SenderCongestionControlSupplier congestionControlSupplier;
+        private SenderPathPolicySupplier pathPolicySupplier;
         private EngineSettings settings;
         private SharedCreditScheduler creditScheduler;
         private boolean isConcluded;
         private String counterLabel = "";
 
         /**
-         * Validate the configuration and fill in defaults (the system nano clock, a securely seeded generator).
+         * Validate the configuration and fill in defaults (the system nano clock, a securely seeded generator, the
+         * built-in policy suppliers).
          *
          * @return this for a fluent API.
          * @throws IllegalArgumentException naming the setting that is wrong.
@@ -1335,6 +1328,14 @@ public final class TransportEngine implements AutoCloseable
             {
                 settings = EngineSettings.fromSystemProperties();
             }
+            if (null == congestionControlSupplier)
+            {
+                congestionControlSupplier = SenderPolicies.congestionControlSupplier();
+            }
+            if (null == pathPolicySupplier)
+            {
+                pathPolicySupplier = SenderPolicies.pathPolicySupplier();
+            }
             isConcluded = true;
 
             return this;
@@ -1364,48 +1365,51 @@ public final class TransportEngine implements AutoCloseable
         }
 
         /**
-         * Congestion controller of the sender connections whose {@link SenderSettings#congestionControl()} names
-         * none.
+         * The supplier of every sender connection's congestion controller: it receives the connection's
+         * {@link ConnectionSettings}, whose {@link ConnectionSettings#congestionControl()} is the name its streams
+         * gave ({@link SenderSettings#congestionControl()}) or null, and a stream that names a controller the
+         * supplier does not {@link SenderCongestionControlSupplier#knows(String) know} is refused when it opens.
          *
-         * @param supplier makes one controller per connection; null (the default) for {@link SenderPolicies#DELAY}
-         *                 with each connection's own settings.
+         * @param supplier the supplier; null (the default) for {@link SenderPolicies#congestionControlSupplier()}.
          * @return this for a fluent API.
          */
-        public Context congestionControlSupplier(final CongestionControlSupplier supplier)
+        public Context congestionControlSupplier(final SenderCongestionControlSupplier supplier)
         {
             this.congestionControlSupplier = supplier;
             return this;
         }
 
         /**
-         * Congestion controller of the sender connections whose settings name none.
+         * The supplier of every sender connection's congestion controller.
          *
-         * @return the supplier, or null for the default.
+         * @return the supplier; after {@link #conclude()} never null.
          */
-        public CongestionControlSupplier congestionControlSupplier()
+        public SenderCongestionControlSupplier congestionControlSupplier()
         {
             return congestionControlSupplier;
         }
 
         /**
-         * Path policy of the sender connections whose {@link SenderSettings#pathPolicy()} names none.
+         * The supplier of every sender connection's path policy: it receives the connection's
+         * {@link ConnectionSettings}, whose {@link ConnectionSettings#pathPolicy()} is the name its streams gave
+         * ({@link SenderSettings#pathPolicy()}) or null, and a stream that names a policy the supplier does not
+         * {@link SenderPathPolicySupplier#knows(String) know} is refused when it opens.
          *
-         * @param supplier makes one policy per connection; null (the default) for {@link SenderPolicies#WEIGHTED}
-         *                 with each connection's own settings.
+         * @param supplier the supplier; null (the default) for {@link SenderPolicies#pathPolicySupplier()}.
          * @return this for a fluent API.
          */
-        public Context pathPolicySupplier(final PathPolicySupplier supplier)
+        public Context pathPolicySupplier(final SenderPathPolicySupplier supplier)
         {
             this.pathPolicySupplier = supplier;
             return this;
         }
 
         /**
-         * Path policy of the sender connections whose settings name none.
+         * The supplier of every sender connection's path policy.
          *
-         * @return the supplier, or null for the default.
+         * @return the supplier; after {@link #conclude()} never null.
          */
-        public PathPolicySupplier pathPolicySupplier()
+        public SenderPathPolicySupplier pathPolicySupplier()
         {
             return pathPolicySupplier;
         }

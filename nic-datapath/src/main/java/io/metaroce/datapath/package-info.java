@@ -47,10 +47,14 @@
  * window, congestion window, receiver credit, pacing, credit requests), the {@code LossRecovery} (the loss-inference
  * rules it drives on the send tracker, the RTO, tail-loss probe and RACK formulas, the spurious-loss allowances), a
  * {@link io.metaroce.datapath.congestion.CongestionControl} and a {@link io.metaroce.datapath.path.PathPolicy} over its
- * {@code SenderPaths} (path table and feedback). The two policies come from suppliers: the ones {@link
- * io.metaroce.datapath.SenderSettings} names ({@link io.metaroce.datapath.SenderPolicies}: {@code delay} or {@code
- * aimd}, {@code weighted} or {@code round-robin}, the driver's channel parameters {@code cc} and {@code path-policy}),
- * else the engine context's supplier, else the defaults with the connection's own settings.
+ * {@code SenderPaths} (path table and feedback). The two policies come from the engine context's suppliers, a {@link
+ * io.metaroce.datapath.SenderCongestionControlSupplier} and a {@link io.metaroce.datapath.SenderPathPolicySupplier},
+ * which receive the connection's immutable {@link io.metaroce.datapath.ConnectionSettings} (planes, entropy values,
+ * traffic class, the policy names its {@link io.metaroce.datapath.SenderSettings} gave, such as the driver's channel
+ * parameters {@code cc} and {@code path-policy}, path counters, engine settings) and say which names they know; the
+ * defaults ({@link io.metaroce.datapath.SenderPolicies}) know {@code delay} and {@code aimd}, {@code weighted} and
+ * {@code round-robin}, and build them with the connection's own settings. Streams to one destination whose
+ * connection settings are equal share a connection.
  * <p>
  * <b>Boundaries.</b> A {@link io.metaroce.datapath.TransportEngine} reads each stream it sends through a {@link
  * io.metaroce.datapath.PayloadSource} and writes each stream it receives through a {@link

@@ -27,8 +27,12 @@ package io.metaroce.datapath.congestion;
  * {@code false}), but feeds the controller in either case so that path feedback keeps its congestion signal.
  * <p>
  * Implementations are single-threaded (the engine's thread), allocate nothing after construction, read time only
- * through their arguments, and keep the window within [mtu, the maximum window they were built with]. One instance
- * per connection, made by a {@link CongestionControlSupplier} once the connection is established.
+ * through their arguments and use no other source of change, so that the same calls always get the same answers;
+ * they start at the initial window they were built with and keep the window within [mtu, the maximum window they
+ * were built with]. {@link #window()}, {@link #isCongestionSignal}, {@link #delayAllowanceNs} and
+ * {@link #pacingRate} are questions: they change nothing. One instance per connection, made at establishment by the
+ * engine context's {@link io.metaroce.datapath.SenderCongestionControlSupplier} (the built-in ones through a
+ * {@link CongestionControlSupplier} bound to their tunables).
  */
 public interface CongestionControl
 {
@@ -68,12 +72,13 @@ public interface CongestionControl
      * @param baseRttNs  the connection's base RTT.
      * @param srttNs     the connection's smoothed RTT.
      * @param nowNs      current time.
-     * @return true when the controller counted the acknowledgement as a congestion signal.
+     * @return true when the controller counted the acknowledgement as a congestion signal; false when it had no
+     * sample.
      */
     boolean onAck(long bytesAcked, long rttNs, long baseRttNs, long srttNs, long nowNs);
 
     /**
-     * The receiver's rcvCwndPenalty carried by an acknowledgement.
+     * The receiver's rcvCwndPenalty carried by an acknowledgement; never grows the window.
      *
      * @param newlyAcked payload bytes the carrying ACK newly acknowledged.
      * @param penalty    0 to 127.
@@ -81,7 +86,7 @@ public interface CongestionControl
     void onPenalty(long newlyAcked, int penalty);
 
     /**
-     * The receiver overflowed (NACK RX_OVERFLOW or the ACK overflow flag).
+     * The receiver overflowed (NACK RX_OVERFLOW or the ACK overflow flag); never grows the window.
      *
      * @param srttNs the connection's smoothed RTT.
      * @param nowNs  current time.
@@ -89,7 +94,8 @@ public interface CongestionControl
     void onOverflow(long srttNs, long nowNs);
 
     /**
-     * A loss the path table attributes to congestion rather than to a bad path (the eviction cap was reached).
+     * A loss the path table attributes to congestion rather than to a bad path (the eviction cap was reached);
+     * never grows the window.
      *
      * @param srttNs the connection's smoothed RTT.
      * @param nowNs  current time.
@@ -101,7 +107,7 @@ public interface CongestionControl
      *
      * @param srttNs                  the connection's smoothed RTT.
      * @param grantRateBytesPerSecond the receiver's grant rate in force, 0 when none.
-     * @return bytes per second, 0 for no pacing.
+     * @return bytes per second, 0 for no pacing; never above the grant rate when one is in force.
      */
     long pacingRate(long srttNs, long grantRateBytesPerSecond);
 }

@@ -21,9 +21,11 @@ package io.metaroce.datapath.path;
  * policy reads it and may learn from the feedback the connection passes on.
  * <p>
  * Contracts: single-threaded (the engine's thread); no allocation after construction; any randomness comes from the
- * generator its {@link PathPolicySupplier} was given, so a simulation replays by seed; a selection returns an ACTIVE
- * path whenever one exists, a retransmission's path differs from the previous transmission's whenever another ACTIVE
- * path exists, and {@link #NO_PATH} only when none is ACTIVE.
+ * generator its supplier was given, so a simulation replays by seed; a selection returns an ACTIVE path whenever one
+ * exists, a retransmission's path differs from the previous transmission's whenever another ACTIVE path exists, and
+ * {@link #NO_PATH} only when none is ACTIVE. One instance per connection, made when the connection is created by the
+ * engine context's {@link io.metaroce.datapath.SenderPathPolicySupplier} (the built-in ones through a
+ * {@link PathPolicySupplier} bound to their tunables).
  */
 public interface PathPolicy
 {
