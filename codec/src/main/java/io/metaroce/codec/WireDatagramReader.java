@@ -47,9 +47,6 @@ import org.agrona.DirectBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
-import static io.metaroce.codec.FrameDescriptor.FRAME_ALIGNMENT;
-import static io.metaroce.codec.FrameDescriptor.HEADER_LENGTH;
-
 /**
  * Validating reader for datagrams received from the network: the only way untrusted bytes reach the wire decoders.
  * It reads version 2 of the MetaRoCE wire protocol, whose 17 message types are DATA, ACK, NACK, CREDIT,
@@ -578,61 +575,10 @@ public final class WireDatagramReader
     {
         final int payloadOffset = structure.partOffset[0] + DataDecoder.payloadHeaderLength();
         final int payloadLength = (int)structure.partValue[0];
-        final int termOffset = data.termOffset();
-
-        if (payloadLength < HEADER_LENGTH ||
-            0 != (payloadLength & (FRAME_ALIGNMENT - 1)) ||
-            termOffset < 0 ||
-            0 != (termOffset & (FRAME_ALIGNMENT - 1)) ||
-            termOffset > WireProtocol.MAX_TERM_LENGTH - payloadLength)
+        if (!FrameRun.isWellFormed(
+            buffer, payloadOffset, payloadLength, data.termOffset(), data.sessionId(), data.streamId(), data.termId()))
         {
             return -RejectReason.MALFORMED_PAYLOAD;
-        }
-
-        final int sessionId = data.sessionId();
-        final int streamId = data.streamId();
-        final int termId = data.termId();
-        int position = 0;
-        while (position < payloadLength)
-        {
-            final int frameOffset = payloadOffset + position;
-            final int frameLength = buffer.getInt(frameOffset + FrameDescriptor.FRAME_LENGTH_OFFSET, ORDER);
-            final int type = buffer.getShort(frameOffset + FrameDescriptor.TYPE_OFFSET, ORDER) & 0xFFFF;
-
-            final int frameVersion = buffer.getByte(frameOffset + FrameDescriptor.VERSION_OFFSET) & 0xFF;
-            if (frameLength < HEADER_LENGTH ||
-                FrameDescriptor.CURRENT_VERSION != frameVersion ||
-                termOffset + position != buffer.getInt(frameOffset + FrameDescriptor.TERM_OFFSET_OFFSET, ORDER) ||
-                sessionId != buffer.getInt(frameOffset + FrameDescriptor.SESSION_ID_OFFSET, ORDER) ||
-                streamId != buffer.getInt(frameOffset + FrameDescriptor.STREAM_ID_OFFSET, ORDER) ||
-                termId != buffer.getInt(frameOffset + FrameDescriptor.TERM_ID_OFFSET, ORDER) ||
-                frameLength > WireProtocol.MAX_TERM_LENGTH - termOffset - position)
-            {
-                return -RejectReason.MALFORMED_PAYLOAD;
-            }
-
-            if (FrameDescriptor.TYPE_DATA == type)
-            {
-                final int alignedLength = FrameDescriptor.alignedLength(frameLength);
-                if (alignedLength > payloadLength - position)
-                {
-                    return -RejectReason.MALFORMED_PAYLOAD;
-                }
-                position += alignedLength;
-            }
-            else if (FrameDescriptor.TYPE_PAD == type)
-            {
-                // A padding frame travels as its header only and must be the last frame of the payload.
-                if (0 != (frameLength & (FRAME_ALIGNMENT - 1)) || position + HEADER_LENGTH != payloadLength)
-                {
-                    return -RejectReason.MALFORMED_PAYLOAD;
-                }
-                position += HEADER_LENGTH;
-            }
-            else
-            {
-                return -RejectReason.MALFORMED_PAYLOAD;
-            }
         }
 
         this.payloadOffset = payloadOffset;

@@ -17,6 +17,7 @@ package io.metaroce.driver;
 
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.FrameRun;
 import io.metaroce.datapath.FramePlacement;
 import io.metaroce.driver.buffer.RawLog;
 import org.agrona.BitUtil;
@@ -432,6 +433,9 @@ final class NetworkImage implements FramePlacement
 
     /**
      * {@inheritDoc}
+     * <p>
+     * The walk is this method's own, with each frame's size from {@link FrameRun#carriedLength}: it must release-store
+     * every frame's length after the frame's other bytes.
      */
     public void place(
         final int termId, final int termOffset, final DirectBuffer buffer, final int offset, final int length)
@@ -445,8 +449,7 @@ final class NetworkImage implements FramePlacement
                 ByteOrder.LITTLE_ENDIAN);
             final int type = buffer.getShort(frameOffset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) &
                 0xFFFF;
-            final int carried = FrameDescriptor.TYPE_PAD == type ?
-                FrameDescriptor.HEADER_LENGTH : FrameDescriptor.alignedLength(frameLength);
+            final int carried = FrameRun.carriedLength(type, frameLength);
             final int target = termOffset + position;
             term.putBytes(target + BitUtil.SIZE_OF_INT, buffer, frameOffset + BitUtil.SIZE_OF_INT,
                 carried - BitUtil.SIZE_OF_INT);

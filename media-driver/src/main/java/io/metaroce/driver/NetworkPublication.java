@@ -20,11 +20,11 @@ import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.client.logbuffer.TermAppender;
 import io.metaroce.client.logbuffer.TermUnblocker;
 import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.FrameRun;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.datapath.PayloadSource;
 import io.metaroce.datapath.SenderSettings;
 import io.metaroce.datapath.SenderStream;
-import io.metaroce.datapath.TermFrameScanner;
 import io.metaroce.datapath.TerminationCause;
 import io.metaroce.driver.buffer.RawLog;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -549,7 +549,7 @@ final class NetworkPublication implements PayloadSource
         final UnsafeBuffer term = sendTermBuffers[indexByPosition(position, positionBitsToShift)];
         final int start = (int)position & (termLength - 1);
         final int available = (int)Math.min(limit - position, termLength - start);
-        final int scanned = TermFrameScanner.scan(term, start, available, maxLength);
+        final int scanned = FrameRun.scanCommitted(term, start, available, maxLength);
 
         if (scanned > 0)
         {

@@ -15,12 +15,10 @@
  */
 package io.metaroce.datapath;
 
-import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.FrameRun;
 import io.metaroce.codec.wire.ConnectionState;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-
-import java.nio.ByteOrder;
 
 /**
  * The receiving side of one stream of a {@link ReceiverStreamSet}: the image it places into, where the image starts,
@@ -287,13 +285,7 @@ public final class ReceiverStream
             return;
         }
 
-        int position = 0;
-        while (position < length && position < skip)
-        {
-            final int frameLength = buffer.getInt(offset + position + FrameDescriptor.FRAME_LENGTH_OFFSET,
-                ByteOrder.LITTLE_ENDIAN);
-            position += FrameDescriptor.alignedLength(frameLength);
-        }
+        final int position = FrameRun.skipTo(buffer, offset, length, skip);
         if (position < length)
         {
             placement.place(termId, termOffset + position, buffer, offset + position, length - position);
@@ -306,21 +298,6 @@ public final class ReceiverStream
      */
     static long advance(final DirectBuffer buffer, final int offset, final int length)
     {
-        int position = 0;
-        while (position < length)
-        {
-            final int frameOffset = offset + position;
-            final int frameLength = buffer.getInt(frameOffset + FrameDescriptor.FRAME_LENGTH_OFFSET,
-                ByteOrder.LITTLE_ENDIAN);
-            final int type = buffer.getShort(frameOffset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) &
-                0xFFFF;
-            if (FrameDescriptor.TYPE_PAD == type)
-            {
-                return (long)position + frameLength;
-            }
-            position += FrameDescriptor.alignedLength(frameLength);
-        }
-
-        return position;
+        return FrameRun.advance(FrameRun.summarise(buffer, offset, length));
     }
 }

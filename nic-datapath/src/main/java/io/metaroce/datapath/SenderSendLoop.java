@@ -16,13 +16,12 @@
 package io.metaroce.datapath;
 
 import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.FrameRun;
 import io.metaroce.datapath.congestion.RttEstimator;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
 import io.metaroce.datapath.tracking.SendTracker;
 import org.agrona.concurrent.UnsafeBuffer;
-
-import java.nio.ByteOrder;
 
 /**
  * The DATA a sender connection sends in one call of its send path: retransmissions first, then new data of its
@@ -52,7 +51,6 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
     private final SenderCounters counters;
     private final SenderStateHandler connection;
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
-    private long frameAdvance;
 
     /**
      * The send loop over the parts of one connection.
@@ -162,8 +160,9 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
             return SenderStreamSet.CONNECTION_BLOCKED;
         }
 
-        final int dataFlags = scanFrames(length);
-        final long advance = frameAdvance;
+        final long summary = FrameRun.summarise(view, 0, length);
+        final int dataFlags = dataFlags(summary);
+        final long advance = FrameRun.advance(summary);
         final int pathSeq = table.takePathSeq(path);
         final boolean wasIdle = 0 == tracker.inflightPackets();
         // The backlog this DATA announces, from which the receiver grants credit: every stream's, as last looked at.
@@ -247,43 +246,24 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
     }
 
     /**
-     * Walk the frames of the run in {@link #view}: compute the stream advance (a PAD frame advances by its full
-     * length) into {@link #frameAdvance} and return the DATA flags the frames imply.
+     * The DATA flags the frames of a summarised run imply.
      */
-    private int scanFrames(final int length)
+    private static int dataFlags(final long summary)
     {
-        final UnsafeBuffer view = this.view;
+        final int frameFlags = FrameRun.flags(summary);
         int flags = 0;
-        long advance = 0;
-        int offset = 0;
-        while (offset < length)
+        if (0 != (frameFlags & FrameDescriptor.BEGIN_FLAG))
         {
-            final int frameLength = view.getInt(offset + FrameDescriptor.FRAME_LENGTH_OFFSET, ByteOrder.LITTLE_ENDIAN);
-            final int type = view.getShort(offset + FrameDescriptor.TYPE_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
-            if (FrameDescriptor.TYPE_PAD == type)
-            {
-                advance += frameLength;
-                break;
-            }
-
-            final int frameFlags = view.getByte(offset + FrameDescriptor.FLAGS_OFFSET) & 0xFF;
-            if (0 != (frameFlags & FrameDescriptor.BEGIN_FLAG))
-            {
-                flags |= TransportFlag.FIRST_OF_MESSAGE;
-            }
-            if (0 != (frameFlags & FrameDescriptor.END_FLAG))
-            {
-                flags |= TransportFlag.LAST_OF_MESSAGE;
-            }
-            if (0 != (frameFlags & FrameDescriptor.EOS_FLAG))
-            {
-                flags |= TransportFlag.FIN;
-            }
-            final int aligned = FrameDescriptor.alignedLength(frameLength);
-            advance += aligned;
-            offset += aligned;
+            flags |= TransportFlag.FIRST_OF_MESSAGE;
         }
-        frameAdvance = advance;
+        if (0 != (frameFlags & FrameDescriptor.END_FLAG))
+        {
+            flags |= TransportFlag.LAST_OF_MESSAGE;
+        }
+        if (0 != (frameFlags & FrameDescriptor.EOS_FLAG))
+        {
+            flags |= TransportFlag.FIN;
+        }
 
         return flags;
     }

@@ -16,8 +16,8 @@
 package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.FrameRun;
 import io.metaroce.datapath.PayloadSource;
-import io.metaroce.datapath.TermFrameScanner;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -243,7 +243,7 @@ public final class SimulatedPublication implements PayloadSource
         final UnsafeBuffer term = termFor(position);
         final int start = (int)(position & (termLength - 1));
         final int available = (int)Math.min(tailPosition - position, termLength - start);
-        final int scanned = TermFrameScanner.scan(term, start, available, maxLength);
+        final int scanned = FrameRun.scanCommitted(term, start, available, maxLength);
 
         if (scanned > 0)
         {
