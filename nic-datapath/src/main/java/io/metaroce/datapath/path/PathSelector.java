@@ -259,7 +259,11 @@ public final class PathSelector implements PathPolicy
             }
         }
 
-        final int chosen = NO_PATH != heldBack ? heldBack : skipped;
+        int chosen = NO_PATH != heldBack ? heldBack : skipped;
+        if (NO_PATH == chosen)
+        {
+            chosen = firstActive(NO_PATH);
+        }
         if (NO_PATH != chosen)
         {
             final int plane = chosen / pathsPerPlane;
@@ -350,6 +354,10 @@ public final class PathSelector implements PathPolicy
             }
         }
 
+        if (NO_PATH == best)
+        {
+            best = firstActive(previousPath);
+        }
         if (NO_PATH == best && paths.isActive(previousPath))
         {
             return previousPath;
@@ -373,6 +381,23 @@ public final class PathSelector implements PathPolicy
                 reshuffle();
             }
             if (paths.isActive(path))
+            {
+                return path;
+            }
+        }
+
+        return firstActive(NO_PATH);
+    }
+
+    /**
+     * The lowest ACTIVE path other than excluded: a scan in spray order that reshuffles part way through can miss
+     * the only ACTIVE paths, so the selections fall back to this one.
+     */
+    private int firstActive(final int excluded)
+    {
+        for (int path = 0; path < pathCount; path++)
+        {
+            if (path != excluded && paths.isActive(path))
             {
                 return path;
             }
