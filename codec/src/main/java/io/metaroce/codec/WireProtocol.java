@@ -15,6 +15,7 @@
  */
 package io.metaroce.codec;
 
+import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.ExtensionsEncodingDecoder;
 import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.codec.wire.VarStringEncodingDecoder;
@@ -40,6 +41,13 @@ public final class WireProtocol
      * Length of the SBE message header that starts every datagram.
      */
     public static final int MESSAGE_HEADER_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH;
+
+    /**
+     * Length of a DATA datagram before its payload: the SBE message header, DATA's root block and the payload's
+     * length prefix. A datagram of the mtu carries at most the mtu less this in payload.
+     */
+    public static final int DATA_HEADER_LENGTH =
+        MessageHeaderDecoder.ENCODED_LENGTH + DataDecoder.BLOCK_LENGTH + DataDecoder.payloadHeaderLength();
 
     /**
      * Length of the common transport header at the start of every root block.

@@ -23,15 +23,15 @@ import io.metaroce.codec.WireDatagramReader;
  */
 abstract class Connection
 {
-    final SocketGroup group;
+    final ConnectionHost host;
     final int localId;
     final int planeCount;
     int peerId;
     int terminationCause = -1;
 
-    Connection(final SocketGroup group, final int localId, final int planeCount)
+    Connection(final ConnectionHost host, final int localId, final int planeCount)
     {
-        this.group = group;
+        this.host = host;
         this.localId = localId;
         this.planeCount = planeCount;
     }

@@ -22,7 +22,7 @@ import java.util.Objects;
 /**
  * What a sender connection is made of, immutable: its planes, entropy values per plane, the traffic class of its
  * DATA, the names its streams gave for the congestion controller and the path policy, whether it shows per-path
- * counters, and its protocol settings. {@link TransportEngine#openStream(SocketGroup, SenderSettings, PayloadSource)}
+ * counters, and its protocol settings. {@code TransportEngine#openStream(SocketGroup, SenderSettings, PayloadSource)}
  * makes one per stream it opens, and the stream joins a live connection to the same destination whose value is
  * {@link #equals(Object) equal}; the {@link SenderCongestionControlSupplier} and {@link SenderPathPolicySupplier} of
  * the engine's context receive it to make the connection's policies.

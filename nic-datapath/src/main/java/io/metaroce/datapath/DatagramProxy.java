@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath;
 
+import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CloseAckEncoder;
 import io.metaroce.codec.wire.CloseEncoder;
@@ -57,12 +58,7 @@ import java.nio.ByteOrder;
  */
 final class DatagramProxy
 {
-    /**
-     * Length of a DATA datagram before its payload: SBE header, root block, payload length prefix.
-     */
-    static final int DATA_HEADER_LENGTH =
-        MessageHeaderEncoder.ENCODED_LENGTH + DataEncoder.BLOCK_LENGTH + DataEncoder.payloadHeaderLength();
-
+    private static final int DATA_HEADER_LENGTH = WireProtocol.DATA_HEADER_LENGTH;
     private static final int PAYLOAD_LENGTH_OFFSET = MessageHeaderEncoder.ENCODED_LENGTH + DataEncoder.BLOCK_LENGTH;
     private static final int FLAGS_OFFSET = TransportHeaderEncoder.flagsEncodingOffset();
     private static final int CONTROL_BUFFER_LENGTH = 8 * 1024;

@@ -59,7 +59,7 @@ public final class EngineSettings
         final PeerLimitSettings limits)
     {
         check(builder.mtu >= Configuration.MIN_MTU && builder.mtu <= WireProtocol.MAX_DATAGRAM_LENGTH &&
-            builder.mtu > DatagramProxy.DATA_HEADER_LENGTH + 32, MTU_PROP_NAME, builder.mtu);
+            builder.mtu > WireProtocol.DATA_HEADER_LENGTH + 32, MTU_PROP_NAME, builder.mtu);
         check(builder.pollLimit >= 1, POLL_LIMIT_PROP_NAME, builder.pollLimit);
         check(builder.sendBurst >= 1, SEND_BURST_PROP_NAME, builder.sendBurst);
         check(builder.rejectReplyRate >= 1, REJECT_REPLY_RATE_PROP_NAME, builder.rejectReplyRate);
@@ -221,8 +221,8 @@ public final class EngineSettings
     }
 
     /**
-     * Bounds on what remote peers may make a receiver hold. Engine-wide: a {@link TransportEngine} applies those of
-     * its own settings ({@link TransportEngine.Context#settings()}) to every socket group, whatever the group's or a
+     * Bounds on what remote peers may make a receiver hold. Engine-wide: a {@code TransportEngine} applies those of
+     * its own settings ({@code TransportEngine.Context#settings()}) to every socket group, whatever the group's or a
      * channel's settings say.
      *
      * @return the group.

@@ -28,20 +28,15 @@ import java.util.ArrayList;
  * can still add publications and subscriptions. A SETUP or STREAM_OPEN beyond a bound is refused and counted under
  * its reason; what a peer already holds is untouched, and every other peer is served as before.
  * <p>
- * A stream's image bytes are {@link #IMAGE_TERMS} times its term length, the log a receiver of this design keeps.
- * Counters are checked against what the new connection or stream takes: {@link #COUNTERS_PER_CONNECTION} for a
- * connection (the engine's), {@link #COUNTERS_PER_STREAM} for a stream (the engine's state counter and its host's
- * image counters with one subscriber).
+ * A stream's image bytes are {@link ReceiverStream#IMAGE_TERMS} times its term length, the log a receiver of this
+ * design keeps. Counters are checked against what the new connection or stream takes:
+ * {@link #COUNTERS_PER_CONNECTION} for a connection (the engine's), {@link #COUNTERS_PER_STREAM} for a stream (the
+ * engine's state counter and its host's image counters with one subscriber).
  * <p>
  * Confined to the engine's thread; allocates only when a source host is first seen.
  */
 final class PeerBounds
 {
-    /**
-     * Terms of a stream's image: a receiver holds three terms of its log.
-     */
-    static final int IMAGE_TERMS = 3;
-
     /**
      * Counters a receiver connection allocates in the engine.
      */
@@ -197,7 +192,7 @@ final class PeerBounds
         {
             return DropReason.PEER_STREAMS;
         }
-        final long imageBytes = imageBytes(termLength);
+        final long imageBytes = ReceiverStream.imageBytes(termLength);
         final long sourceImageBytes = null == usage ? 0 : usage.imageBytes;
         if (termLength > limits.maxTermLength() ||
             keptImageBytes + imageBytes > limits.maxImageBytesPerConnection() ||
@@ -222,7 +217,7 @@ final class PeerBounds
         if (null != usage)
         {
             usage.streams++;
-            usage.imageBytes += imageBytes(termLength);
+            usage.imageBytes += ReceiverStream.imageBytes(termLength);
         }
     }
 
@@ -235,7 +230,7 @@ final class PeerBounds
         if (null != usage)
         {
             usage.streams--;
-            usage.imageBytes -= imageBytes(termLength);
+            usage.imageBytes -= ReceiverStream.imageBytes(termLength);
         }
     }
 
@@ -259,10 +254,6 @@ final class PeerBounds
         return unproved.size();
     }
 
-    static long imageBytes(final int termLength)
-    {
-        return (long)IMAGE_TERMS * termLength;
-    }
 
     private void removeIfIdle(final long sourceKey, final Usage usage)
     {

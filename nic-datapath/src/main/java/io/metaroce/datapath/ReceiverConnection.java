@@ -71,7 +71,6 @@ import org.agrona.concurrent.status.CountersManager;
  */
 public final class ReceiverConnection extends Connection
 {
-    private final TransportEngine engine;
     private final EngineSettings settings;
     private final ReceiveTracker tracker;
     private final ReceiverCounters counters;
@@ -104,8 +103,7 @@ public final class ReceiverConnection extends Connection
     private CloseReason closeReason = CloseReason.NORMAL;
 
     ReceiverConnection(
-        final TransportEngine engine,
-        final SocketGroup group,
+        final ConnectionHost host,
         final int localId,
         final SetupDecoder setup,
         final TransportHeaderDecoder header,
@@ -114,9 +112,8 @@ public final class ReceiverConnection extends Connection
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(group, localId, setup.planeCount());
-        this.engine = engine;
-        this.settings = group.settings;
+        super(host, localId, setup.planeCount());
+        this.settings = host.settings();
         this.destination = destination;
         this.sourceKey = sourceKey;
         this.peerId = (int)header.srcConnId();
@@ -124,22 +121,22 @@ public final class ReceiverConnection extends Connection
         this.isn = Serial.psn(header.psn());
         this.window = (int)Math.min(setup.mprPsns(), settings.ack().maxMprPsns());
         this.mtu = Math.min(setup.mtu(), settings.mtu());
-        this.maxStreams = engine.peerBounds().maxStreamsPerConnection();
+        this.maxStreams = host.maxStreamsPerConnection();
         this.windowMode = setup.congestionModes().senderWindow();
-        this.counters = new ReceiverCounters(countersManager, group.connectionCounterContext(localId));
+        this.counters = new ReceiverCounters(countersManager, host.connectionCounterContext(localId));
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
-        this.encoder = new ReceiverEncoder(group, tracker, counters, destination, setup.replyPort(), planeCount, peerId,
+        this.encoder = new ReceiverEncoder(host, tracker, counters, destination, setup.replyPort(), planeCount, peerId,
             localId);
         this.ack = new ReceiverAckState(settings, setup.baseRttHintNs());
-        this.streams = new ReceiverStreamSet(new ReceiverStreamCarrier(this, engine, encoder, ack), group.streamsByKey,
-            group.admission, group.handler, countersManager, group.connectionLabel(), localId, mtu,
+        this.streams = new ReceiverStreamSet(new ReceiverStreamCarrier(this, host, encoder, ack), host.streamsByKey(),
+            host.admission(), host.handler(), countersManager, host.connectionLabel(), localId, mtu,
             settings.timers().lingerTimeoutNs(), settings.timers().statusIntervalNs());
         this.rttHintNs = setup.baseRttHintNs();
         this.nowNs = nowNs;
         this.lastReceivedNs = nowNs;
         this.statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
-        this.credit = new ReceiverCredit(group.creditScheduler,
+        this.credit = new ReceiverCredit(host.creditScheduler(),
             settings.credit().receiverCredit() && setup.congestionModes().receiverCredit(), setup.initialCreditBytes(),
             mtu, rttHintNs, counters.grantLimit);
         counters.state.setRelease(state.value());
@@ -383,7 +380,7 @@ public final class ReceiverConnection extends Connection
             }
             else
             {
-                engine.drop(DropReason.STATE);
+                host.drop(DropReason.STATE);
             }
             return;
         }
@@ -393,7 +390,7 @@ public final class ReceiverConnection extends Connection
             // It passed the epoch rule: it names the id that only the SETUP_ACK carried, so the sender receives at
             // the address the connection answers (section 18.4).
             encoder.onProved();
-            engine.peerBounds().onProved(this);
+            host.onProved(this);
         }
         onHeard(plane);
 
@@ -423,7 +420,7 @@ public final class ReceiverConnection extends Connection
                 else
                 {
                     // A connection the sender closed carries no new stream.
-                    engine.drop(DropReason.STATE);
+                    host.drop(DropReason.STATE);
                 }
                 break;
 
@@ -626,7 +623,7 @@ public final class ReceiverConnection extends Connection
         state = ConnectionState.CLOSED;
         terminationCause = cause;
         counters.state.setRelease(state.value());
-        engine.onTerminated(this);
+        host.onTerminated(this);
     }
 
     /**
@@ -660,7 +657,7 @@ public final class ReceiverConnection extends Connection
         ack.cancel();
         credit.cancel();
         credit.retire();
-        engine.onTerminated(this);
+        host.onTerminated(this);
     }
 
     private void onHeard(final int plane)
@@ -676,21 +673,21 @@ public final class ReceiverConnection extends Connection
         final int flags = header.flags().getRaw();
         if (ConnectionState.CLOSING == state && !Serial.isBefore(psn, finalPsn))
         {
-            engine.drop(DropReason.PROTOCOL_VIOLATION);
+            host.drop(DropReason.PROTOCOL_VIOLATION);
             return;
         }
 
         final int verdict = tracker.classify(psn);
         if (ReceiveTracker.OUT_OF_WINDOW == verdict)
         {
-            engine.drop(DropReason.OUT_OF_WINDOW);
+            host.drop(DropReason.OUT_OF_WINDOW);
             counters.dropped.incrementRelease();
             sendNack(NackReason.OUT_OF_WINDOW, psn, header, plane, 0);
             return;
         }
         if (ReceiveTracker.DUPLICATE == verdict)
         {
-            engine.drop(DropReason.DUPLICATE);
+            host.drop(DropReason.DUPLICATE);
             tracker.onDuplicate();
             counters.duplicates.incrementRelease();
             recordTrigger(header, plane, flags, null);
@@ -705,7 +702,7 @@ public final class ReceiverConnection extends Connection
         {
             // A stream this connection does not carry (any more: closed, given up or taken over while its DATA was in
             // flight): the PSN is received and acknowledged, not placed, so that no other stream waits for it.
-            engine.drop(DropReason.STREAM_MISMATCH);
+            host.drop(DropReason.STREAM_MISMATCH);
             counters.dropped.incrementRelease();
         }
         else
@@ -714,7 +711,7 @@ public final class ReceiverConnection extends Connection
                 reader.payloadOffset(), length);
             if (0 != refusal)
             {
-                engine.drop(refusal);
+                host.drop(refusal);
                 counters.dropped.incrementRelease();
                 if (DropReason.DATA_OUTSIDE_WINDOW == refusal)
                 {
@@ -788,7 +785,7 @@ public final class ReceiverConnection extends Connection
         final int closePsn = Serial.psn(header.psn());
         if (!Serial.isBefore(tracker.highestPsn(), closePsn) || (closeRequested && closePsn != finalPsn))
         {
-            engine.drop(DropReason.PROTOCOL_VIOLATION);
+            host.drop(DropReason.PROTOCOL_VIOLATION);
             return;
         }
 

@@ -16,6 +16,7 @@
 package io.metaroce.datapath;
 
 import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.WireProtocol;
 import io.metaroce.datapath.congestion.CreditScheduler;
 import org.agrona.concurrent.status.AtomicCounter;
 
@@ -67,7 +68,7 @@ final class ReceiverCredit
         if (isEnabled)
         {
             client = scheduler.add(
-                initialCreditBytes, (mtu - DatagramProxy.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1));
+                initialCreditBytes, (mtu - WireProtocol.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1));
             scheduler.onProgress(client, 0, 0, false);
             initialGrantLimit = scheduler.grantLimit(client);
             grantLimitCounter.setRelease(initialGrantLimit);

@@ -57,7 +57,7 @@ final class ReceiverEncoder
 
     private static final byte[] NO_EXTENSIONS = new byte[0];
 
-    private final SocketGroup group;
+    private final ConnectionHost host;
     private final DatagramProxy proxy;
     private final PacketTransport transport;
     private final ReceiveTracker tracker;
@@ -86,7 +86,7 @@ final class ReceiverEncoder
      * @param localId     this end's connection id.
      */
     ReceiverEncoder(
-        final SocketGroup group,
+        final ConnectionHost host,
         final ReceiveTracker tracker,
         final ReceiverCounters counters,
         final int destination,
@@ -95,9 +95,9 @@ final class ReceiverEncoder
         final int peerId,
         final int localId)
     {
-        this.group = group;
-        this.proxy = group.proxy;
-        this.transport = group.transport;
+        this.host = host;
+        this.proxy = host.proxy();
+        this.transport = host.transport();
         this.tracker = tracker;
         this.counters = counters;
         this.destination = destination;
@@ -522,7 +522,7 @@ final class ReceiverEncoder
             if (unprovedBytesSent + length > AMPLIFICATION_LIMIT * unprovedBytesReceived)
             {
                 // Its source address may be a victim's: no more than three times what it sent us [MR-SEC-2].
-                group.engine.onAmplificationLimited();
+                host.onAmplificationLimited();
                 return;
             }
             unprovedBytesSent += length;

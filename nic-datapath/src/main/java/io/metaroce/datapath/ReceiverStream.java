@@ -37,6 +37,12 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 public final class ReceiverStream
 {
+    /**
+     * Terms of a stream's image: a receiver holds three terms of its log, and a stream's image bytes, counted against
+     * the bounds of its connection and source host, are this many times its term length.
+     */
+    public static final int IMAGE_TERMS = 3;
+
     final ReceiverStreamSet set;
     final int streamId;
     final int sessionId;
@@ -168,6 +174,17 @@ public final class ReceiverStream
     public long windowLimit()
     {
         return announcedLimit;
+    }
+
+    /**
+     * Bytes the image of a stream of this term length holds.
+     *
+     * @param termLength the stream's term length.
+     * @return {@link #IMAGE_TERMS} times the term length.
+     */
+    public static long imageBytes(final int termLength)
+    {
+        return (long)IMAGE_TERMS * termLength;
     }
 
     /**

@@ -21,7 +21,7 @@ import io.metaroce.codec.wire.StreamCode;
  * A {@link ReceiverConnection} as the carrier of its {@link ReceiverStreamSet}: stream messages go out through the
  * connection's {@link ReceiverEncoder} (its reply planes and amplification bound), a message that answers no datagram
  * on the plane of the connection's newest DATA or PROBE; drops and reply limits are the engine's; the bounds per peer
- * are counted against the connection in the engine's {@link PeerBounds}. Kept apart from the connection so that these
+ * are counted against the connection in the engine's {@code PeerBounds}. Kept apart from the connection so that these
  * methods stay off its public surface.
  * <p>
  * Owned by the engine's thread, like its connection.
@@ -29,7 +29,7 @@ import io.metaroce.codec.wire.StreamCode;
 final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
 {
     private final ReceiverConnection connection;
-    private final TransportEngine engine;
+    private final ConnectionHost host;
     private final ReceiverEncoder encoder;
     private final ReceiverAckState ack;
 
@@ -37,18 +37,18 @@ final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
      * The carrier of one connection's streams.
      *
      * @param connection the connection.
-     * @param engine     the engine that owns it.
+     * @param host       the engine and socket group that carry it.
      * @param encoder    the connection's encoder.
      * @param ack        the connection's acknowledgement state, whose trigger plane answers go on.
      */
     ReceiverStreamCarrier(
         final ReceiverConnection connection,
-        final TransportEngine engine,
+        final ConnectionHost host,
         final ReceiverEncoder encoder,
         final ReceiverAckState ack)
     {
         this.connection = connection;
-        this.engine = engine;
+        this.host = host;
         this.encoder = encoder;
         this.ack = ack;
     }
@@ -82,7 +82,7 @@ final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
      */
     public void drop(final int reason)
     {
-        engine.drop(reason);
+        host.drop(reason);
     }
 
     /**
@@ -90,7 +90,7 @@ final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
      */
     public boolean tryRejectReply(final long nowNs)
     {
-        return engine.tryRejectReply(connection.peerId, nowNs);
+        return host.tryRejectReply(connection.peerId, nowNs);
     }
 
     /**
@@ -98,7 +98,7 @@ final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
      */
     public int admitStream(final int keptStreams, final long keptImageBytes, final int termLength)
     {
-        return engine.peerBounds().admitStream(connection, keptStreams, keptImageBytes, termLength);
+        return host.admitStream(connection, keptStreams, keptImageBytes, termLength);
     }
 
     /**
@@ -106,7 +106,7 @@ final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
      */
     public void onStreamKept(final int termLength)
     {
-        engine.peerBounds().onStreamKept(connection, termLength);
+        host.onStreamKept(connection, termLength);
     }
 
     /**
@@ -114,7 +114,7 @@ final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
      */
     public void onStreamReleased(final int termLength)
     {
-        engine.peerBounds().onStreamReleased(connection, termLength);
+        host.onStreamReleased(connection, termLength);
     }
 
     /**

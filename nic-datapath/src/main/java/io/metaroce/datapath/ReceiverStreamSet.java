@@ -69,7 +69,7 @@ final class ReceiverStreamSet
      * What the set needs of the connection that carries its streams: the messages it answers with
      * (STREAM_ACK, STREAM_WINDOW), which the connection encodes and sends within its own bounds; the reply plane and
      * peer check of the connection; the engine's drop counting and reply limits; and the bounds per peer
-     * ({@link PeerBounds}) the connection's source host is counted against.
+     * ({@code PeerBounds}) the connection's source host is counted against.
      * <p>
      * Called on the engine's thread only, from inside the connection's own calls (a datagram, its timers), or from
      * another connection's set of the same engine when that set takes a stream over.
@@ -683,7 +683,7 @@ final class ReceiverStreamSet
         if (!stream.isKept)
         {
             stream.isKept = true;
-            keptImageBytes += PeerBounds.imageBytes(stream.termLength);
+            keptImageBytes += ReceiverStream.imageBytes(stream.termLength);
             carrier.onStreamKept(stream.termLength);
         }
     }
@@ -696,7 +696,7 @@ final class ReceiverStreamSet
         if (stream.isKept)
         {
             stream.isKept = false;
-            keptImageBytes -= PeerBounds.imageBytes(stream.termLength);
+            keptImageBytes -= ReceiverStream.imageBytes(stream.termLength);
             carrier.onStreamReleased(stream.termLength);
         }
     }

@@ -19,7 +19,7 @@ import io.metaroce.datapath.congestion.CongestionControl;
 
 /**
  * Chooses and makes the {@link CongestionControl} of each sender connection from its {@link ConnectionSettings}: the
- * congestion-control plug-in of a {@link TransportEngine.Context} (and of the media driver's context, which hands it
+ * congestion-control plug-in of a {@code TransportEngine.Context} (and of the media driver's context, which hands it
  * to its engines). {@link SenderPolicies#congestionControlSupplier()} is the default, which knows
  * {@link SenderPolicies#DELAY} and {@link SenderPolicies#AIMD}; a supplier of new controllers adds its own names and
  * usually delegates the others to it.

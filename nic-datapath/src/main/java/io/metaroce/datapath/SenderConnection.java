@@ -17,6 +17,7 @@ package io.metaroce.datapath;
 
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.WireDatagramReader;
+import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckDecoder;
 import io.metaroce.codec.wire.CloseAckDecoder;
 import io.metaroce.codec.wire.CloseReason;
@@ -78,7 +79,6 @@ public final class SenderConnection extends Connection
      */
     public static final int STREAM_SCAN_BATCH = SenderStreamSet.STREAM_SCAN_BATCH;
 
-    private final TransportEngine engine;
     private final EngineSettings settings;
     private final CongestionControlSupplier congestionSupplier;
     /** What the connection is made of: a stream whose settings make an equal value may join it. */
@@ -115,35 +115,34 @@ public final class SenderConnection extends Connection
     private int setupErrorCode;
 
     SenderConnection(
-        final TransportEngine engine,
-        final SocketGroup group,
+        final ConnectionHost host,
         final int localId,
         final SenderSettings senderSettings,
         final ConnectionSettings connectionSettings,
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(group, localId, connectionSettings.planeCount());
+        super(host, localId, connectionSettings.planeCount());
         final EngineSettings settings = connectionSettings.engineSettings();
         final int pathsPerPlane = connectionSettings.pathsPerPlane();
-        final TransportEngine.Context ctx = engine.context();
         final Parts parts = new Parts();
-        this.engine = engine;
         this.settings = settings;
         this.connectionSettings = connectionSettings;
         this.countersManager = countersManager;
         this.destination = senderSettings.destination();
         this.pathCount = planeCount * pathsPerPlane;
-        this.connEpoch = ctx.identityRandom().nextLong();
-        this.isn = ctx.identityRandom().nextInt();
+        this.connEpoch = host.identityRandom().nextLong();
+        this.isn = host.identityRandom().nextInt();
         this.askedWindow = settings.ack().mprPsns();
-        this.congestionSupplier = SenderPolicies.congestionControl(connectionSettings, ctx);
-        this.streamCounterLabel = DatapathCounters.withLabel(group.connectionLabel(), senderSettings.counterLabel());
+        final SenderCongestionControlSupplier congestionControl = host.congestionControlSupplier();
+        this.congestionSupplier = (mtu, initialWindow, maxWindow, planes) ->
+            congestionControl.newInstance(connectionSettings, mtu, initialWindow, maxWindow);
+        this.streamCounterLabel = DatapathCounters.withLabel(host.connectionLabel(), senderSettings.counterLabel());
 
         this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(
-            group.connectionCounterContext(localId), senderSettings.counterLabel()),
+            host.connectionCounterContext(localId), senderSettings.counterLabel()),
             pathCount, pathsPerPlane, connectionSettings.pathCounters() || settings.paths().pathCounters(),
-            group.planeCounters());
+            host.planeCounters());
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, parts);
         this.tracker.reset(isn);
         final EngineSettings.PathSettings health = settings.paths();
@@ -152,17 +151,17 @@ public final class SenderConnection extends Connection
             health.probeIntervalMinNs(), health.reprobeMinNs(), health.reprobeMaxNs(), health.readmissionProbeAcks(),
             health.rttOutlierFactor(), health.planeDownFraction()), parts);
         final PathPolicy policy =
-            SenderPolicies.pathPolicy(connectionSettings, ctx).newInstance(table, ctx.random());
+            host.pathPolicySupplier().newInstance(connectionSettings, table, host.random());
         final SenderPaths paths = new SenderPaths(table, policy);
         this.rtt = new RttEstimator(
             settings.congestion().baseRttHintNs() > 0 ? settings.congestion().baseRttHintNs() :
             settings.congestion().initialRttNs(), settings.congestion().baseRttWindowNs());
         this.recovery = new LossRecovery(tracker, rtt, settings);
         this.gate = new SendGate(tracker, settings.ack().ackEveryPackets(), settings.credit().creditRequestMinNs());
-        this.encoder = new SenderEncoder(group, settings, tracker, table, policy, counters, destination, localId,
+        this.encoder = new SenderEncoder(host, settings, tracker, table, policy, counters, destination, localId,
             connectionSettings.trafficClass(), planeCount, pathsPerPlane);
         this.lifecycle = new SenderStreamLifecycle(
-            tracker, askedWindow, encoder, parts, group.handler, recovery, settings, ctx.clock(), nowNs);
+            tracker, askedWindow, encoder, parts, host.handler(), settings, host.clock(), nowNs);
         this.streams = lifecycle.streams();
         this.sendLoop = new SenderSendLoop(settings, tracker, gate, paths, rtt, recovery, lifecycle, encoder, counters,
             parts);
@@ -569,7 +568,7 @@ public final class SenderConnection extends Connection
             }
             else
             {
-                engine.drop(DropReason.STATE);
+                host.drop(DropReason.STATE);
             }
             return;
         }
@@ -743,14 +742,14 @@ public final class SenderConnection extends Connection
             (modes.receiverCredit() && !settings.credit().receiverCredit()) ||
             setupAck.maxStreams() < 1 || 0 != setupAck.setupFlags() || 0 != setupAck.extensionsLength())
         {
-            engine.drop(DropReason.PROTOCOL_VIOLATION);
+            host.drop(DropReason.PROTOCOL_VIOLATION);
             return;
         }
 
         peerId = (int)header.srcConnId();
         final int window = (int)granted;
         mtu = peerMtu;
-        final int maxPayload = (mtu - DatagramProxy.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1);
+        final int maxPayload = (mtu - WireProtocol.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1);
         congestion = congestionSupplier.newInstance(
             mtu, initialWindow(setupAck.linkRateMbps()), (long)window * mtu, planeCount);
         gate.onEstablished(window, maxPayload, modes.senderWindow(), modes.receiverCredit(),
@@ -790,7 +789,7 @@ public final class SenderConnection extends Connection
         }
         else
         {
-            engine.drop(DropReason.STATE);
+            host.drop(DropReason.STATE);
         }
     }
 
@@ -836,7 +835,7 @@ public final class SenderConnection extends Connection
         state = finalState;
         terminationCause = cause;
         counters.state.setRelease(finalState.value());
-        engine.onTerminated(this);
+        host.onTerminated(this);
     }
 
     /**
@@ -870,9 +869,14 @@ public final class SenderConnection extends Connection
             return ConnectionState.ESTABLISHED == state && !isTerminated();
         }
 
+        public long retransmitTimeoutNs()
+        {
+            return recovery.rtoNs();
+        }
+
         public void drop(final int reason)
         {
-            engine.drop(reason);
+            host.drop(reason);
         }
 
         public void fail(final int cause)

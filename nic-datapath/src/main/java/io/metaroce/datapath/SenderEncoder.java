@@ -50,7 +50,7 @@ import java.nio.charset.StandardCharsets;
  * Control messages carry the tracker's next PSN; the connection's peer id is 0 until {@link #onEstablished}. Owned by
  * the engine's thread, like its connection.
  */
-final class SenderEncoder
+final class SenderEncoder implements SenderStreamMessages
 {
     private static final byte[] NO_EXTENSIONS = new byte[0];
     private static final int STATUS_ENTRY_LENGTH = StatusEncoder.PathsEncoder.sbeBlockLength();
@@ -81,7 +81,7 @@ final class SenderEncoder
      * An encoder that sends through a group's proxy to one destination, as connection {@code localId}.
      */
     SenderEncoder(
-        final SocketGroup group,
+        final ConnectionHost host,
         final EngineSettings settings,
         final SendTracker tracker,
         final PathTable table,
@@ -93,8 +93,8 @@ final class SenderEncoder
         final int planeCount,
         final int pathsPerPlane)
     {
-        this.proxy = group.proxy;
-        this.transport = group.transport;
+        this.proxy = host.proxy();
+        this.transport = host.transport();
         this.settings = settings;
         this.tracker = tracker;
         this.table = table;
@@ -139,7 +139,7 @@ final class SenderEncoder
      * The plane a control message that answers nothing goes on: that of the path the policy would use for control,
      * so that it avoids planes the path table knows are down.
      */
-    int controlPlane()
+    public int controlPlane()
     {
         return Math.max(0, policy.selectForControl()) / pathsPerPlane;
     }
@@ -148,7 +148,7 @@ final class SenderEncoder
      * The plane after this one that is not down, for the retry of a message a plane may have lost; this one again
      * when every other is down.
      */
-    int nextPlaneUp(final int plane)
+    public int nextPlaneUp(final int plane)
     {
         int next = plane;
         for (int tries = 0; tries < planeCount; tries++)
@@ -311,7 +311,7 @@ final class SenderEncoder
     /**
      * STREAM_OPEN of a stream on a plane: it opens the stream, or asks for its window again.
      */
-    void streamOpen(final SenderStream stream, final int plane, final long nowNs)
+    public void streamOpen(final SenderStream stream, final int plane, final long nowNs)
     {
         final StreamOpenEncoder open = proxy.streamOpen();
         DatagramProxy.header(open.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
@@ -331,7 +331,7 @@ final class SenderEncoder
     /**
      * STREAM_CLOSE of a stream on a plane.
      */
-    void streamClose(
+    public void streamClose(
         final SenderStream stream,
         final int plane,
         final CloseReason reason,

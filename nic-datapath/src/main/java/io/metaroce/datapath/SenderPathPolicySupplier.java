@@ -22,7 +22,7 @@ import java.util.random.RandomGenerator;
 
 /**
  * Chooses and makes the {@link PathPolicy} of each sender connection from its {@link ConnectionSettings}: the
- * path-policy plug-in of a {@link TransportEngine.Context} (and of the media driver's context, which hands it to its
+ * path-policy plug-in of a {@code TransportEngine.Context} (and of the media driver's context, which hands it to its
  * engines). {@link SenderPolicies#pathPolicySupplier()} is the default, which knows {@link SenderPolicies#WEIGHTED}
  * and {@link SenderPolicies#ROUND_ROBIN}; a supplier of new policies adds its own names and usually delegates the
  * others to it.

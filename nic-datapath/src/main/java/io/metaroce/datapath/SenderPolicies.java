@@ -164,26 +164,6 @@ public final class SenderPolicies
         return PATH_POLICY_SUPPLIER;
     }
 
-    /**
-     * The controller the context's supplier makes for a connection, made at establishment.
-     */
-    static CongestionControlSupplier congestionControl(
-        final ConnectionSettings connection, final TransportEngine.Context ctx)
-    {
-        final SenderCongestionControlSupplier supplier = ctx.congestionControlSupplier();
-        return (mtu, initialWindow, maxWindow, planeCount) ->
-            supplier.newInstance(connection, mtu, initialWindow, maxWindow);
-    }
-
-    /**
-     * The policy the context's supplier makes for a connection.
-     */
-    static PathPolicySupplier pathPolicy(final ConnectionSettings connection, final TransportEngine.Context ctx)
-    {
-        final SenderPathPolicySupplier supplier = ctx.pathPolicySupplier();
-        return (paths, random) -> supplier.newInstance(connection, paths, random);
-    }
-
     private static final class BuiltInCongestionControl implements SenderCongestionControlSupplier
     {
         public boolean knows(final String name)

@@ -23,7 +23,7 @@ import org.agrona.BitUtil;
  * What a stream carries and where: the publication's stream identity and log geometry, the position it starts from,
  * the transport destination of the receiver, and what its connection is made of (planes, entropy values, traffic
  * class of its DATA, congestion control, path policy, engine settings). Validated by
- * {@link TransportEngine#openStream(SenderSettings, PayloadSource)}; the engine copies what it needs, so an instance
+ * {@code TransportEngine#openStream(SenderSettings, PayloadSource)}; the engine copies what it needs, so an instance
  * can be reused. What the connection is made of becomes its {@link ConnectionSettings}.
  */
 public final class SenderSettings

@@ -30,6 +30,13 @@ interface SenderStateHandler
     boolean isEstablished();
 
     /**
+     * The connection's retransmission timeout, the least a stream's retry waits.
+     *
+     * @return the timeout in nanoseconds.
+     */
+    long retransmitTimeoutNs();
+
+    /**
      * A received datagram is dropped for a reason: the engine counts it, and nothing else changes.
      *
      * @param reason a {@link DropReason}.

@@ -40,7 +40,7 @@ import org.agrona.concurrent.NanoClock;
  *     <li>an opening given up sends one STREAM_CLOSE(ERROR); a stream that ends leaves the set and its publication
  *     hears of it ({@link ConnectionHandler#onSenderTerminated}).</li>
  * </ul>
- * It sends through the connection's {@link SenderEncoder} and calls up through {@link SenderStateHandler}. Owned by
+ * It sends through {@link SenderStreamMessages} and calls up through {@link SenderStateHandler}. Owned by
  * the engine's thread, like its connection; {@link #requestClose} reads the engine's clock.
  */
 final class SenderStreamLifecycle implements SenderStreamSet.StreamHandler
@@ -49,10 +49,9 @@ final class SenderStreamLifecycle implements SenderStreamSet.StreamHandler
     private static final int FRAME_ALIGNMENT = FrameDescriptor.FRAME_ALIGNMENT;
 
     private final SenderStreamSet streams;
-    private final SenderEncoder encoder;
+    private final SenderStreamMessages encoder;
     private final SenderStateHandler connection;
     private final ConnectionHandler handler;
-    private final LossRecovery recovery;
     private final EngineSettings settings;
     private final NanoClock clock;
 
@@ -69,10 +68,9 @@ final class SenderStreamLifecycle implements SenderStreamSet.StreamHandler
     SenderStreamLifecycle(
         final SendTracker tracker,
         final int psnWindow,
-        final SenderEncoder encoder,
+        final SenderStreamMessages encoder,
         final SenderStateHandler connection,
         final ConnectionHandler handler,
-        final LossRecovery recovery,
         final EngineSettings settings,
         final NanoClock clock,
         final long nowNs)
@@ -81,7 +79,6 @@ final class SenderStreamLifecycle implements SenderStreamSet.StreamHandler
         this.encoder = encoder;
         this.connection = connection;
         this.handler = handler;
-        this.recovery = recovery;
         this.settings = settings;
         this.clock = clock;
         this.idleSinceNs = nowNs;
@@ -244,7 +241,8 @@ final class SenderStreamLifecycle implements SenderStreamSet.StreamHandler
     {
         if (0 == stream.outstanding && NEVER == stream.windowProbeDeadlineNs)
         {
-            stream.windowProbeBackoffNs = Math.max(recovery.rtoNs(), settings.credit().creditRequestMinNs());
+            stream.windowProbeBackoffNs =
+                Math.max(connection.retransmitTimeoutNs(), settings.credit().creditRequestMinNs());
             stream.windowProbeDeadlineNs = nowNs + stream.windowProbeBackoffNs;
             windowProbes++;
         }
@@ -308,7 +306,7 @@ final class SenderStreamLifecycle implements SenderStreamSet.StreamHandler
                         streamsAtReceiver++;
                     }
                     sendStreamOpen(stream, nowNs);
-                    stream.openDeadlineNs = nowNs + Math.max(stream.openBackoffNs, recovery.rtoNs());
+                    stream.openDeadlineNs = nowNs + Math.max(stream.openBackoffNs, connection.retransmitTimeoutNs());
                     stream.openBackoffNs = Math.min(stream.openBackoffNs << 1, settings.timers().setupRetryMaxNs());
                     work++;
                 }
@@ -483,7 +481,7 @@ final class SenderStreamLifecycle implements SenderStreamSet.StreamHandler
     {
         stream.state(ConnectionState.CLOSING);
         stream.closeTransmissions = 0;
-        stream.closeBackoffNs = Math.max(recovery.rtoNs(), settings.timers().closeRetryMinNs());
+        stream.closeBackoffNs = Math.max(connection.retransmitTimeoutNs(), settings.timers().closeRetryMinNs());
         sendStreamClose(stream, CloseReason.NORMAL, stream.senderPosition, nowNs);
         stream.closeDeadlineNs = nowNs + stream.closeBackoffNs;
     }

@@ -21,12 +21,12 @@ import io.metaroce.datapath.congestion.CreditScheduler;
 import java.util.Arrays;
 
 /**
- * The receiver-driven credit of one receiving link, shared by every {@link SocketGroup} that receives on it: one
+ * The receiver-driven credit of one receiving link, shared by every {@code SocketGroup} that receives on it: one
  * {@link CreditScheduler} (one budget, one credit window, fair rounds over every sender of every group) and the
  * table that carries a grant of a client id to its {@link ReceiverConnection}, whichever group or engine owns it.
  * <p>
- * Groups given one through {@link SocketGroup.Context#creditScheduler(SharedCreditScheduler)} (or engines through
- * {@link TransportEngine.Context#creditScheduler(SharedCreditScheduler)}) share it; a group without one builds its
+ * Groups given one through {@code SocketGroup.Context#creditScheduler(SharedCreditScheduler)} (or engines through
+ * {@code TransportEngine.Context#creditScheduler(SharedCreditScheduler)}) share it; a group without one builds its
  * own. An engine runs each scheduler of its groups once on its poll and timer passes, and a connection runs its own
  * on a CREDIT_REQUEST; engines sharing one each run it, which is harmless: a pass grants only what the budget, the
  * window and the progress reported since the last pass allow, so a second pass in the same duty cycle finds only

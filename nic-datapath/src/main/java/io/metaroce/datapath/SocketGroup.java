@@ -18,7 +18,10 @@ package io.metaroce.datapath;
 import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.CountersManager;
+
+import java.util.random.RandomGenerator;
 
 /**
  * One endpoint's sockets inside a {@link TransportEngine}: a {@link PacketTransport} with the handler of its
@@ -44,6 +47,7 @@ public final class SocketGroup
     final DatagramProxy proxy;
     final Long2ObjectHashMap<ReceiverStream> streamsByKey = new Long2ObjectHashMap<>();
     final PacketHandler datagramHandler;
+    final ConnectionHost host = new Host();
     private final CountersManager countersManager;
     private final String planeCounterContext;
     private final String connectionLabel;
@@ -170,6 +174,133 @@ public final class SocketGroup
         {
             planeCounters.close();
             planeCounters = null;
+        }
+    }
+
+    /**
+     * The group and its engine as its connections see them.
+     */
+    private final class Host implements ConnectionHost
+    {
+        public EngineSettings settings()
+        {
+            return settings;
+        }
+
+        public PacketTransport transport()
+        {
+            return transport;
+        }
+
+        public DatagramProxy proxy()
+        {
+            return proxy;
+        }
+
+        public ConnectionHandler handler()
+        {
+            return handler;
+        }
+
+        public ImageAdmission admission()
+        {
+            return admission;
+        }
+
+        public Long2ObjectHashMap<ReceiverStream> streamsByKey()
+        {
+            return streamsByKey;
+        }
+
+        public SharedCreditScheduler creditScheduler()
+        {
+            return creditScheduler;
+        }
+
+        public PlaneCounters planeCounters()
+        {
+            return SocketGroup.this.planeCounters();
+        }
+
+        public String connectionLabel()
+        {
+            return connectionLabel;
+        }
+
+        public String connectionCounterContext(final int localId)
+        {
+            return SocketGroup.this.connectionCounterContext(localId);
+        }
+
+        public NanoClock clock()
+        {
+            return engine.context().clock();
+        }
+
+        public RandomGenerator random()
+        {
+            return engine.context().random();
+        }
+
+        public RandomGenerator identityRandom()
+        {
+            return engine.context().identityRandom();
+        }
+
+        public SenderCongestionControlSupplier congestionControlSupplier()
+        {
+            return engine.context().congestionControlSupplier();
+        }
+
+        public SenderPathPolicySupplier pathPolicySupplier()
+        {
+            return engine.context().pathPolicySupplier();
+        }
+
+        public void drop(final int reason)
+        {
+            engine.drop(reason);
+        }
+
+        public void onTerminated(final Connection connection)
+        {
+            engine.onTerminated(connection);
+        }
+
+        public void onAmplificationLimited()
+        {
+            engine.onAmplificationLimited();
+        }
+
+        public boolean tryRejectReply(final int peerId, final long nowNs)
+        {
+            return engine.tryRejectReply(peerId, nowNs);
+        }
+
+        public int maxStreamsPerConnection()
+        {
+            return engine.peerBounds().maxStreamsPerConnection();
+        }
+
+        public void onProved(final ReceiverConnection connection)
+        {
+            engine.peerBounds().onProved(connection);
+        }
+
+        public int admitStream(
+            final ReceiverConnection connection, final int keptStreams, final long keptImageBytes, final int termLength)
+        {
+            return engine.peerBounds().admitStream(connection, keptStreams, keptImageBytes, termLength);
+        }
+
+        public void onStreamKept(final ReceiverConnection connection, final int termLength)
+        {
+            engine.peerBounds().onStreamKept(connection, termLength);
+        }
+
+        public void onStreamReleased(final ReceiverConnection connection, final int termLength)
+        {
+            engine.peerBounds().onStreamReleased(connection, termLength);
         }
     }
 

@@ -221,7 +221,7 @@ public final class TransportEngine implements AutoCloseable
         for (int i = senders.size() - 1; i >= 0; i--)
         {
             final SenderConnection connection = senders.get(i);
-            if (connection.group == group)
+            if (connection.host == group.host)
             {
                 senders.remove(i);
                 connectionsById.remove(connection.localId);
@@ -232,7 +232,7 @@ public final class TransportEngine implements AutoCloseable
         for (int i = receivers.size() - 1; i >= 0; i--)
         {
             final ReceiverConnection connection = receivers.get(i);
-            if (connection.group == group)
+            if (connection.host == group.host)
             {
                 receivers.remove(i);
                 connectionsById.remove(connection.localId);
@@ -269,11 +269,11 @@ public final class TransportEngine implements AutoCloseable
         int count = 0;
         for (int i = 0, size = senders.size(); i < size; i++)
         {
-            count += senders.get(i).group == group ? 1 : 0;
+            count += senders.get(i).host == group.host ? 1 : 0;
         }
         for (int i = 0, size = receivers.size(); i < size; i++)
         {
-            count += receivers.get(i).group == group ? 1 : 0;
+            count += receivers.get(i).host == group.host ? 1 : 0;
         }
 
         return count;
@@ -320,7 +320,7 @@ public final class TransportEngine implements AutoCloseable
         }
         if (connection.creditClient() >= 0)
         {
-            connection.group.creditScheduler.unregister(connection.creditClient(), connection);
+            connection.host.creditScheduler().unregister(connection.creditClient(), connection);
         }
         connection.release();
         peerBounds.onConnectionFreed(connection);
@@ -456,7 +456,7 @@ public final class TransportEngine implements AutoCloseable
         for (int i = 0, size = senders.size(); i < size; i++)
         {
             final SenderConnection candidate = senders.get(i);
-            if (candidate.group == group && candidate.destination() == settings.destination())
+            if (candidate.host == group.host && candidate.destination() == settings.destination())
             {
                 if (candidate.carries(streamKey))
                 {
@@ -477,7 +477,7 @@ public final class TransportEngine implements AutoCloseable
         {
             final int id = newConnectionId();
             connection = new SenderConnection(
-                this, group, id, settings, connectionSettings, ctx.countersManager(), clock.nanoTime());
+                group.host, id, settings, connectionSettings, ctx.countersManager(), clock.nanoTime());
             connectionsById.put(id, connection);
             senders.add(connection);
         }
@@ -856,7 +856,7 @@ public final class TransportEngine implements AutoCloseable
         final TransportHeaderDecoder header = reader.transportHeader();
         final Connection connection = connectionsById.get((int)header.dstConnId());
         // A connection lives on the sockets it was opened on: the same id arriving on another group's is a stranger's.
-        if (null == connection || connection.isTerminated() || connection.group != group)
+        if (null == connection || connection.isTerminated() || connection.host != group.host)
         {
             counters.drop(DropReason.NO_CONNECTION);
             rejectFromPeer(group, NackReason.NO_CONNECTION, templateId, length, header);
@@ -978,7 +978,7 @@ public final class TransportEngine implements AutoCloseable
         try
         {
             connection = new ReceiverConnection(
-                this, group, id, setup, header, destination, sourceKey, ctx.countersManager(), nowNs);
+                group.host, id, setup, header, destination, sourceKey, ctx.countersManager(), nowNs);
         }
         catch (final IllegalStateException | IllegalArgumentException ex)
         {
@@ -1005,7 +1005,7 @@ public final class TransportEngine implements AutoCloseable
         for (int i = 0, size = receivers.size(); i < size; i++)
         {
             final ReceiverConnection receiver = receivers.get(i);
-            if (receiver.group == group && receiver.isSameIncarnation(connEpoch) &&
+            if (receiver.host == group.host && receiver.isSameIncarnation(connEpoch) &&
                 ConnectionState.CLOSED != receiver.state())
             {
                 return receiver;
@@ -1099,7 +1099,7 @@ public final class TransportEngine implements AutoCloseable
         peerBounds.onConnectionAdded(connection);
         if (connection.creditClient() >= 0)
         {
-            connection.group.creditScheduler.register(connection.creditClient(), connection);
+            connection.host.creditScheduler().register(connection.creditClient(), connection);
         }
     }
 
@@ -1228,7 +1228,7 @@ public final class TransportEngine implements AutoCloseable
                 receiver.endStreams(receiver.terminationCause);
                 if (receiver.creditClient() >= 0)
                 {
-                    receiver.group.creditScheduler.unregister(receiver.creditClient(), receiver);
+                    receiver.host.creditScheduler().unregister(receiver.creditClient(), receiver);
                 }
                 receiver.release();
                 peerBounds.onConnectionFreed(receiver);

@@ -82,7 +82,7 @@ class ReceiverStreamSetTest
         assertSame(set, stream.set);
         assertEquals(WINDOW, set.headroom());
         assertEquals(1, carrier.kept);
-        assertEquals(PeerBounds.imageBytes(TERM_LENGTH), carrier.keptBytes);
+        assertEquals(ReceiverStream.imageBytes(TERM_LENGTH), carrier.keptBytes);
     }
 
     @Test
@@ -346,13 +346,13 @@ class ReceiverStreamSetTest
         public void onStreamKept(final int termLength)
         {
             kept++;
-            keptBytes += PeerBounds.imageBytes(termLength);
+            keptBytes += ReceiverStream.imageBytes(termLength);
         }
 
         public void onStreamReleased(final int termLength)
         {
             kept--;
-            keptBytes -= PeerBounds.imageBytes(termLength);
+            keptBytes -= ReceiverStream.imageBytes(termLength);
         }
 
         public void sendStreamAck(

@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath;
 
+import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckDecoder;
 import io.metaroce.codec.wire.CreditDecoder;
 import io.metaroce.codec.wire.DataEncoder;
@@ -40,7 +41,7 @@ class SharedCreditSchedulerTest
     private static final int QUANTUM = 8 * 1024;
     private static final int WINDOW = 32 * 1024;
     private static final int FRAME_ALLOWANCE =
-        ((1408 - DatagramProxy.DATA_HEADER_LENGTH) & ~(io.metaroce.codec.FrameDescriptor.FRAME_ALIGNMENT - 1)) - 1;
+        ((1408 - WireProtocol.DATA_HEADER_LENGTH) & ~(io.metaroce.codec.FrameDescriptor.FRAME_ALIGNMENT - 1)) - 1;
     private static final long BACKLOG = 1 << 20;
     private static final int PAYLOAD = 64;
     private static final int FRAME_LENGTH = 96;
