@@ -17,7 +17,7 @@ package io.metaroce.driver;
 
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.config.PropertyRegistry;
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.io.PrintStream;
@@ -134,7 +134,7 @@ final class ConfigurationPrinter
     private static void engineRows(final MediaDriver.Context ctx, final Map<String, String[]> rows)
     {
         final Set<String> durations = new HashSet<>();
-        for (final Field field : io.metaroce.datapath.Configuration.class.getFields())
+        for (final Field field : io.metaroce.datapath.settings.Configuration.class.getFields())
         {
             // The engine's durations are the settings whose names end in Ns, their constants in _NS_PROP_NAME.
             if (field.getName().endsWith("_NS_PROP_NAME"))

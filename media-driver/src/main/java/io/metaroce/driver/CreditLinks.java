@@ -15,7 +15,7 @@
  */
 package io.metaroce.driver;
 
-import io.metaroce.datapath.SharedCreditScheduler;
+import io.metaroce.datapath.connection.SharedCreditScheduler;
 
 import java.util.HashMap;
 import java.util.TreeSet;

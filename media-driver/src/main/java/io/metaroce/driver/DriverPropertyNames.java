@@ -22,8 +22,8 @@ import java.util.Collection;
 
 /**
  * The media driver's property names for the {@link PropertyRegistry}: those of its {@link Configuration} and of its
- * transport engine ({@link io.metaroce.datapath.Configuration}), whose engines only a driver builds. The driver
- * also reads {@code metaroce.dir} and {@code metaroce.driver.timeout}, which the client declares.
+ * transport engine ({@link io.metaroce.datapath.settings.Configuration}), whose engines only a driver builds. The
+ * driver also reads {@code metaroce.dir} and {@code metaroce.driver.timeout}, which the client declares.
  */
 public final class DriverPropertyNames implements PropertyNames
 {
@@ -40,6 +40,6 @@ public final class DriverPropertyNames implements PropertyNames
      */
     public Collection<String> names()
     {
-        return PropertyRegistry.declaredNames(Configuration.class, io.metaroce.datapath.Configuration.class);
+        return PropertyRegistry.declaredNames(Configuration.class, io.metaroce.datapath.settings.Configuration.class);
     }
 }

@@ -25,14 +25,14 @@ import io.metaroce.client.exceptions.MetaRoceException;
 import io.metaroce.client.exceptions.StorageSpaceException;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.FrameDescriptor;
-import io.metaroce.datapath.EngineSettings;
-import io.metaroce.datapath.SenderCongestionControlSupplier;
-import io.metaroce.datapath.SenderPathPolicySupplier;
-import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.datapath.io.PollGroup;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
+import io.metaroce.datapath.settings.SenderPathPolicySupplier;
+import io.metaroce.datapath.settings.SenderPolicies;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReport;
@@ -78,8 +78,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToLongFunction;
 
-import static io.metaroce.datapath.Configuration.MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME;
-import static io.metaroce.datapath.Configuration.MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME;
+import static io.metaroce.datapath.settings.Configuration.MAX_IMAGE_BYTES_PER_CONNECTION_PROP_NAME;
+import static io.metaroce.datapath.settings.Configuration.MAX_IMAGE_BYTES_PER_SOURCE_PROP_NAME;
 
 /**
  * The media driver: owns the driver directory, the CnC file, every log buffer and every counter, and runs the
@@ -649,7 +649,7 @@ public final class MediaDriver implements AutoCloseable
             final int mtu = engineSettings.mtu();
             if (mtu < UdpChannel.MIN_MTU || mtu > Configuration.MAX_MTU || 0 != (mtu % FrameDescriptor.FRAME_ALIGNMENT))
             {
-                throw new ConfigurationException(io.metaroce.datapath.Configuration.MTU_PROP_NAME + "=" + mtu +
+                throw new ConfigurationException(io.metaroce.datapath.settings.Configuration.MTU_PROP_NAME + "=" + mtu +
                     " must be a multiple of " + FrameDescriptor.FRAME_ALIGNMENT + " between " + UdpChannel.MIN_MTU +
                     " and " + Configuration.MAX_MTU + ": it is the mtu of every network channel that names none");
             }
@@ -1200,11 +1200,11 @@ public final class MediaDriver implements AutoCloseable
          * Set the supplier of the congestion controller of every sender connection, which the driver hands to its
          * transport engines: a channel's {@code cc} names a controller it {@link SenderCongestionControlSupplier#knows
          * knows} (a channel naming one it does not know is refused with {@code INVALID_CHANNEL} naming {@code cc}), and
-         * the supplier receives each connection's {@link io.metaroce.datapath.ConnectionSettings} with that name
-         * ({@code delay} for {@code cc=true}, {@code cc=false} or none) to make its controller at establishment. A
-         * supplier of new controllers adds its names and delegates the built-in ones to
-         * {@link SenderPolicies#congestionControlSupplier()}. It is asked on the conductor thread and called on the
-         * sender agent's, so it must be thread-safe.
+         * the supplier receives each connection's {@link io.metaroce.datapath.settings.ConnectionSettings} with that
+         * name ({@code delay} for {@code cc=true}, {@code cc=false} or none) to make its controller at establishment. A
+         * supplier of new controllers adds its names and delegates the built-in ones to {@link
+         * SenderPolicies#congestionControlSupplier()}. It is asked on the conductor thread and called on the sender
+         * agent's, so it must be thread-safe.
          *
          * @param supplier the supplier; null (the default) for {@link SenderPolicies#congestionControlSupplier()},
          *                 which knows {@code delay} and {@code aimd}.
@@ -1231,10 +1231,10 @@ public final class MediaDriver implements AutoCloseable
          * engines: a publication channel's {@code path-policy} names a policy it
          * {@link SenderPathPolicySupplier#knows knows} (a channel naming one it does not know is refused with
          * {@code INVALID_CHANNEL} naming {@code path-policy}), and the supplier receives each connection's
-         * {@link io.metaroce.datapath.ConnectionSettings} with that name ({@code weighted} when the channel names none)
-         * to make its policy when the connection is created. A supplier of new policies adds its names and delegates
-         * the built-in ones to {@link SenderPolicies#pathPolicySupplier()}. It is asked on the conductor thread and
-         * called on the sender agent's, so it must be thread-safe.
+         * {@link io.metaroce.datapath.settings.ConnectionSettings} with that name ({@code weighted} when the channel
+         * names none) to make its policy when the connection is created. A supplier of new policies adds its names and
+         * delegates the built-in ones to {@link SenderPolicies#pathPolicySupplier()}. It is asked on the conductor
+         * thread and called on the sender agent's, so it must be thread-safe.
          *
          * @param supplier the supplier; null (the default) for {@link SenderPolicies#pathPolicySupplier()}, which
          *                 knows {@code weighted} and {@code round-robin}.

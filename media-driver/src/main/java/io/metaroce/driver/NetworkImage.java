@@ -18,7 +18,7 @@ package io.metaroce.driver;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.FrameRun;
-import io.metaroce.datapath.FramePlacement;
+import io.metaroce.datapath.stream.FramePlacement;
 import io.metaroce.driver.buffer.RawLog;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;

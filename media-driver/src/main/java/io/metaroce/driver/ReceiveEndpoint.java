@@ -15,15 +15,15 @@
  */
 package io.metaroce.driver;
 
-import io.metaroce.datapath.ConnectionHandler;
-import io.metaroce.datapath.FramePlacement;
-import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverStream;
-import io.metaroce.datapath.SenderStream;
-import io.metaroce.datapath.SharedCreditScheduler;
 import io.metaroce.datapath.SocketGroup;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.connection.SharedCreditScheduler;
 import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.FramePlacement;
+import io.metaroce.datapath.stream.ImageAdmission;
+import io.metaroce.datapath.stream.ReceiverStream;
+import io.metaroce.datapath.stream.SenderStream;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2IntHashMap;

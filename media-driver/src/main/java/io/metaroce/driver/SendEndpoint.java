@@ -15,16 +15,16 @@
  */
 package io.metaroce.driver;
 
-import io.metaroce.datapath.ConnectionHandler;
-import io.metaroce.datapath.EngineSettings;
-import io.metaroce.datapath.ReceiverStream;
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.SenderSettings;
-import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.SocketGroup;
-import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.connection.SenderConnection;
 import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderSettings;
+import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.ReceiverStream;
+import io.metaroce.datapath.stream.SenderStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import io.metaroce.driver.status.LossReport;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import io.metaroce.driver.status.SystemCounters;

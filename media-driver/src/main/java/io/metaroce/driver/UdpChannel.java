@@ -21,13 +21,13 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
-import io.metaroce.datapath.EngineSettings;
-import io.metaroce.datapath.SenderCongestionControlSupplier;
-import io.metaroce.datapath.SenderPathPolicySupplier;
-import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.datapath.io.LossGenerator;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.TransportSpec;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
+import io.metaroce.datapath.settings.SenderPathPolicySupplier;
+import io.metaroce.datapath.settings.SenderPolicies;
 import org.agrona.SystemUtil;
 
 import java.io.IOException;

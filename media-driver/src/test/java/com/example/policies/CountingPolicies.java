@@ -15,13 +15,13 @@
  */
 package com.example.policies;
 
-import io.metaroce.datapath.ConnectionSettings;
-import io.metaroce.datapath.SenderCongestionControlSupplier;
-import io.metaroce.datapath.SenderPathPolicySupplier;
-import io.metaroce.datapath.SenderPolicies;
 import io.metaroce.datapath.congestion.CongestionControl;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
+import io.metaroce.datapath.settings.ConnectionSettings;
+import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
+import io.metaroce.datapath.settings.SenderPathPolicySupplier;
+import io.metaroce.datapath.settings.SenderPolicies;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;

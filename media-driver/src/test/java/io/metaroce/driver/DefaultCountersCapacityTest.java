@@ -22,7 +22,7 @@ import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.wire.ConnectionState;
-import io.metaroce.datapath.DatapathCounters;
+import io.metaroce.datapath.counters.DatapathCounters;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.status.CountersReader;

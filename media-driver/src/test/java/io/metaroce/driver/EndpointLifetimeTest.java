@@ -21,7 +21,7 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.cnc.CncFile;
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentInvoker;

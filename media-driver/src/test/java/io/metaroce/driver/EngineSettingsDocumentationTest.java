@@ -16,7 +16,7 @@
 package io.metaroce.driver;
 
 
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 import org.agrona.SystemUtil;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +33,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static io.metaroce.datapath.Configuration.*;
+import static io.metaroce.datapath.settings.Configuration.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
@@ -62,7 +62,7 @@ class EngineSettingsDocumentationTest
         EngineSettings.fromSystemProperties().forEachValue((name, value) -> properties.add(name));
         assertEquals(properties, documented.keySet(), "one row per engine setting in docs/driver.md");
 
-        for (final Field field : io.metaroce.datapath.Configuration.class.getFields())
+        for (final Field field : io.metaroce.datapath.settings.Configuration.class.getFields())
         {
             final String constant = field.getName();
             if (!constant.endsWith("_PROP_NAME"))
@@ -70,7 +70,7 @@ class EngineSettingsDocumentationTest
                 continue;
             }
             final String name = (String)field.get(null);
-            final Field defaultField = io.metaroce.datapath.Configuration.class.getField(
+            final Field defaultField = io.metaroce.datapath.settings.Configuration.class.getField(
                 constant.substring(0, constant.length() - "_PROP_NAME".length()) + "_DEFAULT");
             final Object expected = defaultField.get(null);
             final String text = documented.get(name);

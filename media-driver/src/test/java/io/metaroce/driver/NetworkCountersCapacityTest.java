@@ -20,7 +20,7 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.codec.wire.ConnectionState;
-import io.metaroce.datapath.DatapathCounters;
+import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.status.CountersReader;

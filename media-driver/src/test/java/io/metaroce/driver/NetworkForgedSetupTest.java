@@ -19,7 +19,7 @@ import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.codec.wire.StreamCode;
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

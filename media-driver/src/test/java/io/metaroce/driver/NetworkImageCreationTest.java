@@ -21,7 +21,7 @@ import io.metaroce.client.Subscription;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.StreamCode;
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;

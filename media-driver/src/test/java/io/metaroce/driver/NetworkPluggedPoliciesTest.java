@@ -22,8 +22,8 @@ import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.wire.TrafficClass;
-import io.metaroce.datapath.ConnectionSettings;
-import io.metaroce.datapath.SenderPolicies;
+import io.metaroce.datapath.settings.ConnectionSettings;
+import io.metaroce.datapath.settings.SenderPolicies;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

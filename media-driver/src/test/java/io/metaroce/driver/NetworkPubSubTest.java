@@ -183,7 +183,7 @@ class NetworkPubSubTest
     @Test
     void shouldReconnectWithNewIncarnationWhenReceiverDriverRestarts()
     {
-        final String property = io.metaroce.datapath.Configuration.CONNECTION_TIMEOUT_NS_PROP_NAME;
+        final String property = io.metaroce.datapath.settings.Configuration.CONNECTION_TIMEOUT_NS_PROP_NAME;
         System.setProperty(property, "500ms");
         try
         {

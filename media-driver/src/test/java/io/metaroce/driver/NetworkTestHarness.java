@@ -16,7 +16,7 @@
 package io.metaroce.driver;
 
 import io.metaroce.client.MetaRoce;
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
 

@@ -127,9 +127,9 @@ class SettingErrorMessageTest
             { Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, "4096" },
             { Configuration.TRANSPORT_SEGMENTATION_PROP_NAME, "yes" },
             { Configuration.DIR_DELETE_ON_SHUTDOWN_PROP_NAME, "ture" },
-            { io.metaroce.datapath.Configuration.MTU_PROP_NAME, "1000" },
-            { io.metaroce.datapath.Configuration.SACK_WORDS_PROP_NAME, "9999" },
-            { io.metaroce.datapath.Configuration.PLANE_WEIGHT_FLOOR_PROP_NAME, "7" },
+            { io.metaroce.datapath.settings.Configuration.MTU_PROP_NAME, "1000" },
+            { io.metaroce.datapath.settings.Configuration.SACK_WORDS_PROP_NAME, "9999" },
+            { io.metaroce.datapath.settings.Configuration.PLANE_WEIGHT_FLOOR_PROP_NAME, "7" },
         };
 
         for (final String[] row : table)

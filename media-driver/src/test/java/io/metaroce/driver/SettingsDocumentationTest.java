@@ -18,7 +18,7 @@ package io.metaroce.driver;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.config.ClientPropertyNames;
 import io.metaroce.client.config.PropertyRegistry;
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -104,12 +104,12 @@ class SettingsDocumentationTest
         assertRow(rows, Configuration.CONDUCTOR_IDLE_STRATEGY_PROP_NAME, "backoff", "default");
         assertRow(rows, Configuration.TIMER_INTERVAL_PROP_NAME, "10ms", "code");
         assertRow(rows, Configuration.CYCLE_THRESHOLD_PROP_NAME, "1s", "default");
-        assertRow(rows, io.metaroce.datapath.Configuration.ACK_EVERY_PACKETS_PROP_NAME, "3",
+        assertRow(rows, io.metaroce.datapath.settings.Configuration.ACK_EVERY_PACKETS_PROP_NAME, "3",
             "code (engineSettings)");
-        assertRow(rows, io.metaroce.datapath.Configuration.CONNECTION_TIMEOUT_NS_PROP_NAME, "5s", "default");
+        assertRow(rows, io.metaroce.datapath.settings.Configuration.CONNECTION_TIMEOUT_NS_PROP_NAME, "5s", "default");
         assertEquals(EngineSettings.fromSystemProperties().mtu() + "",
-            rows.get(io.metaroce.datapath.Configuration.MTU_PROP_NAME)[0]);
-        assertEquals("100us", rows.get(io.metaroce.datapath.Configuration.INITIAL_RTT_NS_PROP_NAME)[0]);
+            rows.get(io.metaroce.datapath.settings.Configuration.MTU_PROP_NAME)[0]);
+        assertEquals("100us", rows.get(io.metaroce.datapath.settings.Configuration.INITIAL_RTT_NS_PROP_NAME)[0]);
     }
 
     private static void assertRow(

@@ -146,7 +146,7 @@ class StartConfigurationTest
             assertRow(lines, "metaroce.threading.mode", "SHARED", "file " + propertiesFile.getPath());
             assertRow(lines, "metaroce.datapath.connection.timeout", "3s", "system property");
             assertRow(lines, "metaroce.datapath.mtu",
-                String.valueOf(io.metaroce.datapath.Configuration.MTU_DEFAULT), "default");
+                String.valueOf(io.metaroce.datapath.settings.Configuration.MTU_DEFAULT), "default");
             assertRow(lines, "metaroce.driver.termination.token", "set (not shown)", "system property");
             assertFalse(String.join("\n", lines).contains("secret"), "the token is never printed");
             for (final String name : new DriverPropertyNames().names())

@@ -15,6 +15,11 @@
  */
 package io.metaroce.datapath;
 
+import io.metaroce.datapath.connection.ReceiverConnection;
+import io.metaroce.datapath.counters.DatapathCounters;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.stream.ReceiverStream;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.status.CountersManager;
 

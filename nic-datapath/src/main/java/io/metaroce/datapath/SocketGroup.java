@@ -15,8 +15,23 @@
  */
 package io.metaroce.datapath;
 
+import io.metaroce.datapath.connection.Connection;
+import io.metaroce.datapath.connection.ConnectionHost;
+import io.metaroce.datapath.connection.DatagramProxy;
+import io.metaroce.datapath.connection.ReceiverConnection;
+import io.metaroce.datapath.connection.SharedCreditScheduler;
+import io.metaroce.datapath.counters.DatapathCounters;
+import io.metaroce.datapath.counters.EngineCounters;
+import io.metaroce.datapath.counters.IoCounters;
+import io.metaroce.datapath.counters.PlaneCounters;
 import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
+import io.metaroce.datapath.settings.SenderPathPolicySupplier;
+import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.ImageAdmission;
+import io.metaroce.datapath.stream.ReceiverStream;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.status.CountersManager;

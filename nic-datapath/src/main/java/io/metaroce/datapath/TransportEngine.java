@@ -32,7 +32,29 @@ import io.metaroce.codec.wire.StreamOpenDecoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
+import io.metaroce.datapath.connection.Connection;
+import io.metaroce.datapath.connection.DatagramProxy;
+import io.metaroce.datapath.connection.ReceiverConnection;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.connection.SharedCreditScheduler;
+import io.metaroce.datapath.connection.TransportFlag;
+import io.metaroce.datapath.counters.DatapathCounters;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.counters.EngineCounters;
 import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.settings.Configuration;
+import io.metaroce.datapath.settings.ConnectionSettings;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
+import io.metaroce.datapath.settings.SenderPathPolicySupplier;
+import io.metaroce.datapath.settings.SenderPolicies;
+import io.metaroce.datapath.settings.SenderSettings;
+import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.FramePlacement;
+import io.metaroce.datapath.stream.ImageAdmission;
+import io.metaroce.datapath.stream.PayloadSource;
+import io.metaroce.datapath.stream.SenderStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -48,7 +70,7 @@ import java.util.ArrayList;
 import java.util.SplittableRandom;
 import java.util.random.RandomGenerator;
 
-import static io.metaroce.datapath.Configuration.*;
+import static io.metaroce.datapath.settings.Configuration.*;
 
 /**
  * The MetaRoCE transport engine, the software "NIC": the connections of one agent thread and the packet I/O they
@@ -305,7 +327,7 @@ public final class TransportEngine implements AutoCloseable
     private void shutDown(final SenderConnection connection)
     {
         connection.closeOnShutdown(clock.nanoTime());
-        connection.terminationCause = TerminationCause.SHUTDOWN;
+        connection.markShutDown();
         connection.release();
         connection.endStreams(TerminationCause.SHUTDOWN);
     }
@@ -313,7 +335,7 @@ public final class TransportEngine implements AutoCloseable
     private void shutDown(final ReceiverConnection connection, final long nowNs)
     {
         connection.acknowledgePending(nowNs);
-        connection.terminationCause = TerminationCause.SHUTDOWN;
+        connection.markShutDown();
         if (!connection.hasEnded())
         {
             connection.endStreams(TerminationCause.SHUTDOWN);
@@ -1026,7 +1048,7 @@ public final class TransportEngine implements AutoCloseable
         final int plane,
         final int length)
     {
-        if ((int)header.srcConnId() != existing.peerId)
+        if ((int)header.srcConnId() != existing.peerConnectionId())
         {
             counters.drop(DropReason.EPOCH_MISMATCH);
         }
@@ -1219,13 +1241,13 @@ public final class TransportEngine implements AutoCloseable
                 final SenderConnection sender = (SenderConnection)connection;
                 senders.remove(sender);
                 sender.release();
-                sender.endStreams(sender.terminationCause);
+                sender.endStreams(sender.terminationCause());
             }
             else
             {
                 final ReceiverConnection receiver = (ReceiverConnection)connection;
                 receivers.remove(receiver);
-                receiver.endStreams(receiver.terminationCause);
+                receiver.endStreams(receiver.terminationCause());
                 if (receiver.creditClient() >= 0)
                 {
                     receiver.host.creditScheduler().unregister(receiver.creditClient(), receiver);

@@ -16,6 +16,10 @@
 package io.metaroce.datapath;
 
 import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.datapath.counters.DatapathCounters;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.settings.Configuration;
+import io.metaroce.datapath.stream.SenderStream;
 import io.metaroce.datapath.tracking.LossReason;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;

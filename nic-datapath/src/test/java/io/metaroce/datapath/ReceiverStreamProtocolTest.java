@@ -25,7 +25,13 @@ import io.metaroce.codec.wire.StreamAckDecoder;
 import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.codec.wire.StreamOpenEncoder;
 import io.metaroce.codec.wire.StreamWindowDecoder;
+import io.metaroce.datapath.connection.ReceiverConnection;
+import io.metaroce.datapath.connection.TransportFlag;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.settings.Configuration;
 import io.metaroce.datapath.sim.SimulatedImage;
+import io.metaroce.datapath.stream.ReceiverStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import io.metaroce.datapath.tracking.Serial;
 import org.junit.jupiter.api.Test;
 

@@ -24,7 +24,13 @@ import io.metaroce.codec.wire.StreamCloseDecoder;
 import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.codec.wire.StreamOpenDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.settings.Configuration;
+import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.sim.SimulatedPublication;
+import io.metaroce.datapath.stream.SenderStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 

@@ -21,6 +21,9 @@ import io.metaroce.codec.wire.CreditDecoder;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.datapath.connection.SharedCreditScheduler;
+import io.metaroce.datapath.settings.Configuration;
+import io.metaroce.datapath.settings.EngineSettings;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

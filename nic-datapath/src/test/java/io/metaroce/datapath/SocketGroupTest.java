@@ -20,6 +20,11 @@ import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.datapath.connection.SharedCreditScheduler;
+import io.metaroce.datapath.connection.TransportFlag;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.stream.SenderStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

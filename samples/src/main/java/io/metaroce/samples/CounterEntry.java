@@ -19,7 +19,7 @@ import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.client.status.StreamCounterDescriptor;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.PathState;
-import io.metaroce.datapath.DatapathCounters;
+import io.metaroce.datapath.counters.DatapathCounters;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.util.ArrayList;

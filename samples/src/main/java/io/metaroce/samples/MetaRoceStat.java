@@ -15,7 +15,7 @@
  */
 package io.metaroce.samples;
 
-import io.metaroce.datapath.DatapathCounters;
+import io.metaroce.datapath.counters.DatapathCounters;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.io.PrintStream;

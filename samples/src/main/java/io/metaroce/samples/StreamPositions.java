@@ -16,7 +16,7 @@
 package io.metaroce.samples;
 
 import io.metaroce.client.status.CounterTypeId;
-import io.metaroce.datapath.DatapathCounters;
+import io.metaroce.datapath.counters.DatapathCounters;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.util.ArrayList;

@@ -17,7 +17,7 @@ package io.metaroce.samples;
 
 import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.client.status.StreamCounterDescriptor;
-import io.metaroce.datapath.DatapathCounters;
+import io.metaroce.datapath.counters.DatapathCounters;
 import io.prometheus.metrics.model.snapshots.Labels;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;

@@ -31,7 +31,7 @@ package io.metaroce.datapath.congestion;
  * they start at the initial window they were built with and keep the window within [mtu, the maximum window they
  * were built with]. {@link #window()}, {@link #isCongestionSignal}, {@link #delayAllowanceNs} and
  * {@link #pacingRate} are questions: they change nothing. One instance per connection, made at establishment by the
- * engine context's {@link io.metaroce.datapath.SenderCongestionControlSupplier} (the built-in ones through a
+ * engine context's {@link io.metaroce.datapath.settings.SenderCongestionControlSupplier} (the built-in ones through a
  * {@link CongestionControlSupplier} bound to their tunables).
  */
 public interface CongestionControl

@@ -19,8 +19,8 @@ package io.metaroce.datapath.congestion;
  * Makes the {@link CongestionControl} of a connection once its SETUP_ACK fixed the mtu and the tracking window. A
  * supplier carries the controller's tunables; it is called on the engine's thread, at establishment only. The built-in
  * controllers offer one each ({@link DelayCongestionControl#supplier}, {@link AimdCongestionControl#supplier}); the
- * engine context's {@link io.metaroce.datapath.SenderCongestionControlSupplier} chooses among controllers by the
- * connection's settings.
+ * engine context's {@link io.metaroce.datapath.settings.SenderCongestionControlSupplier} chooses among controllers by
+ * the connection's settings.
  */
 @FunctionalInterface
 public interface CongestionControlSupplier

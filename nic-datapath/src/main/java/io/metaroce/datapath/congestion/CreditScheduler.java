@@ -19,9 +19,9 @@ import java.util.Arrays;
 
 /**
  * Receiver-driven credit for all senders of one receiving link (every engine that shares one
- * {@link io.metaroce.datapath.SharedCreditScheduler}, by default one engine's receiving side): each sender may send new
- * payload bytes up to its cumulative grant limit, and the scheduler extends the limits so that the senders share the
- * receiver's budget fairly and the last hop is not overrun (the RCCC / Homa / EQDS idea).
+ * {@link io.metaroce.datapath.connection.SharedCreditScheduler}, by default one engine's receiving side): each sender
+ * may send new payload bytes up to its cumulative grant limit, and the scheduler extends the limits so that the senders
+ * share the receiver's budget fairly and the last hop is not overrun (the RCCC / Homa / EQDS idea).
  * <ul>
  *     <li><b>Budget</b>: a byte rate R (0 = no rate limit); grants are issued at R x (1 + overcommit), paced by a
  *     token bucket that holds at most two quanta.</li>

@@ -24,7 +24,7 @@ package io.metaroce.datapath.path;
  * generator its supplier was given, so a simulation replays by seed; a selection returns an ACTIVE path whenever one
  * exists, a retransmission's path differs from the previous transmission's whenever another ACTIVE path exists, and
  * {@link #NO_PATH} only when none is ACTIVE. One instance per connection, made when the connection is created by the
- * engine context's {@link io.metaroce.datapath.SenderPathPolicySupplier} (the built-in ones through a
+ * engine context's {@link io.metaroce.datapath.settings.SenderPathPolicySupplier} (the built-in ones through a
  * {@link PathPolicySupplier} bound to their tunables).
  */
 public interface PathPolicy

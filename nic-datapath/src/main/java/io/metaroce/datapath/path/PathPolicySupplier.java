@@ -21,7 +21,7 @@ import java.util.random.RandomGenerator;
  * Makes the {@link PathPolicy} of a sender connection over its path table. A supplier carries the policy's tunables;
  * it is called on the engine's thread when the connection is created. The built-in policies offer one each
  * ({@link PathSelector#supplier}, {@link RoundRobinPathPolicy#supplier}); the engine context's
- * {@link io.metaroce.datapath.SenderPathPolicySupplier} chooses among policies by the connection's settings.
+ * {@link io.metaroce.datapath.settings.SenderPathPolicySupplier} chooses among policies by the connection's settings.
  */
 @FunctionalInterface
 public interface PathPolicySupplier

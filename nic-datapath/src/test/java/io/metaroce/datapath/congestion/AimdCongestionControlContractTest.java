@@ -15,7 +15,7 @@
  */
 package io.metaroce.datapath.congestion;
 
-import io.metaroce.datapath.Configuration;
+import io.metaroce.datapath.settings.Configuration;
 
 /**
  * {@link AimdCongestionControl} keeps the contracts of {@link CongestionControl}, made by its supplier with the default

@@ -15,7 +15,7 @@
  */
 package io.metaroce.datapath.congestion;
 
-import io.metaroce.datapath.Configuration;
+import io.metaroce.datapath.settings.Configuration;
 
 /**
  * {@link DelayCongestionControl} keeps the contracts of {@link CongestionControl}, made by its supplier with the

@@ -15,7 +15,7 @@
  */
 package io.metaroce.datapath.path;
 
-import io.metaroce.datapath.Configuration;
+import io.metaroce.datapath.settings.Configuration;
 
 import java.util.random.RandomGenerator;
 

@@ -16,10 +16,10 @@
 package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.wire.ConnectionState;
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.SenderSettings;
-import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.settings.SenderSettings;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;
@@ -91,7 +91,7 @@ class ConnectionLifecycleTest
         scenario.simulation.runUntil(() -> -1 != scenario.senderTermination[0], scenario.clock.nanoTime() + S);
         // [MR-ID-5], [MR-ID-9], [MR-NACK-6]
         assertEquals(TerminationCause.NO_CONNECTION, scenario.senderTermination[0], scenario::describe);
-        assertTrue(restarted.drops(io.metaroce.datapath.DropReason.NO_CONNECTION) > 0);
+        assertTrue(restarted.drops(io.metaroce.datapath.counters.DropReason.NO_CONNECTION) > 0);
     }
 
     @Test
@@ -150,7 +150,7 @@ class ConnectionLifecycleTest
         assertEquals(ConnectionState.SETUP, scenario.senderStreams[0].state());
         assertEquals(io.metaroce.codec.wire.StreamCode.UNKNOWN_STREAM.value(),
             scenario.senderStreams[0].refusalCode());
-        assertTrue(scenario.receiverEngine.drops(io.metaroce.datapath.DropReason.UNKNOWN_STREAM) > 1);
+        assertTrue(scenario.receiverEngine.drops(io.metaroce.datapath.counters.DropReason.UNKNOWN_STREAM) > 1);
         assertEquals(1, scenario.receiverEngine.receiverCount());
         assertEquals(0, scenario.receiverEngine.receiver(0).streamCount());
 
@@ -191,7 +191,7 @@ class ConnectionLifecycleTest
         assertEquals(0, scenario.receiverEngine.receiverCount());
     }
 
-    private static final class SubscriptionGate implements io.metaroce.datapath.ImageAdmission
+    private static final class SubscriptionGate implements io.metaroce.datapath.stream.ImageAdmission
     {
         private final TransferScenario scenario;
         boolean open;
@@ -201,7 +201,7 @@ class ConnectionLifecycleTest
             this.scenario = scenario;
         }
 
-        public io.metaroce.datapath.FramePlacement onImageRequest(
+        public io.metaroce.datapath.stream.FramePlacement onImageRequest(
             final int streamId,
             final int sessionId,
             final int initialTermId,

@@ -15,7 +15,7 @@
  */
 package io.metaroce.datapath.sim;
 
-import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;

@@ -15,7 +15,7 @@
  */
 package io.metaroce.datapath.sim;
 
-import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.stream.TerminationCause;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;

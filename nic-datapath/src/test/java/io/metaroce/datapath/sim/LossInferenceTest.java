@@ -15,8 +15,8 @@
  */
 package io.metaroce.datapath.sim;
 
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.stream.TerminationCause;
 import io.metaroce.datapath.tracking.LossReason;
 import org.junit.jupiter.api.Test;
 

@@ -16,8 +16,8 @@
 package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.wire.ConnectionState;
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 

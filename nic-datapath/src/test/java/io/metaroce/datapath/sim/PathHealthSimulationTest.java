@@ -15,9 +15,9 @@
  */
 package io.metaroce.datapath.sim;
 
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.connection.SenderConnection;
 import io.metaroce.datapath.path.PathTable;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.TimeUnit;

@@ -15,8 +15,8 @@
  */
 package io.metaroce.datapath.sim;
 
-import io.metaroce.datapath.SenderPolicies;
-import io.metaroce.datapath.TerminationCause;
+import io.metaroce.datapath.settings.SenderPolicies;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;

@@ -16,7 +16,7 @@
 package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.FrameDescriptor;
-import io.metaroce.datapath.FramePlacement;
+import io.metaroce.datapath.stream.FramePlacement;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -17,7 +17,7 @@ package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.FrameRun;
-import io.metaroce.datapath.PayloadSource;
+import io.metaroce.datapath.stream.PayloadSource;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -16,11 +16,11 @@
 package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.wire.MessageHeaderDecoder;
-import io.metaroce.datapath.DropReason;
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.SenderStream;
-import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.stream.SenderStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import io.metaroce.datapath.tracking.LossReason;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2IntHashMap;

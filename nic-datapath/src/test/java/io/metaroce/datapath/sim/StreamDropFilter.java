@@ -17,7 +17,7 @@ package io.metaroce.datapath.sim;
 
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.MessageHeaderDecoder;
-import io.metaroce.datapath.TransportFlag;
+import io.metaroce.datapath.connection.TransportFlag;
 import io.metaroce.datapath.io.LossGenerator;
 import org.agrona.DirectBuffer;
 

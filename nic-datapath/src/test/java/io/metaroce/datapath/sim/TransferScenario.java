@@ -15,16 +15,16 @@
  */
 package io.metaroce.datapath.sim;
 
-import io.metaroce.datapath.ConnectionHandler;
-import io.metaroce.datapath.EngineSettings;
-import io.metaroce.datapath.FramePlacement;
-import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverStream;
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.SenderStream;
-import io.metaroce.datapath.SenderSettings;
-import io.metaroce.datapath.TerminationCause;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderSettings;
+import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.FramePlacement;
+import io.metaroce.datapath.stream.ImageAdmission;
+import io.metaroce.datapath.stream.ReceiverStream;
+import io.metaroce.datapath.stream.SenderStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;

@@ -15,7 +15,7 @@
  */
 package io.metaroce.perf.datapath;
 
-import io.metaroce.datapath.Configuration;
+import io.metaroce.datapath.settings.Configuration;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -15,21 +15,21 @@
  */
 package io.metaroce.perf.datapath;
 
-import io.metaroce.datapath.ConnectionHandler;
-import io.metaroce.datapath.EngineSettings;
-import io.metaroce.datapath.FramePlacement;
-import io.metaroce.datapath.ImageAdmission;
-import io.metaroce.datapath.ReceiverStream;
-import io.metaroce.datapath.SenderConnection;
-import io.metaroce.datapath.SenderSettings;
-import io.metaroce.datapath.SenderStream;
 import io.metaroce.datapath.TransportEngine;
+import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.sim.FragmentHandler;
 import io.metaroce.datapath.sim.SimulatedFabric;
 import io.metaroce.datapath.sim.SimulatedImage;
 import io.metaroce.datapath.sim.SimulatedPublication;
 import io.metaroce.datapath.sim.SimulatedTransport;
 import io.metaroce.datapath.sim.VirtualClock;
+import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.FramePlacement;
+import io.metaroce.datapath.stream.ImageAdmission;
+import io.metaroce.datapath.stream.ReceiverStream;
+import io.metaroce.datapath.stream.SenderStream;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;

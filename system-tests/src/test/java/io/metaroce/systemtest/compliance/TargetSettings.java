@@ -15,7 +15,7 @@
  */
 package io.metaroce.systemtest.compliance;
 
-import io.metaroce.datapath.EngineSettings;
+import io.metaroce.datapath.settings.EngineSettings;
 
 import java.util.concurrent.TimeUnit;
 

@@ -1,0 +1,114 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.connection;
+
+import io.metaroce.codec.WireDatagramReader;
+import io.metaroce.datapath.stream.TerminationCause;
+
+/**
+ * What the engine needs of every connection to demultiplex datagrams to it, drive its timers and retire it. The
+ * state is confined to the engine's thread.
+ */
+public abstract class Connection
+{
+    /**
+     * What the connection needs of the engine and the socket group that carry it; connections of one group share it.
+     */
+    public final ConnectionHost host;
+
+    /**
+     * Id this end chose for the connection: the dstConnId of what the peer sends it, the srcConnId of what it sends.
+     */
+    public final int localId;
+
+    /**
+     * Planes the connection uses, planes 0 to planeCount - 1 of its transport: from its settings on a sender, from the
+     * SETUP on a receiver.
+     */
+    public final int planeCount;
+
+    int peerId;
+    int terminationCause = -1;
+
+    Connection(final ConnectionHost host, final int localId, final int planeCount)
+    {
+        this.host = host;
+        this.localId = localId;
+        this.planeCount = planeCount;
+    }
+
+    /**
+     * Does a datagram with this srcConnId pass the epoch rule for this connection in its current state?
+     *
+     * @param srcConnId  the datagram's srcConnId.
+     * @param templateId the datagram's message type (SBE template id).
+     * @return true when it passes; the engine drops it as EPOCH_MISMATCH otherwise.
+     */
+    public abstract boolean acceptsSource(int srcConnId, int templateId);
+
+    /**
+     * Is this message type one the connection's role accepts [MR-ID-8]?
+     *
+     * @param templateId the datagram's message type (SBE template id).
+     * @return true when the role accepts it; the engine drops it as WRONG_ROLE otherwise.
+     */
+    public abstract boolean acceptsTemplate(int templateId);
+
+    /**
+     * Handle a validated datagram addressed to this connection; the reader's decoders are wrapped around it.
+     *
+     * @param templateId the datagram's message type (SBE template id).
+     * @param reader     the reader that decoded the datagram.
+     * @param plane      the plane of the socket it arrived on.
+     * @param nowNs      current time.
+     */
+    public abstract void onDatagram(int templateId, WireDatagramReader reader, int plane, long nowNs);
+
+    /**
+     * Run the timers that are due.
+     *
+     * @return work done.
+     */
+    abstract int onTimers(long nowNs);
+
+    /**
+     * Earliest time {@link #onTimers(long)} or the send path has work, for a caller that wants to sleep until then.
+     */
+    abstract long nextDeadlineNs(long nowNs);
+
+    /**
+     * Free resources (counters, destinations) once the engine has dropped the connection.
+     */
+    abstract void release();
+
+    /**
+     * The engine shuts the connection down: it ends with cause SHUTDOWN, whatever it was doing.
+     */
+    public final void markShutDown()
+    {
+        terminationCause = TerminationCause.SHUTDOWN;
+    }
+
+    /**
+     * Has the connection ended?
+     *
+     * @return true once it has a termination cause.
+     */
+    public final boolean isTerminated()
+    {
+        return terminationCause >= 0;
+    }
+}

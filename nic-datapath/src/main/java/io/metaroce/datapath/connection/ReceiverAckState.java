@@ -1,0 +1,355 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.connection;
+
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.TransportHeaderDecoder;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.stream.ReceiverStream;
+import io.metaroce.datapath.tracking.ReceiveTracker;
+
+/**
+ * When a receiver connection's next ACK and NACK are due and what they echo (wire specification section 9): the
+ * trigger (the newest DATA or PROBE: its plane, path, path sequence, send timestamp, arrival and stream), the packets
+ * and bytes received since the last ACK, the delayed-ACK deadline, the DUPLICATE and OVERFLOW flags the ACK carries,
+ * the hole timer and the last NACK.
+ * <p>
+ * An ACK is due at once ({@link #ackNow}) for a DATA with ackRequest, retx or fin, a duplicate or an out-of-order
+ * arrival; after ackEveryPackets (or the sender's smaller hint) or ackEveryBytes; otherwise when the delayed-ACK timer
+ * started by the first unacknowledged arrival expires. The connection sends the ACK and then calls
+ * {@link #onAckSent()}. A hole older than the NACK interval is reported with NACK(INFERRED_LOSS), and no PSN is
+ * reported twice within the interval.
+ * <p>
+ * Owned by the engine's thread; no allocation.
+ */
+final class ReceiverAckState
+{
+    private static final int IMMEDIATE = TransportFlag.ACK_REQUEST | TransportFlag.RETX | TransportFlag.FIN;
+    private static final long NEVER = Long.MIN_VALUE;
+
+    private final int ackEveryPackets;
+    private final int ackEveryBytes;
+    private final long delayedAckNs;
+    private final long nackIntervalNs;
+
+    /**
+     * An ACK is due at the end of the receive batch.
+     */
+    boolean ackNow;
+
+    /**
+     * The pending ACK answers a duplicate (its DUPLICATE flag).
+     */
+    boolean duplicate;
+
+    /**
+     * A DATA went beyond its stream's window since the last ACK (its OVERFLOW flag).
+     */
+    boolean overflow;
+
+    /**
+     * A DATA or PROBE arrived in this connection: there is a trigger to echo.
+     */
+    boolean hasTrigger;
+
+    /**
+     * The trigger's RETX flag, echoed.
+     */
+    int flags;
+
+    /**
+     * Plane the trigger arrived on: the ACK goes there.
+     */
+    int plane;
+
+    /**
+     * The trigger's path id, echoed.
+     */
+    int pathId;
+
+    /**
+     * The trigger's path sequence, echoed.
+     */
+    int pathSeq;
+
+    /**
+     * The trigger's send timestamp, echoed.
+     */
+    long tsNs;
+
+    /**
+     * When the trigger arrived, for the ACK's service time.
+     */
+    long arrivalNs;
+
+    /**
+     * The trigger's stream, whose window limit the ACK carries while it is open; null for a PROBE or a DATA of no open
+     * stream.
+     */
+    ReceiverStream stream;
+
+    private int pendingPackets;
+    private int pendingBytes;
+    private long delayedAckDeadlineNs = Long.MAX_VALUE;
+    private long holeDeadlineNs = Long.MAX_VALUE;
+    private int lastNackPsn;
+    private long lastNackNs = NEVER;
+
+    /**
+     * No ACK pending, no hole.
+     *
+     * @param settings  the engine's settings.
+     * @param rttHintNs the sender's announced base round trip, 0 when it gave none: the NACK interval and hole timer
+     *                  are that, at least the reordering window, else the configured NACK interval.
+     */
+    ReceiverAckState(final EngineSettings settings, final long rttHintNs)
+    {
+        this.ackEveryPackets = settings.ack().ackEveryPackets();
+        this.ackEveryBytes = settings.ack().ackEveryBytes();
+        this.delayedAckNs = settings.ack().delayedAckNs();
+        this.nackIntervalNs = rttHintNs > 0 ?
+            Math.max(rttHintNs, settings.lossRecovery().reorderWindowMinNs()) : settings.ack().nackIntervalNs();
+    }
+
+    /**
+     * Must the pending ACK go before a new trigger replaces the one it would echo? It must when it answers a duplicate
+     * or a retransmission, so that the sender can tell whether the loss declaration behind a retransmission was
+     * spurious or right (sections 14.3, 12.1 (g)).
+     *
+     * @return true when the connection should send the pending ACK now.
+     */
+    boolean mustAnswerTrigger()
+    {
+        return duplicate || (0 != (flags & TransportFlag.RETX) && (ackNow || pendingPackets > 0));
+    }
+
+    /**
+     * A DATA or PROBE arrived: it is the trigger the next ACK echoes.
+     *
+     * @param header its transport header.
+     * @param plane  it arrived on.
+     * @param flags  its transport flags.
+     * @param stream its open stream, or null.
+     * @param nowNs  current time.
+     */
+    void onTrigger(
+        final TransportHeaderDecoder header, final int plane, final int flags, final ReceiverStream stream,
+        final long nowNs)
+    {
+        hasTrigger = true;
+        this.flags = flags & TransportFlag.RETX;
+        this.plane = plane;
+        pathId = header.pathId();
+        pathSeq = header.pathSeq();
+        tsNs = header.tsNs();
+        arrivalNs = nowNs;
+        this.stream = stream;
+    }
+
+    /**
+     * The trigger's stream while it is open: the ACK carries its window limit.
+     *
+     * @return the stream, or null.
+     */
+    ReceiverStream openStream()
+    {
+        final ReceiverStream stream = this.stream;
+        return null != stream && ConnectionState.ESTABLISHED == stream.state() ? stream : null;
+    }
+
+    /**
+     * A duplicate DATA, already the trigger: it is answered at once.
+     */
+    void onDuplicate()
+    {
+        duplicate = true;
+        ackNow = true;
+    }
+
+    /**
+     * A new PSN was received (placed or not), already the trigger: count it and decide when its ACK goes.
+     *
+     * @param verdict      the tracker's verdict, {@link ReceiveTracker#NEW_OUT_OF_ORDER} for an arrival that fills a
+     *                     hole.
+     * @param flags        its transport flags.
+     * @param length       its payload bytes.
+     * @param ackEveryHint the sender's ackEvery hint, 0 for none.
+     * @param nowNs        current time.
+     */
+    void onReceived(final int verdict, final int flags, final int length, final int ackEveryHint, final long nowNs)
+    {
+        pendingPackets++;
+        pendingBytes += length;
+        final int ackEvery = ackEveryHint > 0 ? Math.min(ackEveryHint, ackEveryPackets) : ackEveryPackets;
+        if (0 != (flags & IMMEDIATE) || ReceiveTracker.NEW_OUT_OF_ORDER == verdict ||
+            pendingPackets >= ackEvery || pendingBytes >= ackEveryBytes)
+        {
+            ackNow = true;
+        }
+        else if (1 == pendingPackets)
+        {
+            delayedAckDeadlineNs = nowNs + delayedAckNs;
+        }
+    }
+
+    /**
+     * Has something arrived that no ACK answered yet?
+     *
+     * @return true when an ACK is due now or pending on the timer.
+     */
+    boolean hasUnacknowledged()
+    {
+        return ackNow || pendingPackets > 0;
+    }
+
+    /**
+     * Is the delayed-ACK timer of a pending arrival due?
+     *
+     * @param nowNs current time.
+     * @return true when the ACK should go now.
+     */
+    boolean isDelayedAckDue(final long nowNs)
+    {
+        return pendingPackets > 0 && nowNs >= delayedAckDeadlineNs;
+    }
+
+    /**
+     * When the delayed ACK is due.
+     *
+     * @return the deadline, {@link Long#MAX_VALUE} when nothing waits for it.
+     */
+    long deadlineNs()
+    {
+        return pendingPackets > 0 ? delayedAckDeadlineNs : Long.MAX_VALUE;
+    }
+
+    /**
+     * Flags of the pending ACK: the trigger's RETX, DUPLICATE and OVERFLOW.
+     *
+     * @return transport flags.
+     */
+    int ackFlags()
+    {
+        int flags = this.flags;
+        if (duplicate)
+        {
+            flags |= TransportFlag.DUPLICATE;
+        }
+        if (overflow)
+        {
+            flags |= TransportFlag.OVERFLOW;
+        }
+
+        return flags;
+    }
+
+    /**
+     * An ACK went: nothing is pending; the trigger stays for the next message that echoes one.
+     */
+    void onAckSent()
+    {
+        ackNow = false;
+        duplicate = false;
+        overflow = false;
+        pendingPackets = 0;
+        pendingBytes = 0;
+        delayedAckDeadlineNs = Long.MAX_VALUE;
+    }
+
+    /**
+     * The connection ended: no ACK goes any more.
+     */
+    void cancel()
+    {
+        ackNow = false;
+        pendingPackets = 0;
+    }
+
+    /**
+     * The tracker's cumulative acknowledgement moved, or may have left a hole behind: the hole timer starts when a
+     * hole appears or the cumulative acknowledgement moves past one, and stops when no hole is left.
+     *
+     * @param advanced PSNs the cumulative acknowledgement moved by.
+     * @param hasHole  is a PSN below the highest received missing?
+     * @param nowNs    current time.
+     */
+    void onTracked(final int advanced, final boolean hasHole, final long nowNs)
+    {
+        if (advanced > 0 || (hasHole && Long.MAX_VALUE == holeDeadlineNs))
+        {
+            holeDeadlineNs = hasHole ? nowNs + nackIntervalNs : Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Is the hole timer due?
+     *
+     * @param nowNs current time.
+     * @return true when the oldest hole should be reported, or the timer stopped.
+     */
+    boolean isHoleDue(final long nowNs)
+    {
+        return nowNs >= holeDeadlineNs;
+    }
+
+    /**
+     * The hole timer expired: it runs another interval while a hole is left, else it stops.
+     *
+     * @param hasHole is a PSN below the highest received missing?
+     * @param nowNs   current time.
+     */
+    void onHoleTimer(final boolean hasHole, final long nowNs)
+    {
+        holeDeadlineNs = hasHole ? nowNs + nackIntervalNs : Long.MAX_VALUE;
+    }
+
+    /**
+     * When the hole timer is due.
+     *
+     * @return the deadline, {@link Long#MAX_VALUE} when it is stopped.
+     */
+    long holeDeadlineNs()
+    {
+        return holeDeadlineNs;
+    }
+
+    /**
+     * The connection closed: no hole is reported any more.
+     */
+    void stopHoleTimer()
+    {
+        holeDeadlineNs = Long.MAX_VALUE;
+    }
+
+    /**
+     * May a NACK of a PSN go now? At most one per PSN per NACK interval; one that may is recorded as sent.
+     *
+     * @param psn   the PSN to report.
+     * @param nowNs current time.
+     * @return true when the NACK should go.
+     */
+    boolean tryNack(final int psn, final long nowNs)
+    {
+        if (psn == lastNackPsn && NEVER != lastNackNs && nowNs - lastNackNs < nackIntervalNs)
+        {
+            return false;
+        }
+        lastNackPsn = psn;
+        lastNackNs = nowNs;
+
+        return true;
+    }
+}

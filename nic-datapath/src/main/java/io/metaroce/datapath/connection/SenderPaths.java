@@ -1,0 +1,136 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.connection;
+
+import io.metaroce.datapath.path.PathPolicy;
+import io.metaroce.datapath.path.PathTable;
+
+/**
+ * Path management of one sender connection: the {@link PathTable} that keeps each path's health, the
+ * {@link PathPolicy} that picks the path of each packet, and the feedback rules that turn echoes and RTT samples into
+ * both (wire spec section 11).
+ * <ul>
+ *     <li>every RTT sample goes to the path's smoothed RTT and to the policy;</li>
+ *     <li>an ACK's echo is good when it answers a first transmission and carries no congestion signal (the receiver's
+ *     overflow flag, or an RTT sample the congestion controller calls one); a congestion signal marks the path
+ *     congested for an srtt, which the weighted policy skips; a good echo on an ACTIVE path is offered to the policy
+ *     for reuse;</li>
+ *     <li>a NACK or a PROBE_ACK that is not a path probe's answer is an echo that is not good (it proves the path
+ *     alive without vouching for its data).</li>
+ * </ul>
+ * Single-threaded (the engine's thread); no allocation after construction.
+ */
+final class SenderPaths
+{
+    private final PathTable table;
+    private final PathPolicy policy;
+
+    /**
+     * Paths over a table and a policy that reads it.
+     *
+     * @param table  the connection's path table.
+     * @param policy the policy made over that table.
+     */
+    SenderPaths(final PathTable table, final PathPolicy policy)
+    {
+        this.table = table;
+        this.policy = policy;
+    }
+
+    /**
+     * The health table.
+     *
+     * @return the table.
+     */
+    PathTable table()
+    {
+        return table;
+    }
+
+    /**
+     * The selection policy.
+     *
+     * @return the policy.
+     */
+    PathPolicy policy()
+    {
+        return policy;
+    }
+
+    /**
+     * An RTT sample echoed by a PROBE_ACK.
+     *
+     * @param path  the echoed path.
+     * @param rttNs the sample.
+     */
+    void onRttSample(final int path, final long rttNs)
+    {
+        table.onRttSample(path, rttNs);
+        policy.onRttSample(path, rttNs);
+    }
+
+    /**
+     * An RTT sample echoed by an ACK, after the connection's RTT estimator took it.
+     *
+     * @param path             the echoed path.
+     * @param rttNs            the sample.
+     * @param nowNs            current time.
+     * @param srttNs           the connection's smoothed RTT.
+     * @param baseRttNs        the connection's base RTT.
+     * @param delayAllowanceNs the congestion controller's delay allowance.
+     */
+    void onAckRttSample(
+        final int path,
+        final long rttNs,
+        final long nowNs,
+        final long srttNs,
+        final long baseRttNs,
+        final long delayAllowanceNs)
+    {
+        onRttSample(path, rttNs);
+        policy.onAckSampled(nowNs, srttNs, baseRttNs, delayAllowanceNs);
+    }
+
+    /**
+     * The echo of an ACK that is not stale.
+     *
+     * @param path      the echoed path.
+     * @param pathSeq   the echoed path sequence.
+     * @param retx      did the echoed DATA carry the retx flag?
+     * @param congested did the ACK carry a congestion signal?
+     * @param nowNs     current time.
+     * @param srttNs    the connection's smoothed RTT.
+     */
+    void onAckEcho(
+        final int path,
+        final int pathSeq,
+        final boolean retx,
+        final boolean congested,
+        final long nowNs,
+        final long srttNs)
+    {
+        final boolean good = !retx && !congested;
+        table.onEcho(path, pathSeq, good, nowNs);
+        if (congested)
+        {
+            table.markCongested(path, nowNs + srttNs);
+        }
+        else if (good && table.isActive(path))
+        {
+            policy.onGoodEcho(path);
+        }
+    }
+}
