@@ -16,6 +16,7 @@
 package io.metaroce.datapath.connection;
 
 import io.metaroce.codec.WireDatagramReader;
+import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.datapath.stream.TerminationCause;
 
 /**
@@ -40,14 +41,88 @@ public abstract class Connection
      */
     public final int planeCount;
 
+    final int destination;
+    final long connEpoch;
     int peerId;
     int terminationCause = -1;
+    ConnectionState state;
+    int mtu;
 
-    Connection(final ConnectionHost host, final int localId, final int planeCount)
+    Connection(
+        final ConnectionHost host,
+        final int localId,
+        final int planeCount,
+        final int destination,
+        final long connEpoch,
+        final ConnectionState initialState)
     {
         this.host = host;
         this.localId = localId;
         this.planeCount = planeCount;
+        this.destination = destination;
+        this.connEpoch = connEpoch;
+        this.state = initialState;
+    }
+
+    /**
+     * Id this end chose for the connection (the srcConnId of what it sends).
+     *
+     * @return the local connection id.
+     */
+    public final int localConnectionId()
+    {
+        return localId;
+    }
+
+    /**
+     * Id the peer chose for the connection (0 on a sender until established).
+     *
+     * @return the peer connection id.
+     */
+    public final int peerConnectionId()
+    {
+        return peerId;
+    }
+
+    /**
+     * Connection state.
+     *
+     * @return SETUP (SETUP_SENT, sender only), ESTABLISHED, CLOSING, CLOSED or FAILED (sender only).
+     */
+    public final ConnectionState state()
+    {
+        return state;
+    }
+
+    /**
+     * Random nonce of this incarnation, which the sender chose and sent in SETUP.
+     *
+     * @return the connEpoch.
+     */
+    public final long connectionEpoch()
+    {
+        return connEpoch;
+    }
+
+    /**
+     * The transport destination the connection sends to: on a sender the receiver's endpoints, on a receiver the
+     * sender's reply address, which it learns on each plane a SETUP or datagram of the sender arrives on.
+     *
+     * @return the destination index.
+     */
+    public final int destination()
+    {
+        return destination;
+    }
+
+    /**
+     * Negotiated largest datagram.
+     *
+     * @return bytes, 0 on a sender before establishment.
+     */
+    public final int mtu()
+    {
+        return mtu;
     }
 
     /**

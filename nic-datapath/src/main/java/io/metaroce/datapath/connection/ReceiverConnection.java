@@ -86,17 +86,13 @@ public final class ReceiverConnection extends Connection
     private final ReceiverAckState ack;
     private final ReceiverCredit credit;
     private final ReceiverStreamSet streams;
-    private final int destination;
     private final long sourceKey;
-    private final long connEpoch;
     private final int isn;
     private final int window;
-    private final int mtu;
     private final int maxStreams;
     private final boolean windowMode;
     private final long rttHintNs;
 
-    private ConnectionState state = ConnectionState.ESTABLISHED;
     private long receivedBytes;
     private long nowNs;
     private long lastReceivedNs;
@@ -134,12 +130,10 @@ public final class ReceiverConnection extends Connection
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(host, localId, setup.planeCount());
+        super(host, localId, setup.planeCount(), destination, setup.connEpoch(), ConnectionState.ESTABLISHED);
         this.settings = host.settings();
-        this.destination = destination;
         this.sourceKey = sourceKey;
         this.peerId = (int)header.srcConnId();
-        this.connEpoch = setup.connEpoch();
         this.isn = Serial.psn(header.psn());
         this.window = (int)Math.min(setup.mprPsns(), settings.ack().maxMprPsns());
         this.mtu = Math.min(setup.mtu(), settings.mtu());
@@ -166,36 +160,6 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Id this end chose for the connection.
-     *
-     * @return the local connection id.
-     */
-    public int localConnectionId()
-    {
-        return localId;
-    }
-
-    /**
-     * Id the sender chose.
-     *
-     * @return the peer connection id.
-     */
-    public int peerConnectionId()
-    {
-        return peerId;
-    }
-
-    /**
-     * Connection state.
-     *
-     * @return ESTABLISHED, CLOSING or CLOSED.
-     */
-    public ConnectionState state()
-    {
-        return state;
-    }
-
-    /**
      * Why the connection ended.
      *
      * @return a {@link TerminationCause}, or -1 while it lives.
@@ -203,16 +167,6 @@ public final class ReceiverConnection extends Connection
     public int terminationCause()
     {
         return endCause >= 0 ? endCause : terminationCause;
-    }
-
-    /**
-     * The sender's nonce for this incarnation.
-     *
-     * @return the connEpoch of its SETUP.
-     */
-    public long connectionEpoch()
-    {
-        return connEpoch;
     }
 
     /**
@@ -253,16 +207,6 @@ public final class ReceiverConnection extends Connection
     public int trackingWindow()
     {
         return window;
-    }
-
-    /**
-     * Negotiated largest datagram.
-     *
-     * @return bytes.
-     */
-    public int mtu()
-    {
-        return mtu;
     }
 
     /**
@@ -329,12 +273,7 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Does a datagram with this srcConnId pass the epoch rule? On a receiver it must carry the id the sender gave in
-     * its SETUP, whatever the message type and state.
-     *
-     * @param srcConnId  the datagram's srcConnId.
-     * @param templateId the datagram's message type (SBE template id); the rule does not depend on it.
-     * @return true when srcConnId is the sender's id.
+     * {@inheritDoc}
      */
     public boolean acceptsSource(final int srcConnId, final int templateId)
     {
@@ -342,11 +281,7 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Is this message type one a receiver accepts [MR-ID-8]: DATA, CREDIT_REQUEST, PROBE, CLOSE, STATUS, ERROR,
-     * STREAM_OPEN or STREAM_CLOSE?
-     *
-     * @param templateId the datagram's message type (SBE template id).
-     * @return true for those types.
+     * {@inheritDoc}
      */
     public boolean acceptsTemplate(final int templateId)
     {
@@ -397,17 +332,6 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * The transport's reply destination of the sender, which the connection sends to; it learns the sender's reply
-     * address on each plane a SETUP or datagram of the sender arrives on.
-     *
-     * @return the destination id.
-     */
-    public int destination()
-    {
-        return destination;
-    }
-
-    /**
      * The key of the source host whose SETUP made the connection, which its bounds are counted against.
      *
      * @return the source host key.
@@ -428,14 +352,7 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Handle a validated datagram addressed to this connection. A CLOSED connection answers a CLOSE with the same
-     * CLOSE_ACK when it closed by CLOSE and drops anything else as STATE; otherwise the first such datagram proves
-     * the sender's address, and each counts as hearing from the sender on its plane and goes to its type's handler.
-     *
-     * @param templateId the datagram's message type (SBE template id).
-     * @param reader     the reader that decoded the datagram.
-     * @param plane      the plane of the socket it arrived on.
-     * @param nowNs      current time.
+     * {@inheritDoc}
      */
     public void onDatagram(final int templateId, final WireDatagramReader reader, final int plane, final long nowNs)
     {
@@ -613,12 +530,7 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Run the timers that are due: the linger deadline of a CLOSED connection, else the connection timeout, the
-     * delayed ACK, the NACK interval of a hole, STATUS (sent only to a sender that proved its address) and the
-     * streams' timers; then report progress to the credit scheduler.
-     *
-     * @param nowNs current time.
-     * @return work done.
+     * {@inheritDoc}
      */
     public int onTimers(final long nowNs)
     {
@@ -672,11 +584,7 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Earliest time {@link #onTimers(long)} has work: the linger deadline once CLOSED, else the earliest of the
-     * connection timeout, the next STATUS, the hole and delayed-ACK deadlines and the streams' deadlines.
-     *
-     * @param nowNs current time; a receiver's deadlines do not depend on it.
-     * @return the time in nanoseconds, or {@link Long#MAX_VALUE} once the connection is terminated.
+     * {@inheritDoc}
      */
     public long nextDeadlineNs(final long nowNs)
     {
@@ -697,8 +605,7 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * Free resources once the engine has dropped the connection: its credit client, its reply destination, what its
-     * streams hold, and its counters.
+     * {@inheritDoc}
      */
     public void release()
     {
@@ -749,10 +656,9 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * End the connection without a CLOSE (timeout, ERROR): its streams'
-     * images are handed back at the end of the current call and never touched again, while the ids linger for
-     * lingerTimeout so that late packets of the incarnation are dropped as STATE rather than answered as unknown
-     * [MR-CONN-8].
+     * End the connection without a CLOSE (timeout, ERROR): its streams' images are handed back at the end of the
+     * current call and never touched again, while the ids linger for lingerTimeout so that late packets of the
+     * incarnation are dropped as STATE rather than answered as unknown [MR-CONN-8].
      */
     private void end(final int cause)
     {

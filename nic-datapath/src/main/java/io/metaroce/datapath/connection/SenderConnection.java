@@ -100,9 +100,7 @@ public final class SenderConnection extends Connection
     public final ConnectionSettings connectionSettings;
     private final String streamCounterLabel;
     private final CountersManager countersManager;
-    private final int destination;
     private final int pathCount;
-    private final long connEpoch;
     private final int isn;
     private final int askedWindow;
     private final SenderCounters counters;
@@ -118,8 +116,6 @@ public final class SenderConnection extends Connection
     private final SenderFeedback feedback;
 
     private CongestionControl congestion;
-    private ConnectionState state = ConnectionState.SETUP;
-    private int mtu;
     private long nowNs;
     private long setupDeadlineNs;
     private long setupBackoffNs;
@@ -150,16 +146,15 @@ public final class SenderConnection extends Connection
         final CountersManager countersManager,
         final long nowNs)
     {
-        super(host, localId, connectionSettings.planeCount());
+        super(host, localId, connectionSettings.planeCount(), senderSettings.destination(),
+            host.identityRandom().nextLong(), ConnectionState.SETUP);
         final EngineSettings settings = connectionSettings.engineSettings();
         final int pathsPerPlane = connectionSettings.pathsPerPlane();
         final Parts parts = new Parts();
         this.settings = settings;
         this.connectionSettings = connectionSettings;
         this.countersManager = countersManager;
-        this.destination = senderSettings.destination();
         this.pathCount = planeCount * pathsPerPlane;
-        this.connEpoch = host.identityRandom().nextLong();
         this.isn = host.identityRandom().nextInt();
         this.askedWindow = settings.ack().mprPsns();
         final SenderCongestionControlSupplier congestionControl = host.congestionControlSupplier();
@@ -202,36 +197,6 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Id this end chose for the connection (the srcConnId of what it sends).
-     *
-     * @return the local connection id.
-     */
-    public int localConnectionId()
-    {
-        return localId;
-    }
-
-    /**
-     * Id the receiver chose (0 until established).
-     *
-     * @return the peer connection id.
-     */
-    public int peerConnectionId()
-    {
-        return peerId;
-    }
-
-    /**
-     * Connection state.
-     *
-     * @return SETUP (SETUP_SENT), ESTABLISHED, CLOSING, CLOSED or FAILED.
-     */
-    public ConnectionState state()
-    {
-        return state;
-    }
-
-    /**
      * Code of the last ERROR that answered this incarnation's SETUP (the connection keeps retrying SETUP).
      *
      * @return a {@code WireErrorCode} value, or 0 when none arrived.
@@ -249,26 +214,6 @@ public final class SenderConnection extends Connection
     public int terminationCause()
     {
         return terminationCause;
-    }
-
-    /**
-     * Random nonce of this incarnation.
-     *
-     * @return the connEpoch sent in SETUP.
-     */
-    public long connectionEpoch()
-    {
-        return connEpoch;
-    }
-
-    /**
-     * The transport destination (the receiver's endpoints) the connection sends to.
-     *
-     * @return the destination index.
-     */
-    public int destination()
-    {
-        return destination;
     }
 
     /**
@@ -498,16 +443,6 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Negotiated largest datagram.
-     *
-     * @return bytes, 0 before establishment.
-     */
-    public int mtu()
-    {
-        return mtu;
-    }
-
-    /**
      * Are receiver credits in force?
      *
      * @return true when both ends asked for them.
@@ -564,12 +499,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Does a datagram with this srcConnId pass the epoch rule? In SETUP_SENT any srcConnId does (the SETUP_ACK brings
-     * the receiver's id); afterwards it must be the receiver's id, whatever the message type.
-     *
-     * @param srcConnId  the datagram's srcConnId.
-     * @param templateId the datagram's message type (SBE template id); the rule does not depend on it.
-     * @return true when it passes.
+     * {@inheritDoc}
      */
     public boolean acceptsSource(final int srcConnId, final int templateId)
     {
@@ -577,11 +507,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Is this message type one a sender accepts [MR-ID-8]: ACK, NACK, CREDIT, PROBE_ACK, SETUP_ACK, CLOSE_ACK, STATUS,
-     * ERROR, STREAM_ACK or STREAM_WINDOW?
-     *
-     * @param templateId the datagram's message type (SBE template id).
-     * @return true for those types.
+     * {@inheritDoc}
      */
     public boolean acceptsTemplate(final int templateId)
     {
@@ -605,14 +531,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Handle a validated datagram addressed to this connection. In SETUP_SENT it takes a SETUP_ACK, keeps the code of
-     * an ERROR that answers its SETUP (psn equal to the ISN) as {@link #setupErrorCode()} and drops anything else as
-     * STATE; afterwards every datagram counts as hearing from the receiver and goes to its type's handler.
-     *
-     * @param templateId the datagram's message type (SBE template id).
-     * @param reader     the reader that decoded the datagram.
-     * @param plane      the plane of the socket it arrived on.
-     * @param nowNs      current time.
+     * {@inheritDoc}
      */
     public void onDatagram(final int templateId, final WireDatagramReader reader, final int plane, final long nowNs)
     {
@@ -679,11 +598,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Run the timers that are due: in SETUP_SENT the SETUP retry, with a doubling backoff; afterwards the connection
-     * timeout, the loss and path timers, the streams' timers, and the linger before CLOSE and the CLOSE retries.
-     *
-     * @param nowNs current time.
-     * @return work done.
+     * {@inheritDoc}
      */
     public int onTimers(final long nowNs)
     {
@@ -723,12 +638,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Earliest time {@link #onTimers(long)} or {@link #sendData(long)} has work: the next SETUP in SETUP_SENT, else
-     * the earliest of the connection timeout, the loss and path deadlines, the CLOSE retry or the end of the linger,
-     * the streams' deadlines and, while a stream has new data, the pacing deadline.
-     *
-     * @param nowNs current time, for the pacing deadline.
-     * @return the time in nanoseconds, or {@link Long#MAX_VALUE} once the connection is terminated.
+     * {@inheritDoc}
      */
     public long nextDeadlineNs(final long nowNs)
     {
@@ -777,7 +687,7 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Free resources once the engine has dropped the connection: its counters.
+     * {@inheritDoc}
      */
     public void release()
     {
