@@ -18,7 +18,6 @@ package io.metaroce.datapath.io;
 import org.agrona.DirectBuffer;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
 
@@ -41,9 +40,8 @@ import java.util.Arrays;
  * </ul>
  * Not thread safe: one transport per agent thread.
  */
-public final class BatchedUdpTransport implements PacketTransport
+public final class BatchedUdpTransport extends UdpSocketsTransport
 {
-    private final UdpSockets sockets;
     private final BatchedReader reader;
     private final int planeCount;
     private final int entropyCount;
@@ -65,7 +63,7 @@ public final class BatchedUdpTransport implements PacketTransport
      */
     BatchedUdpTransport(final TransportSpec spec, final int batchLength, final boolean segmentation) throws IOException
     {
-        sockets = new UdpSockets(spec, this::receive);
+        super(spec);
         planeCount = sockets.planeCount();
         entropyCount = sockets.entropyCount();
         this.batchLength = batchLength;
@@ -79,97 +77,6 @@ public final class BatchedUdpTransport implements PacketTransport
             close();
             throw ex;
         }
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int planeCount()
-    {
-        return planeCount;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int entropyCount()
-    {
-        return entropyCount;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int localPort()
-    {
-        return sockets.localPort();
-    }
-
-    /**
-     * Local address of a plane.
-     *
-     * @param plane a plane index.
-     * @return the address its sockets are bound to.
-     */
-    public InetAddress planeAddress(final int plane)
-    {
-        return sockets.planeAddress(plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int datagramOverhead()
-    {
-        return 0;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receiveErrors()
-    {
-        return sockets.receiveErrors();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sendCalls()
-    {
-        return sockets.sendCalls;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sentDatagrams()
-    {
-        return sockets.sentDatagrams;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sendDrops()
-    {
-        return sockets.sendDrops;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receiveCalls()
-    {
-        return sockets.receiveCalls;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receivedDatagrams()
-    {
-        return sockets.receivedDatagrams;
     }
 
     /**
@@ -201,46 +108,6 @@ public final class BatchedUdpTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
-    public int newReplyDestination()
-    {
-        return sockets.destinations().newReply();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean learnReplyAddress(final int destination, final int plane, final int port)
-    {
-        return sockets.learnReplyAddress(destination, plane, port);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sourceHostKey()
-    {
-        return sockets.sourceHostKey();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean isFromPeer(final int destination, final int plane)
-    {
-        return sockets.isFromPeer(destination, plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean hasRoute(final int destination, final int plane)
-    {
-        return null != sockets.destinations().route(destination, plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
     public void releaseDestination(final int destination)
     {
         final UdpDestinations destinations = sockets.destinations();
@@ -258,14 +125,6 @@ public final class BatchedUdpTransport implements PacketTransport
             sendBatches[destination] = null;
         }
         destinations.release(destination);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int poll(final PacketHandler handler, final int limit)
-    {
-        return sockets.poll(handler, limit);
     }
 
     /**
@@ -340,23 +199,6 @@ public final class BatchedUdpTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
-    public int sendControl(
-        final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
-    {
-        return sockets.sendControl(destination, plane, buffer, offset, length);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int sendToSource(final int port, final DirectBuffer buffer, final int offset, final int length)
-    {
-        return sockets.sendToSource(port, buffer, offset, length);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
     public void close()
     {
         for (final SendBatch[][] destination : sendBatches)
@@ -420,7 +262,7 @@ public final class BatchedUdpTransport implements PacketTransport
         pendingBatches[pendingBatchCount++] = batch;
     }
 
-    private int receive(final int plane, final PacketHandler handler, final int limit)
+    int receive(final int plane, final PacketHandler handler, final int limit)
     {
         return reader.read(plane, handler, limit);
     }

@@ -18,7 +18,6 @@ package io.metaroce.datapath.io;
 import org.agrona.DirectBuffer;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -39,10 +38,8 @@ import java.nio.channels.DatagramChannel;
  * </ul>
  * Sending allocates nothing, whatever the number of payload buffers. Not thread safe: one transport per agent thread.
  */
-public final class NioUdpTransport implements PacketTransport
+public final class NioUdpTransport extends UdpSocketsTransport
 {
-    private final UdpSockets sockets;
-
     /**
      * Open the receive channels.
      *
@@ -51,98 +48,7 @@ public final class NioUdpTransport implements PacketTransport
      */
     public NioUdpTransport(final TransportSpec spec) throws IOException
     {
-        sockets = new UdpSockets(spec, this::receive);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int planeCount()
-    {
-        return sockets.planeCount();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int entropyCount()
-    {
-        return sockets.entropyCount();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int localPort()
-    {
-        return sockets.localPort();
-    }
-
-    /**
-     * Local address of a plane.
-     *
-     * @param plane a plane index.
-     * @return the address its channels are bound to.
-     */
-    public InetAddress planeAddress(final int plane)
-    {
-        return sockets.planeAddress(plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int datagramOverhead()
-    {
-        return 0;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receiveErrors()
-    {
-        return sockets.receiveErrors();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sendCalls()
-    {
-        return sockets.sendCalls;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sentDatagrams()
-    {
-        return sockets.sentDatagrams;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sendDrops()
-    {
-        return sockets.sendDrops;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receiveCalls()
-    {
-        return sockets.receiveCalls;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receivedDatagrams()
-    {
-        return sockets.receivedDatagrams;
+        super(spec);
     }
 
     /**
@@ -156,57 +62,9 @@ public final class NioUdpTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
-    public int newReplyDestination()
-    {
-        return sockets.destinations().newReply();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean learnReplyAddress(final int destination, final int plane, final int port)
-    {
-        return sockets.learnReplyAddress(destination, plane, port);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sourceHostKey()
-    {
-        return sockets.sourceHostKey();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean isFromPeer(final int destination, final int plane)
-    {
-        return sockets.isFromPeer(destination, plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean hasRoute(final int destination, final int plane)
-    {
-        return null != sockets.destinations().route(destination, plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
     public void releaseDestination(final int destination)
     {
         sockets.destinations().release(destination);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int poll(final PacketHandler handler, final int limit)
-    {
-        return sockets.poll(handler, limit);
     }
 
     /**
@@ -249,29 +107,12 @@ public final class NioUdpTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
-    public int sendControl(
-        final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
-    {
-        return sockets.sendControl(destination, plane, buffer, offset, length);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int sendToSource(final int port, final DirectBuffer buffer, final int offset, final int length)
-    {
-        return sockets.sendToSource(port, buffer, offset, length);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
     public void close()
     {
         sockets.close();
     }
 
-    private int receive(final int plane, final PacketHandler handler, final int limit)
+    int receive(final int plane, final PacketHandler handler, final int limit)
     {
         return sockets.readSingly(plane, handler, limit);
     }
