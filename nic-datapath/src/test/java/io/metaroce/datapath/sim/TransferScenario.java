@@ -83,6 +83,7 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     int endOfStreams;
     long[] completionTimeNs;
     private CrashableAgent[] crashableSenders;
+    private CrashableAgent crashableReceiver;
 
     TransferScenario seed(final long seed)
     {
@@ -157,7 +158,8 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         {
             simulation.add(agent);
         }
-        simulation.add(new EngineAgent(receiverEngine));
+        crashableReceiver = new CrashableAgent(new EngineAgent(receiverEngine));
+        simulation.add(crashableReceiver);
         for (int i = 0; i < senderCount; i++)
         {
             simulation.add(new Publisher(i));
@@ -176,6 +178,30 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     void crashSender(final int index)
     {
         crashableSenders[index].isCrashed = true;
+    }
+
+    /**
+     * A sender's engine is descheduled for a span of virtual time: it does nothing, while the fabric keeps delivering
+     * into its socket buffer, and resumes where it was.
+     *
+     * @param index   of the sender.
+     * @param fromNs  start of the stall.
+     * @param untilNs end of the stall.
+     */
+    void stallSender(final int index, final long fromNs, final long untilNs)
+    {
+        crashableSenders[index].stall(fromNs, untilNs);
+    }
+
+    /**
+     * The receiver's engine is descheduled for a span of virtual time, like {@link #stallSender}.
+     *
+     * @param fromNs  start of the stall.
+     * @param untilNs end of the stall.
+     */
+    void stallReceiver(final long fromNs, final long untilNs)
+    {
+        crashableReceiver.stall(fromNs, untilNs);
     }
 
     boolean run(final long maxDurationNs)
@@ -413,26 +439,52 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     }
 
     /**
-     * Runs an agent until it crashes.
+     * Runs an agent until it crashes, except while it is stalled (descheduled): then it does nothing until the stall
+     * ends.
      */
     private static final class CrashableAgent implements SimulationAgent
     {
         private final SimulationAgent agent;
         boolean isCrashed;
+        private long stallFromNs = Long.MAX_VALUE;
+        private long stallUntilNs = Long.MIN_VALUE;
+        private long lastNowNs;
 
         CrashableAgent(final SimulationAgent agent)
         {
             this.agent = agent;
         }
 
+        void stall(final long fromNs, final long untilNs)
+        {
+            stallFromNs = fromNs;
+            stallUntilNs = untilNs;
+        }
+
+        private boolean isStalled(final long nowNs)
+        {
+            return nowNs >= stallFromNs && nowNs < stallUntilNs;
+        }
+
         public int doWork(final long nowNs)
         {
-            return isCrashed ? 0 : agent.doWork(nowNs);
+            lastNowNs = nowNs;
+            return isCrashed || isStalled(nowNs) ? 0 : agent.doWork(nowNs);
         }
 
         public long nextDeadlineNs()
         {
-            return isCrashed ? Long.MAX_VALUE : agent.nextDeadlineNs();
+            if (isCrashed)
+            {
+                return Long.MAX_VALUE;
+            }
+            if (isStalled(lastNowNs))
+            {
+                return stallUntilNs;
+            }
+            final long deadline = agent.nextDeadlineNs();
+            // A stall that starts before the agent's next timer must still stop the clock at its start.
+            return lastNowNs < stallFromNs ? Math.min(deadline, stallFromNs) : deadline;
         }
     }
 }
