@@ -189,6 +189,9 @@ final class CounterMetricDecoder
         "metaroce_path_retransmits", "Retransmitted DATA packets sent on a path.");
     static final MetricFamily PATH_LOSSES_CHARGED = counter(
         "metaroce_path_losses_charged", "Losses charged to a path by its health tracking.");
+    static final MetricFamily PATH_LOSSES_SHARED = counter(
+        "metaroce_path_losses_shared", "Losses on a path that every path shared (host or receiver late), charged to " +
+        "no path.");
     static final MetricFamily PATH_SRTT = nanosGauge(
         "metaroce_path_srtt_seconds", "Smoothed round-trip time of a path.");
     static final MetricFamily PATH_STATE = gauge(
@@ -204,6 +207,8 @@ final class CounterMetricDecoder
         "metaroce_plane_retransmits", "Retransmitted DATA packets a send endpoint sent on a plane.");
     static final MetricFamily PLANE_LOSSES_CHARGED = counter(
         "metaroce_plane_losses_charged", "Losses charged to the paths of a plane by their health tracking.");
+    static final MetricFamily PLANE_LOSSES_SHARED = counter(
+        "metaroce_plane_losses_shared", "Losses on the paths of a plane that every path shared, charged to no path.");
     static final MetricFamily PLANE_PROBES = counter(
         "metaroce_plane_probes", "Probes a send endpoint sent on a plane.");
     static final MetricFamily PLANE_PATH_STATE_CHANGES = counter(
@@ -324,6 +329,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.PATH_TYPE_ID, "path-packets", PATH_PACKETS);
         datapath(DatapathCounters.PATH_TYPE_ID, "path-retransmits", PATH_RETRANSMITS);
         datapath(DatapathCounters.PATH_TYPE_ID, "path-losses-charged", PATH_LOSSES_CHARGED);
+        datapath(DatapathCounters.PATH_TYPE_ID, "path-losses-shared", PATH_LOSSES_SHARED);
         datapath(DatapathCounters.PATH_TYPE_ID, "path-srtt-ns", PATH_SRTT);
         datapath(DatapathCounters.PATH_TYPE_ID, "path-state", PATH_STATE);
         datapath(DatapathCounters.PATH_TYPE_ID, "path-state-changes", PATH_STATE_CHANGES);
@@ -332,6 +338,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-packets", PLANE_PACKETS);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-retransmits", PLANE_RETRANSMITS);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-losses-charged", PLANE_LOSSES_CHARGED);
+        datapath(DatapathCounters.PLANE_TYPE_ID, "plane-losses-shared", PLANE_LOSSES_SHARED);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-probes", PLANE_PROBES);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-path-state-changes", PLANE_PATH_STATE_CHANGES);
 

@@ -342,6 +342,28 @@ public final class SenderConnection extends Connection
     }
 
     /**
+     * Losses on a path that every path shared, so charged to none (wire spec section 11.4).
+     *
+     * @param path a path index.
+     * @return the count.
+     */
+    public long lossesShared(final int path)
+    {
+        return counters.pathSharedLosses[path].get();
+    }
+
+    /**
+     * State changes of a path since the connection was made.
+     *
+     * @param path a path index.
+     * @return the count.
+     */
+    public long pathStateChanges(final int path)
+    {
+        return counters.pathStateChanges[path].get();
+    }
+
+    /**
      * DATA packets sent, retransmissions included.
      *
      * @return the count.

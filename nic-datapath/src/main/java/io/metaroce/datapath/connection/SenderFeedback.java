@@ -52,6 +52,10 @@ import io.metaroce.datapath.tracking.Serial;
  *     <li>the tracker's and the path table's events: a loss charged to its path (which may call it congestion),
  *     a path probe to send, a path's new state in the counters.</li>
  * </ul>
+ * Shared lateness (wire spec section 11.4): every answer is classed prompt or late against the path table's lateness
+ * limit; a prompt one overtakes what other paths sent before it. A loss found on the arrival of a late answer, or by
+ * the timeout without being overtaken, is shared by the paths: it is counted as such and handled as congestion, and
+ * no path is charged.
  * A message that breaks the rules is dropped, and a NACK that ends the connection fails it, through
  * {@link SenderStateHandler}. Owned by the engine's thread, like its connection; nothing allocates. The time of the
  * tracker's and the path table's events is that of the call that caused them.
@@ -83,6 +87,7 @@ final class SenderFeedback
     private long statusDeadlineNs;
     private long outlierCheckNs;
     private long lastBaseRttProbeNs;
+    private boolean promptAnswer = true;
 
     /**
      * The feedback of one connection over its parts; every path starts ACTIVE in the counters.
@@ -199,16 +204,25 @@ final class SenderFeedback
         }
 
         final long sample = stale ? -1 : rttSample(header.tsNs(), ack.serviceTimeNs());
+        final long sendTimeNs = echoedSendTimeNs(header.tsNs());
+        boolean sharedLate = false;
         if (sample >= 0)
         {
             rtt.onSample(sample, nowNs);
             final long srtt = rtt.srttNs();
             final long baseRtt = rtt.baseRttNs();
-            paths.onAckRttSample(echoPath, sample, nowNs, srtt, baseRtt, congestion.delayAllowanceNs(baseRtt, srtt));
+            sharedLate = paths.onAckRttSample(echoPath, sample, sendTimeNs, recovery.reorderWindowNs(), nowNs, srtt,
+                baseRtt, congestion.delayAllowanceNs(baseRtt, srtt));
             counters.pathSrttNs[echoPath].setRelease(table.srttNs(echoPath));
             counters.srttNs.setRelease(srtt);
         }
 
+        // The losses this ACK reveals are evidence against their paths only if the ACK itself was not held up.
+        promptAnswer = !stale && (sample < 0 || table.isPrompt(sample));
+        if (promptAnswer)
+        {
+            table.onPromptAnswer(echoPath, sendTimeNs);
+        }
         recovery.onAck(echoPath, header.pathSeq(), sackBase, wordCount, table.activeCount());
 
         if (!stale)
@@ -216,8 +230,8 @@ final class SenderFeedback
             // Path feedback asks the controller whether the sample shows congestion, before the controller reacts.
             final boolean congested = 0 != (flags & TransportFlag.OVERFLOW) ||
                 (sample >= 0 && congestion.isCongestionSignal(sample, rtt.baseRttNs(), rtt.srttNs()));
-            paths.onAckEcho(echoPath, header.pathSeq(), 0 != (flags & TransportFlag.RETX), congested, nowNs,
-                rtt.srttNs());
+            paths.onAckEcho(echoPath, header.pathSeq(), 0 != (flags & TransportFlag.RETX), congested, sharedLate,
+                nowNs, rtt.srttNs());
         }
         onAcknowledged(newlyAcked, sample, ack.rcvCwndPenalty(), 0 != (flags & TransportFlag.OVERFLOW));
     }
@@ -256,9 +270,14 @@ final class SenderFeedback
         }
 
         final int echoPath = header.pathId();
+        promptAnswer = table.isPrompt(rttSample(header.tsNs(), 0));
         if (echoPath < pathCount)
         {
             table.onEcho(echoPath, header.pathSeq(), false, nowNs);
+            if (promptAnswer)
+            {
+                table.onPromptAnswer(echoPath, echoedSendTimeNs(header.tsNs()));
+            }
         }
 
         final int psn = Serial.psn(header.psn());
@@ -314,11 +333,19 @@ final class SenderFeedback
         final int seq = (int)probeAck.probeSeq();
         final int age = encoder.probeSeq() - seq;
         final long sample = age >= 0 && age < RECENT_PROBES ? rttSample(header.tsNs(), probeAck.serviceTimeNs()) : -1;
+        final long sendTimeNs = echoedSendTimeNs(header.tsNs());
         if (sample >= 0)
         {
             rtt.onSample(sample, nowNs);
-            paths.onRttSample(echoPath, sample);
+            paths.onRttSample(echoPath, sample, sendTimeNs, recovery.reorderWindowNs());
             counters.srttNs.setRelease(rtt.srttNs());
+        }
+
+        // An answer to an old probe gives no sample, so it cannot show that it was not held up.
+        promptAnswer = sample >= 0 && table.isPrompt(sample);
+        if (promptAnswer)
+        {
+            table.onPromptAnswer(echoPath, sendTimeNs);
         }
 
         if (ProbeKind.PATH.value() == kind)
@@ -453,8 +480,8 @@ final class SenderFeedback
     }
 
     /**
-     * The tracker declared a packet lost: a loss charged to its path counts there, and one the path table calls
-     * congestion reaches the congestion controller.
+     * The tracker declared a packet lost: a loss the paths share counts as shared and is congestion; a loss charged
+     * to its path counts there, and one the path table calls congestion reaches the congestion controller.
      */
     void onPacketLost(final int path, final int reason, final long sendTimeNs)
     {
@@ -463,15 +490,18 @@ final class SenderFeedback
             return;
         }
 
-        counters.pathLosses[path].incrementRelease();
-        final int result = table.onLoss(path, sendTimeNs, LossReason.TIMEOUT == reason, rtt.srttNs(), nowNs);
-        if (PathTable.LOSS_CONGESTION == result)
+        final boolean timeout = LossReason.TIMEOUT == reason;
+        if (!table.isLossDistinct(path, sendTimeNs, timeout, promptAnswer, recovery.reorderWindowNs()))
         {
-            counters.congestionLosses.incrementRelease();
-            if (null != congestion)
-            {
-                congestion.onCongestionLoss(rtt.srttNs(), nowNs);
-            }
+            counters.pathSharedLosses[path].incrementRelease();
+            onCongestionLoss();
+            return;
+        }
+
+        counters.pathLosses[path].incrementRelease();
+        if (PathTable.LOSS_CONGESTION == table.onLoss(path, sendTimeNs, timeout, rtt.srttNs(), nowNs))
+        {
+            onCongestionLoss();
         }
     }
 
@@ -504,6 +534,15 @@ final class SenderFeedback
         counters.planesDown.setRelease(down);
     }
 
+    private void onCongestionLoss()
+    {
+        counters.congestionLosses.incrementRelease();
+        if (null != congestion)
+        {
+            congestion.onCongestionLoss(rtt.srttNs(), nowNs);
+        }
+    }
+
     private void onAcknowledged(final long newlyAcked, final long sample, final int penalty, final boolean overflow)
     {
         final long srtt = rtt.srttNs();
@@ -533,6 +572,11 @@ final class SenderFeedback
         }
     }
 
+    private long echoedSendTimeNs(final long tsEcho)
+    {
+        return nowNs - (((int)nowNs - (int)tsEcho) & 0xFFFF_FFFFL);
+    }
+
     private long rttSample(final long tsEcho, final long serviceTimeNs)
     {
         final long elapsed = ((int)nowNs - (int)tsEcho) & 0xFFFF_FFFFL;
@@ -547,6 +591,7 @@ final class SenderFeedback
 
     private boolean isOutlierCheckEnabled()
     {
-        return settings.paths().pathEviction() && pathCount >= 3;
+        // The check also sets the lateness limit, which matters as soon as a second path can overtake the first.
+        return settings.paths().pathEviction() && pathCount >= 2;
     }
 }

@@ -23,11 +23,13 @@ import io.metaroce.datapath.path.PathTable;
  * {@link PathPolicy} that picks the path of each packet, and the feedback rules that turn echoes and RTT samples into
  * both (wire spec section 11).
  * <ul>
- *     <li>every RTT sample goes to the path's smoothed RTT and to the policy;</li>
+ *     <li>every RTT sample goes to the path's smoothed RTT and to the policy, except a late one that no other path
+ *     overtook (section 11.4): the path takes it as the table's lateness limit and the policy not at all, since a
+ *     host's stall says nothing about a path or a plane;</li>
  *     <li>an ACK's echo is good when it answers a first transmission and carries no congestion signal (the receiver's
  *     overflow flag, or an RTT sample the congestion controller calls one); a congestion signal marks the path
- *     congested for an srtt, which the weighted policy skips; a good echo on an ACTIVE path is offered to the policy
- *     for reuse;</li>
+ *     congested for an srtt, which the weighted policy skips, unless its sample was late and shared; a good echo on
+ *     an ACTIVE path is offered to the policy for reuse;</li>
  *     <li>a NACK or a PROBE_ACK that is not a path probe's answer is an echo that is not good (it proves the path
  *     alive without vouching for its data).</li>
  * </ul>
@@ -73,13 +75,20 @@ final class SenderPaths
     /**
      * An RTT sample echoed by a PROBE_ACK.
      *
-     * @param path  the echoed path.
-     * @param rttNs the sample.
+     * @param path       the echoed path.
+     * @param rttNs      the sample.
+     * @param sendTimeNs when the echoed transmission was sent.
+     * @param windowNs   how much later another path's transmission must have been sent to overtake it.
+     * @return true when the sample was late and shared by the paths.
      */
-    void onRttSample(final int path, final long rttNs)
+    boolean onRttSample(final int path, final long rttNs, final long sendTimeNs, final long windowNs)
     {
-        table.onRttSample(path, rttNs);
-        policy.onRttSample(path, rttNs);
+        final boolean shared = table.onRttSample(path, rttNs, sendTimeNs, windowNs);
+        if (!shared)
+        {
+            policy.onRttSample(path, rttNs);
+        }
+        return shared;
     }
 
     /**
@@ -87,21 +96,27 @@ final class SenderPaths
      *
      * @param path             the echoed path.
      * @param rttNs            the sample.
+     * @param sendTimeNs       when the echoed transmission was sent.
+     * @param windowNs         how much later another path's transmission must have been sent to overtake it.
      * @param nowNs            current time.
      * @param srttNs           the connection's smoothed RTT.
      * @param baseRttNs        the connection's base RTT.
      * @param delayAllowanceNs the congestion controller's delay allowance.
+     * @return true when the sample was late and shared by the paths.
      */
-    void onAckRttSample(
+    boolean onAckRttSample(
         final int path,
         final long rttNs,
+        final long sendTimeNs,
+        final long windowNs,
         final long nowNs,
         final long srttNs,
         final long baseRttNs,
         final long delayAllowanceNs)
     {
-        onRttSample(path, rttNs);
+        final boolean shared = onRttSample(path, rttNs, sendTimeNs, windowNs);
         policy.onAckSampled(nowNs, srttNs, baseRttNs, delayAllowanceNs);
+        return shared;
     }
 
     /**
@@ -111,6 +126,7 @@ final class SenderPaths
      * @param pathSeq   the echoed path sequence.
      * @param retx      did the echoed DATA carry the retx flag?
      * @param congested did the ACK carry a congestion signal?
+     * @param shared    was its RTT sample late and shared by the paths (then the signal marks no path)?
      * @param nowNs     current time.
      * @param srttNs    the connection's smoothed RTT.
      */
@@ -119,12 +135,13 @@ final class SenderPaths
         final int pathSeq,
         final boolean retx,
         final boolean congested,
+        final boolean shared,
         final long nowNs,
         final long srttNs)
     {
         final boolean good = !retx && !congested;
         table.onEcho(path, pathSeq, good, nowNs);
-        if (congested)
+        if (congested && !shared)
         {
             table.markCongested(path, nowNs + srttNs);
         }

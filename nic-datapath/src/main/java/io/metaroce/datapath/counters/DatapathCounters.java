@@ -91,7 +91,7 @@ public final class DatapathCounters
     /**
      * Counters an engine with sender connections allocates per plane (its {@code plane-*} totals).
      */
-    public static final int PLANE_COUNTERS = 5;
+    public static final int PLANE_COUNTERS = 6;
 
     /**
      * Counters a socket group allocates for its packet I/O (its {@code io-*} totals).
@@ -111,7 +111,7 @@ public final class DatapathCounters
     /**
      * Counters a sender connection with per-path counters allocates per path.
      */
-    public static final int PATH_COUNTERS = 7;
+    public static final int PATH_COUNTERS = 8;
 
     /**
      * Counters a receiver connection allocates.

@@ -21,15 +21,16 @@ import org.agrona.concurrent.status.CountersManager;
 
 /**
  * An engine's per-plane totals over all its sender connections: DATA packets, retransmissions, losses charged to a
- * path, probes and path state changes, per plane. The per-path counters of each connection add to these whether or
- * not they are shown themselves, so a plane's health is visible however many connections share it. Allocated when
- * the engine opens its first sender connection.
+ * path, losses the paths shared (charged to none), probes and path state changes, per plane. The per-path counters of
+ * each connection add to these whether or not they are shown themselves, so a plane's health is visible however many
+ * connections share it. Allocated when the engine opens its first sender connection.
  */
 public final class PlaneCounters implements AutoCloseable
 {
     final AtomicCounter[] packets;
     final AtomicCounter[] retransmits;
     final AtomicCounter[] lossesCharged;
+    final AtomicCounter[] lossesShared;
     final AtomicCounter[] probes;
     final AtomicCounter[] pathStateChanges;
 
@@ -45,6 +46,7 @@ public final class PlaneCounters implements AutoCloseable
         packets = new AtomicCounter[planeCount];
         retransmits = new AtomicCounter[planeCount];
         lossesCharged = new AtomicCounter[planeCount];
+        lossesShared = new AtomicCounter[planeCount];
         probes = new AtomicCounter[planeCount];
         pathStateChanges = new AtomicCounter[planeCount];
         final int type = DatapathCounters.PLANE_TYPE_ID;
@@ -54,6 +56,7 @@ public final class PlaneCounters implements AutoCloseable
             packets[plane] = DatapathCounters.allocate(manager, type, "plane-packets", context);
             retransmits[plane] = DatapathCounters.allocate(manager, type, "plane-retransmits", context);
             lossesCharged[plane] = DatapathCounters.allocate(manager, type, "plane-losses-charged", context);
+            lossesShared[plane] = DatapathCounters.allocate(manager, type, "plane-losses-shared", context);
             probes[plane] = DatapathCounters.allocate(manager, type, "plane-probes", context);
             pathStateChanges[plane] = DatapathCounters.allocate(manager, type, "plane-path-state-changes", context);
         }
@@ -67,6 +70,7 @@ public final class PlaneCounters implements AutoCloseable
         CloseHelper.closeAll(packets);
         CloseHelper.closeAll(retransmits);
         CloseHelper.closeAll(lossesCharged);
+        CloseHelper.closeAll(lossesShared);
         CloseHelper.closeAll(probes);
         CloseHelper.closeAll(pathStateChanges);
     }

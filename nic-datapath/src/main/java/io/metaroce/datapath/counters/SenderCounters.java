@@ -71,6 +71,11 @@ public final class SenderCounters implements AutoCloseable
     public final MirroredCounter[] pathRetransmits;
     /** Losses charged to each path, refusals excluded, indexed by path ({@code path-losses-charged}). */
     public final MirroredCounter[] pathLosses;
+    /**
+     * Losses on each path that every path shared (found late or by a timeout no other path overtook), so charged to
+     * none, indexed by path ({@code path-losses-shared}).
+     */
+    public final MirroredCounter[] pathSharedLosses;
     /** Each path's smoothed round-trip time in nanoseconds, indexed by path ({@code path-srtt-ns}). */
     public final MirroredCounter[] pathSrttNs;
     /** Each path's state, ACTIVE, SUSPECT or EVICTED, indexed by path ({@code path-state}). */
@@ -127,6 +132,7 @@ public final class SenderCounters implements AutoCloseable
         pathPackets = new MirroredCounter[pathCount];
         pathRetransmits = new MirroredCounter[pathCount];
         pathLosses = new MirroredCounter[pathCount];
+        pathSharedLosses = new MirroredCounter[pathCount];
         pathSrttNs = new MirroredCounter[pathCount];
         pathState = new MirroredCounter[pathCount];
         pathStateChanges = new MirroredCounter[pathCount];
@@ -138,6 +144,7 @@ public final class SenderCounters implements AutoCloseable
             pathPackets[p] = path("path-packets", pathContext, planes.packets[plane]);
             pathRetransmits[p] = path("path-retransmits", pathContext, planes.retransmits[plane]);
             pathLosses[p] = path("path-losses-charged", pathContext, planes.lossesCharged[plane]);
+            pathSharedLosses[p] = path("path-losses-shared", pathContext, planes.lossesShared[plane]);
             pathSrttNs[p] = path("path-srtt-ns", pathContext, null);
             pathState[p] = path("path-state", pathContext, null);
             pathStateChanges[p] = path("path-state-changes", pathContext, planes.pathStateChanges[plane]);
@@ -174,6 +181,7 @@ public final class SenderCounters implements AutoCloseable
         CloseHelper.closeAll(pathPackets);
         CloseHelper.closeAll(pathRetransmits);
         CloseHelper.closeAll(pathLosses);
+        CloseHelper.closeAll(pathSharedLosses);
         CloseHelper.closeAll(pathSrttNs);
         CloseHelper.closeAll(pathState);
         CloseHelper.closeAll(pathStateChanges);

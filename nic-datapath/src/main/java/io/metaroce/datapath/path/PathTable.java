@@ -25,9 +25,9 @@ import java.util.Arrays;
  * <pre>
  *   ACTIVE  --(2 attributed losses within lossWindow x srtt, 2 attributed losses with no echo of the path in
  *              between, an attributed timeout, or srtt above rttOutlierFactor x the median path srtt)--&gt; SUSPECT
- *   SUSPECT: no new data; PROBE(PATH) every max(srtt, probeIntervalMin), at most probesBeforeEviction
+ *   SUSPECT: no new data; PROBE(PATH) every max(srtt, probeIntervalMin), at most probesBeforeEviction counted
  *   SUSPECT --(an answer to one of its probes, or an echo of a transmission sent while SUSPECT)--&gt; ACTIVE
- *   SUSPECT --(probesBeforeEviction unanswered, or a loss of a transmission sent while SUSPECT)--&gt; EVICTED
+ *   SUSPECT --(probesBeforeEviction counted unanswered, or a loss of a transmission sent while SUSPECT)--&gt; EVICTED
  *   EVICTED: excluded; re-probed after reprobeMin, doubling while unanswered, capped at reprobeMax, back to
  *            reprobeMin after an answer
  *   EVICTED --(readmissionProbeAcks consecutive PROBE_ACKs)--&gt; ACTIVE
@@ -36,6 +36,19 @@ import java.util.Arrays;
  * SUSPECT or EVICTED is not taken, and {@link #onLoss} reports {@link #LOSS_CONGESTION} so the caller treats the
  * loss as congestion (UET's saturation rule: many sick paths at once mean congestion or a dead peer, not bad paths).
  * With eviction switched off every path stays ACTIVE.
+ * <p>
+ * Shared lateness (wire spec section 11.4): what every path suffers together, such as a descheduled receiver or
+ * sending host, is not charged to any path. An answer is prompt when its round trip is at most the lateness limit,
+ * rttOutlierFactor x the median path srtt of the last outlier check; a transmission is overtaken when a prompt answer
+ * echoed a transmission on another path sent at least a window later. Then:
+ * <ul>
+ *     <li>a loss found by the retransmission timeout is distinct, and may be charged, only when it was overtaken;
+ *     a loss found on the arrival of an answer only when that answer was prompt ({@link #isLossDistinct});</li>
+ *     <li>a late RTT sample that was not overtaken enters the path srtt as at most the lateness limit
+ *     ({@link #onRttSample(int, long, long, long)});</li>
+ *     <li>an unanswered PATH probe counts towards eviction only when another path's transmission sent after it was
+ *     answered promptly.</li>
+ * </ul>
  * <p>
  * The table also holds the per-path send state the selector and the loss rules need: the next path sequence, the
  * path srtt, the congestion skip deadline and the time of the last good echo.
@@ -92,7 +105,7 @@ public final class PathTable
     private final int[] suspectPathSeq;
     private final int[] firstProbeSeq;
     private final boolean[] episodeStarting;
-    private final int[] probesSent;
+    private final int[] probesUnanswered;
     private final long[] probeDeadlineNs;
     private final long[] backoffNs;
     private final int[] consecutiveProbeAcks;
@@ -100,12 +113,18 @@ public final class PathTable
     private final boolean[] probeOutstanding;
     private final long[] skipUntilNs;
     private final long[] lastGoodEchoNs;
+    private final long[] promptSendNs;
+    private final long[] probeSendNs;
     private final int[] evictedPerPlane;
     private final boolean[] planeLocalFailure;
     private final long[] scratch;
 
     private int nonActiveCount;
     private long nextProbeDeadlineNs = Long.MAX_VALUE;
+    private long lateLimitNs = Long.MAX_VALUE;
+    private int latestPromptPath = -1;
+    private long latestPromptSendNs = NEVER;
+    private long otherPromptSendNs = NEVER;
 
     /**
      * Build a table with every path ACTIVE.
@@ -141,7 +160,7 @@ public final class PathTable
         suspectPathSeq = new int[pathCount];
         firstProbeSeq = new int[pathCount];
         episodeStarting = new boolean[pathCount];
-        probesSent = new int[pathCount];
+        probesUnanswered = new int[pathCount];
         probeDeadlineNs = new long[pathCount];
         backoffNs = new long[pathCount];
         consecutiveProbeAcks = new int[pathCount];
@@ -149,6 +168,8 @@ public final class PathTable
         probeOutstanding = new boolean[pathCount];
         skipUntilNs = new long[pathCount];
         lastGoodEchoNs = new long[pathCount];
+        promptSendNs = new long[pathCount];
+        probeSendNs = new long[pathCount];
         evictedPerPlane = new int[planeCount];
         planeLocalFailure = new boolean[planeCount];
         scratch = new long[pathCount];
@@ -158,6 +179,7 @@ public final class PathTable
         Arrays.fill(probeDeadlineNs, Long.MAX_VALUE);
         Arrays.fill(skipUntilNs, NEVER);
         Arrays.fill(lastGoodEchoNs, NEVER);
+        Arrays.fill(promptSendNs, NEVER);
     }
 
     /**
@@ -288,6 +310,114 @@ public final class PathTable
     {
         final long srtt = srttNs[path];
         srttNs[path] = 0 == srtt ? Math.max(1, rttNs) : Math.max(1, srtt + ((rttNs - srtt) >> 3));
+    }
+
+    /**
+     * Fold an RTT sample into a path's smoothed RTT, as at most the lateness limit when the sample is late and its
+     * transmission was not overtaken: lateness every path shares says nothing about this one.
+     *
+     * @param path       echoed by the answer.
+     * @param rttNs      the sample.
+     * @param sendTimeNs when the echoed transmission was sent.
+     * @param windowNs   how much later another path's transmission must have been sent to overtake it.
+     * @return true when the sample is late and shared, so it was taken as the lateness limit.
+     */
+    public boolean onRttSample(final int path, final long rttNs, final long sendTimeNs, final long windowNs)
+    {
+        final boolean shared = rttNs > lateLimitNs && !isOvertaken(path, sendTimeNs, windowNs);
+        onRttSample(path, shared ? lateLimitNs : rttNs);
+        return shared;
+    }
+
+    /**
+     * Round trip above which an answer is late: rttOutlierFactor times the median srtt of the ACTIVE paths with
+     * samples at the last {@link #checkRttOutliers(long)}.
+     *
+     * @return nanoseconds, {@link Long#MAX_VALUE} before the first check found a sample.
+     */
+    public long lateLimitNs()
+    {
+        return lateLimitNs;
+    }
+
+    /**
+     * Is an answer with this round trip prompt?
+     *
+     * @param rttNs the answer's round trip, service time excluded.
+     * @return true when it is at most {@link #lateLimitNs()}.
+     */
+    public boolean isPrompt(final long rttNs)
+    {
+        return rttNs <= lateLimitNs;
+    }
+
+    /**
+     * A prompt answer (ACK, NACK or PROBE_ACK) echoed a transmission on a path: it overtakes what the other paths
+     * sent before it.
+     *
+     * @param path       echoed.
+     * @param sendTimeNs when the echoed transmission was sent.
+     */
+    public void onPromptAnswer(final int path, final long sendTimeNs)
+    {
+        if (sendTimeNs <= promptSendNs[path])
+        {
+            return;
+        }
+
+        promptSendNs[path] = sendTimeNs;
+        if (path == latestPromptPath)
+        {
+            latestPromptSendNs = sendTimeNs;
+        }
+        else if (sendTimeNs > latestPromptSendNs)
+        {
+            otherPromptSendNs = latestPromptSendNs;
+            latestPromptSendNs = sendTimeNs;
+            latestPromptPath = path;
+        }
+        else if (sendTimeNs > otherPromptSendNs)
+        {
+            otherPromptSendNs = sendTimeNs;
+        }
+    }
+
+    /**
+     * Was a transmission overtaken: has a prompt answer echoed a transmission on another path sent at least a window
+     * after it?
+     *
+     * @param path       of the transmission.
+     * @param sendTimeNs when it was sent.
+     * @param windowNs   how much later the other transmission must have been sent.
+     * @return true when another path delivered promptly what was sent after it.
+     */
+    public boolean isOvertaken(final int path, final long sendTimeNs, final long windowNs)
+    {
+        final long latestOther = path == latestPromptPath ? otherPromptSendNs : latestPromptSendNs;
+        return NEVER != latestOther && latestOther - sendTimeNs >= windowNs;
+    }
+
+    /**
+     * Does a loss distinguish its path from the others, so that it may be charged to it? A loss found by the
+     * retransmission timeout does when its transmission was overtaken; a loss found on the arrival of an answer does
+     * when that answer was prompt. With eviction switched off every loss is distinct (and {@link #onLoss} ignores it).
+     *
+     * @param path         of the lost transmission.
+     * @param sendTimeNs   when the lost transmission was sent.
+     * @param timeout      true when the retransmission timeout found it.
+     * @param promptAnswer true when the answer that revealed it was prompt (ignored for a timeout).
+     * @param windowNs     how much later another path's transmission must have been sent to overtake it.
+     * @return true when the loss may be charged; false when every path shares it.
+     */
+    public boolean isLossDistinct(
+        final int path, final long sendTimeNs, final boolean timeout, final boolean promptAnswer, final long windowNs)
+    {
+        if (!policy.evictionEnabled())
+        {
+            return true;
+        }
+
+        return timeout ? isOvertaken(path, sendTimeNs, windowNs) : promptAnswer;
     }
 
     /**
@@ -447,8 +577,9 @@ public final class PathTable
     }
 
     /**
-     * Make ACTIVE paths whose srtt exceeds {@code rttOutlierFactor} times the median srtt of the ACTIVE paths with
-     * samples SUSPECT, within the eviction cap. Needs samples from at least three paths.
+     * Set the lateness limit to {@code rttOutlierFactor} times the median srtt of the ACTIVE paths with samples, then
+     * make ACTIVE paths whose srtt exceeds it SUSPECT, within the eviction cap. The outlier rule needs samples from at
+     * least three paths.
      *
      * @param nowNs current time.
      * @return paths made SUSPECT.
@@ -468,12 +599,18 @@ public final class PathTable
                 scratch[n++] = srttNs[p];
             }
         }
-        if (n < 3)
+        if (0 == n)
         {
             return 0;
         }
 
         final long limit = select(scratch, n, n >> 1) * policy.rttOutlierFactor();
+        lateLimitNs = limit;
+        if (n < 3)
+        {
+            return 0;
+        }
+
         int changed = 0;
         for (int p = 0; p < pathCount && nonActiveCount + 1 <= maxNonActive; p++)
         {
@@ -531,13 +668,14 @@ public final class PathTable
         final int s = state[path];
         if (SUSPECT == s)
         {
-            if (probesSent[path] >= policy.probesBeforeEviction())
+            // A probe answered by no one while no other path answered promptly either is silence the paths share.
+            if (probeOutstanding[path] && isOvertaken(path, probeSendNs[path], 1) &&
+                ++probesUnanswered[path] >= policy.probesBeforeEviction())
             {
                 evict(path, nowNs);
                 return 1;
             }
-            probesSent[path]++;
-            sendProbe(path);
+            sendProbe(path, nowNs);
             probeDeadlineNs[path] = nowNs + Math.max(srttNs, policy.probeIntervalMinNs());
             return 1;
         }
@@ -548,7 +686,7 @@ public final class PathTable
             {
                 consecutiveProbeAcks[path] = 0;
             }
-            sendProbe(path);
+            sendProbe(path, nowNs);
             backoffNs[path] = Math.min(backoffNs[path] << 1, policy.reprobeMaxNs());
             probeDeadlineNs[path] = nowNs + backoffNs[path];
             return 1;
@@ -558,9 +696,10 @@ public final class PathTable
         return 0;
     }
 
-    private void sendProbe(final int path)
+    private void sendProbe(final int path, final long nowNs)
     {
         final int seq = handler.sendPathProbe(path);
+        probeSendNs[path] = nowNs;
         if (episodeStarting[path])
         {
             episodeStarting[path] = false;
@@ -586,7 +725,7 @@ public final class PathTable
         suspectSinceNs[path] = nowNs;
         suspectPathSeq[path] = nextPathSeq[path];
         episodeStarting[path] = true;
-        probesSent[path] = 0;
+        probesUnanswered[path] = 0;
         probeOutstanding[path] = false;
         scheduleProbe(path, nowNs);
         handler.onPathStateChange(path, ACTIVE, SUSPECT);

@@ -50,18 +50,37 @@ class SenderPathsTest
     @Test
     void shouldSkipAPathWhoseEchoCarriedACongestionSignalForAnSrtt()
     {
-        paths.onAckEcho(2, 0, false, true, 10 * MS, MS);
+        paths.onAckEcho(2, 0, false, true, false, 10 * MS, MS);
         assertTrue(table.isSkipped(2, 11 * MS - 1));
         assertFalse(table.isSkipped(2, 11 * MS));
         assertEquals(0, selector.recycledCount());
     }
 
     @Test
+    void shouldNotSkipAPathForALateSampleEveryPathShared()
+    {
+        for (int path = 0; path < table.pathCount(); path++)
+        {
+            paths.onRttSample(path, 20_000, -20_000, MS);
+        }
+        table.checkRttOutliers(0);
+        // [MR-PATH-15] a 50 ms sample no other path overtook: the host was late, not the path or its plane
+        assertTrue(paths.onAckRttSample(2, 50 * MS, 0, MS, 50 * MS, 40_000, 20_000, 25_000));
+        assertEquals(8 * 20_000, table.lateLimitNs());
+        assertEquals(20_000 + (8 * 20_000 - 20_000) / 8, table.srttNs(2), "folded as the lateness limit");
+        paths.onAckEcho(2, 0, false, true, true, 50 * MS, MS);
+        assertFalse(table.isSkipped(2, 50 * MS));
+
+        table.onPromptAnswer(3, 2 * MS);
+        assertFalse(paths.onAckRttSample(2, 50 * MS, 0, MS, 50 * MS, 40_000, 20_000, 25_000), "path 3 overtook it");
+    }
+
+    @Test
     void shouldRecycleOnlyGoodEchoesOfFirstTransmissions()
     {
-        paths.onAckEcho(1, 0, true, false, 0, MS);
+        paths.onAckEcho(1, 0, true, false, false, 0, MS);
         assertEquals(0, selector.recycledCount(), "the echo of a retransmission is not good");
-        paths.onAckEcho(1, 1, false, false, 0, MS);
+        paths.onAckEcho(1, 1, false, false, false, 0, MS);
         assertEquals(1, selector.recycledCount());
         assertEquals(0, table.lastGoodEchoNs(1));
     }
@@ -69,14 +88,14 @@ class SenderPathsTest
     @Test
     void shouldFeedSamplesToTheTableAndThePolicy()
     {
-        paths.onAckRttSample(3, 40_000, 0, 40_000, 40_000, 25_000);
-        paths.onRttSample(0, 30_000);
+        paths.onAckRttSample(3, 40_000, -40_000, MS, 0, 40_000, 40_000, 25_000);
+        paths.onRttSample(0, 30_000, -30_000, MS);
         assertEquals(40_000, table.srttNs(3));
         assertEquals(30_000, table.srttNs(0));
         assertEquals(0, selector.weights().epochs(), "the first ACK sample starts the first epoch");
 
         // 4 srtt later the next ACK sample ends the epoch: the plane's delay is the mean of its samples since
-        paths.onAckRttSample(1, 50_000, 160_000, 40_000, 40_000, 25_000);
+        paths.onAckRttSample(1, 50_000, 110_000, MS, 160_000, 40_000, 40_000, 25_000);
         assertEquals(1, selector.weights().epochs());
         assertEquals(40_000, selector.weights().planeDelayNs(0));
     }

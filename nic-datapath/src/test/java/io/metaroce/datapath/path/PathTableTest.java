@@ -117,6 +117,8 @@ class PathTableTest
         for (int i = 0; i < 3; i++)
         {
             paths.processTimers(now, SRTT);
+            // Path 0 keeps delivering promptly what it sends after each probe, so the silence is path 1's own.
+            paths.onPromptAnswer(0, now + 1);
             now += MS;
         }
         // [MR-PATH-4] three probes, probeInterval = max(srtt, 1 ms) apart
@@ -127,6 +129,121 @@ class PathTableTest
         // [MR-PATH-6]
         assertEquals(PathTable.EVICTED, paths.state(1));
         assertFalse(paths.isActive(1));
+    }
+
+    @Test
+    void shouldNotCountUnansweredProbesWhileNoOtherPathAnswersPromptly()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onLoss(1, 0, true, SRTT, 0);
+        long now = 0;
+        for (int i = 0; i < 10; i++)
+        {
+            paths.processTimers(now, SRTT);
+            now += MS;
+        }
+        // [MR-PATH-13] every path silent together (a descheduled receiver): the probes go on but none counts
+        assertEquals(10, probes.size());
+        assertEquals(PathTable.SUSPECT, paths.state(1));
+        paths.onPromptAnswer(0, now - MS - 1);
+        paths.processTimers(now, SRTT);
+        assertEquals(PathTable.SUSPECT, paths.state(1), "path 0's answer is of a transmission sent before the probe");
+
+        for (int i = 0; i < 3; i++)
+        {
+            paths.onPromptAnswer(2, now + 1);
+            now += MS;
+            paths.processTimers(now, SRTT);
+        }
+        assertEquals(PathTable.EVICTED, paths.state(1), "three probes that path 2 overtook");
+    }
+
+    @Test
+    void shouldChargeOnlyLossesThatDistinguishTheirPath()
+    {
+        final PathTable paths = table(2, 2, true);
+        final long window = 50_000;
+        // [MR-PATH-13] a timeout no other path overtook is shared, whatever it did on its own path
+        assertFalse(paths.isLossDistinct(1, 1_000, true, true, window));
+        paths.onPromptAnswer(1, 2_000_000);
+        assertFalse(paths.isLossDistinct(1, 1_000, true, true, window), "a path does not overtake itself");
+        assertFalse(paths.isOvertaken(1, 1_000, window));
+        paths.onPromptAnswer(2, 1_000 + window - 1);
+        assertFalse(paths.isLossDistinct(1, 1_000, true, true, window), "not a window later");
+        paths.onPromptAnswer(2, 1_000 + window);
+        assertTrue(paths.isLossDistinct(1, 1_000, true, false, window));
+        assertTrue(paths.isLossDistinct(2, 1_000, true, false, window), "path 1 overtook path 2's transmission");
+        assertFalse(paths.isLossDistinct(3, 2_000_000, true, false, window), "nothing sent after it was answered");
+
+        // [MR-PATH-14] a loss revealed by an answer counts only when that answer was prompt
+        assertTrue(paths.isLossDistinct(3, 2_000_000, false, true, window));
+        assertFalse(paths.isLossDistinct(3, 1_000, false, false, window));
+
+        final PathTable off = table(2, 2, false);
+        assertTrue(off.isLossDistinct(0, 0, true, false, window), "with eviction off onLoss decides (it ignores)");
+    }
+
+    @Test
+    void shouldTellPromptFromLateAnswersByTheMedianPathSrtt()
+    {
+        final PathTable paths = table(1, 4, true);
+        assertTrue(paths.isPrompt(Long.MAX_VALUE - 1), "everything is prompt before the first check");
+        paths.onRttSample(0, 10_000);
+        paths.onRttSample(1, 20_000);
+        paths.onRttSample(2, 30_000);
+        assertEquals(0, paths.checkRttOutliers(0));
+        assertEquals(8 * 20_000, paths.lateLimitNs());
+        assertTrue(paths.isPrompt(160_000));
+        assertFalse(paths.isPrompt(160_001));
+    }
+
+    @Test
+    void shouldFoldLateSamplesNoOtherPathOvertookAsTheLatenessLimitOnly()
+    {
+        final PathTable paths = table(1, 8, true);
+        for (int p = 0; p < 8; p++)
+        {
+            paths.onRttSample(p, 10_000);
+        }
+        assertEquals(0, paths.checkRttOutliers(0));
+        final long limit = paths.lateLimitNs();
+        final long window = 50_000;
+        // [MR-PATH-15] a 50 ms stall of the host: path 5's answers are late and no other path overtook them
+        for (int i = 0; i < 40; i++)
+        {
+            paths.onRttSample(5, 50 * MS, 1_000_000 + i, window);
+        }
+        assertTrue(paths.srttNs(5) <= limit, "srtt " + paths.srttNs(5) + " limit " + limit);
+        assertEquals(0, paths.checkRttOutliers(0));
+        assertEquals(PathTable.ACTIVE, paths.state(5));
+
+        // Path 6 is slow on its own: path 0 answers promptly what it sent after path 6's transmissions.
+        paths.onPromptAnswer(0, 3_000_000);
+        for (int i = 0; i < 40; i++)
+        {
+            paths.onRttSample(6, 1 * MS, 2_000_000 + i, window);
+        }
+        assertTrue(paths.srttNs(6) > limit);
+        assertEquals(1, paths.checkRttOutliers(0));
+        assertEquals(PathTable.SUSPECT, paths.state(6));
+    }
+
+    @Test
+    void shouldKeepTheLatestPromptAnswerOfEveryOtherPath()
+    {
+        final PathTable paths = table(1, 4, true);
+        paths.onPromptAnswer(0, 100);
+        paths.onPromptAnswer(1, 300);
+        paths.onPromptAnswer(2, 200);
+        paths.onPromptAnswer(1, 250);
+        assertTrue(paths.isOvertaken(0, 300, 0), "path 1 answered a transmission sent at 300");
+        assertFalse(paths.isOvertaken(1, 201, 0), "for path 1 the others reach 200 only");
+        assertTrue(paths.isOvertaken(1, 200, 0));
+        paths.onPromptAnswer(1, 400);
+        paths.onPromptAnswer(3, 350);
+        assertTrue(paths.isOvertaken(1, 350, 0));
+        assertFalse(paths.isOvertaken(1, 351, 0));
+        assertTrue(paths.isOvertaken(3, 400, 0));
     }
 
     @Test
