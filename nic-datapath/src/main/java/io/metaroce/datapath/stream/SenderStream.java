@@ -107,6 +107,8 @@ public final class SenderStream
     boolean isUrgent;
     int activeIndex = -1;
     long backlog;
+    SenderStream idlePrev;
+    SenderStream idleNext;
 
     long openDeadlineNs;
     long openBackoffNs;

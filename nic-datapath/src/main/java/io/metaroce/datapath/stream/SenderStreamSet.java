@@ -34,8 +34,10 @@ import java.util.Arrays;
  *     <li>Scheduler ({@link #discover}, {@link #send}): the one place that decides which stream sends next. One
  *     DATA per stream in turn, streams with at most one DATA payload waiting first, so that a request-response
  *     stream does not queue behind bulk ones; the work per call is bounded by {@link #STREAM_SCAN_BATCH} whatever
- *     the number of streams. It keeps the connection's backlog: what every open stream has to send within its
- *     window, as last looked at.</li>
+ *     the number of streams. Streams without data (or window) wait on an idle ring, of which each call looks at the
+ *     next {@link #STREAM_SCAN_BATCH}, so that a stream that gets data is found within
+ *     {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls however many streams are busy. It keeps the connection's
+ *     backlog: what every open stream has to send within its window, as last looked at.</li>
  * </ul>
  * Structures are arrays and intrusive fields of {@link SenderStream}; nothing allocates once the arrays have grown to
  * the number of streams. Owned by the engine's thread, like its connection.
@@ -122,10 +124,11 @@ public final class SenderStreamSet
     private int dirtyCount;
     private SenderStream[] active = new SenderStream[16];
     private int activeCount;
+    private SenderStream idleCursor;
+    private int idleCount;
     private SenderStream[] urgent = new SenderStream[16];
     private int urgentCount;
     private int nextStreamRef = 1;
-    private int scanCursor;
     private int activeCursor;
     private long backlogTotal;
     private int maxPayload;
@@ -222,6 +225,7 @@ public final class SenderStreamSet
         }
         streams[streamCount++] = stream;
         streamsByKey.put(stream.key, stream);
+        joinIdle(stream);
     }
 
     /**
@@ -231,6 +235,7 @@ public final class SenderStreamSet
     void remove(final SenderStream stream)
     {
         deactivate(stream);
+        leaveIdle(stream);
         backlogTotal -= stream.backlog;
         stream.backlog = 0;
         for (int i = 0; i < streamCount; i++)
@@ -258,10 +263,21 @@ public final class SenderStreamSet
      */
     void clear()
     {
+        for (int i = 0; i < streamCount; i++)
+        {
+            final SenderStream stream = streams[i];
+            stream.isActive = false;
+            stream.activeIndex = -1;
+            stream.isUrgent = false;
+            stream.idlePrev = null;
+            stream.idleNext = null;
+        }
         Arrays.fill(streams, 0, streamCount, null);
         streamCount = 0;
         Arrays.fill(active, 0, activeCount, null);
         activeCount = 0;
+        idleCursor = null;
+        idleCount = 0;
         Arrays.fill(urgent, 0, urgentCount, null);
         urgentCount = 0;
         backlogTotal = 0;
@@ -314,30 +330,31 @@ public final class SenderStreamSet
     }
 
     /**
-     * Look at the next streams not known to have data, {@link #STREAM_SCAN_BATCH} of them (all when none is known to
-     * have data), also while the gates hold new data back, so that the backlog stays current and a stream that gets
-     * data is found within streams / batch calls: those with data join the active list, those with at most one
-     * payload also the urgent ones, which send first in the next call that may send.
+     * Look at the next streams of the idle ring (those not known to have data and window), {@link #STREAM_SCAN_BATCH}
+     * of them (all when none is known to have data), also while the gates hold new data back, so that the backlog
+     * stays current and a stream that gets data is found within {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls,
+     * however many streams are busy: those with data join the active list, those with at most one payload also the
+     * urgent ones, which send first in the next call that may send.
      *
      * @param nowNs the engine's time in nanoseconds.
      */
     public void discover(final long nowNs)
     {
-        final SenderStream[] streams = this.streams;
-        final int size = streamCount;
-        if (scanCursor >= size)
-        {
-            scanCursor = 0;
-        }
-        final int checks = 0 == activeCount ? size : Math.min(size, STREAM_SCAN_BATCH);
+        final int checks = 0 == activeCount ? idleCount : Math.min(idleCount, STREAM_SCAN_BATCH);
+        SenderStream stream = idleCursor;
         for (int i = 0; i < checks; i++)
         {
-            final SenderStream stream = streams[scanCursor];
-            scanCursor = scanCursor + 1 < size ? scanCursor + 1 : 0;
-            if (!stream.isActive && examine(stream, nowNs) && stream.isSparse)
+            // Taken first: a stream found with data leaves the ring.
+            final SenderStream next = stream.idleNext;
+            if (examine(stream, nowNs) && stream.isSparse)
             {
                 addUrgent(stream);
             }
+            stream = next;
+        }
+        if (idleCount > 0)
+        {
+            idleCursor = stream;
         }
     }
 
@@ -455,8 +472,9 @@ public final class SenderStreamSet
     }
 
     /**
-     * The stream sent all it has: its next data is found by the scan, and a request-response stream is then served
-     * first instead of waiting for its turn among the busy ones.
+     * The stream sent all it has: it joins the idle ring, where its next data is found within
+     * {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls, and a request-response stream is then served first instead
+     * of waiting for its turn among the busy ones.
      *
      * @param stream a stream of the set.
      */
@@ -469,8 +487,8 @@ public final class SenderStreamSet
 
     /**
      * A stream's window moved or it opened: if it has data, it joins the active list (the urgent ones with at most one
-     * payload). One without data stays off it, so that the scan finds its data as soon as it comes rather than at its
-     * turn among the busy streams.
+     * payload). One without data stays on the idle ring, so that the scan finds its data as soon as it comes rather
+     * than at its turn among the busy streams.
      */
     void onWindowOpened(final SenderStream stream)
     {
@@ -685,6 +703,7 @@ public final class SenderStreamSet
     {
         if (!stream.isActive)
         {
+            leaveIdle(stream);
             if (activeCount == active.length)
             {
                 active = Arrays.copyOf(active, activeCount << 1);
@@ -710,8 +729,59 @@ public final class SenderStreamSet
             }
             stream.isActive = false;
             stream.activeIndex = -1;
+            joinIdle(stream);
         }
         removeUrgent(stream);
+    }
+
+    /**
+     * The stream joins the idle ring just behind the cursor: it is looked at once the streams idle before it have
+     * been, so that none waits more than {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls.
+     */
+    private void joinIdle(final SenderStream stream)
+    {
+        final SenderStream cursor = idleCursor;
+        if (null == cursor)
+        {
+            stream.idlePrev = stream;
+            stream.idleNext = stream;
+            idleCursor = stream;
+        }
+        else
+        {
+            final SenderStream last = cursor.idlePrev;
+            stream.idlePrev = last;
+            stream.idleNext = cursor;
+            last.idleNext = stream;
+            cursor.idlePrev = stream;
+        }
+        idleCount++;
+    }
+
+    private void leaveIdle(final SenderStream stream)
+    {
+        final SenderStream next = stream.idleNext;
+        if (null == next)
+        {
+            return;
+        }
+        if (next == stream)
+        {
+            idleCursor = null;
+        }
+        else
+        {
+            final SenderStream prev = stream.idlePrev;
+            prev.idleNext = next;
+            next.idlePrev = prev;
+            if (idleCursor == stream)
+            {
+                idleCursor = next;
+            }
+        }
+        stream.idlePrev = null;
+        stream.idleNext = null;
+        idleCount--;
     }
 
     private void addUrgent(final SenderStream stream)

@@ -45,6 +45,7 @@ class SenderStreamSetTest
     private final List<String> acknowledged = new ArrayList<>();
     private final List<SenderStream> windowBlocked = new ArrayList<>();
     private final List<SenderStream> sentOrder = new ArrayList<>();
+    private final List<SenderStream> dataOrder = new ArrayList<>();
     private final Tracked tracked = new Tracked();
     private final SendTracker tracker = new SendTracker(64, 1, tracked);
     private final SenderStreamSet set = new SenderStreamSet(tracker, 64, new Handler(), new StreamHandler());
@@ -179,6 +180,48 @@ class SenderStreamSetTest
         assertTrue(last.isActive);
     }
 
+    @Test
+    void shouldSendASmallStreamFirstInTheVeryNextCallBesideAThousandBusyStreams()
+    {
+        final int bulkCount = 1000;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            open(add(i + 1), 64L * MAX_PAYLOAD);
+        }
+        final SenderStream ping = open(add(bulkCount + 1), 0);
+        call(64);
+        assertEquals(64, dataOrder.size());
+        assertFalse(dataOrder.contains(ping));
+
+        // At every point of the rotation, and with the ping idle behind a thousand busy streams, its message goes out
+        // first in the call after it is appended: the old scheduler found it within streams / batch calls.
+        long pingPosition = 0;
+        for (int message = 0; message < 40; message++)
+        {
+            for (int i = 0; i < message % 7; i++)
+            {
+                call(64);
+            }
+            pingPosition += 32;
+            ((Source)ping.source).available = pingPosition;
+            dataOrder.clear();
+            assertEquals(64, call(64));
+            assertSame(ping, dataOrder.get(0), "message " + message);
+            assertEquals(1, dataOrder.stream().filter((s) -> s == ping).count());
+            assertEquals(pingPosition, ping.senderPosition);
+            assertFalse(ping.isActive, "drained, it waits on the idle ring");
+        }
+    }
+
+    /**
+     * One send call of the send loop: the scan, then the scheduler.
+     */
+    private int call(final int budget)
+    {
+        set.discover(0);
+        return set.send(budget, new Sender(), 0);
+    }
+
     private SenderStream add(final int sessionId)
     {
         final SenderSettings settings = new SenderSettings()
@@ -236,6 +279,7 @@ class SenderStreamSetTest
             final int length = (int)Math.min(MAX_PAYLOAD, available - stream.senderPosition);
             set.takeBacklog(stream, length);
             SenderStreamSetTest.this.send(stream, length);
+            dataOrder.add(stream);
             if (available <= stream.senderPosition)
             {
                 set.onDrained(stream);
