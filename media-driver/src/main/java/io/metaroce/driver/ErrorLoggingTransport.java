@@ -95,6 +95,44 @@ final class ErrorLoggingTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public int latencyPort()
+    {
+        return transport.latencyPort();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int pollLatency(final PacketHandler handler, final int limit)
+    {
+        return transport.pollLatency(handler, limit);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int addDestination(final int destination, final int port) throws IOException
+    {
+        return transport.addDestination(destination, port);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int sendControl(
+        final int queue,
+        final int destination,
+        final int plane,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        return onPlaneSendResult(plane, transport.sendControl(queue, destination, plane, buffer, offset, length));
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public int send(
         final int destination,
         final int plane,
@@ -254,6 +292,14 @@ final class ErrorLoggingTransport implements PacketTransport
     public long receivedDatagrams()
     {
         return transport.receivedDatagrams();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long latencyDatagrams()
+    {
+        return transport.latencyDatagrams();
     }
 
     /**

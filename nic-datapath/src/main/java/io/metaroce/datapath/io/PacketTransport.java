@@ -75,6 +75,16 @@ public interface PacketTransport extends AutoCloseable
     int NO_ROUTE = -2;
 
     /**
+     * The bulk queue: the receive sockets at {@link #localPort()}, which every transport has.
+     */
+    int BULK_QUEUE = 0;
+
+    /**
+     * The latency queue: the receive sockets at {@link #latencyPort()}, when the transport has them.
+     */
+    int LATENCY_QUEUE = 1;
+
+    /**
      * Number of planes.
      *
      * @return P.
@@ -94,6 +104,17 @@ public interface PacketTransport extends AutoCloseable
      * @return the local port.
      */
     int localPort();
+
+    /**
+     * Port of the latency queue's receive sockets, the same on every plane, which a latency-class connection
+     * announces instead of {@link #localPort()} and a receiver names in its SETUP_ACK (specification section 3.4).
+     *
+     * @return the port, or 0 when the transport has no latency queue.
+     */
+    default int latencyPort()
+    {
+        return 0;
+    }
 
     /**
      * Local address of a plane's receive socket.
@@ -173,6 +194,17 @@ public interface PacketTransport extends AutoCloseable
     }
 
     /**
+     * Datagrams read from the latency queue so far ({@link #pollLatency}), counted in {@link #receivedDatagrams()}
+     * too.
+     *
+     * @return the count; 0 for a transport without a latency queue.
+     */
+    default long latencyDatagrams()
+    {
+        return 0;
+    }
+
+    /**
      * Register a sender destination: the receiver's address (its receive port) on every plane, opening whatever the
      * implementation needs to reach it (send sockets, one per plane and entropy value, for plain UDP). Registering
      * the same addresses again may return the same id (publications to one receiver share its sockets); every
@@ -201,6 +233,36 @@ public interface PacketTransport extends AutoCloseable
      * @return datagrams received, dropped ones included.
      */
     int poll(PacketHandler handler, int limit);
+
+    /**
+     * Receive up to {@code limit} datagrams from the latency queue, handing each to the handler; the engine calls it
+     * before {@link #poll} on every duty cycle. A datagram read here is answered ({@link #sendToSource}) from the
+     * latency queue's socket.
+     *
+     * @param handler told of each datagram.
+     * @param limit   most datagrams to receive.
+     * @return datagrams received, dropped ones included; 0 when the transport has no latency queue.
+     */
+    default int pollLatency(final PacketHandler handler, final int limit)
+    {
+        return 0;
+    }
+
+    /**
+     * Register the hosts of a sender destination at another port: the receiver's latency queue, which its SETUP_ACK
+     * named. Like {@link #addDestination}, it opens what the implementation needs (send sockets), is not on the hot
+     * path, and is released once with {@link #releaseDestination(int)}.
+     *
+     * @param destination a sender destination of this transport.
+     * @param port        the port to reach its hosts at, 1 to 65535.
+     * @return the new destination's id.
+     * @throws IOException when a socket cannot be opened, the destination is not a sender destination, or the
+     *                     transport cannot reach another port of a destination.
+     */
+    default int addDestination(final int destination, final int port) throws IOException
+    {
+        throw new IOException("this transport does not reach a destination at another port");
+    }
 
     /**
      * Send a datagram made of a header and an optional payload. The transport copies the header before it returns,
@@ -244,8 +306,33 @@ public interface PacketTransport extends AutoCloseable
     int sendControl(int destination, int plane, DirectBuffer buffer, int offset, int length);
 
     /**
-     * Answer the datagram being handled, from the receive socket of its plane, to its source host: at {@code port},
-     * or at its own source port when {@code port} is 0. Valid only inside {@link PacketHandler#onDatagram}.
+     * Send a control message from a queue's socket on the plane: {@link #LATENCY_QUEUE} for a latency-class
+     * connection, whose announced reply port is {@link #latencyPort()}; a transport without that queue sends it as
+     * {@link #sendControl(int, int, DirectBuffer, int, int)} does.
+     *
+     * @param queue       {@link #BULK_QUEUE} or {@link #LATENCY_QUEUE}.
+     * @param destination id of the destination.
+     * @param plane       plane to send on.
+     * @param buffer      holding the message.
+     * @param offset      of the message.
+     * @param length      of the message.
+     * @return as {@link #send}.
+     */
+    default int sendControl(
+        final int queue,
+        final int destination,
+        final int plane,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        return sendControl(destination, plane, buffer, offset, length);
+    }
+
+    /**
+     * Answer the datagram being handled, from the socket it arrived on (the receive socket of its plane, or that of
+     * the latency queue), to its source host: at {@code port}, or at its own source port when {@code port} is 0.
+     * Valid only inside {@link PacketHandler#onDatagram}.
      *
      * @param port   destination port, or 0 for the datagram's source port.
      * @param buffer holding the answer.

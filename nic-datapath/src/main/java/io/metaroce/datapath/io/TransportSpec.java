@@ -43,6 +43,7 @@ public final class TransportSpec
     private int socketSendBufferLength;
     private LossGenerator lossGenerator;
     private PollGroup pollGroup = PollGroup.NONE;
+    private boolean latencyQueue;
 
     /**
      * Local address of every plane, plane 0 first.
@@ -128,6 +129,31 @@ public final class TransportSpec
     {
         this.pollGroup = null == pollGroup ? PollGroup.NONE : pollGroup;
         return this;
+    }
+
+    /**
+     * Whether the transport opens a latency queue: a second receive socket per plane, all on one ephemeral
+     * {@link PacketTransport#latencyPort()}, read before the receive sockets on every poll
+     * ({@link PacketTransport#pollLatency}) and answered from, so that datagrams of latency-class connections never
+     * wait in the kernel behind bulk ones (specification section 3.4).
+     *
+     * @param latencyQueue true to open it.
+     * @return this for a fluent API.
+     */
+    public TransportSpec latencyQueue(final boolean latencyQueue)
+    {
+        this.latencyQueue = latencyQueue;
+        return this;
+    }
+
+    /**
+     * Whether a latency queue is asked for.
+     *
+     * @return true when the transport opens one.
+     */
+    public boolean latencyQueue()
+    {
+        return latencyQueue;
     }
 
     /**

@@ -49,8 +49,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *         channel per (plane, entropy value), bound to the plane's address and an ephemeral source port and
  *         connected to the destination's address on that plane, which DATA leaves on. These channels are also read,
  *         every {@value #SEND_CHANNEL_POLL_INTERVAL} polls, for answers a receiver sends to a datagram's source.</li>
+ *     <li>With {@link TransportSpec#latencyQueue()}, a second receive channel per plane, the latency queue, bound to
+ *         one ephemeral {@link #latencyPort()} on every plane and read before the others by a poller of its own
+ *         ({@link #pollLatency}), a datagram a call: latency-class traffic is a few small datagrams that must not
+ *         wait behind a batch of bulk ones.</li>
  *     <li>Reply destinations ({@link UdpDestinations#newReply()}), control messages ({@link #sendControl}) and
- *         answers to a source ({@link #sendToSource}) send from the plane's receive channel with
+ *         answers to a source ({@link #sendToSource}) send from the plane's receive channel (of the latency queue
+ *         for a latency-class connection, and for an answer to a datagram that arrived there) with
  *         {@code send(ByteBuffer, SocketAddress)} after copying into a staging buffer, so a sender's control messages
  *         leave from the port it announces.</li>
  * </ul>
@@ -110,12 +115,17 @@ final class UdpSockets
     long sendDrops;
     long receiveCalls;
     long receivedDatagrams;
+    long latencyDatagrams;
     long readErrors;
 
     private final TransportSpec spec;
     private final InetAddress[] planeAddresses;
     private final DatagramChannel[] receiveChannels;
     private final FileDescriptor[] receiveFileDescriptors;
+    private final DatagramChannel[] latencyChannels;
+    private final FileDescriptor[] latencyFileDescriptors;
+    private final PlanePoller latencyPoller;
+    private final int latencyPort;
     private final UnsafeBuffer sourceSockaddr;
     private final PlanePoller poller;
     private final int planeCount;
@@ -133,6 +143,7 @@ final class UdpSockets
 
     private InetSocketAddress currentSource;
     private int currentPlane = -1;
+    private int currentQueue;
     private long polls;
 
     /**
@@ -152,9 +163,32 @@ final class UdpSockets
         this.lossGenerator = spec.lossGenerator();
         this.destinations = new UdpDestinations(planeCount);
         this.receiveChannels = new DatagramChannel[planeCount];
-        this.localPort = bindReceiveChannels(spec.port());
+        this.localPort = bindReceiveChannels(receiveChannels, spec.port());
         this.poller = new PlanePoller(receiveChannels, spec.pollGroup(), reader);
-        this.receiveFileDescriptors = JdkDatagramReceive.BINDING.isAvailable() ? fileDescriptors() : null;
+        final boolean throughSockaddr = JdkDatagramReceive.BINDING.isAvailable();
+        this.receiveFileDescriptors = throughSockaddr ? fileDescriptors(receiveChannels) : null;
+        if (spec.latencyQueue())
+        {
+            this.latencyChannels = new DatagramChannel[planeCount];
+            try
+            {
+                this.latencyPort = bindReceiveChannels(latencyChannels, 0);
+                this.latencyPoller = new PlanePoller(latencyChannels, spec.pollGroup(), this::readLatency);
+                this.latencyFileDescriptors = throughSockaddr ? fileDescriptors(latencyChannels) : null;
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                close();
+                throw ex;
+            }
+        }
+        else
+        {
+            this.latencyChannels = null;
+            this.latencyPort = 0;
+            this.latencyPoller = null;
+            this.latencyFileDescriptors = null;
+        }
         this.sourceSockaddr = null != receiveFileDescriptors ?
             new UnsafeBuffer(BufferUtil.allocateDirectAligned(JdkDatagramReceive.SOCKADDR_LENGTH, 64)) : null;
         if (null == receiveFileDescriptors && REPORTED_FALLBACK.compareAndSet(false, true))
@@ -191,6 +225,16 @@ final class UdpSockets
     int localPort()
     {
         return localPort;
+    }
+
+    /**
+     * The port every plane's latency-queue channel is bound to.
+     *
+     * @return the port, or 0 without a latency queue.
+     */
+    int latencyPort()
+    {
+        return latencyPort;
     }
 
     /**
@@ -254,7 +298,7 @@ final class UdpSockets
      */
     long receiveErrors()
     {
-        return readErrors + poller.selectErrors();
+        return readErrors + poller.selectErrors() + (null != latencyPoller ? latencyPoller.selectErrors() : 0);
     }
 
     /**
@@ -316,6 +360,50 @@ final class UdpSockets
     }
 
     /**
+     * The addresses of a sender destination's hosts at another port, for the transport to register with
+     * {@link #addDestination(InetSocketAddress...)}.
+     *
+     * @param destination a sender destination.
+     * @param port        the port, 1 to 65535.
+     * @return one address per plane.
+     * @throws IOException when the destination is not a sender destination or the port is out of range.
+     */
+    InetSocketAddress[] addressesAtPort(final int destination, final int port) throws IOException
+    {
+        final UdpDestinations.Destination d = destinations.get(destination);
+        if (null == d || null == d.requested || port < 1 || port > 0xFFFF)
+        {
+            throw new IOException("no sender destination " + destination + " to reach at port " + port);
+        }
+        final InetSocketAddress[] addresses = new InetSocketAddress[planeCount];
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            addresses[plane] = new InetSocketAddress(d.requested[plane].getAddress(), port);
+        }
+
+        return addresses;
+    }
+
+    /**
+     * Read the latency queue's channels its poller chooses, a datagram a call.
+     *
+     * @param handler gets each datagram.
+     * @param limit   most datagrams to read.
+     * @return datagrams read; 0 without a latency queue.
+     */
+    int pollLatency(final PacketHandler handler, final int limit)
+    {
+        if (null == latencyPoller)
+        {
+            return 0;
+        }
+        final int received = latencyPoller.poll(handler, limit);
+        latencyDatagrams += received;
+
+        return received;
+    }
+
+    /**
      * Read the receive channels the {@link PlanePoller} chooses, each with the transport's {@link PlaneReader}, and
      * every {@value #SEND_CHANNEL_POLL_INTERVAL} polls the send channels.
      *
@@ -344,8 +432,16 @@ final class UdpSockets
      */
     int readSingly(final int plane, final PacketHandler handler, final int limit)
     {
-        return null != receiveFileDescriptors ? receiveWithSockaddr(plane, handler, limit) :
-            receive(receiveChannels[plane], null, plane, handler, limit);
+        return null != receiveFileDescriptors ?
+            receiveWithSockaddr(receiveFileDescriptors[plane], plane, PacketTransport.BULK_QUEUE, handler, limit) :
+            receive(receiveChannels[plane], null, plane, PacketTransport.BULK_QUEUE, handler, limit);
+    }
+
+    private int readLatency(final int plane, final PacketHandler handler, final int limit)
+    {
+        return null != latencyFileDescriptors ?
+            receiveWithSockaddr(latencyFileDescriptors[plane], plane, PacketTransport.LATENCY_QUEUE, handler, limit) :
+            receive(latencyChannels[plane], null, plane, PacketTransport.LATENCY_QUEUE, handler, limit);
     }
 
     /**
@@ -367,6 +463,18 @@ final class UdpSockets
         final InetSocketAddress source,
         final PacketHandler handler)
     {
+        return deliver(buffer, offset, length, plane, PacketTransport.BULK_QUEUE, source, handler);
+    }
+
+    private int deliver(
+        final UnsafeBuffer buffer,
+        final int offset,
+        final int length,
+        final int plane,
+        final int queue,
+        final InetSocketAddress source,
+        final PacketHandler handler)
+    {
         if (null != lossGenerator && lossGenerator.shouldDrop(buffer, offset, length, plane))
         {
             return 1;
@@ -374,6 +482,7 @@ final class UdpSockets
 
         currentSource = source;
         currentPlane = plane;
+        currentQueue = queue;
         try
         {
             handler.onDatagram(buffer, offset, length, plane);
@@ -382,6 +491,7 @@ final class UdpSockets
         {
             currentSource = null;
             currentPlane = -1;
+            currentQueue = PacketTransport.BULK_QUEUE;
         }
 
         return 1;
@@ -525,6 +635,28 @@ final class UdpSockets
     int sendControl(
         final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
     {
+        return sendControl(PacketTransport.BULK_QUEUE, destination, plane, buffer, offset, length);
+    }
+
+    /**
+     * See {@link PacketTransport#sendControl(int, int, int, DirectBuffer, int, int)}.
+     *
+     * @param queue       the queue whose channel the message leaves from.
+     * @param destination the destination.
+     * @param plane       the plane.
+     * @param buffer      the message.
+     * @param offset      where it starts.
+     * @param length      its bytes.
+     * @return a {@link PacketTransport} send result.
+     */
+    int sendControl(
+        final int queue,
+        final int destination,
+        final int plane,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
         final UdpDestinations.Destination d = destinations.route(destination, plane);
         if (null == d)
         {
@@ -532,7 +664,7 @@ final class UdpSockets
         }
 
         stagingBuffer.putBytes(0, buffer, offset, length);
-        return sendStaged(receiveChannels[plane], d.addresses[plane], length);
+        return sendStaged(channel(queue, plane), d.addresses[plane], length);
     }
 
     /**
@@ -556,7 +688,13 @@ final class UdpSockets
         final InetSocketAddress target = 0 == port || port == source.getPort() ?
             source : new InetSocketAddress(source.getAddress(), port);
 
-        return sendStaged(receiveChannels[currentPlane], target, length);
+        return sendStaged(channel(currentQueue, currentPlane), target, length);
+    }
+
+    private DatagramChannel channel(final int queue, final int plane)
+    {
+        return PacketTransport.LATENCY_QUEUE == queue && null != latencyChannels ?
+            latencyChannels[plane] : receiveChannels[plane];
     }
 
     /**
@@ -566,17 +704,28 @@ final class UdpSockets
     {
         destinations.close();
         CloseHelper.closeAll(receiveChannels);
-        poller.close();
+        if (null != latencyChannels)
+        {
+            CloseHelper.closeAll(latencyChannels);
+        }
+        if (null != poller)
+        {
+            poller.close();
+        }
+        if (null != latencyPoller)
+        {
+            latencyPoller.close();
+        }
     }
 
-    private FileDescriptor[] fileDescriptors()
+    private FileDescriptor[] fileDescriptors(final DatagramChannel[] channels)
     {
         final FileDescriptor[] fds = new FileDescriptor[planeCount];
         try
         {
             for (int plane = 0; plane < planeCount; plane++)
             {
-                fds[plane] = JdkDatagramReceive.fileDescriptor(receiveChannels[plane]);
+                fds[plane] = JdkDatagramReceive.fileDescriptor(channels[plane]);
             }
         }
         catch (final RuntimeException ex)
@@ -602,7 +751,8 @@ final class UdpSockets
             {
                 for (int e = 0; e < entropyCount; e++)
                 {
-                    received += receive(d.channels[plane][e], d.addresses[plane], plane, handler, limit);
+                    received += receive(d.channels[plane][e], d.addresses[plane], plane, PacketTransport.BULK_QUEUE,
+                        handler, limit);
                 }
             }
         }
@@ -618,6 +768,7 @@ final class UdpSockets
         final DatagramChannel channel,
         final InetSocketAddress connectedTo,
         final int plane,
+        final int queue,
         final PacketHandler handler,
         final int limit)
     {
@@ -651,15 +802,15 @@ final class UdpSockets
             }
             received++;
             receivedDatagrams++;
-            deliver(receiveBuffer, 0, byteBuffer.position(), plane, (InetSocketAddress)source, handler);
+            deliver(receiveBuffer, 0, byteBuffer.position(), plane, queue, (InetSocketAddress)source, handler);
         }
 
         return received;
     }
 
-    private int receiveWithSockaddr(final int plane, final PacketHandler handler, final int limit)
+    private int receiveWithSockaddr(
+        final FileDescriptor fd, final int plane, final int queue, final PacketHandler handler, final int limit)
     {
-        final FileDescriptor fd = receiveFileDescriptors[plane];
         final UnsafeBuffer sockaddr = sourceSockaddr;
         int received = 0;
         while (received < limit)
@@ -686,7 +837,7 @@ final class UdpSockets
             final InetSocketAddress source = sources.fromSockaddr(sockaddr);
             if (null != source)
             {
-                deliver(receiveBuffer, 0, length, plane, source, handler);
+                deliver(receiveBuffer, 0, length, plane, queue, source, handler);
             }
             else
             {
@@ -757,7 +908,7 @@ final class UdpSockets
         return byteBuffer;
     }
 
-    private int bindReceiveChannels(final int port) throws IOException
+    private int bindReceiveChannels(final DatagramChannel[] receiveChannels, final int port) throws IOException
     {
         for (int attempt = 0; ; attempt++)
         {

@@ -65,6 +65,14 @@ abstract class UdpSocketsTransport implements PacketTransport
     }
 
     /**
+     * {@inheritDoc}
+     */
+    public int latencyPort()
+    {
+        return sockets.latencyPort();
+    }
+
+    /**
      * Local address of a plane.
      *
      * @param plane a plane index.
@@ -134,6 +142,14 @@ abstract class UdpSocketsTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public long latencyDatagrams()
+    {
+        return sockets.latencyDatagrams;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public int newReplyDestination()
     {
         return sockets.destinations().newReply();
@@ -182,10 +198,40 @@ abstract class UdpSocketsTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public int pollLatency(final PacketHandler handler, final int limit)
+    {
+        return sockets.pollLatency(handler, limit);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int addDestination(final int destination, final int port) throws IOException
+    {
+        return addDestination(sockets.addressesAtPort(destination, port));
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public int sendControl(
         final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
     {
         return sockets.sendControl(destination, plane, buffer, offset, length);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public int sendControl(
+        final int queue,
+        final int destination,
+        final int plane,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        return sockets.sendControl(queue, destination, plane, buffer, offset, length);
     }
 
     /**

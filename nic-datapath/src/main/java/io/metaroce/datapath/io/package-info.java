@@ -17,8 +17,10 @@
  * Packet I/O of the engine: the {@link io.metaroce.datapath.io.PacketTransport} contract (receive sockets per plane,
  * send sockets per plane and entropy value, control messages from the receive sockets, whose port peers answer to,
  * destinations as small integer ids, sends that never block or throw, an optional batch flushed at the end of each
- * duty cycle, the bytes a transport adds per datagram), the {@link io.metaroce.datapath.io.PacketTransportFactory}
- * a media driver opens its transports with, and the {@link io.metaroce.datapath.io.TransportSpec} it opens them from.
+ * duty cycle, the bytes a transport adds per datagram, an optional latency queue: a second receive socket per plane
+ * on a port of its own, read first by {@code pollLatency}, for the connections of the LOW_LATENCY class), the
+ * {@link io.metaroce.datapath.io.PacketTransportFactory} a media driver opens its transports with, and the
+ * {@link io.metaroce.datapath.io.TransportSpec} it opens them from.
  * <p>
  * Two implementations over UDP, one per I/O model, over one shared layer:
  * <ul>
@@ -30,9 +32,10 @@
  *         socket and sent at the flush with {@code sendmmsg} or as segmented messages, receive sockets read with
  *         {@code recvmmsg} or as coalesced runs once datagrams queue up;</li>
  *     <li>the shared layer, which both delegate to: {@code UdpSockets} (the NIO channels per plane and per destination,
- *         plane and entropy value, polling, single-datagram reads, the loss stage, the source being handled, control
- *         messages, the counters), {@code UdpDestinations} (destinations and reply addresses by id) and
- *         {@code DatagramSources} (each source met, made once, so receiving allocates nothing).</li>
+ *         plane and entropy value, the latency queue's channels, polling, single-datagram reads, the loss stage, the
+ *         source being handled, control messages, the counters), {@code UdpDestinations} (destinations and reply
+ *         addresses by id) and {@code DatagramSources} (each source met, made once, so receiving allocates
+ *         nothing).</li>
  * </ul>
  * Where the JDK offers no allocation-free call, the transports reach members another project keeps private, and only
  * through the two {@link io.metaroce.datapath.io.PrivateApiBinding}s:

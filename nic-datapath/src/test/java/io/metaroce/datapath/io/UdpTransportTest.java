@@ -39,7 +39,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -345,6 +347,86 @@ abstract class UdpTransportTest<T extends PacketTransport>
         }
         assertEquals(1, sources[1]);
         assertFalse(fromPeer[1], "the same host from another port is not the peer");
+    }
+
+    @Test
+    void shouldKeepALatencyQueueOfItsOwnReadOnlyByPollLatency() throws Exception
+    {
+        final T sender = newTransport(new TransportSpec().planeAddresses(planeAddresses()).entropyCount(2)
+            .latencyQueue(true));
+        transports.add(sender);
+        final T receiver = newTransport(new TransportSpec().planeAddresses(planeAddresses()).entropyCount(2)
+            .latencyQueue(true));
+        transports.add(receiver);
+        final T plain = open(null);
+        assertEquals(0, plain.latencyPort(), "no latency queue unless asked for");
+        assertEquals(0, plain.pollLatency((buffer, offset, length, plane) -> fail("nothing to read"), 16));
+        assertNotEquals(0, receiver.latencyPort());
+        assertNotEquals(receiver.localPort(), receiver.latencyPort());
+
+        // DATA to the latency port on every plane: the latency queue reads it, the bulk poll does not.
+        final int bulk = sender.addDestination(addresses(receiver));
+        final int latency = sender.addDestination(bulk, receiver.latencyPort());
+        assertNotEquals(bulk, latency);
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
+        for (int plane = 0; plane < PLANES; plane++)
+        {
+            message.putLong(0, plane);
+            assertEquals(PacketTransport.SENT, sender.send(latency, plane, 1, message, 0, 8, null, 0, 0));
+        }
+        sender.flush();
+        final int[] planes = new int[PLANES];
+        final int[] count = new int[1];
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (count[0] < PLANES && System.nanoTime() < deadline)
+        {
+            assertEquals(0, receiver.poll((buffer, offset, length, plane) -> fail("bulk queue"), 16));
+            receiver.pollLatency((buffer, offset, length, plane) ->
+            {
+                assertEquals(plane, buffer.getLong(offset), "read on the plane it was sent on");
+                planes[count[0]++] = plane;
+                // an answer leaves from the socket the datagram arrived on
+                assertEquals(PacketTransport.SENT, receiver.sendToSource(sender.latencyPort(), buffer, offset, length));
+            }, 16);
+            Thread.sleep(1);
+        }
+        assertEquals(PLANES, count[0]);
+        assertEquals(PLANES, receiver.latencyDatagrams());
+
+        // The answers reach the sender's latency queue, from the receiver's latency port.
+        final int reply = sender.newReplyDestination();
+        final int[] answers = new int[1];
+        while (answers[0] < PLANES && System.nanoTime() < deadline)
+        {
+            sender.pollLatency((buffer, offset, length, plane) ->
+            {
+                assertTrue(sender.learnReplyAddress(reply, plane, receiver.latencyPort()));
+                assertTrue(sender.isFromPeer(reply, plane), "answered from the receiver's latency port");
+                answers[0]++;
+            }, 16);
+            Thread.sleep(1);
+        }
+        assertEquals(PLANES, answers[0]);
+
+        // Control for a latency-class connection leaves from the latency port; bulk control from the announced one.
+        final int senderReply = receiver.newReplyDestination();
+        message.putLong(0, 99);
+        assertEquals(PacketTransport.SENT,
+            sender.sendControl(PacketTransport.LATENCY_QUEUE, latency, 2, message, 0, 8));
+        final boolean[] fromLatencyPort = new boolean[1];
+        while (!fromLatencyPort[0] && System.nanoTime() < deadline)
+        {
+            receiver.pollLatency((buffer, offset, length, plane) ->
+            {
+                receiver.learnReplyAddress(senderReply, plane, sender.latencyPort());
+                fromLatencyPort[0] = receiver.isFromPeer(senderReply, plane);
+            }, 16);
+            Thread.sleep(1);
+        }
+        assertTrue(fromLatencyPort[0], "latency-class control comes from the sender's latency port");
+        sender.releaseDestination(latency);
+        assertThrows(IOException.class, () -> sender.addDestination(reply, receiver.latencyPort()),
+            "a reply destination has no hosts to reach at another port");
     }
 
     @Test
