@@ -287,6 +287,11 @@ public final class SocketGroup
             engine.onAmplificationLimited();
         }
 
+        public void onLatencyRouteFailed()
+        {
+            engine.onLatencyRouteFailed();
+        }
+
         public boolean tryRejectReply(final int peerId, final long nowNs)
         {
             return engine.tryRejectReply(peerId, nowNs);

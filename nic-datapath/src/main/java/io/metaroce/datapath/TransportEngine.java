@@ -145,6 +145,8 @@ public final class TransportEngine implements AutoCloseable
     private final ArrayList<Connection> terminated = new ArrayList<>();
     private final int pollLimit;
     private long nowNs;
+    private int latencySenderCount;
+    private int latencyCursor;
     private final RejectReplyLimiter rejectReplyLimiter;
     private final PeerBounds peerBounds;
     private boolean isClosed;
@@ -246,6 +248,7 @@ public final class TransportEngine implements AutoCloseable
             if (connection.host == group.host)
             {
                 senders.remove(i);
+                latencySenderCount -= connection.isLatencyClass() ? 1 : 0;
                 connectionsById.remove(connection.localId);
                 shutDown(connection);
             }
@@ -502,6 +505,7 @@ public final class TransportEngine implements AutoCloseable
                 group.host, id, settings, connectionSettings, ctx.countersManager(), clock.nanoTime());
             connectionsById.put(id, connection);
             senders.add(connection);
+            latencySenderCount += connection.isLatencyClass() ? 1 : 0;
         }
 
         return connection.addStream(settings, source);
@@ -544,8 +548,10 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Receive and handle up to {@code pollLimit} datagrams from each group's sockets, then send the
-     * acknowledgements and credits the batch made due (immediate ACKs coalesce within one poll).
+     * Receive and handle up to {@code pollLimit} datagrams from each group's latency queue and send the
+     * acknowledgements they made due, then up to {@code pollLimit} from each group's other sockets and send the
+     * acknowledgements and credits that batch made due (immediate ACKs coalesce within one poll). The latency class
+     * is so read, and answered, before any bulk datagram of the cycle [MR-CLASS-5].
      *
      * @return datagrams received plus control messages sent.
      */
@@ -557,15 +563,26 @@ public final class TransportEngine implements AutoCloseable
         }
 
         nowNs = clock.nanoTime();
-        int received = 0;
         final ArrayList<SocketGroup> groups = this.groups;
+        int latency = 0;
+        for (int i = 0; i < groups.size(); i++)
+        {
+            final SocketGroup group = groups.get(i);
+            latency += group.transport.pollLatency(group.datagramHandler, pollLimit);
+        }
+        int work = latency;
+        if (latency > 0)
+        {
+            work += flushReceivers();
+        }
+        int received = 0;
         for (int i = 0; i < groups.size(); i++)
         {
             final SocketGroup group = groups.get(i);
             received += group.transport.poll(group.datagramHandler, pollLimit);
         }
-        int work = received;
-        if (received > 0)
+        work += received;
+        if (received + latency > 0)
         {
             runCreditScheduler(nowNs);
             work += flushReceivers();
@@ -606,7 +623,10 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Let every sender connection send: retransmissions first, then new DATA through its gates.
+     * Let every sender connection send, retransmissions first, then new DATA through its gates: the latency-class
+     * connections first, in turn, with one send burst for the whole class, then every bulk connection with a send
+     * burst of its own. The latency class so never waits behind bulk DATA of the cycle, and a latency connection
+     * that always has data takes no more of a cycle than one bulk connection does [MR-CLASS-6].
      *
      * @return DATA packets sent.
      */
@@ -618,14 +638,46 @@ public final class TransportEngine implements AutoCloseable
         }
 
         nowNs = clock.nanoTime();
+        final ArrayList<SenderConnection> senders = this.senders;
+        final int size = senders.size();
         int work = 0;
-        for (int i = 0, size = senders.size(); i < size; i++)
+        if (latencySenderCount > 0)
         {
-            work += senders.get(i).sendData(nowNs);
+            work += sendLatencyClass(senders, size);
+        }
+        for (int i = 0; i < size; i++)
+        {
+            final SenderConnection connection = senders.get(i);
+            if (!connection.isLatencyClass())
+            {
+                work += connection.sendData(nowNs, connection.sendBurst());
+            }
         }
         sweepTerminated();
 
         return work;
+    }
+
+    private int sendLatencyClass(final ArrayList<SenderConnection> senders, final int size)
+    {
+        int budget = settings().sendBurst();
+        int sent = 0;
+        final int start = latencyCursor < size ? latencyCursor : 0;
+        for (int i = 0; i < size && budget > 0; i++)
+        {
+            final int index = start + i < size ? start + i : start + i - size;
+            final SenderConnection connection = senders.get(index);
+            if (connection.isLatencyClass())
+            {
+                final int count = connection.sendData(nowNs, Math.min(budget, connection.sendBurst()));
+                budget -= count;
+                sent += count;
+                // The next cycle starts after the last connection that sent, so the class's burst goes round.
+                latencyCursor = count > 0 ? index + 1 : latencyCursor;
+            }
+        }
+
+        return sent;
     }
 
     /**
@@ -809,6 +861,11 @@ public final class TransportEngine implements AutoCloseable
     void onAmplificationLimited()
     {
         counters.amplificationLimited.incrementRelease();
+    }
+
+    void onLatencyRouteFailed()
+    {
+        counters.latencyRouteFailures.incrementRelease();
     }
 
     /**
@@ -1240,6 +1297,7 @@ public final class TransportEngine implements AutoCloseable
             {
                 final SenderConnection sender = (SenderConnection)connection;
                 senders.remove(sender);
+                latencySenderCount -= sender.isLatencyClass() ? 1 : 0;
                 sender.release();
                 sender.endStreams(sender.terminationCause());
             }

@@ -70,6 +70,8 @@ final class ScriptedTransport implements PacketTransport
     private int currentPort;
     private int currentPlane = -1;
     private int sendResult = SENT;
+    private int latencyPort;
+    private final ArrayList<Integer> controlQueues = new ArrayList<>();
 
     ScriptedTransport(final int planeCount, final int entropyCount)
     {
@@ -112,6 +114,52 @@ final class ScriptedTransport implements PacketTransport
     void sendResult(final int result)
     {
         this.sendResult = result;
+    }
+
+    /**
+     * Give the transport a latency queue at a port (0: none, the default).
+     */
+    void latencyPort(final int port)
+    {
+        this.latencyPort = port;
+    }
+
+    /**
+     * The queue each control message left from, in the order sent.
+     */
+    List<Integer> controlQueues()
+    {
+        return controlQueues;
+    }
+
+    public int latencyPort()
+    {
+        return latencyPort;
+    }
+
+    public int addDestination(final int destination, final int port) throws java.io.IOException
+    {
+        if (0 == latencyPort || destination < 0 || destination >= destinations.size())
+        {
+            throw new java.io.IOException("no latency queue in this scripted transport");
+        }
+        destinations.add(destinations.get(destination).clone());
+        final int[] atPort = new int[planeCount];
+        Arrays.fill(atPort, port);
+        ports.add(atPort);
+        return destinations.size() - 1;
+    }
+
+    public int sendControl(
+        final int queue,
+        final int destination,
+        final int plane,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        controlQueues.add(queue);
+        return send(destination, plane, CONTROL, buffer, offset, length, null, 0, 0);
     }
 
     List<Sent> sent()

@@ -486,7 +486,17 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
     List<ScriptedTransport.Sent> acceptSetup(
         final SenderConnection connection, final Consumer<SetupAckEncoder> customize)
     {
-        inject(setupAck(connection.localConnectionId(), RECEIVER_ID, senderIsn, senderEpoch, customize), 0);
+        return acceptSetup(connection, customize, new byte[0]);
+    }
+
+    /**
+     * {@link #acceptSetup(SenderConnection, Consumer)} with a SETUP_ACK that carries extensions.
+     */
+    List<ScriptedTransport.Sent> acceptSetup(
+        final SenderConnection connection, final Consumer<SetupAckEncoder> customize, final byte[] extensions)
+    {
+        inject(setupAck(connection.localConnectionId(), RECEIVER_ID, senderIsn, senderEpoch, customize, extensions),
+            0);
         work();
         assertEquals(ConnectionState.ESTABLISHED, connection.state());
         return sentOfType(sent(), StreamOpenDecoder.TEMPLATE_ID);
@@ -510,6 +520,17 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         final long epoch,
         final Consumer<SetupAckEncoder> customize)
     {
+        return setupAck(dstConnId, srcConnId, isn, epoch, customize, new byte[0]);
+    }
+
+    int setupAck(
+        final int dstConnId,
+        final int srcConnId,
+        final int isn,
+        final long epoch,
+        final Consumer<SetupAckEncoder> customize,
+        final byte[] extensions)
+    {
         final SetupAckEncoder setupAck = new SetupAckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
         DatagramProxy.header(setupAck.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, srcConnId, isn, 0);
         setupAck.connEpoch(epoch).initialGrantLimit(1 << 20).mprPsns(4096).mtu(1408);
@@ -517,7 +538,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         setupAck.reserved1((short)0).linkRateMbps(0).setupFlags(0).reserved2(0)
             .maxStreams(Configuration.MAX_STREAMS_PER_CONNECTION_DEFAULT);
         customize.accept(setupAck);
-        setupAck.putExtensions(new byte[0], 0, 0);
+        setupAck.putExtensions(extensions, 0, extensions.length);
         return DatagramProxy.length(setupAck);
     }
 

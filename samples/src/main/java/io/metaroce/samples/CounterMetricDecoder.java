@@ -138,6 +138,9 @@ final class CounterMetricDecoder
     static final MetricFamily ENGINE_UNPROVED_EVICTED = counter(
         "metaroce_engine_unproved_evicted", "Receiver connections of senders that never proved their address, " +
         "evicted to make room for new ones.");
+    static final MetricFamily ENGINE_LATENCY_ROUTE_FAILURES = counter(
+        "metaroce_engine_latency_route_failures", "Latency-class connections that could not open their route to " +
+        "the receiver's latency queue and go on through its receive port.");
     static final MetricFamily ENGINE_AMPLIFICATION_LIMITED = counter(
         "metaroce_engine_amplification_limited",
         "Messages to senders not yet proved to receive at their address, held back by the amplification limit.");
@@ -224,6 +227,8 @@ final class CounterMetricDecoder
         "metaroce_io_receive_calls", "System calls an endpoint's transport made to receive, empty ones included.");
     static final MetricFamily IO_RECEIVED_DATAGRAMS = counter(
         "metaroce_io_received_datagrams", "Datagrams an endpoint's transport read from the network.");
+    static final MetricFamily IO_LATENCY_DATAGRAMS = counter(
+        "metaroce_io_latency_datagrams", "Datagrams an endpoint's transport read from its latency queue.");
 
     static final MetricFamily RECEIVER_STATE = gauge(
         "metaroce_receiver_state", "State of a receiver connection: 1 SETUP, 2 ESTABLISHED, 3 CLOSING, 4 CLOSED, " +
@@ -306,6 +311,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-reject-replies-limited", ENGINE_REJECT_REPLIES_LIMITED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-amplification-limited", ENGINE_AMPLIFICATION_LIMITED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-unproved-evicted", ENGINE_UNPROVED_EVICTED);
+        datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-latency-route-failures", ENGINE_LATENCY_ROUTE_FAILURES);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-drops" + REASON_SUFFIX, ENGINE_DROPPED_DATAGRAMS);
 
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-state", SENDER_STATE);
@@ -347,6 +353,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.IO_TYPE_ID, "io-send-drops", IO_SEND_DROPS);
         datapath(DatapathCounters.IO_TYPE_ID, "io-receive-calls", IO_RECEIVE_CALLS);
         datapath(DatapathCounters.IO_TYPE_ID, "io-received-datagrams", IO_RECEIVED_DATAGRAMS);
+        datapath(DatapathCounters.IO_TYPE_ID, "io-latency-datagrams", IO_LATENCY_DATAGRAMS);
 
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-state", RECEIVER_STATE);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-data-packets", RECEIVER_DATA_PACKETS);

@@ -167,6 +167,12 @@ public interface ConnectionHost
     void onAmplificationLimited();
 
     /**
+     * A latency-class connection could not open its route to the receiver's latency queue (the transport could not
+     * open its sockets): it goes on through the receive endpoint's port.
+     */
+    void onLatencyRouteFailed();
+
+    /**
      * May an answer that refuses a peer go out now, within the limits on such answers per peer id and in total? A
      * refused one is counted.
      *

@@ -285,11 +285,12 @@ public final class DatagramProxy
     }
 
     /**
-     * Send the control message just encoded from the plane's control socket, the port the peer answers to.
+     * Send the control message just encoded from the plane's control socket of a queue, the port the peer answers
+     * to: {@link PacketTransport#LATENCY_QUEUE} for a latency-class connection.
      */
-    int sendControl(final int destination, final int plane, final int length)
+    int sendControl(final int queue, final int destination, final int plane, final int length)
     {
-        final int result = transport.sendControl(destination, plane, controlBuffer, 0, length);
+        final int result = transport.sendControl(queue, destination, plane, controlBuffer, 0, length);
         counters.onSendResult(result);
 
         return result;

@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath.connection;
 
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.wire.CloseDecoder;
 import io.metaroce.codec.wire.CloseReason;
@@ -142,8 +143,8 @@ public final class ReceiverConnection extends Connection
         this.counters = new ReceiverCounters(countersManager, host.connectionCounterContext(localId));
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
-        this.encoder = new ReceiverEncoder(host, tracker, counters, destination, setup.replyPort(), planeCount, peerId,
-            localId);
+        this.encoder = new ReceiverEncoder(host, tracker, counters, destination, setup.replyPort(),
+            grantedLatencyPort(setup, host.transport().latencyPort()), planeCount, peerId, localId);
         this.ack = new ReceiverAckState(settings, setup.baseRttHintNs());
         this.streams = new ReceiverStreamSet(new ReceiverStreamCarrier(this, host, encoder, ack), host.streamsByKey(),
             host.admission(), host.handler(), countersManager, host.connectionLabel(), localId, mtu,
@@ -157,6 +158,22 @@ public final class ReceiverConnection extends Connection
             mtu, rttHintNs, counters.grantLimit);
         counters.state.setRelease(state.value());
         counters.cumulativeAckPsn.setRelease(Serial.wire(isn));
+    }
+
+    /**
+     * The port of the latency queue the connection is read from: the transport's, when its SETUP carries a
+     * LATENCY_QUEUE extension of the right length [MR-CLASS-3]; 0 (the bulk queue) otherwise.
+     */
+    private static int grantedLatencyPort(final SetupDecoder setup, final int latencyPort)
+    {
+        if (0 == latencyPort)
+        {
+            return 0;
+        }
+        final int value = SetupExtensions.find(setup.buffer(), setup.limit() + SetupDecoder.extensionsHeaderLength(),
+            setup.extensionsLength(), SetupExtensions.LATENCY_QUEUE);
+
+        return value >= 0 && SetupExtensions.latencyQueuePort(setup.buffer(), value) >= 0 ? latencyPort : 0;
     }
 
     /**

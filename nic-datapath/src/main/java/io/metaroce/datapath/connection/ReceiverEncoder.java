@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath.connection;
 
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.wire.AckEncoder;
 import io.metaroce.codec.wire.CloseAckEncoder;
 import io.metaroce.codec.wire.CloseReason;
@@ -36,6 +37,7 @@ import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.tracking.ReceiveTracker;
 import io.metaroce.datapath.tracking.Serial;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Every message a {@link ReceiverConnection} sends, encoded and handed to its socket group's {@link DatagramProxy}:
@@ -67,6 +69,9 @@ final class ReceiverEncoder
     private final boolean[] replyKnown;
     private final int destination;
     private final int replyPort;
+    private final int queue;
+    private final int latencyPort;
+    private final UnsafeBuffer extensions = new UnsafeBuffer(new byte[SetupExtensions.LATENCY_QUEUE_LENGTH]);
     private final int planeCount;
     private final int peerId;
     private final int localId;
@@ -83,6 +88,8 @@ final class ReceiverEncoder
      * @param counters    the connection's counters of messages sent.
      * @param destination the sender's destination in the group's transport.
      * @param replyPort   the sender's control port, from its SETUP.
+     * @param latencyPort the port of the transport's latency queue when the connection is read from it (its SETUP
+     *                    asked for it and the transport has one), else 0: its messages then leave from that queue.
      * @param planeCount  planes of the connection.
      * @param peerId      the sender's connection id.
      * @param localId     this end's connection id.
@@ -93,6 +100,7 @@ final class ReceiverEncoder
         final ReceiverCounters counters,
         final int destination,
         final int replyPort,
+        final int latencyPort,
         final int planeCount,
         final int peerId,
         final int localId)
@@ -104,6 +112,8 @@ final class ReceiverEncoder
         this.counters = counters;
         this.destination = destination;
         this.replyPort = replyPort;
+        this.latencyPort = latencyPort;
+        this.queue = 0 != latencyPort ? PacketTransport.LATENCY_QUEUE : PacketTransport.BULK_QUEUE;
         this.planeCount = planeCount;
         this.peerId = peerId;
         this.localId = localId;
@@ -248,7 +258,15 @@ final class ReceiverEncoder
             .setupFlags(0)
             .reserved2(0)
             .maxStreams(maxStreams);
-        setupAck.putExtensions(NO_EXTENSIONS, 0, 0);
+        if (0 != latencyPort)
+        {
+            // The answer that moves the connection's traffic to the latency queue [MR-CLASS-3].
+            setupAck.putExtensions(extensions, 0, SetupExtensions.putLatencyQueue(extensions, 0, latencyPort));
+        }
+        else
+        {
+            setupAck.putExtensions(NO_EXTENSIONS, 0, 0);
+        }
         send(plane, DatagramProxy.length(setupAck));
     }
 
@@ -529,6 +547,6 @@ final class ReceiverEncoder
             }
             unprovedBytesSent += length;
         }
-        proxy.sendControl(destination, routedPlane(preferredPlane), length);
+        proxy.sendControl(queue, destination, routedPlane(preferredPlane), length);
     }
 }

@@ -16,6 +16,7 @@
 package io.metaroce.datapath.connection;
 
 import io.metaroce.codec.FrameDescriptor;
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckDecoder;
@@ -31,6 +32,7 @@ import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.StreamAckDecoder;
 import io.metaroce.codec.wire.StreamWindowDecoder;
+import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.datapath.congestion.CongestionControl;
 import io.metaroce.datapath.congestion.CongestionControlSupplier;
@@ -60,6 +62,8 @@ import io.metaroce.datapath.tracking.SendTrackerHandler;
 import io.metaroce.datapath.tracking.Serial;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.status.CountersManager;
+
+import java.io.IOException;
 
 /**
  * The sending side of one connection between two drivers: it carries every stream its publications send to one
@@ -103,6 +107,7 @@ public final class SenderConnection extends Connection
     private final int pathCount;
     private final int isn;
     private final int askedWindow;
+    private final boolean isLatencyClass;
     private final SenderCounters counters;
     private final SendTracker tracker;
     private final PathTable table;
@@ -124,6 +129,7 @@ public final class SenderConnection extends Connection
     private long closeDeadlineNs;
     private long closeBackoffNs;
     private int setupErrorCode;
+    private int latencyDestination = -1;
 
     /**
      * A connection in SETUP_SENT, with a random connEpoch and ISN, that sends its first SETUP on its first timer pass.
@@ -153,6 +159,7 @@ public final class SenderConnection extends Connection
         final Parts parts = new Parts();
         this.settings = settings;
         this.connectionSettings = connectionSettings;
+        this.isLatencyClass = TrafficClass.LOW_LATENCY == connectionSettings.trafficClass();
         this.countersManager = countersManager;
         this.pathCount = planeCount * pathsPerPlane;
         this.isn = host.identityRandom().nextInt();
@@ -699,13 +706,45 @@ public final class SenderConnection extends Connection
      */
     public int sendData(final long nowNs)
     {
+        return sendData(nowNs, settings.sendBurst());
+    }
+
+    /**
+     * Send retransmissions, then new DATA, within a budget of DATA packets.
+     *
+     * @param nowNs  current time.
+     * @param budget most DATA packets to send, at most {@link #sendBurst()}.
+     * @return DATA packets sent.
+     */
+    public int sendData(final long nowNs, final int budget)
+    {
         if ((ConnectionState.ESTABLISHED != state && ConnectionState.CLOSING != state) || isTerminated())
         {
             return 0;
         }
 
         this.nowNs = nowNs;
-        return sendLoop.send(settings.sendBurst(), nowNs);
+        return sendLoop.send(budget, nowNs);
+    }
+
+    /**
+     * Most DATA packets the connection sends in one duty cycle, from its settings.
+     *
+     * @return the send burst.
+     */
+    public int sendBurst()
+    {
+        return settings.sendBurst();
+    }
+
+    /**
+     * Does the connection carry the LOW_LATENCY class, which the engine serves first on every duty cycle?
+     *
+     * @return true for a latency-class connection.
+     */
+    public boolean isLatencyClass()
+    {
+        return isLatencyClass;
     }
 
     /**
@@ -713,6 +752,11 @@ public final class SenderConnection extends Connection
      */
     public void release()
     {
+        if (latencyDestination >= 0)
+        {
+            host.transport().releaseDestination(latencyDestination);
+            latencyDestination = -1;
+        }
         counters.close();
     }
 
@@ -758,13 +802,23 @@ public final class SenderConnection extends Connection
             peerMtu < Configuration.MIN_MTU || peerMtu > settings.mtu() || modes.ecn() ||
             modes.senderWindow() != settings.congestion().senderWindow() ||
             (modes.receiverCredit() && !settings.credit().receiverCredit()) ||
-            setupAck.maxStreams() < 1 || 0 != setupAck.setupFlags() || 0 != setupAck.extensionsLength())
+            setupAck.maxStreams() < 1 || 0 != setupAck.setupFlags())
+        {
+            host.drop(DropReason.PROTOCOL_VIOLATION);
+            return;
+        }
+        final int latencyPort = answeredLatencyPort(setupAck);
+        if (latencyPort < 0)
         {
             host.drop(DropReason.PROTOCOL_VIOLATION);
             return;
         }
 
         peerId = (int)header.srcConnId();
+        if (latencyPort > 0)
+        {
+            routeToLatencyQueue(latencyPort);
+        }
         final int window = (int)granted;
         mtu = peerMtu;
         final int maxPayload = (mtu - WireProtocol.DATA_HEADER_LENGTH) & ~(FrameDescriptor.FRAME_ALIGNMENT - 1);
@@ -781,6 +835,46 @@ public final class SenderConnection extends Connection
         encoder.onEstablished(peerId, mtu, nowNs);
         lifecycle.onEstablished((int)Math.min(Integer.MAX_VALUE, setupAck.maxStreams()), maxPayload, nowNs);
         feedback.onEstablished(congestion, nowNs);
+    }
+
+    /**
+     * The port of the receiver's latency queue that a SETUP_ACK names, 0 when it answers no extension, -1 when its
+     * extensions are not the one answer this connection's SETUP may get [MR-SETUP-11, MR-CLASS-4].
+     */
+    private int answeredLatencyPort(final SetupAckDecoder setupAck)
+    {
+        final int length = setupAck.extensionsLength();
+        if (0 == length)
+        {
+            return 0;
+        }
+        final int offset = setupAck.limit() + SetupAckDecoder.extensionsHeaderLength();
+        if (!isLatencyClass || SetupExtensions.LATENCY_QUEUE_LENGTH != length ||
+            SetupExtensions.LATENCY_QUEUE != SetupExtensions.type(setupAck.buffer(), offset))
+        {
+            return -1;
+        }
+        final int port = SetupExtensions.latencyQueuePort(setupAck.buffer(), offset + 4);
+
+        return 0 == port ? -1 : port;
+    }
+
+    /**
+     * Send everything from now on to the receiver's latency queue. Opening the route allocates, once per connection;
+     * when the transport cannot open it the connection stays on the receive endpoint's port, which the receiver
+     * reads as well, and the failure is counted.
+     */
+    private void routeToLatencyQueue(final int port)
+    {
+        try
+        {
+            latencyDestination = host.transport().addDestination(destination, port);
+            encoder.routeTo(latencyDestination);
+        }
+        catch (final IOException ex)
+        {
+            host.onLatencyRouteFailed();
+        }
     }
 
     private long initialWindow(final long receiverLinkRateMbps)

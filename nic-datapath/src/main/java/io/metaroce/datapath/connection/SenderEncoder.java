@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath.connection;
 
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.CloseEncoder;
 import io.metaroce.codec.wire.CloseReason;
@@ -68,13 +69,15 @@ final class SenderEncoder implements SenderStreamMessages
     private final PathTable table;
     private final PathPolicy policy;
     private final SenderCounters counters;
-    private final int destination;
     private final int localId;
     private final TrafficClass trafficClass;
+    private final int queue;
+    private final UnsafeBuffer extensions = new UnsafeBuffer(new byte[SetupExtensions.LATENCY_QUEUE_LENGTH]);
     private final int planeCount;
     private final int pathsPerPlane;
     private final int pathCount;
 
+    private int destination;
     private int peerId;
     private int mtu;
     private long lastSendNs;
@@ -107,6 +110,9 @@ final class SenderEncoder implements SenderStreamMessages
         this.destination = destination;
         this.localId = localId;
         this.trafficClass = trafficClass;
+        // A latency-class connection's answers come to the latency queue, when the transport has one [MR-CLASS-2].
+        this.queue = TrafficClass.LOW_LATENCY == trafficClass && 0 != host.transport().latencyPort() ?
+            PacketTransport.LATENCY_QUEUE : PacketTransport.BULK_QUEUE;
         this.planeCount = planeCount;
         this.pathsPerPlane = pathsPerPlane;
         this.pathCount = planeCount * pathsPerPlane;
@@ -121,6 +127,15 @@ final class SenderEncoder implements SenderStreamMessages
         this.peerId = peerId;
         this.mtu = mtu;
         this.lastSendNs = nowNs;
+    }
+
+    /**
+     * From now on every message goes to another destination of the transport: the receiver's latency queue, which
+     * its SETUP_ACK named [MR-CLASS-4].
+     */
+    void routeTo(final int destination)
+    {
+        this.destination = destination;
     }
 
     /**
@@ -172,7 +187,8 @@ final class SenderEncoder implements SenderStreamMessages
      */
     void setup(final long connEpoch, final int isn, final int askedWindow, final long nowNs)
     {
-        final int replyPort = transport.localPort();
+        final int replyPort = PacketTransport.LATENCY_QUEUE == queue ? transport.latencyPort() : transport.localPort();
+        final boolean asksLatencyQueue = TrafficClass.LOW_LATENCY == trafficClass;
         for (int plane = 0; plane < planeCount; plane++)
         {
             final SetupEncoder setup = proxy.setup();
@@ -191,8 +207,15 @@ final class SenderEncoder implements SenderStreamMessages
                 .linkRateMbps(settings.credit().linkRateMbps())
                 .setupFlags(0)
                 .reserved1(0);
-            setup.putExtensions(NO_EXTENSIONS, 0, 0);
-            proxy.sendControl(destination, plane, DatagramProxy.length(setup));
+            if (asksLatencyQueue)
+            {
+                setup.putExtensions(extensions, 0, SetupExtensions.putLatencyQueue(extensions, 0, 0));
+            }
+            else
+            {
+                setup.putExtensions(NO_EXTENSIONS, 0, 0);
+            }
+            proxy.sendControl(queue, destination, plane, DatagramProxy.length(setup));
         }
     }
 
@@ -212,7 +235,7 @@ final class SenderEncoder implements SenderStreamMessages
             DatagramProxy.header(close.header(), TransportFlag.FIN, plane, TrafficClass.CONTROL, 0, 0, peerId,
                 localId, tracker.nextPsn(), (int)nowNs);
             close.reason(reason).reserved1(0).reserved2(0);
-            proxy.sendControl(destination, plane, DatagramProxy.length(close));
+            proxy.sendControl(queue, destination, plane, DatagramProxy.length(close));
         }
         lastSendNs = nowNs;
     }
@@ -234,7 +257,7 @@ final class SenderEncoder implements SenderStreamMessages
                 (int)nowNs);
             error.code(WireErrorCode.RETRANSMIT_LIMIT).reserved1(0).detail(Serial.wire(psn))
                 .putMessage(RETRANSMIT_LIMIT_TEXT, 0, RETRANSMIT_LIMIT_TEXT.capacity());
-            proxy.sendControl(destination, plane, DatagramProxy.length(error));
+            proxy.sendControl(queue, destination, plane, DatagramProxy.length(error));
         }
     }
 
@@ -271,7 +294,7 @@ final class SenderEncoder implements SenderStreamMessages
         DatagramProxy.header(request.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId,
             tracker.nextPsn(), (int)nowNs);
         request.backlogBytes(Math.max(0, backlogBytes)).creditTargetBytes(creditTargetBytes).reserved1(0);
-        proxy.sendControl(destination, plane, DatagramProxy.length(request));
+        proxy.sendControl(queue, destination, plane, DatagramProxy.length(request));
         counters.creditRequests.incrementRelease();
     }
 
@@ -309,7 +332,7 @@ final class SenderEncoder implements SenderStreamMessages
                 .reserved1(0);
         }
         statusPathCursor = first + count >= pathCount ? 0 : first + count;
-        proxy.sendControl(destination, plane, DatagramProxy.length(status));
+        proxy.sendControl(queue, destination, plane, DatagramProxy.length(status));
     }
 
     /**
@@ -328,7 +351,7 @@ final class SenderEncoder implements SenderStreamMessages
             .termLength(stream.termLength)
             .streamRef(stream.streamRef() & 0xFFFF_FFFFL)
             .reserved1(0);
-        proxy.sendControl(destination, plane, DatagramProxy.length(open));
+        proxy.sendControl(queue, destination, plane, DatagramProxy.length(open));
         lastSendNs = nowNs;
     }
 
@@ -351,7 +374,7 @@ final class SenderEncoder implements SenderStreamMessages
             .reason(reason)
             .reserved1(0)
             .finalPosition(finalPosition);
-        proxy.sendControl(destination, plane, DatagramProxy.length(close));
+        proxy.sendControl(queue, destination, plane, DatagramProxy.length(close));
         lastSendNs = nowNs;
     }
 

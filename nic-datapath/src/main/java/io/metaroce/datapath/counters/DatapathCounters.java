@@ -86,7 +86,7 @@ public final class DatapathCounters
     /**
      * Counters an engine allocates for itself.
      */
-    public static final int ENGINE_COUNTERS = 9 + DropReason.COUNT - 1;
+    public static final int ENGINE_COUNTERS = 10 + DropReason.COUNT - 1;
 
     /**
      * Counters an engine with sender connections allocates per plane (its {@code plane-*} totals).
@@ -96,7 +96,7 @@ public final class DatapathCounters
     /**
      * Counters a socket group allocates for its packet I/O (its {@code io-*} totals).
      */
-    public static final int IO_COUNTERS = 5;
+    public static final int IO_COUNTERS = 6;
 
     /**
      * Counters a sender connection allocates by default: state, retransmissions, window and smoothed RTT.

@@ -46,6 +46,9 @@ public final class EngineCounters implements AutoCloseable
     public final AtomicCounter amplificationLimited;
     /** Connections of unproved senders evicted to make room for new ones ({@code rcv-unproved-evicted}). */
     public final AtomicCounter unprovedEvicted;
+    /** Latency-class connections that could not open a route to the receiver's latency queue
+     * ({@code snd-latency-route-failures}). */
+    public final AtomicCounter latencyRouteFailures;
     /** Datagrams dropped, indexed by {@link DropReason} code from 1 ({@code rcv-drops} with {@code reason=<name>}). */
     public final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];
     private final String context;
@@ -70,6 +73,7 @@ public final class EngineCounters implements AutoCloseable
         rejectRepliesLimited = DatapathCounters.allocate(countersManager, type, "snd-reject-replies-limited", context);
         amplificationLimited = DatapathCounters.allocate(countersManager, type, "snd-amplification-limited", context);
         unprovedEvicted = DatapathCounters.allocate(countersManager, type, "rcv-unproved-evicted", context);
+        latencyRouteFailures = DatapathCounters.allocate(countersManager, type, "snd-latency-route-failures", context);
         for (int reason = 1; reason < DropReason.COUNT; reason++)
         {
             drops[reason] = DatapathCounters.allocate(
@@ -128,8 +132,7 @@ public final class EngineCounters implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(datagramsReceived, bytesReceived, datagramsSent, sendBackPressured, sendErrors,
-            sendNoRoute, rejectRepliesLimited, amplificationLimited,
-            unprovedEvicted);
+            sendNoRoute, rejectRepliesLimited, amplificationLimited, unprovedEvicted, latencyRouteFailures);
         CloseHelper.closeAll(drops);
     }
 }

@@ -32,6 +32,7 @@ public final class IoCounters implements AutoCloseable
     private final AtomicCounter sendDrops;
     private final AtomicCounter receiveCalls;
     private final AtomicCounter receivedDatagrams;
+    private final AtomicCounter latencyDatagrams;
 
     /**
      * A socket group's packet I/O counters, all allocated.
@@ -47,6 +48,7 @@ public final class IoCounters implements AutoCloseable
         sendDrops = DatapathCounters.allocate(manager, type, "io-send-drops", groupContext);
         receiveCalls = DatapathCounters.allocate(manager, type, "io-receive-calls", groupContext);
         receivedDatagrams = DatapathCounters.allocate(manager, type, "io-received-datagrams", groupContext);
+        latencyDatagrams = DatapathCounters.allocate(manager, type, "io-latency-datagrams", groupContext);
     }
 
     /**
@@ -62,6 +64,7 @@ public final class IoCounters implements AutoCloseable
         sendCalls.setRelease(transport.sendCalls());
         receivedDatagrams.setRelease(transport.receivedDatagrams());
         receiveCalls.setRelease(transport.receiveCalls());
+        latencyDatagrams.setRelease(transport.latencyDatagrams());
     }
 
     /**
@@ -69,6 +72,6 @@ public final class IoCounters implements AutoCloseable
      */
     public void close()
     {
-        CloseHelper.closeAll(sendCalls, sentDatagrams, sendDrops, receiveCalls, receivedDatagrams);
+        CloseHelper.closeAll(sendCalls, sentDatagrams, sendDrops, receiveCalls, receivedDatagrams, latencyDatagrams);
     }
 }
