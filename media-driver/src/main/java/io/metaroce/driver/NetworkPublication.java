@@ -452,6 +452,7 @@ final class NetworkPublication implements PayloadSource
             .congestionControl(channel.congestionControlName)
             .pathPolicy(channel.pathPolicy)
             .pathCounters(channel.pathCounters)
+            .trafficClass(channel.trafficClass)
             .engineSettings(channel.engineSettings)
             .counterLabel(counterLabel);
         this.stream = endpoint.openStream(settings, this);

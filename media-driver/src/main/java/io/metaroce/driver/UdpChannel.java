@@ -21,6 +21,7 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
+import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.datapath.io.LossGenerator;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.TransportSpec;
@@ -66,6 +67,9 @@ final class UdpChannel
     static final String TRANSPORT_PARAM = "transport";
     static final String BATCH_LENGTH_PARAM = "batch-length";
     static final String SEGMENTATION_PARAM = "segmentation";
+    static final String TRAFFIC_CLASS_PARAM = "traffic-class";
+    static final String BULK_CLASS = "bulk";
+    static final String LOW_LATENCY_CLASS = "low-latency";
 
     /**
      * Parameters of both publications and subscriptions.
@@ -78,7 +82,8 @@ final class UdpChannel
      * Parameters of publications only, which a subscription accepts and ignores.
      */
     static final List<String> PUBLICATION_ONLY = List.of(
-        INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM);
+        INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM,
+        TRAFFIC_CLASS_PARAM);
 
     static final int MIN_MTU = 256;
     static final int DEFAULT_TERM_LENGTH = 1024 * 1024;
@@ -107,6 +112,10 @@ final class UdpChannel
     final String pathPolicy;
     final boolean pathEviction;
     final boolean pathCounters;
+    /**
+     * The traffic class of the publication's connection: BULK unless the channel asks for {@code low-latency}.
+     */
+    final TrafficClass trafficClass;
     final long linkRateMbps;
     final long lingerTimeoutNs;
     final boolean isSparse;
@@ -182,6 +191,7 @@ final class UdpChannel
             PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM), defaults.paths().pathEviction());
         pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
             defaults.paths().pathCounters());
+        trafficClass = parseTrafficClass(isSubscription ? null : params.get(TRAFFIC_CLASS_PARAM));
         linkRateMbps = parseLong(
             LINK_RATE_PARAM, params.get(LINK_RATE_PARAM), defaults.credit().linkRateMbps(), 0, 100_000_000L);
         lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM,
@@ -201,7 +211,8 @@ final class UdpChannel
         final String settings = "|entropy=" + entropy + "|mtu=" + mtu + "|credit=" + credit + "|cc=" +
             (congestionControl ? congestionControlName : "false") +
             (isSubscription ? "" : "|path-policy=" + pathPolicy) + "|path-eviction=" + pathEviction +
-            "|link-rate=" + linkRateMbps;
+            "|link-rate=" + linkRateMbps +
+            (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "");
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
             (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
             "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
@@ -256,6 +267,7 @@ final class UdpChannel
             .socketReceiveBufferLength(SOCKET_BUFFER_LENGTH)
             .socketSendBufferLength(SOCKET_BUFFER_LENGTH)
             .lossGenerator(lossGenerator)
+            .latencyQueue(true)
             .batching(batchLength, segmentation);
     }
 
@@ -614,6 +626,24 @@ final class UdpChannel
         throw invalid("parameter '" + CONGESTION_PARAM + "=" + value + "' names no congestion control this driver " +
             "knows: it must be " + SenderPolicies.DELAY + ", " + SenderPolicies.AIMD + ", a name the driver's " +
             "congestion-control supplier adds, true (" + SenderPolicies.DELAY + ") or false (no sender window)");
+    }
+
+    /**
+     * The class a publication's {@code traffic-class} asks for: {@code bulk} (the default) or {@code low-latency}.
+     */
+    private static TrafficClass parseTrafficClass(final String value)
+    {
+        if (null == value || BULK_CLASS.equals(value))
+        {
+            return TrafficClass.BULK;
+        }
+        if (LOW_LATENCY_CLASS.equals(value))
+        {
+            return TrafficClass.LOW_LATENCY;
+        }
+
+        throw invalid("parameter '" + TRAFFIC_CLASS_PARAM + "=" + value + "' must be " + BULK_CLASS + " or " +
+            LOW_LATENCY_CLASS);
     }
 
     /**

@@ -94,6 +94,8 @@ class NetworkChannelTest
         assertRefused(false, endpoints + "|transport=batched|batch-length=2000", "'batch-length");
         assertRefused(false, endpoints + "|segmentation=true", "'segmentation'");
         assertRefused(false, endpoints + "|transport=batched|segmentation=maybe", "'segmentation");
+        assertRefused(false, endpoints + "|traffic-class=fast", "'traffic-class=fast' must be bulk or low-latency");
+        assertRefused(false, endpoints + "|traffic-class=LOW_LATENCY", "'traffic-class");
         assertRefused(false, endpoints + "|colour=blue", "'colour'");
         assertRefused(false, endpoints, "'interface'");
         assertRefused(false, endpoints + "|interface=192.0.2.1,192.0.2.2", "'interface'");
