@@ -15,6 +15,7 @@
  */
 package io.metaroce.systemtest.compliance;
 
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckDecoder;
@@ -170,6 +171,43 @@ final class Datagram
             words[i] = group.next().bits();
         }
         return words;
+    }
+
+    /**
+     * The extensions block of a SETUP or SETUP_ACK (section 7.8): the bytes after its root block and length prefix.
+     */
+    byte[] extensions()
+    {
+        final int offset = MessageHeaderDecoder.ENCODED_LENGTH + blockLength();
+        final int length = buffer.getInt(offset, ByteOrder.LITTLE_ENDIAN);
+        final byte[] block = new byte[length];
+        buffer.getBytes(offset + 4, block);
+        return block;
+    }
+
+    /**
+     * The value of the LATENCY_QUEUE extension of a SETUP or SETUP_ACK (section 3.4.1) when its extensions block is
+     * exactly one LATENCY_QUEUE with a 2-byte value; -1 when the block is empty; -2 when it holds anything else.
+     */
+    int latencyQueue()
+    {
+        return latencyQueue(extensions());
+    }
+
+    static int latencyQueue(final byte[] block)
+    {
+        if (0 == block.length)
+        {
+            return -1;
+        }
+        final UnsafeBuffer tlv = new UnsafeBuffer(block);
+        if (SetupExtensions.LATENCY_QUEUE_LENGTH != block.length ||
+            SetupExtensions.LATENCY_QUEUE != SetupExtensions.type(tlv, 0) ||
+            SetupExtensions.LATENCY_QUEUE_VALUE_LENGTH != SetupExtensions.valueLength(tlv, 0))
+        {
+            return -2;
+        }
+        return SetupExtensions.latencyQueuePort(tlv, 4);
     }
 
     byte[] bytes(final int from)

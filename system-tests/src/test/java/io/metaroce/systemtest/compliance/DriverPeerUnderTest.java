@@ -21,6 +21,7 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.logbuffer.FragmentAssembler;
 import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -66,9 +67,10 @@ import java.util.concurrent.TimeUnit;
  * driver's engines through {@link MediaDriver.Context#engineSettings} (protocol settings, and the bounds of section
  * 18.5 that a test sets, the others at the driver's defaults) and the channel
  * parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction}, {@code term-length},
- * {@code rcv-window}). Drops are the engines' {@code rcv-drops} counters in the CnC file, summed over the driver's
- * engines by reason name; a publication's stream ends are the final {@code snd-stream-state} of its freed sender
- * stream counters ({@code CLOSED} or {@code FAILED}: the driver does not expose the termination cause).
+ * {@code rcv-window}, and {@code traffic-class=low-latency} for a LOW_LATENCY publication). Drops are the engines'
+ * {@code rcv-drops} counters in the CnC file, summed over the driver's engines by reason name; a publication's
+ * stream ends are the final {@code snd-stream-state} of its freed sender stream counters ({@code CLOSED} or
+ * {@code FAILED}: the driver does not expose the termination cause).
  * At start a subscription to a stream the tests never use binds the receive endpoint, so the target listens on its
  * planes (and answers STREAM_OPENs of other streams with UNKNOWN_STREAM) before a test subscribes, as the engine
  * target does. Client objects are used only on this target's own agent thread, which also polls every subscription;
@@ -237,7 +239,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         return channel.toString();
     }
 
-    String publicationChannel(final InetSocketAddress... peer)
+    String publicationChannel(final TrafficClass trafficClass, final InetSocketAddress... peer)
     {
         final StringBuilder channel = new StringBuilder("metaroce:udp?endpoint=");
         for (int plane = 0; plane < peer.length; plane++)
@@ -250,7 +252,12 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         {
             channel.append(0 == plane ? "" : ",").append(planeAddresses[plane].getHostAddress());
         }
-        return channel.append(engineParameters()).append("|term-length=").append(settings.termLength).toString();
+        channel.append(engineParameters()).append("|term-length=").append(settings.termLength);
+        if (TrafficClass.LOW_LATENCY == trafficClass)
+        {
+            channel.append("|traffic-class=low-latency");
+        }
+        return channel.toString();
     }
 
     public int planeCount()
@@ -370,12 +377,13 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         return call(() -> endOfStream.getOrDefault(streamId, -1L));
     }
 
-    public PublicationUnderTest publish(final int streamId, final int sessionId, final InetSocketAddress... peer)
+    public PublicationUnderTest publish(
+        final int streamId, final int sessionId, final TrafficClass trafficClass, final InetSocketAddress... peer)
     {
         return call(() ->
         {
             final Publication publication = new Publication(
-                client.addExclusivePublication(publicationChannel(peer), streamId));
+                client.addExclusivePublication(publicationChannel(trafficClass, peer), streamId));
             publications.add(publication);
             return publication;
         });

@@ -17,6 +17,7 @@ package io.metaroce.systemtest.compliance;
 
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.io.PacketTransport;
@@ -116,7 +117,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             }
             transport = PacketTransportFactory.udp().open(new TransportSpec()
                 .planeAddresses(planes).entropyCount(settings.entropyPerPlane)
-                .socketReceiveBufferLength(1024 * 1024));
+                .socketReceiveBufferLength(1024 * 1024).latencyQueue(true));
         }
         catch (final IOException ex)
         {
@@ -188,6 +189,14 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         return new InetSocketAddress(transport.planeAddress(plane), transport.localPort());
     }
 
+    /**
+     * The announced port or the latency queue's (section 3.4.1), on every plane.
+     */
+    public boolean receivesOn(final int plane, final int port)
+    {
+        return transport.localPort() == port || transport.latencyPort() == port;
+    }
+
     public void subscribe(final int streamId)
     {
         call(() -> subscribed.add(streamId));
@@ -221,14 +230,15 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         return call(() -> endOfStream.getOrDefault(streamId, -1L));
     }
 
-    public PublicationUnderTest publish(final int streamId, final int sessionId, final InetSocketAddress... peer)
+    public PublicationUnderTest publish(
+        final int streamId, final int sessionId, final TrafficClass trafficClass, final InetSocketAddress... peer)
     {
         return call(() ->
         {
             final Integer known = destinations.get(Arrays.toString(peer));
             final int destination = null != known ? known : transport.addDestination(peer);
             destinations.put(Arrays.toString(peer), destination);
-            final Publication publication = new Publication(streamId, sessionId, destination);
+            final Publication publication = new Publication(streamId, sessionId, trafficClass, destination);
             publications.add(publication);
             publication.open();
             return publication;
@@ -457,6 +467,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     {
         final int streamId;
         final int sessionId;
+        final TrafficClass trafficClass;
         final int destination;
         final SimulatedPublication log;
         final List<String> ends = new ArrayList<>();
@@ -467,10 +478,11 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         boolean isCloseSent;
         boolean needsReopen;
 
-        Publication(final int streamId, final int sessionId, final int destination)
+        Publication(final int streamId, final int sessionId, final TrafficClass trafficClass, final int destination)
         {
             this.streamId = streamId;
             this.sessionId = sessionId;
+            this.trafficClass = trafficClass;
             this.destination = destination;
             this.log = new SimulatedPublication(
                 streamId, sessionId, 0, settings.termLength, 0, settings.mtu, settings.termLength / 2);
@@ -487,7 +499,8 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             stream = engine.openStream(new SenderSettings()
                 .streamId(streamId).sessionId(sessionId).initialTermId(0).activeTermId((int)(position >>> shift))
                 .termOffset((int)(position & (settings.termLength - 1))).termLength(settings.termLength)
-                .destination(destination).planeCount(settings.planes).pathsPerPlane(settings.entropyPerPlane), log);
+                .trafficClass(trafficClass).destination(destination).planeCount(settings.planes)
+                .pathsPerPlane(settings.entropyPerPlane), log);
             isCloseSent = false;
         }
 

@@ -15,6 +15,8 @@
  */
 package io.metaroce.systemtest.compliance;
 
+import io.metaroce.codec.wire.TrafficClass;
+
 import java.net.InetSocketAddress;
 import java.util.List;
 
@@ -117,7 +119,23 @@ interface PeerUnderTest extends AutoCloseable
      * @param peer      the peer's receive address on every plane of the target.
      * @return the publication.
      */
-    PublicationUnderTest publish(int streamId, int sessionId, InetSocketAddress... peer);
+    default PublicationUnderTest publish(final int streamId, final int sessionId, final InetSocketAddress... peer)
+    {
+        return publish(streamId, sessionId, TrafficClass.BULK, peer);
+    }
+
+    /**
+     * Publish a stream of a traffic class towards a peer (section 3.4): a LOW_LATENCY publication goes on a
+     * connection of that class, which asks for the peer's latency queue (section 3.4.1); publications of one class
+     * to the same peer share a connection. Every target keeps a latency queue, at a port of its own.
+     *
+     * @param streamId     the stream.
+     * @param sessionId    the session, where the target lets the caller choose it.
+     * @param trafficClass {@link TrafficClass#BULK} or {@link TrafficClass#LOW_LATENCY}.
+     * @param peer         the peer's receive address on every plane of the target.
+     * @return the publication.
+     */
+    PublicationUnderTest publish(int streamId, int sessionId, TrafficClass trafficClass, InetSocketAddress... peer);
 
     /**
      * Datagrams dropped for a reason.

@@ -15,6 +15,7 @@
  */
 package io.metaroce.systemtest.compliance;
 
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.wire.SetupDecoder;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -74,6 +75,7 @@ final class RawPeer implements AutoCloseable
     private final List<String> violations = new ArrayList<>();
     private final List<Consumer<Datagram>> observers = new ArrayList<>();
     private final Map<Long, Integer> setupLengths = new HashMap<>();
+    private final Map<Long, Boolean> latencySetups = new HashMap<>();
     private final Set<Integer> version1Setups = new HashSet<>();
     private final int port;
     private final long[] drainedNs;
@@ -153,6 +155,14 @@ final class RawPeer implements AutoCloseable
     }
 
     /**
+     * The target's address on a plane at another of its ports (its latency queue's, section 3.4.1).
+     */
+    InetSocketAddress targetAddress(final int plane, final int port)
+    {
+        return new InetSocketAddress(target.address(plane).getAddress(), port);
+    }
+
+    /**
      * Send the datagram the writer holds to the target's receive address on a plane.
      */
     void send(final int plane, final int length)
@@ -197,7 +207,28 @@ final class RawPeer implements AutoCloseable
         else
         {
             setupLengths.merge(setupKey(srcConnId, psn), bytes.length, Math::max);
+            latencySetups.merge(setupKey(srcConnId, psn), asksLatencyQueue(datagram, bytes.length), Boolean::logicalOr);
         }
+    }
+
+    /**
+     * Does a SETUP carry a LATENCY_QUEUE extension with a 2-byte value in a well-formed block (section 3.4.1)?
+     */
+    private static boolean asksLatencyQueue(final UnsafeBuffer setup, final int length)
+    {
+        final int blockLength = setup.getShort(0, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int offset = 8 + blockLength;
+        if (length < offset + 4)
+        {
+            return false;
+        }
+        final int extensionsLength = setup.getInt(offset, ByteOrder.LITTLE_ENDIAN);
+        if (extensionsLength < 0 || extensionsLength > length - offset - 4)
+        {
+            return false;
+        }
+        final int value = SetupExtensions.find(setup, offset + 4, extensionsLength, SetupExtensions.LATENCY_QUEUE);
+        return value >= 0 && SetupExtensions.latencyQueuePort(setup, value) >= 0;
     }
 
     private static long setupKey(final int srcConnId, final int psn)
@@ -211,6 +242,14 @@ final class RawPeer implements AutoCloseable
     int setupLength(final int srcConnId, final int psn)
     {
         return setupLengths.getOrDefault(setupKey(srcConnId, psn), -1);
+    }
+
+    /**
+     * Whether this peer sent a SETUP with a srcConnId and psn that asked for a latency queue: null when it sent none.
+     */
+    Boolean setupAskedLatencyQueue(final int srcConnId, final int psn)
+    {
+        return latencySetups.get(setupKey(srcConnId, psn));
     }
 
     /**

@@ -43,7 +43,7 @@ import java.util.Set;
  */
 final class RawReceiver
 {
-    final RawPeer peer;
+    RawPeer peer;
     final PeerUnderTest target;
     final int localId;
     final Set<Integer> received = new HashSet<>();
@@ -112,6 +112,32 @@ final class RawReceiver
         send(setup.plane, peer.out.setupAck(HeaderFields.ids(senderId, localId).psn(isn).echo(setup),
             setup, grantLimit, mprPsns, mtu, credit, maxStreams, new byte[0]));
         peer.mtu = mtu;
+    }
+
+    /**
+     * Answer the SETUP with a SETUP_ACK that grants what it asked for, credit when it asked for credit, and carries
+     * extensions: a LATENCY_QUEUE answer (section 3.4.1), or a crafted block.
+     */
+    void accept(final long initialGrantLimit, final byte[] extensions)
+    {
+        final SetupDecoder s = setup.read().setup();
+        final int mprPsns = (int)s.mprPsns();
+        final int mtu = s.mtu();
+        final boolean credit = s.congestionModes().receiverCredit();
+        grantLimit = credit ? initialGrantLimit : 0;
+        send(setup.plane, peer.out.setupAck(HeaderFields.ids(senderId, localId).psn(isn).echo(setup),
+            setup, grantLimit, mprPsns, mtu, credit, 16_384, extensions));
+        peer.mtu = mtu;
+    }
+
+    /**
+     * Go on as the receiver's latency queue (section 3.4.1): from now on this receiver waits for the target's
+     * datagrams at another raw peer, the port its SETUP_ACK named, and sends its answers from there.
+     */
+    void moveTo(final RawPeer latencyQueue)
+    {
+        latencyQueue.mtu = peer.mtu;
+        peer = latencyQueue;
     }
 
     /**

@@ -56,6 +56,15 @@ final class RawSender
     int isn;
     int nextStreamRef = 1;
     Datagram setupAck;
+    /**
+     * The target's port this sender sends to after its SETUPs: 0 for the port the target announces, or the port of
+     * the target's latency queue (section 3.4.1).
+     */
+    int targetPort;
+    /**
+     * The trafficClass of this sender's DATA (MR-HDR-5).
+     */
+    TrafficClass dataClass = TrafficClass.BULK;
 
     RawSender(final RawPeer peer, final int streamId, final int sessionId, final int localId, final int isn)
     {
@@ -165,12 +174,27 @@ final class RawSender
     }
 
     /**
+     * Send the datagram the writer holds, on a plane, to the target's port this sender uses after SETUP.
+     */
+    void send(final int plane, final int length)
+    {
+        if (0 == targetPort)
+        {
+            peer.send(plane, length);
+        }
+        else
+        {
+            peer.sendTo(plane, peer.targetAddress(plane, targetPort), length);
+        }
+    }
+
+    /**
      * Send a stream's STREAM_OPEN on a plane; its psn is the ISN (the next PSN of a sender that sent no DATA yet).
      */
     int sendStreamOpen(final Stream target, final int plane)
     {
         final int length = peer.out.streamOpen(header(plane).psn(isn), target.open);
-        peer.send(plane, length);
+        send(plane, length);
         return length;
     }
 
@@ -234,7 +258,7 @@ final class RawSender
     Datagram close(final Stream target, final long finalPosition)
     {
         final int[] sends = new int[1];
-        return peer.awaitRetrying(() -> peer.send(sends[0] % planes, peer.out.streamClose(
+        return peer.awaitRetrying(() -> send(sends[0] % planes, peer.out.streamClose(
             header(sends[0]++ % planes).psn(isn), target.open.streamId, target.open.sessionId, target.open.streamRef,
             CloseReason.NORMAL, finalPosition)),
             (d) -> isStreamAck(d, target) && StreamCode.CLOSED == d.read().streamAck().code(), "STREAM_ACK(CLOSED)");
@@ -332,7 +356,7 @@ final class RawSender
         headerFlags |= 0 != (frameFlags & FrameDescriptor.END_FLAG) ? Flags.LAST_OF_MESSAGE : 0;
         headerFlags |= 0 != (frameFlags & FrameDescriptor.EOS_FLAG) ? Flags.FIN : 0;
         final int plane = path % planes;
-        final HeaderFields fields = header(plane).flags(headerFlags).trafficClass(TrafficClass.BULK)
+        final HeaderFields fields = header(plane).flags(headerFlags).trafficClass(dataClass)
             .path(path, pathSeq[path]++).psn(psn);
         return peer.out.data(fields, target.open.streamId, target.open.sessionId, termId, termOffset, frame);
     }
@@ -343,7 +367,7 @@ final class RawSender
     int data(final int psn, final int flags, final int path)
     {
         final int length = encodeData(psn, flags, path);
-        peer.send(path % planes, length);
+        send(path % planes, length);
         return pathSeq[path] - 1;
     }
 
@@ -353,7 +377,7 @@ final class RawSender
     int data(final Stream target, final int psn, final long index, final int flags, final int path)
     {
         final int length = encodeData(target, psn, index, flags, path, FrameDescriptor.UNFRAGMENTED);
-        peer.send(path % planes, length);
+        send(path % planes, length);
         return pathSeq[path] - 1;
     }
 

@@ -196,7 +196,7 @@ class ReceiverSetupComplianceTest extends ComplianceTest
         start(new TargetSettings());
         target.subscribe(STREAM_ID);
         final RawSender sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0102_0304, 90);
-        final byte[] first = WireWriter.extension(0x0001, new byte[16]);
+        final byte[] first = WireWriter.extension(0x0002, new byte[16]);
         final byte[] other = WireWriter.extension(0x7FFF, new byte[0]);
         final byte[] block = Arrays.copyOf(first, first.length + other.length);
         System.arraycopy(other, 0, block, first.length, other.length);

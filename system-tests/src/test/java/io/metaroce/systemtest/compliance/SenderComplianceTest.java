@@ -215,7 +215,7 @@ class SenderComplianceTest extends ComplianceTest
         }
         final SetupDecoder decoder = first.read().setup();
         assertEquals(0, decoder.setupFlags(), "MR-EXT-4");
-        assertEquals(0, decoder.extensionsLength(), "MR-EXT-7 no extension in version 2");
+        assertEquals(0, decoder.extensionsLength(), "MR-EXT-7, MR-CLASS-1 no extension in a BULK SETUP");
         assertEquals(72, first.length, "MR-EXT-7 a 72-byte SETUP");
         assertTrue(first.length <= decoder.mtu(), "MR-EXT-8");
         assertTrue(target.receivesOn(0, decoder.replyPort()), "replyPort: the target receives there");

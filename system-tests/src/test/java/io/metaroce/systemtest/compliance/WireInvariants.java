@@ -46,16 +46,19 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Requirements every datagram of the target must meet whatever the scenario, checked on each datagram the raw peer
  * receives: encapsulation (MR-ENC-1, 3, 4, 6, 8), headers (MR-HDR-1 to 5, 10, 11), ACK fields (MR-ACK-1, 2, 6, 17,
  * and the zeros of MR-ACK-18), NACK retry (MR-NACK-1), ERROR text (MR-ERR-3), STATUS size (MR-STAT-3), SETUP modes,
- * flags, extensions and length (MR-SETUP-3, MR-EXT-1, 4, 7, 8), SETUP_ACK flags, maxStreams and length
- * (MR-EXT-4, MR-EXT-6, MR-SETUP-13), the fields of each STREAM_ACK code (MR-STRM-15, MR-STRM-13, MR-STRM-14),
- * STREAM_WINDOW size (MR-STRM-22), version 2 templates only (MR-VER-6) and the version 1 ERROR that answers a version
- * 1 SETUP (MR-HDR-2, MR-VER-7). Each violation is a line naming the requirement.
+ * flags, extensions and length (MR-SETUP-3, MR-EXT-1, 4, 7, 8: no extension but one LATENCY_QUEUE(0), MR-CLASS-1),
+ * SETUP_ACK flags, maxStreams, extensions and length (MR-EXT-4, MR-EXT-6, MR-SETUP-13: no extension but the
+ * LATENCY_QUEUE answer to a SETUP that asked for it, naming a port and sent from it, MR-CLASS-3), the fields of each
+ * STREAM_ACK code (MR-STRM-15, MR-STRM-13, MR-STRM-14), STREAM_WINDOW size (MR-STRM-22), version 2 templates only
+ * (MR-VER-6) and the version 1 ERROR that answers a version 1 SETUP (MR-HDR-2, MR-VER-7). Each violation is a line
+ * naming the requirement.
  */
 final class WireInvariants
 {
@@ -143,7 +146,10 @@ final class WireInvariants
                 check(violations, 0 == (modes & 0xFC), "MR-SETUP-3: SETUP congestionModes " + modes);
                 check(violations, 0 == setupFlags, "MR-EXT-4: SETUP setupFlags " + setupFlags);
                 check(violations, 0 == reserved, "MR-ENC-6: SETUP reserved1");
-                check(violations, 0 == extensions, "MR-EXT-7: SETUP extensions of " + extensions + " bytes");
+                // The one extension defined: LATENCY_QUEUE, value 0, in the SETUP of a LOW_LATENCY connection.
+                final int latencyQueue = d.latencyQueue();
+                check(violations, 0 == extensions || 0 == latencyQueue, "MR-EXT-7/MR-CLASS-1: SETUP extensions of " +
+                    extensions + " bytes that are not one LATENCY_QUEUE(0): " + Arrays.toString(d.extensions()));
                 check(violations, d.length <= mtu, "MR-EXT-8: SETUP of " + d.length + " bytes, mtu " + mtu);
                 break;
             }
@@ -156,7 +162,14 @@ final class WireInvariants
                 check(violations, setupAck.maxStreams() >= 1, "MR-SETUP-13: maxStreams " + setupAck.maxStreams());
                 check(violations, 0 == (setupAck.congestionModes().getRaw() & 0xFC), "MR-SETUP-10: SETUP_ACK modes");
                 final int extensions = setupAck.extensionsLength();
-                check(violations, 0 == extensions, "MR-EXT-6: SETUP_ACK answers an extension nobody defines");
+                final int latencyPort = d.latencyQueue();
+                check(violations, 0 == extensions || latencyPort > 0, "MR-EXT-6/MR-CLASS-3: SETUP_ACK extensions " +
+                    "that are not one LATENCY_QUEUE with a port: " + Arrays.toString(d.extensions()));
+                final Boolean asked = peer.setupAskedLatencyQueue(d.dstConnId(), d.psn());
+                check(violations, 0 == extensions || null == asked || asked,
+                    "MR-EXT-6: SETUP_ACK answers a LATENCY_QUEUE its SETUP did not carry");
+                check(violations, latencyPort <= 0 || d.source.getPort() == latencyPort,
+                    "MR-CLASS-3: SETUP_ACK naming latency port " + latencyPort + " sent from " + d.source);
                 final int setupLength = peer.setupLength(d.dstConnId(), d.psn());
                 check(violations, setupLength < 0 || d.length <= setupLength,
                     "MR-EXT-6/MR-SEC-1: SETUP_ACK of " + d.length + " bytes answers a SETUP of " + setupLength);
