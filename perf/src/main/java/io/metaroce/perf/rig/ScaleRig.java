@@ -75,6 +75,9 @@ final class ScaleRig
     private static final int FIRST_STREAM_ID = 1001;
     private static final int PING_STREAM_ID = 901;
     private static final int PONG_STREAM_ID = 902;
+    private static final int LATENCY_PING_STREAM_ID = 903;
+    private static final int LATENCY_PONG_STREAM_ID = 904;
+    private static final String LATENCY_CLASS = "|traffic-class=low-latency";
 
     private ScaleRig()
     {
@@ -90,7 +93,10 @@ final class ScaleRig
         final List<String> csv = new ArrayList<>();
         csv.add("system,streams,connected,connect_ms,fds,counters,shm_bytes,heap_bytes,goodput_mbps,jain," +
             "undelivered,out_of_order,duplicates,ping_alone_p50_us,ping_alone_p99_us,ping_beside_p50_us," +
-            "ping_beside_p99_us,plane_off_median_ms");
+            "ping_beside_p99_us,plane_off_median_ms,latency_ping_alone_p50_us,latency_ping_alone_p99_us," +
+            "latency_ping_beside_p50_us,latency_ping_beside_p99_us,goodput_latency_ping_mbps," +
+            "goodput_no_ping_mbps");
+        final List<String> latencyRows = new ArrayList<>();
         final int faultStreams = Math.min(FAULT_STREAMS, counts[counts.length - 1]);
         final int faultRuns = smoke ? 1 : FAULT_RUNS;
         final List<String> faultRows = new ArrayList<>();
@@ -106,6 +112,10 @@ final class ScaleRig
                 }
                 System.out.printf(Locale.ROOT, "scale %s %d streams: %s%n", system, streams, result.line());
                 rows.add(result.row(system, streams));
+                if (null != result.latencyPingBeside)
+                {
+                    latencyRows.add(result.latencyRow(system, streams));
+                }
                 csv.add(result.csv(system, streams));
             }
         }
@@ -143,6 +153,7 @@ final class ScaleRig
         lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         lines.addAll(rows);
         lines.add("");
+        lines.addAll(latencySummary(latencyRows));
         if (!faultRows.isEmpty())
         {
             lines.add("Plane " + DOWN_PLANE + " of " + PLANES + " down under N busy streams (the driver's loss " +
@@ -163,6 +174,31 @@ final class ScaleRig
         // fabric, in virtual time.
         runner.addSummary(FabricScaleReport.summary(
             FabricScaleReport.run(dir.resolve(FabricScaleReport.NAME), smoke, Scenarios.SEED)));
+    }
+
+    /**
+     * The latency-class ping-pong's table, when the system ran it.
+     */
+    private static List<String> latencySummary(final List<String> latencyRows)
+    {
+        final List<String> lines = new ArrayList<>();
+        if (!latencyRows.isEmpty())
+        {
+            lines.add("The same " + PING_LENGTH + "-byte ping-pong on a stream of the latency class (`" +
+                LATENCY_CLASS.substring(1) + "` on its ping and its echo: a connection of its own, read from the " +
+                "receivers' latency queues, sent before the bulk connections), alone and beside the N busy bulk " +
+                "streams, each in a transfer phase of its own (same warm-up and measured time); and the bulk " +
+                "streams' goodput beside it over their goodput in a third phase with no ping at all. Targets: p50 " +
+                "beside at most 1.2x alone, p99 beside at most 1.5x alone, goodput at least 0.95 of the goodput " +
+                "without the ping.");
+            lines.add("");
+            lines.add("| system | streams | latency ping alone us | latency ping beside us | p50 beside / alone | " +
+                "p99 beside / alone | goodput beside it MB/s | goodput without ping MB/s | goodput ratio |");
+            lines.add("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            lines.addAll(latencyRows);
+            lines.add("");
+        }
+        return lines;
     }
 
     static Result run(
@@ -190,7 +226,18 @@ final class ScaleRig
             if (result.connected == streams && side.addPingPong())
             {
                 result.pingAlone = pingPongAlone(side);
-                transfer(side, result, warmupNs, Math.max(measureNs, faults * (FAULT_MAX_NS + FAULT_HEAL_NS)), faults);
+                result.pingBeside = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+                result.goodputMBps = transfer(side, result, warmupNs,
+                    Math.max(measureNs, faults * (FAULT_MAX_NS + FAULT_HEAL_NS)), faults, result.pingBeside, true);
+                if (side.addLatencyPingPong())
+                {
+                    side.latencyPing(true);
+                    result.latencyPingAlone = pingPongAlone(side);
+                    result.latencyPingBeside = new Histogram(HIGHEST_TRACKABLE_NS, 3);
+                    result.goodputLatencyPingMBps = transfer(
+                        side, result, warmupNs, measureNs, 0, result.latencyPingBeside, false);
+                    result.goodputNoPingMBps = transfer(side, result, warmupNs, measureNs, 0, null, false);
+                }
             }
             return result;
         }
@@ -203,10 +250,19 @@ final class ScaleRig
 
     /**
      * Offer to every stream in turn on this thread and poll every stream in turn on another, until the end of the
-     * measured phase; then drain what is in flight and count what is missing.
+     * measured phase, with the side's ping-pong recording into {@code pingBeside} (none when null); then drain what is
+     * in flight and count what is missing, out of order and duplicated into the result (fairness too when asked).
+     *
+     * @return the goodput of the measured phase in MB/s.
      */
-    private static void transfer(
-        final Streams side, final Result result, final long warmupNs, final long measureNs, final int faults)
+    private static double transfer(
+        final Streams side,
+        final Result result,
+        final long warmupNs,
+        final long measureNs,
+        final int faults,
+        final Histogram pingBeside,
+        final boolean measureFairness)
         throws InterruptedException
     {
         final int streams = result.streams;
@@ -263,9 +319,11 @@ final class ScaleRig
             }
         }, "scale-receiver");
         receiver.start();
-        final Histogram beside = new Histogram(HIGHEST_TRACKABLE_NS, 3);
-        final PingPong pingPong = new PingPong(side, beside, measureFrom, end);
-        pingPong.start();
+        final PingPong pingPong = null == pingBeside ? null : new PingPong(side, pingBeside, measureFrom, end);
+        if (null != pingPong)
+        {
+            pingPong.start();
+        }
         final Thread faultThread = faults > 0 ? new Thread(
             () -> result.planeOffNs = planeFaults(side, faults, measureFrom), "scale-faults") : null;
         if (null != faultThread)
@@ -282,8 +340,10 @@ final class ScaleRig
         }
         stop.set(true);
         receiver.join();
-        pingPong.close();
-        result.pingBeside = beside;
+        if (null != pingPong)
+        {
+            pingPong.close();
+        }
         if (null != faultThread)
         {
             faultThread.join();
@@ -294,16 +354,20 @@ final class ScaleRig
         {
             missing += Math.max(0, sent[i] - expected.get(i));
         }
-        result.goodputMBps = measuredBytes[0] / (measureNs / 1e9) / 1e6;
-        result.undelivered = missing;
-        result.outOfOrder = outOfOrder[0];
-        result.duplicates = duplicates[0];
-        double jain = 0;
-        for (final long[] window : windowBytes)
+        result.undelivered += missing;
+        result.outOfOrder += outOfOrder[0];
+        result.duplicates += duplicates[0];
+        if (measureFairness)
         {
-            jain += jain(window);
+            double jain = 0;
+            for (final long[] window : windowBytes)
+            {
+                jain += jain(window);
+            }
+            result.jain = jain / windows;
         }
-        result.jain = jain / windows;
+
+        return measuredBytes[0] / (measureNs / 1e9) / 1e6;
     }
 
     /**
@@ -625,6 +689,26 @@ final class ScaleRig
          */
         abstract boolean addPingPong();
 
+        /**
+         * Add a ping stream and its echo stream back in the latency class, beside the bulk ones, and wait until both
+         * are connected.
+         *
+         * @return false when the system has no traffic class, or they did not connect.
+         */
+        boolean addLatencyPingPong()
+        {
+            return false;
+        }
+
+        /**
+         * Whether {@link #offerPing}, {@link #pollPing}, {@link #offerPong} and {@link #pollPong} use the
+         * latency-class pair from now on.
+         */
+        void latencyPing(final boolean latency)
+        {
+            throw new UnsupportedOperationException("no traffic class");
+        }
+
         abstract boolean offerPing(DirectBuffer buffer, int length);
 
         abstract int pollPing(MessageSink sink);
@@ -666,6 +750,11 @@ final class ScaleRig
         private Subscription pingSubscription;
         private ExclusivePublication pong;
         private Subscription pongSubscription;
+        private ExclusivePublication latencyPing;
+        private Subscription latencyPingSubscription;
+        private ExclusivePublication latencyPong;
+        private Subscription latencyPongSubscription;
+        private boolean usesLatencyPing;
         private MessageSink pingSink;
         private MessageSink pongSink;
         private final io.metaroce.client.logbuffer.FragmentHandler pingHandler =
@@ -673,6 +762,8 @@ final class ScaleRig
         private final io.metaroce.client.logbuffer.FragmentHandler pongHandler =
             (buffer, offset, length, header) -> pongSink.onMessage(-1, buffer, offset, length);
         private int[] planePacketCounters;
+        private NetworkPlanes pingReverse;
+        private int pingReversePort;
 
         MetaRoceStreams(final int streams)
         {
@@ -752,30 +843,51 @@ final class ScaleRig
             ping = publisher.addExclusivePublication(publicationChannel, PING_STREAM_ID);
             pongSubscription = publisher.addSubscription(reverse.subscriptionChannel(port), PONG_STREAM_ID);
             pong = subscriber.addExclusivePublication(reverse.publicationChannel(port), PONG_STREAM_ID);
+            pingReverse = reverse;
+            pingReversePort = port;
             return awaitConnected(() -> ping.isConnected() && pingSubscription.isConnected() &&
                 pong.isConnected() && pongSubscription.isConnected());
         }
 
+        boolean addLatencyPingPong()
+        {
+            // The same endpoints as the bulk ping-pong both ways, in the latency class: a connection of its own each
+            // way from the same send endpoints, read from the receive endpoints' latency queues.
+            latencyPingSubscription = subscriber.addSubscription(subscriptionChannel, LATENCY_PING_STREAM_ID);
+            latencyPing = publisher.addExclusivePublication(publicationChannel + LATENCY_CLASS, LATENCY_PING_STREAM_ID);
+            latencyPongSubscription = publisher.addSubscription(
+                pingReverse.subscriptionChannel(pingReversePort), LATENCY_PONG_STREAM_ID);
+            latencyPong = subscriber.addExclusivePublication(
+                pingReverse.publicationChannel(pingReversePort) + LATENCY_CLASS, LATENCY_PONG_STREAM_ID);
+            return awaitConnected(() -> latencyPing.isConnected() && latencyPingSubscription.isConnected() &&
+                latencyPong.isConnected() && latencyPongSubscription.isConnected());
+        }
+
+        void latencyPing(final boolean latency)
+        {
+            usesLatencyPing = latency;
+        }
+
         boolean offerPing(final DirectBuffer buffer, final int length)
         {
-            return ping.offer(buffer, 0, length) > 0;
+            return (usesLatencyPing ? latencyPing : ping).offer(buffer, 0, length) > 0;
         }
 
         int pollPing(final MessageSink sink)
         {
             pingSink = sink;
-            return pingSubscription.poll(pingHandler, 1);
+            return (usesLatencyPing ? latencyPingSubscription : pingSubscription).poll(pingHandler, 1);
         }
 
         boolean offerPong(final DirectBuffer buffer, final int length)
         {
-            return pong.offer(buffer, 0, length) > 0;
+            return (usesLatencyPing ? latencyPong : pong).offer(buffer, 0, length) > 0;
         }
 
         int pollPong(final MessageSink sink)
         {
             pongSink = sink;
-            return pongSubscription.poll(pongHandler, 1);
+            return (usesLatencyPing ? latencyPongSubscription : pongSubscription).poll(pongHandler, 1);
         }
 
         long planeDataPackets(final int plane)
@@ -986,6 +1098,10 @@ final class ScaleRig
         long duplicates;
         Histogram pingAlone;
         Histogram pingBeside;
+        Histogram latencyPingAlone;
+        Histogram latencyPingBeside;
+        double goodputLatencyPingMBps;
+        double goodputNoPingMBps;
         long[] planeOffNs;
 
         Result(final int streams)
@@ -1014,7 +1130,25 @@ final class ScaleRig
             return String.format(Locale.ROOT, "%s,%d,%d,%.3f,%d,%d,%d,%d,%.3f,%.4f,%d,%d,%d,%.1f,%.1f,%.1f,%.1f,%.3f",
                 system, streams, connected, connectNs / 1e6, fds, counters, shmBytes, heapBytes, goodputMBps, jain,
                 undelivered, outOfOrder, duplicates, micros(pingAlone, 50), micros(pingAlone, 99),
-                micros(pingBeside, 50), micros(pingBeside, 99), null == planeOffNs ? -1 : medianOffNs() / 1e6);
+                micros(pingBeside, 50), micros(pingBeside, 99), null == planeOffNs ? -1 : medianOffNs() / 1e6) +
+                String.format(Locale.ROOT, ",%.1f,%.1f,%.1f,%.1f,%.3f,%.3f", micros(latencyPingAlone, 50),
+                micros(latencyPingAlone, 99), micros(latencyPingBeside, 50), micros(latencyPingBeside, 99),
+                goodputLatencyPingMBps, goodputNoPingMBps);
+        }
+
+        String latencyRow(final String system, final int streams)
+        {
+            return String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %.1f | %.1f | %s |", system, streams,
+                percentiles(latencyPingAlone), percentiles(latencyPingBeside),
+                ratio(micros(latencyPingBeside, 50), micros(latencyPingAlone, 50)),
+                ratio(micros(latencyPingBeside, 99), micros(latencyPingAlone, 99)), goodputLatencyPingMBps,
+                goodputNoPingMBps, ratio(goodputLatencyPingMBps, goodputNoPingMBps));
+        }
+
+        private static String ratio(final double numerator, final double denominator)
+        {
+            return numerator > 0 && denominator > 0 ?
+                String.format(Locale.ROOT, "%.2f", numerator / denominator) : "n/a";
         }
 
         String row(final String system, final int streams)
