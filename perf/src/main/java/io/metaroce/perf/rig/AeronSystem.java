@@ -56,6 +56,7 @@ public final class AeronSystem implements IncastSource
     private final String pongChannel;
     private final String oneWayChannel;
     private final List<AutoCloseable> resources = new ArrayList<>();
+    private final DutyCycleCounter dutyCycles;
 
     /**
      * Launch an embedded driver and connect a client.
@@ -81,10 +82,11 @@ public final class AeronSystem implements IncastSource
         final String dir = new File(System.getProperty("java.io.tmpdir"),
             "aeron-bench-" + ProcessHandle.current().pid() + "-" + System.nanoTime()).getAbsolutePath();
         final String shm = new File("/dev/shm").isDirectory() ? "/dev/shm/" + new File(dir).getName() : dir;
+        dutyCycles = new DutyCycleCounter(SystemSettings.idleStrategy(settings.driverIdle()));
         final MediaDriver.Context context = new MediaDriver.Context()
             .aeronDirectoryName(shm)
             .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(SystemSettings.idleStrategy(settings.driverIdle()))
+            .sharedIdleStrategy(dutyCycles)
             .ipcTermBufferLength(settings.termLength())
             .ipcPublicationTermWindowLength(settings.termLength() / 2)
             .publicationTermBufferLength(settings.termLength())
@@ -331,6 +333,14 @@ public final class AeronSystem implements IncastSource
                 return "aeron-subscriber";
             }
         };
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long[] driverDutyCycles()
+    {
+        return dutyCycles.snapshot();
     }
 
     /**

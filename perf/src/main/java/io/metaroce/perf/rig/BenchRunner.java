@@ -366,6 +366,24 @@ public final class BenchRunner
         report(scenario, dir, latency, throughput);
     }
 
+    /**
+     * The driver's duty cycles per round trip of a ping-pong row (cycles, those that reported work, those that went
+     * idle), before the transport counters; empty for an open-loop row or a system without a driver agent.
+     */
+    private static String dutyCycles(final LatencyRow row)
+    {
+        final long[] cycles = row.result().dutyCycles();
+        final long echoes = row.result().received();
+        if (0 != row.rate() || null == cycles || 0 == echoes)
+        {
+            return "";
+        }
+        final double perEcho = (double)cycles[0] / echoes;
+        final double working = (double)cycles[1] / echoes;
+        return String.format(Locale.ROOT, "driver cycles %.1f, working %.2f, idle %.2f per round trip; ",
+            perEcho, working, perEcho - working);
+    }
+
     private void report(
         final Scenario scenario, final Path dir, final List<LatencyRow> latency, final List<ThroughputRow> throughput)
     {
@@ -405,7 +423,7 @@ public final class BenchRunner
                     row.result().sent() - row.result().received()));
                 line.append(ratio(row, aeron, 50)).append(ratio(row, aeron, 99))
                     .append(ratio(row, raw, 50)).append(ratio(row, raw, 99))
-                    .append(' ').append(row.counters()).append(" |");
+                    .append(' ').append(dutyCycles(row)).append(row.counters()).append(" |");
                 summary.add(line.toString());
             }
             summary.add("");

@@ -75,6 +75,16 @@ public interface BenchSystem extends AutoCloseable
     }
 
     /**
+     * Duty cycles of the system's driver agent so far: cycles, then cycles that reported work.
+     *
+     * @return the pair, or null for a system with no driver agent.
+     */
+    default long[] driverDutyCycles()
+    {
+        return null;
+    }
+
+    /**
      * Stop the system and release its resources.
      */
     @Override

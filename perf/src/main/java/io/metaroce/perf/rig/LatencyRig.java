@@ -46,8 +46,9 @@ public final class LatencyRig
      * @param received   echoes of those messages received.
      * @param elapsedNs  length of the measured phase.
      * @param histogram  round trips of the measured phase, in nanoseconds.
+     * @param dutyCycles the driver's duty cycles during the measured phase and those that reported work, or null.
      */
-    public record Result(long sent, long received, long elapsedNs, Histogram histogram)
+    public record Result(long sent, long received, long elapsedNs, Histogram histogram, long[] dutyCycles)
     {
     }
 
@@ -87,11 +88,15 @@ public final class LatencyRig
         {
             AgentRunner.startOnThread(echo);
             rig.runPhase(transceiver, length, ratePerSecond, warmupNs, senderIdle, false);
+            final long[] cyclesBefore = system.driverDutyCycles();
             final long start = System.nanoTime();
             final long sent = rig.runPhase(transceiver, length, ratePerSecond, measureNs, senderIdle, true);
             final long elapsedNs = System.nanoTime() - start;
+            final long[] cyclesAfter = system.driverDutyCycles();
             rig.drain(transceiver, senderIdle);
-            return new Result(sent, rig.received, elapsedNs, rig.histogram);
+            final long[] dutyCycles = null == cyclesBefore ? null :
+                new long[]{ cyclesAfter[0] - cyclesBefore[0], cyclesAfter[1] - cyclesBefore[1] };
+            return new Result(sent, rig.received, elapsedNs, rig.histogram, dutyCycles);
         }
         finally
         {

@@ -62,6 +62,7 @@ public final class MetaRoceSystem implements IncastSource
     private final String pongSubscriptionChannel;
     private final int dataPort;
     private final List<AutoCloseable> resources = new ArrayList<>();
+    private final DutyCycleCounter dutyCycles;
 
     /**
      * Launch an embedded driver and connect a client, for IPC.
@@ -94,9 +95,10 @@ public final class MetaRoceSystem implements IncastSource
     public MetaRoceSystem(
         final SystemSettings settings, final NetworkPlanes network, final PacketTransportFactory transportFactory)
     {
+        dutyCycles = new DutyCycleCounter(SystemSettings.idleStrategy(settings.driverIdle()));
         final MediaDriver.Context context = new MediaDriver.Context()
             .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(SystemSettings.idleStrategy(settings.driverIdle()))
+            .sharedIdleStrategy(dutyCycles)
             .ipcTermLength(settings.termLength())
             .ipcTermWindowLength(settings.termLength() / 2)
             .termSparseFile(false);
@@ -409,6 +411,14 @@ public final class MetaRoceSystem implements IncastSource
         });
 
         return "drops " + sums[0] + ", retransmits " + sums[1] + ", duplicates " + sums[2];
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public long[] driverDutyCycles()
+    {
+        return dutyCycles.snapshot();
     }
 
     /**
