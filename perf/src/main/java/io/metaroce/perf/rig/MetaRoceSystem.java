@@ -391,7 +391,7 @@ public final class MetaRoceSystem implements IncastSource
             return "";
         }
 
-        final long[] sums = new long[3];
+        final long[] sums = new long[4];
         final CountersReader counters = client.countersReader();
         counters.forEach((counterId, typeId, keyBuffer, label) ->
         {
@@ -408,9 +408,14 @@ public final class MetaRoceSystem implements IncastSource
             {
                 sums[2] += value;
             }
+            else if (label.startsWith("plane-path-state-changes:"))
+            {
+                sums[3] += value;
+            }
         });
 
-        return "drops " + sums[0] + ", retransmits " + sums[1] + ", duplicates " + sums[2];
+        return "drops " + sums[0] + ", retransmits " + sums[1] + ", duplicates " + sums[2] + ", path state changes " +
+            sums[3];
     }
 
     /**
