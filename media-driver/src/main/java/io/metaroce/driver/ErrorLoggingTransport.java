@@ -103,6 +103,14 @@ final class ErrorLoggingTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public int openLatencyQueue() throws IOException
+    {
+        return transport.openLatencyQueue();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public int pollLatency(final PacketHandler handler, final int limit)
     {
         return transport.pollLatency(handler, limit);

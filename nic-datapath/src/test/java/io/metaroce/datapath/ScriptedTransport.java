@@ -137,6 +137,11 @@ final class ScriptedTransport implements PacketTransport
         return latencyPort;
     }
 
+    public int openLatencyQueue()
+    {
+        return latencyPort;
+    }
+
     public int addDestination(final int destination, final int port) throws java.io.IOException
     {
         if (0 == latencyPort || destination < 0 || destination >= destinations.size())

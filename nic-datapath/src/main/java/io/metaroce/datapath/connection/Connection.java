@@ -17,7 +17,10 @@ package io.metaroce.datapath.connection;
 
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.stream.TerminationCause;
+
+import java.io.IOException;
 
 /**
  * What the engine needs of every connection to demultiplex datagrams to it, drive its timers and retire it. The
@@ -163,6 +166,32 @@ public abstract class Connection
      * Earliest time {@link #onTimers(long)} or the send path has work, for a caller that wants to sleep until then.
      */
     abstract long nextDeadlineNs(long nowNs);
+
+    /**
+     * The port of the transport's latency queue, opened now if it was not yet, for the first latency-class connection
+     * of either end; 0 when the transport has none (a transport not asked for one, or one that could not open its
+     * sockets, which is counted), and the connection then uses the bulk queue.
+     *
+     * @param host the connection's socket group.
+     * @return the port or 0.
+     */
+    static int openLatencyQueue(final ConnectionHost host)
+    {
+        final PacketTransport transport = host.transport();
+        if (0 != transport.latencyPort())
+        {
+            return transport.latencyPort();
+        }
+        try
+        {
+            return transport.openLatencyQueue();
+        }
+        catch (final IOException ex)
+        {
+            host.onLatencyRouteFailed();
+            return 0;
+        }
+    }
 
     /**
      * Free resources (counters, destinations) once the engine has dropped the connection.

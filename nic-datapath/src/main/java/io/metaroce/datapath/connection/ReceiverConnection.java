@@ -144,7 +144,7 @@ public final class ReceiverConnection extends Connection
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
         this.encoder = new ReceiverEncoder(host, tracker, counters, destination, setup.replyPort(),
-            grantedLatencyPort(setup, host.transport().latencyPort()), planeCount, peerId, localId);
+            grantedLatencyPort(host, setup), planeCount, peerId, localId);
         this.ack = new ReceiverAckState(settings, setup.baseRttHintNs());
         this.streams = new ReceiverStreamSet(new ReceiverStreamCarrier(this, host, encoder, ack), host.streamsByKey(),
             host.admission(), host.handler(), countersManager, host.connectionLabel(), localId, mtu,
@@ -161,19 +161,20 @@ public final class ReceiverConnection extends Connection
     }
 
     /**
-     * The port of the latency queue the connection is read from: the transport's, when its SETUP carries a
-     * LATENCY_QUEUE extension of the right length [MR-CLASS-3]; 0 (the bulk queue) otherwise.
+     * The port of the latency queue the connection is read from: the transport's, opened now if it was not yet, when
+     * its SETUP carries a LATENCY_QUEUE extension of the right length [MR-CLASS-3]; 0 (the bulk queue) otherwise,
+     * and when the transport has no latency queue to open (counted when it failed to open one).
      */
-    private static int grantedLatencyPort(final SetupDecoder setup, final int latencyPort)
+    private static int grantedLatencyPort(final ConnectionHost host, final SetupDecoder setup)
     {
-        if (0 == latencyPort)
+        final int value = SetupExtensions.find(setup.buffer(), setup.limit() + SetupDecoder.extensionsHeaderLength(),
+            setup.extensionsLength(), SetupExtensions.LATENCY_QUEUE);
+        if (value < 0 || SetupExtensions.latencyQueuePort(setup.buffer(), value) < 0)
         {
             return 0;
         }
-        final int value = SetupExtensions.find(setup.buffer(), setup.limit() + SetupDecoder.extensionsHeaderLength(),
-            setup.extensionsLength(), SetupExtensions.LATENCY_QUEUE);
 
-        return value >= 0 && SetupExtensions.latencyQueuePort(setup.buffer(), value) >= 0 ? latencyPort : 0;
+        return openLatencyQueue(host);
     }
 
     /**

@@ -160,6 +160,11 @@ public final class SenderConnection extends Connection
         this.settings = settings;
         this.connectionSettings = connectionSettings;
         this.isLatencyClass = TrafficClass.LOW_LATENCY == connectionSettings.trafficClass();
+        if (isLatencyClass)
+        {
+            // Its answers come to the latency queue, opened with the first latency-class connection [MR-CLASS-2].
+            openLatencyQueue(host);
+        }
         this.countersManager = countersManager;
         this.pathCount = planeCount * pathsPerPlane;
         this.isn = host.identityRandom().nextInt();

@@ -46,8 +46,8 @@ public final class EngineCounters implements AutoCloseable
     public final AtomicCounter amplificationLimited;
     /** Connections of unproved senders evicted to make room for new ones ({@code rcv-unproved-evicted}). */
     public final AtomicCounter unprovedEvicted;
-    /** Latency-class connections that could not open a route to the receiver's latency queue
-     * ({@code snd-latency-route-failures}). */
+    /** Latency-class connections that run through the receive port because a latency queue or the route to one
+     * could not be opened ({@code snd-latency-route-failures}). */
     public final AtomicCounter latencyRouteFailures;
     /** Datagrams dropped, indexed by {@link DropReason} code from 1 ({@code rcv-drops} with {@code reason=<name>}). */
     public final AtomicCounter[] drops = new AtomicCounter[DropReason.COUNT];

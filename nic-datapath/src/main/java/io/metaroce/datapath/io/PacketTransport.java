@@ -109,9 +109,22 @@ public interface PacketTransport extends AutoCloseable
      * Port of the latency queue's receive sockets, the same on every plane, which a latency-class connection
      * announces instead of {@link #localPort()} and a receiver names in its SETUP_ACK (specification section 3.4).
      *
-     * @return the port, or 0 when the transport has no latency queue.
+     * @return the port, or 0 until {@link #openLatencyQueue()} opened the queue.
      */
     default int latencyPort()
+    {
+        return 0;
+    }
+
+    /**
+     * Open the latency queue, once: the engine asks when its first latency-class connection needs it, so that a
+     * transport that carries only bulk connections never reads an extra socket. Not on the hot path: it opens
+     * sockets.
+     *
+     * @return {@link #latencyPort()}, or 0 for a transport that keeps no latency queue.
+     * @throws IOException when its sockets cannot be opened.
+     */
+    default int openLatencyQueue() throws IOException
     {
         return 0;
     }

@@ -132,12 +132,12 @@ public final class TransportSpec
     }
 
     /**
-     * Whether the transport opens a latency queue: a second receive socket per plane, all on one ephemeral
-     * {@link PacketTransport#latencyPort()}, read before the receive sockets on every poll
-     * ({@link PacketTransport#pollLatency}) and answered from, so that datagrams of latency-class connections never
-     * wait in the kernel behind bulk ones (specification section 3.4).
+     * Whether the transport may open a latency queue when its engine asks ({@link PacketTransport#openLatencyQueue()}):
+     * a second receive socket per plane, all on one ephemeral {@link PacketTransport#latencyPort()}, read before the
+     * receive sockets on every poll ({@link PacketTransport#pollLatency}) and answered from, so that datagrams of
+     * latency-class connections never wait in the kernel behind bulk ones (specification section 3.4.1).
      *
-     * @param latencyQueue true to open it.
+     * @param latencyQueue true to allow it.
      * @return this for a fluent API.
      */
     public TransportSpec latencyQueue(final boolean latencyQueue)
@@ -147,9 +147,9 @@ public final class TransportSpec
     }
 
     /**
-     * Whether a latency queue is asked for.
+     * Whether a latency queue may be opened.
      *
-     * @return true when the transport opens one.
+     * @return true when the transport opens one on demand.
      */
     public boolean latencyQueue()
     {

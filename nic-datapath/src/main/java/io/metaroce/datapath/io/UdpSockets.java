@@ -49,10 +49,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *         channel per (plane, entropy value), bound to the plane's address and an ephemeral source port and
  *         connected to the destination's address on that plane, which DATA leaves on. These channels are also read,
  *         every {@value #SEND_CHANNEL_POLL_INTERVAL} polls, for answers a receiver sends to a datagram's source.</li>
- *     <li>With {@link TransportSpec#latencyQueue()}, a second receive channel per plane, the latency queue, bound to
- *         one ephemeral {@link #latencyPort()} on every plane and read before the others by a poller of its own
- *         ({@link #pollLatency}), a datagram a call: latency-class traffic is a few small datagrams that must not
- *         wait behind a batch of bulk ones.</li>
+ *     <li>With {@link TransportSpec#latencyQueue()}, on the first {@link #openLatencyQueue()}, a second receive
+ *         channel per plane, the latency queue, bound to one ephemeral {@link #latencyPort()} on every plane and read
+ *         before the others by a poller of its own ({@link #pollLatency}), a datagram a call: latency-class traffic
+ *         is a few small datagrams that must not wait behind a batch of bulk ones. It is opened on demand so that an
+ *         endpoint that carries only bulk connections reads no extra socket on any duty cycle.</li>
  *     <li>Reply destinations ({@link UdpDestinations#newReply()}), control messages ({@link #sendControl}) and
  *         answers to a source ({@link #sendToSource}) send from the plane's receive channel (of the latency queue
  *         for a latency-class connection, and for an answer to a datagram that arrived there) with
@@ -122,10 +123,11 @@ final class UdpSockets
     private final InetAddress[] planeAddresses;
     private final DatagramChannel[] receiveChannels;
     private final FileDescriptor[] receiveFileDescriptors;
-    private final DatagramChannel[] latencyChannels;
-    private final FileDescriptor[] latencyFileDescriptors;
-    private final PlanePoller latencyPoller;
-    private final int latencyPort;
+    private final boolean latencyQueueAllowed;
+    private DatagramChannel[] latencyChannels;
+    private FileDescriptor[] latencyFileDescriptors;
+    private PlanePoller latencyPoller;
+    private int latencyPort;
     private final UnsafeBuffer sourceSockaddr;
     private final PlanePoller poller;
     private final int planeCount;
@@ -167,28 +169,7 @@ final class UdpSockets
         this.poller = new PlanePoller(receiveChannels, spec.pollGroup(), reader);
         final boolean throughSockaddr = JdkDatagramReceive.BINDING.isAvailable();
         this.receiveFileDescriptors = throughSockaddr ? fileDescriptors(receiveChannels) : null;
-        if (spec.latencyQueue())
-        {
-            this.latencyChannels = new DatagramChannel[planeCount];
-            try
-            {
-                this.latencyPort = bindReceiveChannels(latencyChannels, 0);
-                this.latencyPoller = new PlanePoller(latencyChannels, spec.pollGroup(), this::readLatency);
-                this.latencyFileDescriptors = throughSockaddr ? fileDescriptors(latencyChannels) : null;
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                close();
-                throw ex;
-            }
-        }
-        else
-        {
-            this.latencyChannels = null;
-            this.latencyPort = 0;
-            this.latencyPoller = null;
-            this.latencyFileDescriptors = null;
-        }
+        this.latencyQueueAllowed = spec.latencyQueue();
         this.sourceSockaddr = null != receiveFileDescriptors ?
             new UnsafeBuffer(BufferUtil.allocateDirectAligned(JdkDatagramReceive.SOCKADDR_LENGTH, 64)) : null;
         if (null == receiveFileDescriptors && REPORTED_FALLBACK.compareAndSet(false, true))
@@ -230,11 +211,44 @@ final class UdpSockets
     /**
      * The port every plane's latency-queue channel is bound to.
      *
-     * @return the port, or 0 without a latency queue.
+     * @return the port, or 0 until the latency queue is open.
      */
     int latencyPort()
     {
         return latencyPort;
+    }
+
+    /**
+     * See {@link PacketTransport#openLatencyQueue()}: bind one channel per plane on one ephemeral port and let them
+     * join the poll group, once; an endpoint that never carries a latency-class connection keeps no such socket.
+     *
+     * @return the latency port, or 0 when the spec asked for no latency queue.
+     * @throws IOException when a channel cannot be opened or bound.
+     */
+    int openLatencyQueue() throws IOException
+    {
+        if (0 != latencyPort || !latencyQueueAllowed)
+        {
+            return latencyPort;
+        }
+
+        final DatagramChannel[] channels = new DatagramChannel[planeCount];
+        final int port = bindReceiveChannels(channels, 0);
+        try
+        {
+            final FileDescriptor[] fds = null != receiveFileDescriptors ? fileDescriptorsOf(channels) : null;
+            latencyPoller = new PlanePoller(channels, spec.pollGroup(), this::readLatency);
+            latencyFileDescriptors = fds;
+            latencyChannels = channels;
+            latencyPort = port;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            CloseHelper.closeAll(channels);
+            throw ex;
+        }
+
+        return port;
     }
 
     /**
@@ -716,6 +730,17 @@ final class UdpSockets
         {
             latencyPoller.close();
         }
+    }
+
+    private FileDescriptor[] fileDescriptorsOf(final DatagramChannel[] channels)
+    {
+        final FileDescriptor[] fds = new FileDescriptor[planeCount];
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            fds[plane] = JdkDatagramReceive.fileDescriptor(channels[plane]);
+        }
+
+        return fds;
     }
 
     private FileDescriptor[] fileDescriptors(final DatagramChannel[] channels)

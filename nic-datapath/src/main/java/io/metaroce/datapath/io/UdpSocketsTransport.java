@@ -73,6 +73,14 @@ abstract class UdpSocketsTransport implements PacketTransport
     }
 
     /**
+     * {@inheritDoc}
+     */
+    public int openLatencyQueue() throws IOException
+    {
+        return sockets.openLatencyQueue();
+    }
+
+    /**
      * Local address of a plane.
      *
      * @param plane a plane index.

@@ -18,7 +18,8 @@
  * send sockets per plane and entropy value, control messages from the receive sockets, whose port peers answer to,
  * destinations as small integer ids, sends that never block or throw, an optional batch flushed at the end of each
  * duty cycle, the bytes a transport adds per datagram, an optional latency queue: a second receive socket per plane
- * on a port of its own, read first by {@code pollLatency}, for the connections of the LOW_LATENCY class), the
+ * on a port of its own, opened with the first connection of the LOW_LATENCY class and read first by
+ * {@code pollLatency}), the
  * {@link io.metaroce.datapath.io.PacketTransportFactory} a media driver opens its transports with, and the
  * {@link io.metaroce.datapath.io.TransportSpec} it opens them from.
  * <p>

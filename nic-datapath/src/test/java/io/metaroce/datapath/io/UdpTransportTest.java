@@ -359,9 +359,13 @@ abstract class UdpTransportTest<T extends PacketTransport>
             .latencyQueue(true));
         transports.add(receiver);
         final T plain = open(null);
-        assertEquals(0, plain.latencyPort(), "no latency queue unless asked for");
+        assertEquals(0, plain.openLatencyQueue(), "no latency queue unless the spec allows one");
         assertEquals(0, plain.pollLatency((buffer, offset, length, plane) -> fail("nothing to read"), 16));
-        assertNotEquals(0, receiver.latencyPort());
+        assertEquals(0, receiver.latencyPort(), "opened only when asked");
+        final int port = receiver.openLatencyQueue();
+        assertEquals(port, receiver.latencyPort());
+        assertEquals(port, receiver.openLatencyQueue(), "opened once");
+        assertNotEquals(0, sender.openLatencyQueue());
         assertNotEquals(receiver.localPort(), receiver.latencyPort());
 
         // DATA to the latency port on every plane: the latency queue reads it, the bulk poll does not.
