@@ -170,7 +170,8 @@ public final class MediaDriver implements AutoCloseable
 
             final TransportCommandQueue senderCommands = new TransportCommandQueue();
             final TransportCommandQueue receiverCommands = new TransportCommandQueue();
-            // Sender and receiver on one thread share one poll group, which the sender (run first) selects.
+            // Sender and receiver on one thread share one poll group, which the sender (run first) selects, and the
+            // receiver again when the sender's pass did work: what it sent over loopback is read in the same cycle.
             final boolean separateNetworkThreads = ThreadingMode.DEDICATED == ctx.threadingMode();
             senderPollGroup = ctx.transportFactory().newPollGroup();
             receiverPollGroup = separateNetworkThreads ? ctx.transportFactory().newPollGroup() : senderPollGroup;
@@ -183,7 +184,8 @@ public final class MediaDriver implements AutoCloseable
             final ReceiverAgent receiver = new ReceiverAgent(receiverCommands, new DutyCycleTracker(
                 systemCounters.get(SystemCounterDescriptor.RECEIVER_MAX_CYCLE_TIME),
                 systemCounters.get(SystemCounterDescriptor.RECEIVER_CYCLE_TIME_THRESHOLD_EXCEEDED),
-                ctx.cycleThresholdNs()), ctx.nanoClock(), receiverPollGroup, separateNetworkThreads, receiverEngine);
+                ctx.cycleThresholdNs()), ctx.nanoClock(), receiverPollGroup,
+                separateNetworkThreads ? () -> true : sender::sentThisCycle, receiverEngine);
             conductor = new DriverConductor(
                 ctx,
                 toDriverCommands,

@@ -21,6 +21,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayList;
+import java.util.function.BooleanSupplier;
 
 /**
  * The receiver agent: the home of the network transport's receiving side. It runs the commands the conductor queues for
@@ -38,7 +39,7 @@ final class ReceiverAgent implements Agent
     private final DutyCycleTracker dutyCycleTracker;
     private final NanoClock nanoClock;
     private final PollGroup pollGroup;
-    private final boolean selectsPollGroup;
+    private final BooleanSupplier selectsPollGroup;
     private final TransportEngine engine;
     private final ArrayList<ReceiveEndpoint> endpoints = new ArrayList<>();
 
@@ -49,8 +50,9 @@ final class ReceiverAgent implements Agent
      * @param dutyCycleTracker of the agent's duty cycle time.
      * @param nanoClock        the driver's clock.
      * @param pollGroup        the group this agent's transports are opened in.
-     * @param selectsPollGroup whether this agent runs the group's select each duty cycle; false when another agent
-     *                         on the same thread runs it first (a shared network thread).
+     * @param selectsPollGroup whether this agent runs the group's select in a duty cycle: always on a thread of its
+     *                         own; on a thread shared with the sender agent, which selects first, only after a
+     *                         sender pass that did work, which may have sent what this agent is about to read.
      * @param engine           the engine every endpoint of this agent registers its sockets with; the agent runs it
      *                         and its owner closes it.
      */
@@ -59,7 +61,7 @@ final class ReceiverAgent implements Agent
         final DutyCycleTracker dutyCycleTracker,
         final NanoClock nanoClock,
         final PollGroup pollGroup,
-        final boolean selectsPollGroup,
+        final BooleanSupplier selectsPollGroup,
         final TransportEngine engine)
     {
         this.engine = engine;
@@ -101,7 +103,7 @@ final class ReceiverAgent implements Agent
     {
         dutyCycleTracker.update(nanoClock.nanoTime());
         int workCount = commandQueue.drain(COMMAND_LIMIT);
-        if (selectsPollGroup)
+        if (selectsPollGroup.getAsBoolean())
         {
             pollGroup.select();
         }

@@ -39,6 +39,7 @@ final class SenderAgent implements Agent
     private final NanoClock nanoClock;
     private final PollGroup pollGroup;
     private final boolean selectsPollGroup;
+    private boolean sentThisCycle;
     private final TransportEngine engine;
     private final ArrayList<SendEndpoint> endpoints = new ArrayList<>();
     private final ArrayList<SendEndpoint> closingEndpoints = new ArrayList<>();
@@ -80,6 +81,18 @@ final class SenderAgent implements Agent
     }
 
     /**
+     * Whether this duty cycle's engine pass did work (sent or received something): a receiver agent on the same
+     * thread then checks the shared poll group again, so that a datagram this pass sent over loopback, or that
+     * arrived while it ran, is read in this cycle rather than the next.
+     *
+     * @return true after a working engine pass.
+     */
+    boolean sentThisCycle()
+    {
+        return sentThisCycle;
+    }
+
+    /**
      * The poll group this agent's transports are opened in.
      */
     PollGroup pollGroup()
@@ -107,7 +120,9 @@ final class SenderAgent implements Agent
         {
             pollGroup.select();
         }
-        workCount += engine.doWork();
+        final int engineWork = engine.doWork();
+        sentThisCycle = engineWork > 0;
+        workCount += engineWork;
         final ArrayList<SendEndpoint> endpoints = this.endpoints;
         for (int i = 0, size = endpoints.size(); i < size; i++)
         {
