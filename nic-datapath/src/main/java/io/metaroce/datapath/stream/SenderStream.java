@@ -103,13 +103,10 @@ public final class SenderStream
     boolean isDirty;
     boolean isOrphan;
     boolean isActive;
-    boolean isSmall;
+    boolean isSparse;
+    boolean isUrgent;
     int activeIndex = -1;
     long backlog;
-    SenderStream idlePrev;
-    SenderStream idleNext;
-    SenderStream smallPrev;
-    SenderStream smallNext;
 
     long openDeadlineNs;
     long openBackoffNs;
