@@ -268,8 +268,11 @@ class SenderStreamComplianceTest extends ComplianceTest
             assertTrue(publication.offer(message(i)));
         }
         final List<Datagram> data = new ArrayList<>();
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (data.size() < 6)
         {
+            // A sender that stops short fails here, in seconds, instead of holding the suite.
+            assertTrue(System.nanoTime() < deadline, "6 DATA of the 6 messages, got " + data.size());
             data.addAll(pump(50, false));
         }
         data.sort((x, y) -> Integer.compare(x.psn() - receiver.isn, y.psn() - receiver.isn));
