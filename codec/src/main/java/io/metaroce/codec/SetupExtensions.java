@@ -61,6 +61,8 @@ public final class SetupExtensions
      */
     public static final int MALFORMED = -2;
 
+    private static final int ANY_CRITICAL = -1;
+
     private SetupExtensions()
     {
     }
@@ -77,6 +79,30 @@ public final class SetupExtensions
      */
     public static int find(final DirectBuffer buffer, final int offset, final int length, final int type)
     {
+        return scan(buffer, offset, length, type);
+    }
+
+    /**
+     * The type of the first critical extension in a block (bit 15 set), after checking that the whole block is a
+     * sequence of extensions: a receiver that knows no critical type refuses a SETUP that carries one.
+     *
+     * @param buffer holding the block.
+     * @param offset of the block's first extension (after its length prefix).
+     * @param length of the block in bytes.
+     * @return the type, 0 when there is none, or {@link #MALFORMED}.
+     */
+    public static int firstCritical(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int found = scan(buffer, offset, length, ANY_CRITICAL);
+        return NOT_FOUND == found ? 0 : found;
+    }
+
+    /**
+     * Walk a whole block; for {@link #ANY_CRITICAL} the first critical type, else the value offset of the first
+     * extension of the type.
+     */
+    private static int scan(final DirectBuffer buffer, final int offset, final int length, final int type)
+    {
         int found = NOT_FOUND;
         int position = 0;
         while (position < length)
@@ -91,9 +117,16 @@ public final class SetupExtensions
             {
                 return MALFORMED;
             }
-            if (NOT_FOUND == found && entryType == type)
+            if (NOT_FOUND == found)
             {
-                found = offset + position + 4;
+                if (ANY_CRITICAL == type && 0 != (entryType & CRITICAL))
+                {
+                    found = entryType;
+                }
+                else if (entryType == type)
+                {
+                    found = offset + position + 4;
+                }
             }
             position += 4 + valueLength;
         }

@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath;
 
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.CloseDecoder;
@@ -63,7 +64,6 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -123,7 +123,6 @@ public final class TransportEngine implements AutoCloseable
     private static final int FIELD_PATH_COUNT = SetupDecoder.pathCountId();
     private static final int FIELD_MPR_PSNS = SetupDecoder.mprPsnsId();
     private static final int FIELD_EXTENSIONS = SetupDecoder.extensionsId();
-    private static final int CRITICAL_EXTENSION = 0x8000;
     private static final int NACK_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH + NackEncoder.BLOCK_LENGTH;
     private static final int ERROR_FIXED_LENGTH =
         MessageHeaderEncoder.ENCODED_LENGTH + ErrorEncoder.BLOCK_LENGTH + ErrorEncoder.messageHeaderLength();
@@ -1188,37 +1187,10 @@ public final class TransportEngine implements AutoCloseable
      */
     private static int unsupportedCriticalExtension(final SetupDecoder setup)
     {
-        final int length = setup.extensionsLength();
-        if (0 == length)
-        {
-            return 0;
-        }
-
-        final DirectBuffer buffer = setup.buffer();
-        final int start = setup.limit() + SetupDecoder.extensionsHeaderLength();
-        int critical = 0;
-        int offset = 0;
-        while (offset < length)
-        {
-            if (length - offset < 4)
-            {
-                return -1;
-            }
-            final int type = buffer.getShort(start + offset, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
-            final int valueLength = buffer.getShort(start + offset + 2, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
-            if (valueLength > length - offset - 4)
-            {
-                return -1;
-            }
-            if (0 == critical && 0 != (type & CRITICAL_EXTENSION))
-            {
-                critical = type;
-            }
-            offset += 4 + valueLength;
-        }
-
         // The whole block is checked before any type is looked at: a malformed block is an invalid SETUP.
-        return critical;
+        final int critical = SetupExtensions.firstCritical(
+            setup.buffer(), setup.limit() + SetupDecoder.extensionsHeaderLength(), setup.extensionsLength());
+        return SetupExtensions.MALFORMED == critical ? -1 : critical;
     }
 
     /**

@@ -17,7 +17,6 @@ package io.metaroce.datapath.connection;
 
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.wire.ConnectionState;
-import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.stream.TerminationCause;
 
 import java.io.IOException;
@@ -177,14 +176,9 @@ public abstract class Connection
      */
     static int openLatencyQueue(final ConnectionHost host)
     {
-        final PacketTransport transport = host.transport();
-        if (0 != transport.latencyPort())
-        {
-            return transport.latencyPort();
-        }
         try
         {
-            return transport.openLatencyQueue();
+            return host.transport().openLatencyQueue();
         }
         catch (final IOException ex)
         {

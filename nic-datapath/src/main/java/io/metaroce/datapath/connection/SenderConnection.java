@@ -704,22 +704,11 @@ public final class SenderConnection extends Connection
     }
 
     /**
-     * Send retransmissions, then new DATA of the open streams, within the gates, at most {@code sendBurst} packets.
-     *
-     * @param nowNs current time.
-     * @return the DATA sent, 0 unless the connection is ESTABLISHED or CLOSING.
-     */
-    public int sendData(final long nowNs)
-    {
-        return sendData(nowNs, settings.sendBurst());
-    }
-
-    /**
-     * Send retransmissions, then new DATA, within a budget of DATA packets.
+     * Send retransmissions, then new DATA of the open streams, within the gates and a budget of DATA packets.
      *
      * @param nowNs  current time.
      * @param budget most DATA packets to send, at most {@link #sendBurst()}.
-     * @return DATA packets sent.
+     * @return the DATA sent, 0 unless the connection is ESTABLISHED or CLOSING.
      */
     public int sendData(final long nowNs, final int budget)
     {
