@@ -57,7 +57,8 @@ final class PackageLayeringTest
         "congestion", 5,
         "path", 5,
         "tracking", 6,
-        "io", 6);
+        "io", 6,
+        "security", 6);
 
     private static final Set<String> BACK_IMPORTS_ALLOWED = Set.of(
         "stream.SenderStream -> connection.SenderConnection",

@@ -1,0 +1,31 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+/**
+ * The cryptography of authenticated connections, apart from the wire and the engine: the
+ * {@code Noise_IK_25519_AESGCM_SHA256} handshake ({@link io.metaroce.datapath.security.NoiseIkHandshake}) over
+ * X25519 and HKDF-SHA256 that two drivers run inside SETUP and SETUP_ACK, the key schedule that turns its secrets
+ * into AES-128-GCM keys that change by epoch without a message ({@link io.metaroce.datapath.security.TrafficKeys}),
+ * and the sealing and opening of datagrams with an explicit per-lane counter and a replay window per lane
+ * ({@link io.metaroce.datapath.security.PacketSealer}, {@link io.metaroce.datapath.security.PacketOpener},
+ * {@link io.metaroce.datapath.security.ReplayWindows}, layout in
+ * {@link io.metaroce.datapath.security.SealTrailerDescriptor}).
+ * <p>
+ * Everything here uses the JDK's own providers (SunJCE's AES-GCM and HMAC, SunEC's X25519): no dependency and no
+ * native code. Contracts: single-threaded; a datagram that fails to open is reported by a return code and changes no
+ * state; handshake and key derivation allocate, sealing and opening allocate only the nonce object the JDK's cipher
+ * asks for.
+ */
+package io.metaroce.datapath.security;
