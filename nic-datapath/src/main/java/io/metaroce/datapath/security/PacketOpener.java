@@ -33,8 +33,8 @@ import static io.metaroce.datapath.security.SealTrailerDescriptor.TRAILER_LENGTH
  * change open; the next epoch's key is derived the first time a datagram names it, and becomes the newest when one
  * verifies.
  * <p>
- * Not thread-safe: the receiving engine's thread. Works on a heap array. A tag that fails costs the JDK's exception;
- * the JDK's cipher gives no other answer.
+ * Not thread-safe: the receiving engine's thread. Works on a heap array and allocates as {@link PacketSealer} does. A
+ * tag that fails costs the JDK's exception; the JDK's cipher gives no other answer.
  */
 public final class PacketOpener
 {
