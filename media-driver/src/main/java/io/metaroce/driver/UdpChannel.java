@@ -463,7 +463,15 @@ final class UdpChannel
             throw invalid("parameter 'endpoint': port of '" + text + "' must be in [1, 65535]");
         }
 
-        return new InetSocketAddress(resolve(ENDPOINT_PARAM, host), port);
+        final InetAddress address = resolve(ENDPOINT_PARAM, host);
+        if (address.isMulticastAddress())
+        {
+            // nothing would ever arrive: a receive endpoint is one driver's unicast sockets, and MetaRoCE is unicast
+            throw invalid("parameter 'endpoint': " + address.getHostAddress() + " is a multicast address; MetaRoCE " +
+                "is unicast: give the receiving driver's own address on each plane");
+        }
+
+        return new InetSocketAddress(address, port);
     }
 
     private InetAddress[] parseInterfaces(final String value)
@@ -478,9 +486,10 @@ final class UdpChannel
         for (int i = 0; i < parts.length; i++)
         {
             addresses[i] = resolve(INTERFACE_PARAM, parts[i]);
-            if (addresses[i].isAnyLocalAddress())
+            if (addresses[i].isAnyLocalAddress() || addresses[i].isMulticastAddress())
             {
-                throw invalid("parameter 'interface': plane " + i + " needs a local address, not the wildcard");
+                throw invalid("parameter 'interface': plane " + i + " needs a local unicast address, not " +
+                    (addresses[i].isAnyLocalAddress() ? "the wildcard" : "a multicast address"));
             }
             for (int j = 0; j < i; j++)
             {

@@ -72,6 +72,8 @@ class NetworkChannelTest
         assertRefused(false, "metaroce:udp?endpoint=127.0.0.2", "'endpoint'");
         assertRefused(false, "metaroce:udp?endpoint=127.0.0.2:0", "'endpoint'");
         assertRefused(false, "metaroce:udp?endpoint=no-such-host.invalid:40456", "'endpoint'");
+        assertRefused(false, "metaroce:udp?endpoint=239.1.1.1:40456|interface=127.0.1.1", "multicast");
+        assertRefused(false, endpoints + "|interface=127.0.1.1,224.0.0.1", "'interface': plane 1");
         assertRefused(false, endpoints + "|interface=127.0.1.1", "'interface'");
         assertRefused(false, endpoints + "|interface=127.0.1.1,127.0.1.1", "'interface'");
         assertRefused(false, endpoints + "|entropy=0", "'entropy");
@@ -110,6 +112,8 @@ class NetworkChannelTest
             unknown.getMessage().contains("ignores the publication-only interface, term-window, linger"),
             unknown.getMessage());
         assertRefused(true, channel + "|rcv-window=1", "'rcv-window");
+        assertRefused(true, "metaroce:udp?endpoint=239.1.1.1:40456", "239.1.1.1 is a multicast address");
+        assertRefused(true, "metaroce:udp?endpoint=[ff02::1]:40456", "is a multicast address");
         assertRefused(true, channel + "|cc=reno", "'cc");
 
         try (Subscription held = client.addSubscription(channel, STREAM_ID))
