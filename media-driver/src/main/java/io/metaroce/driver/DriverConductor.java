@@ -191,9 +191,9 @@ final class DriverConductor implements Agent
             systemCounters.get(SystemCounterDescriptor.CONDUCTOR_CYCLE_TIME_THRESHOLD_EXCEEDED),
             ctx.cycleThresholdNs());
         this.clientCommandAdapter = new ClientCommandAdapter(
-            toDriverCommands, this, clientProxy, systemCounters, ctx.errorHandler());
-        this.imageLogCreator = new ImageLogCreator(logFactory, receiverCommands, ctx.errorHandler(), systemCounters,
-            ctx.imageStorageReserve(), ctx.filePageSize(), Configuration.IMAGE_LOG_FILL_CHUNK_LENGTH);
+            toDriverCommands, this, clientProxy, systemCounters, ctx.driverErrorHandler());
+        this.imageLogCreator = new ImageLogCreator(logFactory, receiverCommands, ctx.driverErrorHandler(),
+            systemCounters, ctx.imageStorageReserve(), ctx.filePageSize(), Configuration.IMAGE_LOG_FILL_CHUNK_LENGTH);
     }
 
     /**
@@ -813,7 +813,7 @@ final class DriverConductor implements Agent
         }
         catch (final IllegalStateException ex)
         {
-            ctx.errorHandler().onError(new IllegalStateException(countersFull() + ": subscription " +
+            ctx.driverErrorHandler().onError(new IllegalStateException(countersFull() + ": subscription " +
                 subscription.registrationId() + " gets no image of session " + sessionId, ex));
             return null;
         }
@@ -1162,7 +1162,7 @@ final class DriverConductor implements Agent
         }
         catch (final IllegalStateException ex)
         {
-            ctx.errorHandler().onError(new IllegalStateException(countersFull() + ": image of stream " +
+            ctx.driverErrorHandler().onError(new IllegalStateException(countersFull() + ": image of stream " +
                 image.streamId() + " session " + image.sessionId() + " gets no rcv-hwm counter", ex));
         }
     }
@@ -1407,8 +1407,8 @@ final class DriverConductor implements Agent
             try
             {
                 TransportEngine.reserveTransportOverhead(ctx.engineSettings(), transport.datagramOverhead());
-                endpoint = new SendEndpoint(
-                    key, transport, senderAgent.engine(), lossReport, epochClock, systemCounters, ctx.errorHandler());
+                endpoint = new SendEndpoint(key, transport, senderAgent.engine(), lossReport, epochClock,
+                    systemCounters, ctx.driverErrorHandler());
             }
             catch (final RuntimeException ex)
             {
@@ -1513,7 +1513,7 @@ final class DriverConductor implements Agent
         {
             TransportEngine.reserveTransportOverhead(channel.engineSettings, transport.datagramOverhead());
             newEndpoint = new ReceiveEndpoint(channel, transport, receiverAgent.engine(), creditScheduler, this,
-                toDriverCommands, ctx.errorHandler());
+                toDriverCommands, ctx.driverErrorHandler());
         }
         catch (final RuntimeException ex)
         {
@@ -1636,7 +1636,7 @@ final class DriverConductor implements Agent
     {
         if (!queue.offer(command))
         {
-            ctx.errorHandler().onError(new IllegalStateException("transport command queue full: command lost"));
+            ctx.driverErrorHandler().onError(new IllegalStateException("transport command queue full: command lost"));
         }
     }
 

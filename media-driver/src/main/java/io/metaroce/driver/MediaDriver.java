@@ -161,8 +161,8 @@ public final class MediaDriver implements AutoCloseable
             final DistinctErrorLog errorLog = new DistinctErrorLog(
                 CncFileDescriptor.createErrorLogBuffer(cncMapping, metaData), ctx.epochClock(), StandardCharsets.UTF_8);
             loggingErrorHandler = new LoggingErrorHandler(errorLog, System.err);
-            ctx.errorHandler(new CountedErrorHandler(
-                loggingErrorHandler, systemCounters.get(SystemCounterDescriptor.ERRORS)));
+            ctx.driverErrorHandler(withApplicationHandler(new CountedErrorHandler(
+                loggingErrorHandler, systemCounters.get(SystemCounterDescriptor.ERRORS)), ctx.errorHandler()));
 
             final ManyToOneRingBuffer toDriverCommands = new ManyToOneRingBuffer(
                 CncFileDescriptor.createToDriverBuffer(cncMapping, metaData));
@@ -396,6 +396,29 @@ public final class MediaDriver implements AutoCloseable
      * The engine of one network agent: every endpoint of the agent is a socket group of it. Its connections run with
      * the driver's settings unless their channel names others, and take their policies from the context's suppliers.
      */
+    private static ErrorHandler withApplicationHandler(
+        final ErrorHandler driverHandler, final ErrorHandler applicationHandler)
+    {
+        if (null == applicationHandler)
+        {
+            return driverHandler;
+        }
+
+        return (throwable) ->
+        {
+            driverHandler.onError(throwable);
+            try
+            {
+                applicationHandler.onError(throwable);
+            }
+            catch (final Throwable ex)
+            {
+                // the application's handler must not stop a driver agent: its failure is logged like any other
+                driverHandler.onError(ex);
+            }
+        };
+    }
+
     private static TransportEngine newEngine(
         final Context ctx, final CountersManager countersManager, final String counterLabel)
     {
@@ -429,7 +452,7 @@ public final class MediaDriver implements AutoCloseable
     private AgentInvoker startAgents(
         final Context ctx, final DriverConductor conductor, final SenderAgent sender, final ReceiverAgent receiver)
     {
-        final ErrorHandler errorHandler = ctx.errorHandler();
+        final ErrorHandler errorHandler = ctx.driverErrorHandler();
         switch (ctx.threadingMode())
         {
             case DEDICATED:
@@ -457,7 +480,7 @@ public final class MediaDriver implements AutoCloseable
 
     private void start(final IdleStrategy idleStrategy, final Agent agent, final int cpuId)
     {
-        final AgentRunner runner = new AgentRunner(idleStrategy, ctx.errorHandler(), null, agent);
+        final AgentRunner runner = new AgentRunner(idleStrategy, ctx.driverErrorHandler(), null, agent);
         runners.add(runner);
         AgentRunner.startOnThread(runner, CpuAffinity.threadFactory(agent.roleName(), cpuId, System.err));
     }
@@ -535,6 +558,7 @@ public final class MediaDriver implements AutoCloseable
         private EpochClock epochClock;
         private NanoClock nanoClock;
         private ErrorHandler errorHandler;
+        private ErrorHandler driverErrorHandler;
         private ToLongFunction<File> usableSpaceFunction;
         private NetworkLossGenerator lossGenerator;
         private PacketTransportFactory transportFactory;
@@ -1974,19 +1998,43 @@ public final class MediaDriver implements AutoCloseable
         }
 
         /**
-         * The driver's error handler: records into the distinct error log of the CnC file and counts errors. Set
-         * when the driver launches.
+         * The application's error handler, called with every error the driver's agents meet after the driver has
+         * recorded it in the distinct error log of the CnC file and counted it, so that tools still see it. An
+         * exception it throws is recorded in the error log and does not stop the agent.
          *
-         * @return the error handler, or null before launch.
+         * @return the handler, or null for none.
          */
         public ErrorHandler errorHandler()
         {
             return errorHandler;
         }
 
-        Context errorHandler(final ErrorHandler errorHandler)
+        /**
+         * Set the application's error handler: see {@link #errorHandler()}.
+         *
+         * @param errorHandler the handler, or null for none.
+         * @return this.
+         */
+        public Context errorHandler(final ErrorHandler errorHandler)
         {
             this.errorHandler = errorHandler;
+            return this;
+        }
+
+        /**
+         * The handler the driver's agents report to: error log, counter, then the application's handler. Set when
+         * the driver launches.
+         *
+         * @return the handler, or null before launch.
+         */
+        ErrorHandler driverErrorHandler()
+        {
+            return driverErrorHandler;
+        }
+
+        Context driverErrorHandler(final ErrorHandler errorHandler)
+        {
+            this.driverErrorHandler = errorHandler;
             return this;
         }
     }

@@ -38,6 +38,8 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -198,7 +200,9 @@ class EndpointLifetimeTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(1);
-            final MediaDriver driver = harness.launch(NetworkTestHarness.driverContext());
+            final Queue<Throwable> applicationErrors = new ConcurrentLinkedQueue<>();
+            final MediaDriver driver = harness.launch(
+                NetworkTestHarness.driverContext().errorHandler(applicationErrors::add));
             final MetaRoce client = harness.connect(driver);
             final Subscription subscription = client.addSubscription(harness.subscriptionChannel(""), STREAM_ID);
             final ExclusivePublication publication = client.addExclusivePublication(
@@ -216,6 +220,9 @@ class EndpointLifetimeTest
                 return errorLogContains(driver, expected);
             });
             assertTrue(counter(client, SystemCounterDescriptor.ERRORS.label()) > 0, "errors counted");
+            // the application's handler hears what the error log recorded
+            assertTrue(applicationErrors.stream().anyMatch((ex) -> String.valueOf(ex.getMessage()).contains(expected)),
+                applicationErrors.toString());
         });
     }
 
