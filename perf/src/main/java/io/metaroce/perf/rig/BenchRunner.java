@@ -42,7 +42,8 @@ import java.util.function.Function;
  * [--rates r,s] [--out dir]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs). Scenarios (all of
  * them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code multipath} (1, 2 and 4 loopback
  * planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its one path);
- * {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off);
+ * {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off, and a
+ * latency-class ping under the incast and alone);
  * {@code longhaul} (the simulated fabric at 1, 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network
  * namespaces, each rate-limited by {@code tc tbf}; needs root); {@code scale} (1 to 4,000 streams between two
  * drivers, beside Aeron, with a ping-pong beside them and a plane down under load; then 64 senders' incast, random loss
@@ -68,11 +69,33 @@ public final class BenchRunner
      * @param name           of the system.
      * @param aeronReference name of the system its Aeron ratios are taken against.
      * @param limitReference name of the system its limit ratios are taken against.
+     * @param throughput     whether it runs the scenario's throughput runs too, or only its latency runs.
      * @param factory        builds it from the settings.
      */
     public record SystemFactory(
-        String name, String aeronReference, String limitReference, Function<SystemSettings, BenchSystem> factory)
+        String name,
+        String aeronReference,
+        String limitReference,
+        boolean throughput,
+        Function<SystemSettings, BenchSystem> factory)
     {
+        /**
+         * A system that runs every run of its scenario, latency and throughput.
+         *
+         * @param name           of the system.
+         * @param aeronReference name of the system its Aeron ratios are taken against.
+         * @param limitReference name of the system its limit ratios are taken against.
+         * @param factory        builds it from the settings.
+         */
+        public SystemFactory(
+            final String name,
+            final String aeronReference,
+            final String limitReference,
+            final Function<SystemSettings, BenchSystem> factory)
+        {
+            this(name, aeronReference, limitReference, true, factory);
+        }
+
         /**
          * A system compared with {@code aeron} and with the raw limit {@code raw}.
          *
@@ -167,7 +190,8 @@ public final class BenchRunner
                 "MetaRoCE channel")
             .note("Scenarios: ipc; udp (loopback, single path); multipath (1, 2 and 4 loopback planes); loss (random " +
                 "loss on one of four planes and on all, Aeron with the same loss on its one path); failover (a " +
-                "plane taken down mid-run); incast (N senders to one receiver, credit on and off); longhaul (the " +
+                "plane taken down mid-run); incast (N senders to one receiver, credit on and off, and a " +
+                "latency-class ping under the incast and alone); longhaul (the " +
                 "simulated fabric at 1, 10 and 50 ms RTT); netns (1, 2 and 4 planes in network namespaces, each " +
                 "rate-limited by tc tbf; needs root); scale (1 to 4,000 streams between two drivers: connect time, " +
                 "descriptors, counters, memory, goodput, fairness, a ping-pong beside them and a plane down under " +
@@ -339,7 +363,7 @@ public final class BenchRunner
 
             if (scenario.throughput())
             {
-                for (final SystemFactory factory : scenario.systems())
+                for (final SystemFactory factory : throughputSystems(scenario))
                 {
                     final List<ThroughputRig.Result> results = new ArrayList<>();
                     final List<String> counters = new ArrayList<>();
@@ -475,7 +499,7 @@ public final class BenchRunner
 
     private void writeThroughputChart(final Scenario scenario, final Path dir, final List<ThroughputRow> throughput)
     {
-        final List<String> systems = scenario.systems().stream().map(SystemFactory::name).toList();
+        final List<String> systems = throughputSystems(scenario).stream().map(SystemFactory::name).toList();
         final List<SvgChart.BarGroup> groups = new ArrayList<>();
         for (final int length : scenario.lengths())
         {
@@ -504,6 +528,11 @@ public final class BenchRunner
         lines.add("");
         lines.addAll(summary);
         write(outputDir.resolve("summary.md"), String.join("\n", lines) + "\n");
+    }
+
+    private static List<SystemFactory> throughputSystems(final Scenario scenario)
+    {
+        return scenario.systems().stream().filter(SystemFactory::throughput).toList();
     }
 
     private static <T> T median(final List<T> results, final Comparator<T> order)

@@ -95,6 +95,26 @@ public final class MetaRoceSystem implements IncastSource
     public MetaRoceSystem(
         final SystemSettings settings, final NetworkPlanes network, final PacketTransportFactory transportFactory)
     {
+        this(settings, network, transportFactory, "");
+    }
+
+    /**
+     * Launch an embedded driver with a packet I/O of its own and connect a client, for {@code metaroce:udp}, with
+     * channel parameters of the echo's own: {@code |traffic-class=low-latency} puts the ping and the pong in the
+     * latency class while the one-way and incast streams stay bulk.
+     *
+     * @param settings         idle strategies and term length.
+     * @param network          the planes, extra channel parameters and loss, or null for IPC.
+     * @param transportFactory the driver's packet I/O, or null for its default.
+     * @param echoParams       parameters appended to the ping and pong publications' network channels, each
+     *                         starting with {@code |}, or empty.
+     */
+    public MetaRoceSystem(
+        final SystemSettings settings,
+        final NetworkPlanes network,
+        final PacketTransportFactory transportFactory,
+        final String echoParams)
+    {
         dutyCycles = new DutyCycleCounter(SystemSettings.idleStrategy(settings.driverIdle()));
         final MediaDriver.Context context = new MediaDriver.Context()
             .threadingMode(ThreadingMode.SHARED)
@@ -127,9 +147,9 @@ public final class MetaRoceSystem implements IncastSource
             final String term = "|term-length=" + settings.termLength();
             dataPort = network.freePort();
             final int pongPort = network.freePort();
-            pingPublicationChannel = network.publicationChannel(dataPort) + term;
+            pingPublicationChannel = network.publicationChannel(dataPort) + term + echoParams;
             pingSubscriptionChannel = network.subscriptionChannel(dataPort) + term;
-            pongPublicationChannel = network.publicationChannel(pongPort) + term;
+            pongPublicationChannel = network.publicationChannel(pongPort) + term + echoParams;
             pongSubscriptionChannel = network.subscriptionChannel(pongPort) + term;
         }
     }

@@ -43,6 +43,7 @@ final class Scenarios
     private static final int MAX_LENGTH = 1344;
     private static final double[] LOSS_RATES = {0.001, 0.01};
     private static final int LOSS_PLANES = 4;
+    private static final String LATENCY_CLASS = "|traffic-class=low-latency";
 
     private Scenarios()
     {
@@ -221,6 +222,12 @@ final class Scenarios
                     new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(1, "|credit=" + credit, null)),
                     INCAST_SENDERS, MAX_LENGTH)));
         }
+        // Latency runs only: their incast throughput would be credit on's again, and alone has no incast.
+        systems.add(new BenchRunner.SystemFactory("metaroce-latency-class", "aeron", "metaroce-latency-alone", false,
+            (s) -> new IncastSystem(new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(1, "|credit=true", null),
+                null, LATENCY_CLASS), INCAST_SENDERS, MAX_LENGTH)));
+        systems.add(new BenchRunner.SystemFactory("metaroce-latency-alone", "-", "-", false,
+            (s) -> new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(1, "|credit=true", null), null, LATENCY_CLASS)));
         systems.add(new BenchRunner.SystemFactory("aeron", "aeron", "-",
             (s) -> new IncastSystem(new AeronSystem(true, s), INCAST_SENDERS, MAX_LENGTH)));
 
@@ -239,8 +246,14 @@ final class Scenarios
             "`transport` sums the receiver's dropped datagrams, the retransmissions and the duplicates; `lost` " +
             "counts echoes still queued behind the incast when the 5 s drain ends. " +
             "Aeron runs the same incast, each publication with its own local port (`interface=127.0.0.1:<port>`, " +
-            "a send channel endpoint each) to one endpoint on 127.0.0.1; it has no receiver credit. `/ limit` is " +
-            "against credit on.");
+            "a send channel endpoint each) to one endpoint on 127.0.0.1; it has no receiver credit. " +
+            "`metaroce-latency-class` is credit on with the echo's ping and pong in the latency class (`" +
+            LATENCY_CLASS.substring(1) + "`: a connection of their own, read from the receive endpoint's latency " +
+            "queue) while the incast stays bulk; `metaroce-latency-alone` is the same latency-class echo with no " +
+            "incast, the unloaded reference. Both run the latency runs only. Ratios: `/ aeron` against Aeron under " +
+            "the same incast; `/ limit` against credit on, and for `metaroce-latency-class` against " +
+            "`metaroce-latency-alone` (the targets: its p50 / limit, loaded over alone, at most 2; its p99 / aeron " +
+            "at most 1).");
     }
 
     private static NetworkLossGenerator oneOfFour(final double rate)
