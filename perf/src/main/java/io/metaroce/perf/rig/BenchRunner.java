@@ -39,17 +39,17 @@ import java.util.function.Function;
  * Runs benchmark scenarios against every system side by side and writes a dated results folder.
  * <p>
  * Usage: {@code ./metaroce bench [--help] [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--lengths a,b]
- * [--rates r,s] [--out dir]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs). Scenarios (all of
- * them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code multipath} (1, 2 and 4 loopback
- * planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its one path);
- * {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and off, and a
- * latency-class ping under the incast and alone);
- * {@code longhaul} (the simulated fabric at 1, 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network
- * namespaces, each rate-limited by {@code tc tbf}; needs root); {@code scale} (1 to 4,000 streams between two
- * drivers, beside Aeron, with a ping-pong beside them and a plane down under load; then 64 senders' incast, random loss
- * and 4 against 8 planes on the simulated fabric). Each run is repeated ({@code --reps}, default 3) and
- * the median run is reported: by p99 for latency, by rate for throughput. Every repetition's histogram is kept as a
- * {@code .hgrm} file. {@code --help} lists the options and properties.
+ * [--rates r,s] [--out dir] [--hogs n]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs).
+ * Scenarios (all of them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code multipath} (1, 2
+ * and 4 loopback planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its
+ * one path); {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and
+ * off, and a latency-class ping under the incast and alone); {@code longhaul} (the simulated fabric at 1, 10 and 50 ms
+ * RTT); {@code netns} (1, 2 and 4 planes in network namespaces, each rate-limited by {@code tc tbf}; needs root);
+ * {@code scale} (1 to 4,000 streams between two drivers, beside Aeron, with a ping-pong beside them and a plane down
+ * under load; then 64 senders' incast, random loss and 4 against 8 planes on the simulated fabric). Each run is
+ * repeated ({@code --reps}, default 3) and the median run is reported: by p99 for latency, by rate for throughput.
+ * Every repetition's histogram is kept as a {@code .hgrm} file. {@code --hogs n} keeps n CPU-hog processes ({@link
+ * CpuHogs}) spinning beside the drivers for the whole invocation. {@code --help} lists the options and properties.
  */
 public final class BenchRunner
 {
@@ -142,14 +142,21 @@ public final class BenchRunner
     private final int reps;
     private final long warmupNs;
     private final long measureNs;
+    private final int hogs;
     private final List<String> summary = new ArrayList<>();
 
     BenchRunner(final Path outputDir, final int reps, final long warmupNs, final long measureNs)
+    {
+        this(outputDir, reps, warmupNs, measureNs, 0);
+    }
+
+    BenchRunner(final Path outputDir, final int reps, final long warmupNs, final long measureNs, final int hogs)
     {
         this.outputDir = outputDir;
         this.reps = reps;
         this.warmupNs = warmupNs;
         this.measureNs = measureNs;
+        this.hogs = hogs;
     }
 
     /**
@@ -177,6 +184,8 @@ public final class BenchRunner
             .option("rates", "R,S", null, "open-loop rates in messages per second instead of each scenario's own; 0 " +
                 "is the ping-pong, 'none' skips the latency runs")
             .option("out", "DIR", "perf/results", "where the dated results folder goes")
+            .option("hogs", "N", "0", "CPU-hog processes (a JVM spinning one thread each) kept running beside the " +
+                "drivers from the first run to the last, as on a shared host; summary.md says how many")
             .property("metaroce.bench.seed", "42", "seed of the loss scenarios' random loss")
             .property(SystemSettings.IPC_DRIVER_IDLE_PROP_NAME, "backoff", "idle strategy of the IPC drivers")
             .property(SystemSettings.IPC_APPLICATION_IDLE_PROP_NAME, "spin", "idle strategy of the IPC application " +
@@ -230,6 +239,7 @@ public final class BenchRunner
         int reps;
         double warmupS;
         double measureS;
+        final int hogs;
         int[] lengths = null;
         long[] rates = null;
         try
@@ -237,6 +247,11 @@ public final class BenchRunner
             reps = arguments.intValue("reps");
             warmupS = doubleValue(arguments, "warmup");
             measureS = doubleValue(arguments, "measure");
+            hogs = arguments.intValue("hogs");
+            if (hogs < 0)
+            {
+                throw new IllegalArgumentException("--hogs must be 0 or more: " + hogs);
+            }
             final String lengthList = arguments.value("lengths");
             if (null != lengthList)
             {
@@ -274,37 +289,50 @@ public final class BenchRunner
         final String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH-mm-ss"));
         final Path dir = outputRoot.resolve(stamp + (smoke ? "-smoke" : ""));
         final BenchRunner runner = new BenchRunner(
-            dir, reps, (long)(warmupS * 1e9), (long)(measureS * 1e9));
-        for (final String name : names)
+            dir, reps, (long)(warmupS * 1e9), (long)(measureS * 1e9), hogs);
+        final CpuHogs running = CpuHogs.start(hogs);
+        try
         {
-            if ("failover".equals(name))
+            for (final String name : names)
             {
-                FailoverRig.runScenario(runner, smoke);
+                runner.runScenario(name, smoke, lengths, rates);
             }
-            else if ("longhaul".equals(name))
-            {
-                LonghaulReport.runScenario(runner, smoke);
-            }
-            else if ("netns".equals(name))
-            {
-                NetnsMultipathRig.runScenario(runner, smoke);
-            }
-            else if ("scale".equals(name))
-            {
-                ScaleRig.runScenario(runner, smoke);
-            }
-            else
-            {
-                final Scenario scenario = Scenarios.byName(name, smoke);
-                runner.run(new Scenario(scenario.name(), scenario.settings(), scenario.systems(),
-                    null != lengths ? lengths : scenario.lengths(), null != rates ? rates : scenario.rates(),
-                    scenario.throughput(), scenario.note()));
-            }
+            runner.writeSummary();
         }
-        runner.writeSummary();
+        finally
+        {
+            running.close();
+        }
         out.println("results: " + dir.toAbsolutePath());
 
         return ToolArguments.EXIT_OK;
+    }
+
+    private void runScenario(final String name, final boolean smoke, final int[] lengths, final long[] rates)
+    {
+        if ("failover".equals(name))
+        {
+            FailoverRig.runScenario(this, smoke);
+        }
+        else if ("longhaul".equals(name))
+        {
+            LonghaulReport.runScenario(this, smoke);
+        }
+        else if ("netns".equals(name))
+        {
+            NetnsMultipathRig.runScenario(this, smoke);
+        }
+        else if ("scale".equals(name))
+        {
+            ScaleRig.runScenario(this, smoke);
+        }
+        else
+        {
+            final Scenario scenario = Scenarios.byName(name, smoke);
+            run(new Scenario(scenario.name(), scenario.settings(), scenario.systems(),
+                null != lengths ? lengths : scenario.lengths(), null != rates ? rates : scenario.rates(),
+                scenario.throughput(), scenario.note()));
+        }
     }
 
     private static double doubleValue(final ToolArguments arguments, final String name)
@@ -423,6 +451,10 @@ public final class BenchRunner
             " bytes. Median of " + reps + " run(s); warm-up " + warmupNs / 1_000_000 + " ms, measured " +
             measureNs / 1_000_000 + " ms each.");
         summary.add("");
+        summary.add("`transport` counts each run from its system's start to its close, warm-up included; for this " +
+            "project the receivers' drops, the retransmissions, the duplicate DATA and the path state changes " +
+            "during the run (the target on lossless planes: no path state change).");
+        summary.add("");
 
         if (!latency.isEmpty())
         {
@@ -526,6 +558,12 @@ public final class BenchRunner
             System.getProperty("os.name") + " " + System.getProperty("os.version") + ", Java " +
             System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version") + ".");
         lines.add("");
+        if (hogs > 0)
+        {
+            lines.add("CPU hogs: " + hogs + (1 == hogs ? " process" : " processes") + ", each a JVM spinning one " +
+                "thread, ran beside the drivers from the first run to the last (`--hogs " + hogs + "`).");
+            lines.add("");
+        }
         lines.addAll(summary);
         write(outputDir.resolve("summary.md"), String.join("\n", lines) + "\n");
     }

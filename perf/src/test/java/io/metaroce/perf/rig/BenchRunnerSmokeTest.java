@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,7 +51,7 @@ class BenchRunnerSmokeTest
         assertEquals(0, BenchRunner.run(new String[]{ "--help" }, out, out));
         final String usage = bytes.toString(StandardCharsets.UTF_8);
         for (final String option : List.of("--smoke", "--reps", "--warmup", "--measure", "--lengths", "--rates",
-            "--out", "metaroce.bench.seed", "metaroce.bench.udp.application.idle", "longhaul", "netns"))
+            "--out", "--hogs", "metaroce.bench.seed", "metaroce.bench.udp.application.idle", "longhaul", "netns"))
         {
             assertTrue(usage.contains(option), option + " in " + usage);
         }
@@ -64,6 +65,56 @@ class BenchRunnerSmokeTest
         bytes.reset();
         assertEquals(2, BenchRunner.run(new String[]{ "--reps", "three" }, out, out));
         assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--reps must be an integer"));
+    }
+
+    @Test
+    void shouldRefuseABadHogCountNamingTheOption(@TempDir final Path dir)
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        assertEquals(2, BenchRunner.run(new String[]{ "--hogs", "two", "--out", dir.toString() }, out, out));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--hogs must be an integer: 'two'"),
+            bytes.toString(StandardCharsets.UTF_8));
+        bytes.reset();
+        assertEquals(2, BenchRunner.run(new String[]{ "--hogs=-1", "--out", dir.toString() }, out, out));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--hogs must be 0 or more: -1"),
+            bytes.toString(StandardCharsets.UTF_8));
+        bytes.reset();
+        assertEquals(2, BenchRunner.run(new String[]{ "--hogs" }, out, out));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--hogs needs a value (N)"),
+            bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldSayInTheSummaryHeaderHowManyHogsRan(@TempDir final Path dir) throws IOException
+    {
+        new BenchRunner(dir, 1, 0, 0, 2).writeSummary();
+        assertTrue(Files.readString(dir.resolve("summary.md")).contains("CPU hogs: 2 processes"));
+        new BenchRunner(dir, 1, 0, 0).writeSummary();
+        assertFalse(Files.readString(dir.resolve("summary.md")).contains("CPU hogs"));
+    }
+
+    @Test
+    void shouldRunCpuHogsUntilClosed() throws Exception
+    {
+        final List<ProcessHandle> handles;
+        try (CpuHogs hogs = CpuHogs.start(2))
+        {
+            assertEquals(2, hogs.count());
+            handles = hogs.handles();
+            for (final ProcessHandle handle : handles)
+            {
+                assertTrue(handle.isAlive(), "hog " + handle.pid() + " spinning");
+            }
+        }
+        for (final ProcessHandle handle : handles)
+        {
+            assertFalse(handle.isAlive(), "hog " + handle.pid() + " gone after close");
+        }
+        try (CpuHogs none = CpuHogs.start(0))
+        {
+            assertEquals(0, none.count());
+        }
     }
 
     @Test
