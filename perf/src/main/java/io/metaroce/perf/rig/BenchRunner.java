@@ -29,9 +29,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -39,17 +41,18 @@ import java.util.function.Function;
  * Runs benchmark scenarios against every system side by side and writes a dated results folder.
  * <p>
  * Usage: {@code ./metaroce bench [--help] [scenario...] [--smoke] [--reps n] [--warmup s] [--measure s] [--lengths a,b]
- * [--rates r,s] [--out dir] [--hogs n]} (a rate of 0 is the ping-pong; {@code --rates none} skips latency runs).
- * Scenarios (all of them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code multipath} (1, 2
- * and 4 loopback planes); {@code loss} (random loss on one of four planes and on all, Aeron with the same loss on its
- * one path); {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver, credit on and
- * off, and a latency-class ping under the incast and alone); {@code longhaul} (the simulated fabric at 1, 10 and 50 ms
- * RTT); {@code netns} (1, 2 and 4 planes in network namespaces, each rate-limited by {@code tc tbf}; needs root);
- * {@code scale} (1 to 4,000 streams between two drivers, beside Aeron, with a ping-pong beside them and a plane down
- * under load; then 64 senders' incast, random loss and 4 against 8 planes on the simulated fabric). Each run is
+ * [--rates r,s] [--out dir] [--systems a,b] [--hogs n]} (a rate of 0 is the ping-pong; {@code --rates none} skips
+ * latency runs). Scenarios (all of them when none is named): {@code ipc}; {@code udp} (loopback, single path); {@code
+ * multipath} (1, 2 and 4 loopback planes); {@code loss} (random loss on one of four planes and on all, Aeron with the
+ * same loss on its one path); {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver,
+ * credit on and off, and a latency-class ping under the incast and alone); {@code longhaul} (the simulated fabric at 1,
+ * 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network namespaces, each rate-limited by {@code tc tbf}; needs
+ * root); {@code scale} (1 to 4,000 streams between two drivers, beside Aeron, with a ping-pong beside them and a plane
+ * down under load; then 64 senders' incast, random loss and 4 against 8 planes on the simulated fabric). Each run is
  * repeated ({@code --reps}, default 3) and the median run is reported: by p99 for latency, by rate for throughput.
- * Every repetition's histogram is kept as a {@code .hgrm} file. {@code --hogs n} keeps n CPU-hog processes ({@link
- * CpuHogs}) spinning beside the drivers for the whole invocation. {@code --help} lists the options and properties.
+ * Every repetition's histogram is kept as a {@code .hgrm} file. {@code --systems a,b} runs only the named systems of
+ * the scenarios other than {@link #RIG_SCENARIOS}. {@code --hogs n} keeps n CPU-hog processes ({@link CpuHogs})
+ * spinning beside the drivers for the whole invocation. {@code --help} lists the options and properties.
  */
 public final class BenchRunner
 {
@@ -62,6 +65,12 @@ public final class BenchRunner
      */
     public static final List<String> SCENARIOS =
         List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns", "scale");
+
+    /**
+     * Scenarios with a rig of their own: their grid and systems are fixed, so {@code --lengths}, {@code --rates} and
+     * {@code --systems} do not apply to them.
+     */
+    static final List<String> RIG_SCENARIOS = List.of("failover", "longhaul", "netns", "scale");
 
     /**
      * How one system is built for one medium.
@@ -184,6 +193,8 @@ public final class BenchRunner
             .option("rates", "R,S", null, "open-loop rates in messages per second instead of each scenario's own; 0 " +
                 "is the ping-pong, 'none' skips the latency runs")
             .option("out", "DIR", "perf/results", "where the dated results folder goes")
+            .option("systems", "A,B", null, "run only these systems of the ipc, udp, multipath, loss and incast " +
+                "scenarios (names as in summary.md); those scenarios without one of them are skipped")
             .option("hogs", "N", "0", "CPU-hog processes (a JVM spinning one thread each) kept running beside the " +
                 "drivers from the first run to the last, as on a shared host; summary.md says how many")
             .property("metaroce.bench.seed", "42", "seed of the loss scenarios' random loss")
@@ -274,10 +285,17 @@ public final class BenchRunner
             return arguments.usageError(err, ex.getMessage());
         }
         final Path outputRoot = Path.of(arguments.value("out"));
+        final List<String> systems = null == arguments.value("systems") ? List.of() :
+            List.of(arguments.value("systems").split(","));
 
         if (names.isEmpty())
         {
             names.addAll(SCENARIOS);
+        }
+        final String unknownSystems = unknownSystems(names, systems, smoke);
+        if (null != unknownSystems)
+        {
+            return arguments.usageError(err, unknownSystems);
         }
         if (smoke)
         {
@@ -295,7 +313,7 @@ public final class BenchRunner
         {
             for (final String name : names)
             {
-                runner.runScenario(name, smoke, lengths, rates);
+                runner.runScenario(name, smoke, lengths, rates, systems);
             }
             runner.writeSummary();
         }
@@ -308,7 +326,27 @@ public final class BenchRunner
         return ToolArguments.EXIT_OK;
     }
 
-    private void runScenario(final String name, final boolean smoke, final int[] lengths, final long[] rates)
+    /**
+     * The systems of {@code --systems} that no scenario to run has, as an error message, or null when there are none.
+     */
+    private static String unknownSystems(final List<String> scenarios, final List<String> systems, final boolean smoke)
+    {
+        final Set<String> known = new LinkedHashSet<>();
+        for (final String name : scenarios)
+        {
+            if (!RIG_SCENARIOS.contains(name))
+            {
+                Scenarios.byName(name, smoke).systems().forEach((system) -> known.add(system.name()));
+            }
+        }
+        final List<String> unknown = systems.stream().filter((system) -> !known.contains(system)).toList();
+
+        return unknown.isEmpty() ? null : "--systems: no system '" + String.join("', '", unknown) + "' in " +
+            String.join(", ", scenarios) + (smoke ? " (smoke)" : "") + "; known: " + String.join(", ", known);
+    }
+
+    private void runScenario(
+        final String name, final boolean smoke, final int[] lengths, final long[] rates, final List<String> systems)
     {
         if ("failover".equals(name))
         {
@@ -329,7 +367,14 @@ public final class BenchRunner
         else
         {
             final Scenario scenario = Scenarios.byName(name, smoke);
-            run(new Scenario(scenario.name(), scenario.settings(), scenario.systems(),
+            final List<SystemFactory> chosen = systems.isEmpty() ? scenario.systems() :
+                scenario.systems().stream().filter((system) -> systems.contains(system.name())).toList();
+            if (chosen.isEmpty())
+            {
+                System.out.println(name + ": none of --systems is in this scenario, skipped");
+                return;
+            }
+            run(new Scenario(scenario.name(), scenario.settings(), chosen,
                 null != lengths ? lengths : scenario.lengths(), null != rates ? rates : scenario.rates(),
                 scenario.throughput(), scenario.note()));
         }

@@ -51,7 +51,8 @@ class BenchRunnerSmokeTest
         assertEquals(0, BenchRunner.run(new String[]{ "--help" }, out, out));
         final String usage = bytes.toString(StandardCharsets.UTF_8);
         for (final String option : List.of("--smoke", "--reps", "--warmup", "--measure", "--lengths", "--rates",
-            "--out", "--hogs", "metaroce.bench.seed", "metaroce.bench.udp.application.idle", "longhaul", "netns"))
+            "--out", "--systems", "--hogs", "metaroce.bench.seed", "metaroce.bench.udp.application.idle", "longhaul",
+            "netns"))
         {
             assertTrue(usage.contains(option), option + " in " + usage);
         }
@@ -83,6 +84,30 @@ class BenchRunnerSmokeTest
         assertEquals(2, BenchRunner.run(new String[]{ "--hogs" }, out, out));
         assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--hogs needs a value (N)"),
             bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldRunOnlyTheSystemsNamedAndRefuseUnknownOnes(@TempDir final Path dir) throws IOException
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        assertEquals(2, BenchRunner.run(
+            new String[]{ "multipath", "--systems", "metaroce-9p", "--out", dir.toString() }, out, out));
+        assertTrue(bytes.toString(StandardCharsets.UTF_8).contains("--systems: no system 'metaroce-9p' in multipath"),
+            bytes.toString(StandardCharsets.UTF_8));
+        try (Stream<Path> files = Files.list(dir))
+        {
+            assertEquals(0, files.count(), "nothing run after a bad command line");
+        }
+
+        assertEquals(0, BenchRunner.run(new String[]{ "ipc", "multipath", "--smoke", "--rates", "none",
+            "--systems", "metaroce-1p", "--out", dir.toString() }, out, out));
+        try (Stream<Path> runs = Files.list(dir))
+        {
+            final String summary = Files.readString(runs.findFirst().orElseThrow().resolve("summary.md"));
+            assertTrue(summary.contains("| 288 | metaroce-1p |"), summary);
+            assertFalse(summary.contains("| aeron |") || summary.contains("## ipc"), summary);
+        }
     }
 
     @Test
