@@ -15,6 +15,8 @@
  */
 package io.metaroce.dist;
 
+import io.metaroce.client.config.PropertyRegistry;
+import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.samples.BacklogStat;
 import io.metaroce.samples.BasicPublisher;
@@ -123,6 +125,19 @@ public final class ToolLauncher
         {
             System.err.println("metaroce: unknown tool '" + args[0] + "'");
             printUsage(System.err);
+            System.exit(2);
+            return;
+        }
+
+        // the driver checks its properties itself; a tool that reads the CnC file alone would otherwise take a
+        // misspelled -Dmetaroce.* silently and look at the wrong driver
+        try
+        {
+            PropertyRegistry.checkSystemProperties("the " + tool.name() + " tool", System.err);
+        }
+        catch (final ConfigurationException ex)
+        {
+            System.err.println("metaroce " + tool.name() + ": " + ex.getMessage());
             System.exit(2);
             return;
         }

@@ -151,6 +151,12 @@ class DriverDistributionIT
             assertEquals(2, unknown.awaitExit());
             assertTrue(unknown.text().contains("unknown tool 'stats'"), unknown.text());
             assertFalse(Files.exists(Path.of(directoryName)), "no driver started");
+
+            final Output misspelled = start(List.of(java(), "-Dmetaroce.dri=" + directoryName, "-jar",
+                "metaroce-driver.jar", "stat", "--once"), Map.of());
+            assertEquals(2, misspelled.awaitExit());
+            assertTrue(misspelled.text().contains("metaroce.dri") && misspelled.text().contains("metaroce.dir"),
+                misspelled.text());
         });
     }
 
