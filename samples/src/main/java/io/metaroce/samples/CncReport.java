@@ -233,9 +233,13 @@ final class CncReport
     {
         final long heartbeatMs = cncFile.driverHeartbeatMs();
         final long nowMs = System.currentTimeMillis();
+        final long timeoutMs = TimeUnit.NANOSECONDS.toMillis(MetaRoce.Configuration.driverTimeoutNs());
+        // a client would refuse this driver (metaroce.driver.timeout): say so, or the counters read as current
+        final String liveness = cncFile.isDriverActive(timeoutMs, nowMs) ? "" :
+            " - NOT LIVE: no heartbeat for more than " + timeoutMs + " ms, these are the values the driver left";
         out.println(new SimpleDateFormat("yyyy-MM-dd HH:mm:ss").format(new Date(nowMs)) + " - MetaRoCE " + tool +
             ": " + cncFile.file().getParent() + ", CnC " + cncFile.versionString() + ", driver pid " + cncFile.pid() +
-            ", heartbeat " + Math.max(0, nowMs - heartbeatMs) + " ms ago");
+            ", heartbeat " + Math.max(0, nowMs - heartbeatMs) + " ms ago" + liveness);
         out.println("=".repeat(100));
     }
 }

@@ -18,10 +18,13 @@ package io.metaroce.samples;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
+import io.metaroce.client.cnc.CncFile;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
+import org.agrona.IoUtil;
 import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -184,6 +187,43 @@ class ToolsTest
                 assertEquals(ToolArguments.EXIT_USAGE, status(MetaRoceStat::run, "--bogus"));
             }
         });
+    }
+
+    @Test
+    void shouldMarkADriverThatNoLongerHeartbeatsAsNotLive() throws IOException
+    {
+        final String directory = driver.directoryName() + "-stopped";
+        try
+        {
+            MediaDriver.launch(new MediaDriver.Context()
+                .directoryName(directory)
+                .dirDeleteOnShutdown(false)
+                .threadingMode(ThreadingMode.SHARED)
+                .countersBufferLength(64 * 1024)
+                .errorBufferLength(64 * 1024)).close();
+            final CncFile cnc = CncFile.mapExisting(new File(directory), false);
+            try
+            {
+                // the driver's last heartbeat, aged past any client's driver timeout
+                new ManyToOneRingBuffer(cnc.toDriverBuffer()).consumerHeartbeatTime(System.currentTimeMillis() -
+                    TimeUnit.NANOSECONDS.toMillis(MetaRoce.Configuration.driverTimeoutNs()) - 1000);
+            }
+            finally
+            {
+                cnc.close();
+            }
+
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+            assertEquals(ToolArguments.EXIT_OK, MetaRoceStat.run(new String[]{"--once", "--dir", directory}, out, out));
+            final String text = bytes.toString(StandardCharsets.UTF_8);
+            assertTrue(text.lines().findFirst().orElseThrow().contains("NOT LIVE"), text);
+            assertFalse(run(MetaRoceStat::run, "--once").lines().findFirst().orElseThrow().contains("NOT LIVE"));
+        }
+        finally
+        {
+            IoUtil.delete(new File(directory), true);
+        }
     }
 
     @Test
