@@ -334,6 +334,14 @@ final class ErrorLoggingTransport implements PacketTransport
         transport.close();
     }
 
+    /**
+     * {@inheritDoc}
+     */
+    public IOException lastSendError()
+    {
+        return transport.lastSendError();
+    }
+
     private int onPlaneSendResult(final int plane, final int result)
     {
         if (SENT == result)
@@ -349,14 +357,23 @@ final class ErrorLoggingTransport implements PacketTransport
         return result;
     }
 
+    private static String describe(final IOException cause)
+    {
+        // NIO reports ECONNREFUSED on a connected socket as a PortUnreachableException without a message
+        return null == cause.getMessage() ? cause.getClass().getSimpleName() : cause.getMessage();
+    }
+
     private void onPlaneFailing(final int plane)
     {
+        // built when a plane starts failing, not per failed send: the cause changes rarely and the log keeps it
+        final IOException cause = transport.lastSendError();
         IOException error = planeErrors[plane];
-        if (null == error)
+        if (null == error || error.getCause() != cause)
         {
             error = new IOException("send failed on plane " + plane + " from " +
-                transport.planeAddress(plane).getHostAddress() + " (" + endpointLabel + "): the socket reported an " +
-                "error (" + transport.getClass().getSimpleName() + " does not expose its message)");
+                transport.planeAddress(plane).getHostAddress() + " (" + endpointLabel + "): " +
+                (null == cause ? "the socket reported an error (" + transport.getClass().getSimpleName() +
+                " does not expose its message)" : describe(cause)), cause);
             planeErrors[plane] = error;
         }
         errorHandler.onError(error);

@@ -154,9 +154,10 @@ public final class BatchedUdpTransport extends UdpSocketsTransport
 
         final int e = Math.floorMod(entropy, entropyCount);
         final SendBatch batch = sendBatches[destination][plane][e];
-        if (batch.takeFailure())
+        final IOException failure = batch.takeFailure();
+        if (null != failure)
         {
-            return SEND_ERROR;
+            return sockets.onSendError(failure);
         }
         if (headerLength <= SendBatch.HEADER_SLOT && payloadLength > 0 && null == payload.byteArray() &&
             headerLength + payloadLength <= UdpSockets.BUFFER_LENGTH)

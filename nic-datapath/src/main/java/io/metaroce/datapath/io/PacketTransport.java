@@ -152,6 +152,17 @@ public interface PacketTransport extends AutoCloseable
     long receiveErrors();
 
     /**
+     * The socket error of the most recent send that yielded {@link #SEND_ERROR}: its message carries the system's
+     * reason (the errno's text), for the error log.
+     *
+     * @return the error, or null when no send has failed or the transport keeps none.
+     */
+    default IOException lastSendError()
+    {
+        return null;
+    }
+
+    /**
      * System calls made to send so far, failed ones included: one per datagram for a transport that sends them one at
      * a time, one per batch or segmented message for a batching one. With {@link #sentDatagrams()} it shows how many
      * datagrams a call carries. 0 for a transport that does not count.

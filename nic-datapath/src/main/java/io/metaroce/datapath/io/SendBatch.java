@@ -53,7 +53,7 @@ final class SendBatch
     private int totalLength;
     private boolean uniform;
     private boolean segmentationRefused;
-    private boolean failed;
+    private IOException failure;
 
     /**
      * Room for {@code capacity} datagrams of a socket.
@@ -99,15 +99,15 @@ final class SendBatch
     }
 
     /**
-     * Whether the last send failed with a socket error, which the socket's next datagram reports, as a send through
-     * NIO would have at once; asking clears it.
+     * The socket error of the last send, which the socket's next datagram reports, as a send through NIO would have
+     * at once; asking clears it.
      *
-     * @return true once after a failed send.
+     * @return the error once after a failed send, else null.
      */
-    boolean takeFailure()
+    IOException takeFailure()
     {
-        final boolean failure = failed;
-        failed = false;
+        final IOException failure = this.failure;
+        this.failure = null;
         return failure;
     }
 
@@ -186,7 +186,7 @@ final class SendBatch
         catch (final IOException ex)
         {
             // an ICMP error reported on a connected socket, or a plane that went away: the datagrams are lost
-            failed = true;
+            failure = ex;
         }
         counters.sentDatagrams += sent;
         counters.sendDrops += queued - sent;

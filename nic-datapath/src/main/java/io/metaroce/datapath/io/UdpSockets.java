@@ -120,6 +120,7 @@ final class UdpSockets
     long readErrors;
 
     private final TransportSpec spec;
+    private IOException lastSendError;
     private final InetAddress[] planeAddresses;
     private final DatagramChannel[] receiveChannels;
     private final FileDescriptor[] receiveFileDescriptors;
@@ -599,7 +600,7 @@ final class UdpSockets
         }
         catch (final IOException ex)
         {
-            return PacketTransport.SEND_ERROR;
+            return onSendError(ex);
         }
         finally
         {
@@ -899,8 +900,30 @@ final class UdpSockets
         }
         catch (final IOException ex)
         {
-            return PacketTransport.SEND_ERROR;
+            return onSendError(ex);
         }
+    }
+
+    /**
+     * Keep a send's socket error for {@link #lastSendError()}.
+     *
+     * @param error what the socket reported.
+     * @return {@link PacketTransport#SEND_ERROR}.
+     */
+    int onSendError(final IOException error)
+    {
+        lastSendError = error;
+        return PacketTransport.SEND_ERROR;
+    }
+
+    /**
+     * The socket error of the most recent send that failed.
+     *
+     * @return the error, or null if no send has failed.
+     */
+    IOException lastSendError()
+    {
+        return lastSendError;
     }
 
     private int sendResult(final long bytesWritten)

@@ -110,6 +110,14 @@ abstract class UdpSocketsTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public IOException lastSendError()
+    {
+        return sockets.lastSendError();
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public long sendCalls()
     {
         return sockets.sendCalls;
