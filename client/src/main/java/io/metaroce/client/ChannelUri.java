@@ -89,6 +89,87 @@ public final class ChannelUri
      */
     public static final String TERM_OFFSET_PARAM = "term-offset";
 
+    /**
+     * Network parameter: the receiver's {@code host:port} on each plane, comma-separated; the count is the plane count.
+     */
+    public static final String ENDPOINT_PARAM = "endpoint";
+
+    /**
+     * Network parameter of publications: the local address of each plane, comma-separated, one per endpoint.
+     */
+    public static final String INTERFACE_PARAM = "interface";
+
+    /**
+     * Network parameter: UDP source ports (paths) per plane.
+     */
+    public static final String ENTROPY_PARAM = "entropy";
+
+    /**
+     * Network parameter: the receiver's window, how far the sender may run ahead of the image's consumers.
+     */
+    public static final String RECEIVER_WINDOW_PARAM = "rcv-window";
+
+    /**
+     * Network parameter: {@code true} or {@code false}, whether the receiver grants credit.
+     */
+    public static final String CREDIT_PARAM = "credit";
+
+    /**
+     * Network parameter: the sender's congestion controller, or {@code false} for none.
+     */
+    public static final String CONGESTION_CONTROL_PARAM = "cc";
+
+    /**
+     * Network parameter: the link rate the sender announces.
+     */
+    public static final String LINK_RATE_PARAM = "link-rate";
+
+    /**
+     * Network parameter: how the sender evicts a failing path.
+     */
+    public static final String PATH_EVICTION_PARAM = "path-eviction";
+
+    /**
+     * Network parameter of publications: the path policy that spreads packets over paths.
+     */
+    public static final String PATH_POLICY_PARAM = "path-policy";
+
+    /**
+     * Network parameter of publications: {@code true} for a counter per path.
+     */
+    public static final String PATH_COUNTERS_PARAM = "path-counters";
+
+    /**
+     * Network parameter: the packet transport, {@code nio} or {@code batched}.
+     */
+    public static final String TRANSPORT_PARAM = "transport";
+
+    /**
+     * Network parameter of the batched transport: datagrams per system call.
+     */
+    public static final String BATCH_LENGTH_PARAM = "batch-length";
+
+    /**
+     * Network parameter of the batched transport: {@code true} for segmentation offload.
+     */
+    public static final String SEGMENTATION_PARAM = "segmentation";
+
+    /**
+     * Network parameter of publications: {@link #BULK_TRAFFIC_CLASS} (the default) or
+     * {@link #LOW_LATENCY_TRAFFIC_CLASS}.
+     */
+    public static final String TRAFFIC_CLASS_PARAM = "traffic-class";
+
+    /**
+     * Value of {@link #TRAFFIC_CLASS_PARAM}: the bulk class.
+     */
+    public static final String BULK_TRAFFIC_CLASS = "bulk";
+
+    /**
+     * Value of {@link #TRAFFIC_CLASS_PARAM}: the latency class, with queues of its own.
+     */
+    public static final String LOW_LATENCY_TRAFFIC_CLASS = "low-latency";
+
     private final String media;
     private final Map<String, String> params;
 

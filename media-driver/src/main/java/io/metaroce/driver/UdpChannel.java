@@ -54,22 +54,22 @@ import java.util.Map;
  */
 final class UdpChannel
 {
-    static final String ENDPOINT_PARAM = "endpoint";
-    static final String INTERFACE_PARAM = "interface";
-    static final String ENTROPY_PARAM = "entropy";
-    static final String RECEIVER_WINDOW_PARAM = "rcv-window";
-    static final String CREDIT_PARAM = "credit";
-    static final String CONGESTION_PARAM = "cc";
-    static final String LINK_RATE_PARAM = "link-rate";
-    static final String PATH_EVICTION_PARAM = "path-eviction";
-    static final String PATH_POLICY_PARAM = "path-policy";
-    static final String PATH_COUNTERS_PARAM = "path-counters";
-    static final String TRANSPORT_PARAM = "transport";
-    static final String BATCH_LENGTH_PARAM = "batch-length";
-    static final String SEGMENTATION_PARAM = "segmentation";
-    static final String TRAFFIC_CLASS_PARAM = "traffic-class";
-    static final String BULK_CLASS = "bulk";
-    static final String LOW_LATENCY_CLASS = "low-latency";
+    static final String ENDPOINT_PARAM = ChannelUri.ENDPOINT_PARAM;
+    static final String INTERFACE_PARAM = ChannelUri.INTERFACE_PARAM;
+    static final String ENTROPY_PARAM = ChannelUri.ENTROPY_PARAM;
+    static final String RECEIVER_WINDOW_PARAM = ChannelUri.RECEIVER_WINDOW_PARAM;
+    static final String CREDIT_PARAM = ChannelUri.CREDIT_PARAM;
+    static final String CONGESTION_PARAM = ChannelUri.CONGESTION_CONTROL_PARAM;
+    static final String LINK_RATE_PARAM = ChannelUri.LINK_RATE_PARAM;
+    static final String PATH_EVICTION_PARAM = ChannelUri.PATH_EVICTION_PARAM;
+    static final String PATH_POLICY_PARAM = ChannelUri.PATH_POLICY_PARAM;
+    static final String PATH_COUNTERS_PARAM = ChannelUri.PATH_COUNTERS_PARAM;
+    static final String TRANSPORT_PARAM = ChannelUri.TRANSPORT_PARAM;
+    static final String BATCH_LENGTH_PARAM = ChannelUri.BATCH_LENGTH_PARAM;
+    static final String SEGMENTATION_PARAM = ChannelUri.SEGMENTATION_PARAM;
+    static final String TRAFFIC_CLASS_PARAM = ChannelUri.TRAFFIC_CLASS_PARAM;
+    static final String BULK_CLASS = ChannelUri.BULK_TRAFFIC_CLASS;
+    static final String LOW_LATENCY_CLASS = ChannelUri.LOW_LATENCY_TRAFFIC_CLASS;
 
     /**
      * Parameters of both publications and subscriptions.
