@@ -48,6 +48,23 @@ public final class BufferBuilder
     }
 
     /**
+     * Cut the content back to a length it had, so that what was appended after it is appended again later.
+     *
+     * @param limit the new length, 0 to the current length.
+     * @return this for a fluent API.
+     * @throws IllegalArgumentException if the limit is outside the content.
+     */
+    public BufferBuilder limit(final int limit)
+    {
+        if (limit < 0 || limit > this.limit)
+        {
+            throw new IllegalArgumentException("limit " + limit + " outside the content [0, " + this.limit + "]");
+        }
+        this.limit = limit;
+        return this;
+    }
+
+    /**
      * Current capacity.
      *
      * @return the length of the backing array.

@@ -18,7 +18,10 @@
  * ({@link io.metaroce.client.logbuffer.LogBufferDescriptor}), the appenders that write frames into it
  * ({@link io.metaroce.client.logbuffer.TermAppender} for concurrent publishers,
  * {@link io.metaroce.client.logbuffer.ExclusiveTermAppender} for a single writer), the reader
- * ({@link io.metaroce.client.logbuffer.TermReader}) and the handlers and flyweights a poll uses.
+ * ({@link io.metaroce.client.logbuffer.TermReader}) and the handlers and flyweights a poll uses, with the assemblers
+ * that hand fragmented messages over whole ({@link io.metaroce.client.logbuffer.FragmentAssembler} for polls,
+ * {@link io.metaroce.client.logbuffer.ControlledFragmentAssembler} for controlled polls, where an aborted message is
+ * delivered whole again).
  * <p>
  * The frame protocol, which every class here follows: a frame's length word is its commit flag. A writer reserves
  * space through the tail, writes the header with a negative length (release), fences, writes the body and then
@@ -30,7 +33,7 @@
  * ({@link io.metaroce.client.logbuffer.TermAppender#appendEndOfStream}). Every reader ({@link
  * io.metaroce.client.logbuffer.TermReader} for plain polls, the controlled poll of {@code Image}) consumes it like
  * padding: the position moves past it, no handler sees it and it is not counted as a fragment, so a
- * {@link io.metaroce.client.logbuffer.FragmentAssembler} never sees it either. Readers test the EOS flag only for
+ * fragment assembler never sees it either. Readers test the EOS flag only for
  * header-only data frames.
  * <p>
  * Hot-path methods allocate nothing, throw only for programming errors and return codes for everything else. Fields
