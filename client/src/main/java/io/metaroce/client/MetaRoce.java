@@ -227,6 +227,8 @@ public final class MetaRoce implements AutoCloseable
         private IdleStrategy idleStrategy;
         private IdleStrategy awaitingIdleStrategy;
         private ErrorHandler errorHandler;
+        private AvailableImageHandler availableImageHandler;
+        private UnavailableImageHandler unavailableImageHandler;
         private EpochClock epochClock;
         private NanoClock nanoClock;
         private ThreadFactory threadFactory;
@@ -491,6 +493,50 @@ public final class MetaRoce implements AutoCloseable
         }
 
         /**
+         * Set the handler told of new images on every subscription added without one of its own.
+         *
+         * @param handler the handler, or null for none.
+         * @return this for a fluent API.
+         */
+        public Context availableImageHandler(final AvailableImageHandler handler)
+        {
+            this.availableImageHandler = handler;
+            return this;
+        }
+
+        /**
+         * Handler told of new images on every subscription added without one of its own.
+         *
+         * @return the handler, or null.
+         */
+        public AvailableImageHandler availableImageHandler()
+        {
+            return availableImageHandler;
+        }
+
+        /**
+         * Set the handler told of images that went away on every subscription added without one of its own.
+         *
+         * @param handler the handler, or null for none.
+         * @return this for a fluent API.
+         */
+        public Context unavailableImageHandler(final UnavailableImageHandler handler)
+        {
+            this.unavailableImageHandler = handler;
+            return this;
+        }
+
+        /**
+         * Handler told of images that went away on every subscription added without one of its own.
+         *
+         * @return the handler, or null.
+         */
+        public UnavailableImageHandler unavailableImageHandler()
+        {
+            return unavailableImageHandler;
+        }
+
+        /**
          * Set the wall clock (heartbeats are epoch milliseconds shared with the driver).
          *
          * @param epochClock to use.
@@ -675,7 +721,8 @@ public final class MetaRoce implements AutoCloseable
     }
 
     /**
-     * Add a subscription.
+     * Add a subscription, with the context's image handlers ({@link Context#availableImageHandler()} and
+     * {@link Context#unavailableImageHandler()}).
      *
      * @param channel  URI, such as {@code metaroce:ipc}.
      * @param streamId of the stream.
@@ -684,11 +731,11 @@ public final class MetaRoce implements AutoCloseable
      */
     public Subscription addSubscription(final String channel, final int streamId)
     {
-        return addSubscription(channel, streamId, null, null);
+        return addSubscription(channel, streamId, ctx.availableImageHandler(), ctx.unavailableImageHandler());
     }
 
     /**
-     * Add a subscription, with handlers told when publishers' images come and go.
+     * Add a subscription, with handlers told when publishers' images come and go, in place of the context's.
      *
      * @param channel                 URI, such as {@code metaroce:ipc}.
      * @param streamId                of the stream.

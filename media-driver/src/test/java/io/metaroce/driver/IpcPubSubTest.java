@@ -203,6 +203,28 @@ class IpcPubSubTest
     }
 
     @Test
+    void shouldUseTheContextsImageHandlersForASubscriptionAddedWithoutItsOwn()
+    {
+        final List<Image> available = new CopyOnWriteArrayList<>();
+        final List<Image> unavailable = new CopyOnWriteArrayList<>();
+        final List<Image> own = new CopyOnWriteArrayList<>();
+        try (MetaRoce withHandlers = MetaRoce.connect(TestContexts.clientContext(driver)
+            .availableImageHandler(available::add).unavailableImageHandler(unavailable::add));
+            Subscription defaulted = withHandlers.addSubscription(CHANNEL, STREAM_ID);
+            Subscription explicit = withHandlers.addSubscription(CHANNEL, STREAM_ID, own::add, null))
+        {
+            final ExclusivePublication publication = withHandlers.addExclusivePublication(CHANNEL, STREAM_ID);
+            Await.until("images available", () -> 1 == available.size() && 1 == own.size());
+            assertEquals(defaulted.registrationId(), available.get(0).subscription().registrationId());
+            assertEquals(explicit.registrationId(), own.get(0).subscription().registrationId());
+
+            publication.close();
+            Await.until("image unavailable", () -> 1 == unavailable.size());
+            assertEquals(defaulted.registrationId(), unavailable.get(0).subscription().registrationId());
+        }
+    }
+
+    @Test
     void shouldDeliverEveryMessageToEverySubscription()
     {
         final Subscription first = client.addSubscription(CHANNEL, STREAM_ID);
