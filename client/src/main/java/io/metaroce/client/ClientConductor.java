@@ -30,6 +30,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
@@ -98,6 +99,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
     private String responseErrorMessage;
     private long responseRegistrationId;
     private int responseSessionId;
+    private final AgentInvoker driverAgentInvoker;
     private int responseCounterId;
     private String responseLogFileName;
 
@@ -117,6 +119,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
         this.epochClock = ctx.epochClock();
         this.nanoClock = ctx.nanoClock();
         this.awaitingIdleStrategy = ctx.awaitingIdleStrategy();
+        this.driverAgentInvoker = ctx.driverAgentInvoker();
         this.keepaliveIntervalNs = ctx.keepaliveIntervalNs();
         this.driverTimeoutMs = ctx.driverTimeoutMs();
         this.driverTimeoutNs = TimeUnit.MILLISECONDS.toNanos(driverTimeoutMs);
@@ -638,6 +641,11 @@ final class ClientConductor implements Agent, DriverEventsHandler
         {
             while (true)
             {
+                final AgentInvoker driverInvoker = this.driverAgentInvoker;
+                if (null != driverInvoker)
+                {
+                    driverInvoker.invoke();
+                }
                 service();
                 if (driverEventsAdapter.receivedCorrelationId() == correlationId)
                 {

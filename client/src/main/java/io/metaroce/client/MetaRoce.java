@@ -224,6 +224,7 @@ public final class MetaRoce implements AutoCloseable
         private long idleSleepDurationNs = Configuration.durationProperty(
             Configuration.IDLE_SLEEP_DURATION_PROP_NAME, Configuration.IDLE_SLEEP_DURATION_DEFAULT_NS);
         private boolean useConductorAgentInvoker;
+        private AgentInvoker driverAgentInvoker;
         private IdleStrategy idleStrategy;
         private IdleStrategy awaitingIdleStrategy;
         private ErrorHandler errorHandler;
@@ -423,6 +424,30 @@ public final class MetaRoce implements AutoCloseable
         public boolean useConductorAgentInvoker()
         {
             return useConductorAgentInvoker;
+        }
+
+        /**
+         * Set the invoker of a media driver that runs on the application's thread ({@code ThreadingMode.INVOKER},
+         * its {@code sharedAgentInvoker()}): the client invokes it while it waits for the driver's answer to a
+         * command, which otherwise could never come, since the thread that would run the driver is the one waiting.
+         *
+         * @param driverAgentInvoker the driver's invoker, or null when the driver runs threads of its own.
+         * @return this for a fluent API.
+         */
+        public Context driverAgentInvoker(final AgentInvoker driverAgentInvoker)
+        {
+            this.driverAgentInvoker = driverAgentInvoker;
+            return this;
+        }
+
+        /**
+         * The invoker of a driver on the application's thread, invoked while awaiting the driver.
+         *
+         * @return the invoker, or null.
+         */
+        public AgentInvoker driverAgentInvoker()
+        {
+            return driverAgentInvoker;
         }
 
         /**

@@ -373,6 +373,39 @@ class IpcPubSubTest
         }
     }
 
+    @Test
+    void shouldAddAndExchangeWithTheDriverAndClientBothOnTheApplicationThread()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+        {
+            try (MediaDriver invokerDriver = MediaDriver.launch(TestContexts.driverContext()
+                .threadingMode(ThreadingMode.INVOKER));
+                MetaRoce invokerClient = MetaRoce.connect(TestContexts.clientContext(invokerDriver)
+                    .useConductorAgentInvoker(true).driverAgentInvoker(invokerDriver.sharedAgentInvoker())))
+            {
+                // without the driver's invoker each add would wait for an answer no thread could produce
+                final Subscription subscription = invokerClient.addSubscription(CHANNEL, STREAM_ID);
+                final ExclusivePublication publication = invokerClient.addExclusivePublication(CHANNEL, STREAM_ID);
+                final Runnable invokeBoth = () ->
+                {
+                    invokerDriver.sharedAgentInvoker().invoke();
+                    invokerClient.conductorAgentInvoker().invoke();
+                };
+                Await.until("connected", () ->
+                {
+                    invokeBoth.run();
+                    return subscription.isConnected() && publication.isConnected();
+                });
+                Await.until("offer", () -> publication.offer(buffer, 0, 8) > 0);
+                Await.until("poll", () ->
+                {
+                    invokeBoth.run();
+                    return subscription.poll((b, o, l, h) -> {}, 1) > 0;
+                });
+            }
+        });
+    }
+
     private String logFileOf(final Publication publication)
     {
         return new File(new File(driver.directoryName(), "publications"),
