@@ -545,6 +545,62 @@ class SenderStreamProtocolTest
     }
 
     @Test
+    void shouldSendAPingFirstInTheDutyCycleAfterItIsOfferedBesideHundredsOfBusyStreams()
+    {
+        final int bulkCount = 2 * SenderConnection.STREAM_SCAN_BATCH + 88;
+        final SenderStream[] bulk = new SenderStream[bulkCount];
+        bulk[0] = establish(1);
+        for (int i = 1; i < bulkCount; i++)
+        {
+            bulk[i] = open(i + 1);
+        }
+        final SenderStream ping = open(bulkCount + 1);
+        f.work();
+        f.sent();
+        for (final SenderStream stream : bulk)
+        {
+            f.acceptStream(stream, 0, WINDOW);
+        }
+        f.acceptStream(ping, 0, WINDOW);
+        for (final SenderStream stream : bulk)
+        {
+            offer(stream, 16, 1300);
+        }
+        final SenderConnection connection = ping.connection();
+        int nextPsn = f.senderIsn;
+        for (int round = 0; round < 8; round++)
+        {
+            // The bulk streams fill the gates; then the ping is offered, and the duty cycle whose ACK opens the gates
+            // sends it first.
+            f.advance(MS);
+            f.work();
+            nextPsn = nextPsn(dataSent(), nextPsn);
+            offer(ping, 1, 32);
+            f.clock.advanceBy(MS);
+            f.inject(f.ack(connection.localConnectionId(), RECEIVER_ID, nextPsn, 0, 0, 0,
+                f.clock.nanoTime() - 10_000, nextPsn & ~63), 0);
+            f.work();
+            final List<ScriptedTransport.Sent> data = dataSent();
+            assertTrue(data.size() > 1, "round " + round + ": the gates opened for " + data.size());
+            f.read(data.get(0));
+            assertEquals(bulkCount + 1, f.reader.data().sessionId(), "round " + round);
+            assertFalse(f.reader.transportHeader().flags().retx());
+            nextPsn = nextPsn(data, nextPsn);
+        }
+    }
+
+    private int nextPsn(final List<ScriptedTransport.Sent> data, final int nextPsn)
+    {
+        int next = nextPsn;
+        for (final ScriptedTransport.Sent sent : data)
+        {
+            f.read(sent);
+            next = Math.max(next, (int)f.reader.transportHeader().psn() + 1);
+        }
+        return next;
+    }
+
+    @Test
     void shouldCloseAStreamOnlyOnceEverythingIsAcknowledgedAndEndItOnClosed()
     {
         final SenderStream stream = establish(1);

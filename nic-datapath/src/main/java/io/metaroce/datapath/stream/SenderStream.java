@@ -103,10 +103,13 @@ public final class SenderStream
     boolean isDirty;
     boolean isOrphan;
     boolean isActive;
-    boolean isSparse;
-    boolean isUrgent;
+    boolean isSmall;
     int activeIndex = -1;
     long backlog;
+    SenderStream idlePrev;
+    SenderStream idleNext;
+    SenderStream smallPrev;
+    SenderStream smallNext;
 
     long openDeadlineNs;
     long openBackoffNs;

@@ -31,12 +31,38 @@ import java.util.Arrays;
  *     PSN not yet acknowledged, whatever the other streams' losses ({@link #onPacketAcknowledged},
  *     {@link #flushAcknowledged}). A stream removed with PSNs outstanding keeps its slot as an orphan until they are
  *     acknowledged, so that a PSN never resolves to another stream.</li>
- *     <li>Scheduler ({@link #discover}, {@link #send}): the one place that decides which stream sends next. One
- *     DATA per stream in turn, streams with at most one DATA payload waiting first, so that a request-response
- *     stream does not queue behind bulk ones; the work per call is bounded by {@link #STREAM_SCAN_BATCH} whatever
- *     the number of streams. It keeps the connection's backlog: what every open stream has to send within its
- *     window, as last looked at.</li>
+ *     <li>Scheduler ({@link #discover}, {@link #send}): the one place that decides which stream sends next. It keeps
+ *     the connection's backlog: what every open stream has to send within its window, as last looked at.</li>
  * </ul>
+ * The scheduling rule, so that a request, a reply or a heartbeat does not queue behind bulk streams:
+ * <ol>
+ *     <li><b>Small first.</b> A stream is small when its whole backlog (committed bytes not yet sent, whatever its
+ *     window) fits one DATA, at most the connection's maxPayload bytes, and its window lets a frame out: one DATA
+ *     finishes it, so serving it first delays each other stream by at most that DATA. Every small stream the set has
+ *     found is on the small queue, first in first out, and sends one DATA at the start of a send call before any
+ *     other stream, wherever it sits in the rotation. It is looked at again just before: one whose publisher has
+ *     appended beyond one DATA leaves the queue without sending and takes its turn in the rotation: in a call a stream
+ *     sends at most one DATA ahead of the others, and only while its whole backlog fits that DATA.</li>
+ *     <li><b>Bound.</b> While the rotation holds a stream, at most {@link #SMALL_FIRST_QUOTA} DATA of small streams go
+ *     first, counted across calls since the rotation last sent; then the rotation goes first until it sends. A flood
+ *     of small streams thus leaves bulk streams the rest of every call's budget once the quota is spent, and at
+ *     least one DATA in {@code SMALL_FIRST_QUOTA + 1} when the gates let out one DATA per call. A call whose turn
+ *     holds no stream that can send (small ones only: more than {@link #STREAM_SCAN_BATCH} small streams stand before
+ *     the bulk ones in the rotation) moves the turn on and gives its budget to the small streams; the turn reaches a
+ *     bulk stream within {@code ceil(active streams / STREAM_SCAN_BATCH)} such calls. Small streams beyond the quota
+ *     wait at the head of the queue, and take what budget the rotation leaves.</li>
+ *     <li><b>Rotation.</b> The other streams with data send one DATA each in turn, round after round, a turn of
+ *     {@link #STREAM_SCAN_BATCH} of them per call and the next ones in the next call: round robin.</li>
+ *     <li><b>Discovery.</b> Streams without data (or window) wait on an idle ring; each call looks at the next
+ *     {@link #STREAM_SCAN_BATCH} of them (all of them when no stream has data), so a stream that gets data is found
+ *     within {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls however many streams are busy, and sends in that
+ *     same call when it is small.</li>
+ * </ol>
+ * The small queue holds every small stream the set has found, with no scan: a stream's backlog is looked at when it
+ * is discovered, examined in its turn, when its window opens and after every DATA it sends; it shrinks only when the
+ * stream sends, and a growth is caught just before the priority send. The work per call is bounded by the budget,
+ * the small queue and {@link #STREAM_SCAN_BATCH}, whatever the number of streams.
+ * <p>
  * Structures are arrays and intrusive fields of {@link SenderStream}; nothing allocates once the arrays have grown to
  * the number of streams. Owned by the engine's thread, like its connection.
  */
@@ -46,6 +72,14 @@ public final class SenderStreamSet
      * Streams one send call looks at, of those with data and of the others.
      */
     public static final int STREAM_SCAN_BATCH = 256;
+
+    /**
+     * Most DATA of small streams sent first while the rotation holds a stream, counted across calls since the
+     * rotation last sent. A quarter of the default send burst: a flood of small streams leaves bulk streams at least
+     * the other three quarters of a call that the gates do not cut short, and at least one DATA in
+     * {@code SMALL_FIRST_QUOTA + 1} when the gates let out one per call.
+     */
+    public static final int SMALL_FIRST_QUOTA = 16;
 
     /**
      * {@link StreamSender#send} sent a DATA of the stream.
@@ -110,7 +144,6 @@ public final class SenderStreamSet
     private final Long2ObjectHashMap<SenderStream> streamsByKey = new Long2ObjectHashMap<>();
     private final SenderStream[] turn = new SenderStream[STREAM_SCAN_BATCH];
     private final SenderStream[] candidates = new SenderStream[STREAM_SCAN_BATCH];
-    private final boolean[] candidateSparse = new boolean[STREAM_SCAN_BATCH];
 
     private SenderStream[] streams = new SenderStream[16];
     private int streamCount;
@@ -122,10 +155,13 @@ public final class SenderStreamSet
     private int dirtyCount;
     private SenderStream[] active = new SenderStream[16];
     private int activeCount;
-    private SenderStream[] urgent = new SenderStream[16];
-    private int urgentCount;
+    private SenderStream idleCursor;
+    private int idleCount;
+    private SenderStream smallHead;
+    private SenderStream smallTail;
+    private int smallCount;
+    private int smallStreak;
     private int nextStreamRef = 1;
-    private int scanCursor;
     private int activeCursor;
     private long backlogTotal;
     private int maxPayload;
@@ -148,7 +184,7 @@ public final class SenderStreamSet
     }
 
     /**
-     * The connection is established: a stream whose backlog fits one DATA of this many bytes is sparse.
+     * The connection is established: a stream whose backlog fits one DATA of this many bytes is small.
      */
     void onEstablished(final int maxPayload)
     {
@@ -222,6 +258,7 @@ public final class SenderStreamSet
         }
         streams[streamCount++] = stream;
         streamsByKey.put(stream.key, stream);
+        joinIdle(stream);
     }
 
     /**
@@ -231,6 +268,7 @@ public final class SenderStreamSet
     void remove(final SenderStream stream)
     {
         deactivate(stream);
+        leaveIdle(stream);
         backlogTotal -= stream.backlog;
         stream.backlog = 0;
         for (int i = 0; i < streamCount; i++)
@@ -258,12 +296,27 @@ public final class SenderStreamSet
      */
     void clear()
     {
+        for (int i = 0; i < streamCount; i++)
+        {
+            final SenderStream stream = streams[i];
+            stream.isActive = false;
+            stream.activeIndex = -1;
+            stream.isSmall = false;
+            stream.idlePrev = null;
+            stream.idleNext = null;
+            stream.smallPrev = null;
+            stream.smallNext = null;
+        }
         Arrays.fill(streams, 0, streamCount, null);
         streamCount = 0;
         Arrays.fill(active, 0, activeCount, null);
         activeCount = 0;
-        Arrays.fill(urgent, 0, urgentCount, null);
-        urgentCount = 0;
+        idleCursor = null;
+        idleCount = 0;
+        smallHead = null;
+        smallTail = null;
+        smallCount = 0;
+        smallStreak = 0;
         backlogTotal = 0;
         streamsByKey.clear();
         Arrays.fill(streamBySlot, null);
@@ -314,37 +367,36 @@ public final class SenderStreamSet
     }
 
     /**
-     * Look at the next streams not known to have data, {@link #STREAM_SCAN_BATCH} of them (all when none is known to
-     * have data), also while the gates hold new data back, so that the backlog stays current and a stream that gets
-     * data is found within streams / batch calls: those with data join the active list, those with at most one
-     * payload also the urgent ones, which send first in the next call that may send.
+     * Look at the next streams of the idle ring (those not known to have data and window), {@link #STREAM_SCAN_BATCH}
+     * of them (all when none is known to have data), also while the gates hold new data back, so that the backlog
+     * stays current and a stream that gets data is found within {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls,
+     * however many streams are busy: those with data join the active list, the small ones also the small queue, which
+     * sends first in the next call that may send.
      *
      * @param nowNs the engine's time in nanoseconds.
      */
     public void discover(final long nowNs)
     {
-        final SenderStream[] streams = this.streams;
-        final int size = streamCount;
-        if (scanCursor >= size)
-        {
-            scanCursor = 0;
-        }
-        final int checks = 0 == activeCount ? size : Math.min(size, STREAM_SCAN_BATCH);
+        final int checks = 0 == activeCount ? idleCount : Math.min(idleCount, STREAM_SCAN_BATCH);
+        SenderStream stream = idleCursor;
         for (int i = 0; i < checks; i++)
         {
-            final SenderStream stream = streams[scanCursor];
-            scanCursor = scanCursor + 1 < size ? scanCursor + 1 : 0;
-            if (!stream.isActive && examine(stream, nowNs) && stream.isSparse)
-            {
-                addUrgent(stream);
-            }
+            // Taken first: a stream found with data leaves the ring.
+            final SenderStream next = stream.idleNext;
+            examine(stream, nowNs);
+            stream = next;
+        }
+        if (idleCount > 0)
+        {
+            idleCursor = stream;
         }
     }
 
     /**
-     * Send new DATA within a budget: first one DATA of each urgent stream, then up to {@link #STREAM_SCAN_BATCH}
-     * active streams in turn, the sparse ones first, each sending a DATA, round after round; a stream leaves the
-     * active list when it has no data or no window left. Stops when the sender reports the connection blocked.
+     * Send new DATA within a budget: first one DATA of each small stream, within {@link #SMALL_FIRST_QUOTA} while the
+     * rotation waits; then up to {@link #STREAM_SCAN_BATCH} active streams in turn, each sending a DATA, round after
+     * round; then, with what budget is left, the small streams the quota held back. A stream leaves the active list
+     * when it has no data or no window left. Stops when the sender reports the connection blocked.
      *
      * @param budget most DATA to send.
      * @param sender sends one DATA of a stream.
@@ -353,61 +405,47 @@ public final class SenderStreamSet
      */
     public int send(final int budget, final StreamSender sender, final long nowNs)
     {
-        int sent = sendUrgent(budget, sender, nowNs);
-        if (sent < 0)
+        // Every active stream not on the small queue belongs to the rotation: the quota holds while one waits.
+        final boolean rotationWaits = activeCount > smallCount;
+        if (!rotationWaits)
         {
-            return -sent - 1;
+            smallStreak = 0;
         }
-
-        final int activeSize = activeCount;
-        if (activeCursor >= activeSize)
+        final int allowance = rotationWaits ? Math.min(budget, SMALL_FIRST_QUOTA - smallStreak) : budget;
+        int sent = 0;
+        if (allowance > 0 && smallCount > 0)
         {
-            activeCursor = 0;
-        }
-        // The turn is taken first: examining a stream may take it off the active list, which moves another into its
-        // place.
-        final int turnLength = Math.min(activeSize, STREAM_SCAN_BATCH);
-        final SenderStream[] turn = this.turn;
-        for (int i = 0; i < turnLength; i++)
-        {
-            final int index = activeCursor + i < activeSize ? activeCursor + i : activeCursor + i - activeSize;
-            turn[i] = active[index];
-        }
-        int count = 0;
-        final SenderStream[] candidates = this.candidates;
-        final boolean[] candidateSparse = this.candidateSparse;
-        for (int i = 0; i < turnLength; i++)
-        {
-            final SenderStream stream = turn[i];
-            turn[i] = null;
-            if (examine(stream, nowNs))
+            final int result = sendSmall(allowance, sender, nowNs);
+            sent = result < 0 ? -result - 1 : result;
+            if (rotationWaits)
             {
-                candidates[count] = stream;
-                candidateSparse[count] = stream.isSparse;
-                count++;
+                smallStreak += sent;
+            }
+            if (result < 0)
+            {
+                return sent;
             }
         }
 
-        for (int c = 0; c < count && sent < budget; c++)
-        {
-            if (candidateSparse[c])
-            {
-                final int result = sender.send(candidates[c], nowNs);
-                if (CONNECTION_BLOCKED == result)
-                {
-                    clearCandidates(count);
-                    return sent;
-                }
-                candidates[c] = null;
-                if (SENT == result)
-                {
-                    sent++;
-                }
-            }
-        }
-
-        sent = sendRounds(sent, budget, count, sender, nowNs);
+        final int count = takeTurn(nowNs);
+        final int result = sendRounds(sent, budget, count, sender, nowNs);
         clearCandidates(count);
+        final int sentByRounds = result < 0 ? -result - 1 : result;
+        if (sentByRounds > sent)
+        {
+            smallStreak = 0;
+        }
+        sent = sentByRounds;
+        if (result < 0)
+        {
+            return sent;
+        }
+
+        if (sent < budget && smallCount > 0)
+        {
+            final int more = sendSmall(budget - sent, sender, nowNs);
+            sent += more < 0 ? -more - 1 : more;
+        }
 
         return sent;
     }
@@ -455,7 +493,8 @@ public final class SenderStreamSet
     }
 
     /**
-     * The stream sent all it has: its next data is found by the scan, and a request-response stream is then served
+     * The stream sent all it has: it joins the idle ring, where its next data is found within
+     * {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls, and a request-response stream is then small and served
      * first instead of waiting for its turn among the busy ones.
      *
      * @param stream a stream of the set.
@@ -468,9 +507,9 @@ public final class SenderStreamSet
     }
 
     /**
-     * A stream's window moved or it opened: if it has data, it joins the active list (the urgent ones with at most one
-     * payload). One without data stays off it, so that the scan finds its data as soon as it comes rather than at its
-     * turn among the busy streams.
+     * A stream's window moved or it opened: if it has data, it joins the active list (the small queue too when the
+     * data fits one DATA). One without data stays on the idle ring, so that the scan finds its data as soon as it
+     * comes rather than at its turn among the busy streams.
      */
     void onWindowOpened(final SenderStream stream)
     {
@@ -484,7 +523,7 @@ public final class SenderStreamSet
             activate(stream);
             if (backlog <= maxPayload)
             {
-                addUrgent(stream);
+                addSmall(stream);
             }
         }
     }
@@ -549,19 +588,68 @@ public final class SenderStreamSet
     }
 
     /**
-     * Send a DATA of each urgent stream.
+     * Take the turn, up to {@link #STREAM_SCAN_BATCH} active streams from the cursor, and examine each: the small ones
+     * join the small queue, the others that can send are the candidates of the rotation.
+     *
+     * @return the number of candidates.
+     */
+    private int takeTurn(final long nowNs)
+    {
+        final int activeSize = activeCount;
+        if (activeCursor >= activeSize)
+        {
+            activeCursor = 0;
+        }
+        // The turn is taken first: examining a stream may take it off the active list, which moves another into its
+        // place.
+        final int turnLength = Math.min(activeSize, STREAM_SCAN_BATCH);
+        final SenderStream[] turn = this.turn;
+        for (int i = 0; i < turnLength; i++)
+        {
+            final int index = activeCursor + i < activeSize ? activeCursor + i : activeCursor + i - activeSize;
+            turn[i] = active[index];
+        }
+        int count = 0;
+        final SenderStream[] candidates = this.candidates;
+        for (int i = 0; i < turnLength; i++)
+        {
+            final SenderStream stream = turn[i];
+            turn[i] = null;
+            if (examine(stream, nowNs) && !stream.isSmall)
+            {
+                candidates[count++] = stream;
+            }
+        }
+        if (0 == count)
+        {
+            // A turn with nothing for the rotation (small streams only) moves on, so that more than a turn of small
+            // streams cannot keep the bulk ones out of it.
+            activeCursor += turnLength;
+        }
+
+        return count;
+    }
+
+    /**
+     * The small streams send a DATA each, in queue order, each once at most, within a limit. One whose backlog has
+     * grown beyond one DATA leaves the queue without sending; one still small after its DATA goes to the back.
      *
      * @return the DATA sent, or -(sent + 1) when the connection's gates stopped it.
      */
-    private int sendUrgent(final int budget, final StreamSender sender, final long nowNs)
+    private int sendSmall(final int limit, final StreamSender sender, final long nowNs)
     {
         int sent = 0;
-        for (int i = urgentCount - 1; i >= 0 && sent < budget; i--)
+        for (int visits = smallCount; visits > 0 && sent < limit; visits--)
         {
-            final SenderStream stream = urgent[i];
+            final SenderStream stream = smallHead;
             if (ConnectionState.ESTABLISHED != stream.state)
             {
                 deactivate(stream);
+                continue;
+            }
+            if (stream.source.availablePosition() - stream.senderPosition > maxPayload)
+            {
+                removeSmall(stream);
                 continue;
             }
             final int result = sender.send(stream, nowNs);
@@ -572,22 +660,28 @@ public final class SenderStreamSet
             if (SENT == result)
             {
                 sent++;
-                removeUrgent(stream);
             }
-            else if (stream.source.availablePosition() <= stream.senderPosition ||
-                stream.windowLimit - stream.senderPosition < FRAME_ALIGNMENT)
+            if (stream.isSmall)
             {
-                removeUrgent(stream);
+                // Still small after a DATA (a run ends at a term's end), or held back with the connection not blocked
+                // (a frame claimed but not committed, credit short of the next frame): it waits at the back for the
+                // next call rather than for its turn.
+                removeSmall(stream);
+                if (isSmall(stream))
+                {
+                    addSmall(stream);
+                }
             }
-            // Otherwise its publisher has claimed the space but not yet committed the frame: it stays urgent for the
-            // next call rather than wait for its turn among the active streams.
         }
 
         return sent;
     }
 
     /**
-     * The candidates of the turn send a DATA each, round after round, until the budget is spent or none can.
+     * The candidates of the turn send a DATA each, round after round, until the budget is spent or none can; a
+     * stream left with a small backlog joins the small queue.
+     *
+     * @return the DATA sent in all, or -(sent + 1) when the connection's gates stopped it.
      */
     private int sendRounds(
         final int sentBefore, final int budget, final int count, final StreamSender sender, final long nowNs)
@@ -608,7 +702,7 @@ public final class SenderStreamSet
                 final int result = sender.send(stream, nowNs);
                 if (CONNECTION_BLOCKED == result)
                 {
-                    return sent;
+                    return -sent - 1;
                 }
                 if (SENT == result)
                 {
@@ -617,6 +711,10 @@ public final class SenderStreamSet
                     if (stream.isActive)
                     {
                         activeCursor = stream.activeIndex + 1;
+                        if (isSmall(stream))
+                        {
+                            addSmall(stream);
+                        }
                     }
                 }
                 else
@@ -635,8 +733,8 @@ public final class SenderStreamSet
     }
 
     /**
-     * Look at one stream: record what it has to send within its window (the connection's backlog), and keep it on
-     * the active list while it has data and window.
+     * Look at one stream: record what it has to send within its window (the connection's backlog), keep it on the
+     * active list while it has data and window and on the small queue while that data fits one DATA.
      *
      * @return whether it can send.
      */
@@ -644,6 +742,7 @@ public final class SenderStreamSet
     {
         long backlog = 0;
         boolean canSend = false;
+        boolean small = false;
         if (ConnectionState.ESTABLISHED == stream.state)
         {
             final long streamBacklog = stream.source.availablePosition() - stream.senderPosition;
@@ -659,7 +758,7 @@ public final class SenderStreamSet
                 else
                 {
                     canSend = true;
-                    stream.isSparse = streamBacklog <= maxPayload;
+                    small = streamBacklog <= maxPayload;
                 }
             }
         }
@@ -668,6 +767,14 @@ public final class SenderStreamSet
         if (canSend)
         {
             activate(stream);
+            if (small)
+            {
+                addSmall(stream);
+            }
+            else
+            {
+                removeSmall(stream);
+            }
         }
         else
         {
@@ -678,6 +785,16 @@ public final class SenderStreamSet
     }
 
     /**
+     * Does the stream's whole backlog fit one DATA, with window for a frame? Read after a DATA it sent.
+     */
+    private boolean isSmall(final SenderStream stream)
+    {
+        final long streamBacklog = stream.source.availablePosition() - stream.senderPosition;
+        return streamBacklog > 0 && streamBacklog <= maxPayload &&
+            stream.windowLimit - stream.senderPosition >= FRAME_ALIGNMENT;
+    }
+
+    /**
      * A stream that may have data and window is looked at in its turn until it has neither (its window moved, it
      * opened, it was found with data).
      */
@@ -685,6 +802,7 @@ public final class SenderStreamSet
     {
         if (!stream.isActive)
         {
+            leaveIdle(stream);
             if (activeCount == active.length)
             {
                 active = Arrays.copyOf(active, activeCount << 1);
@@ -710,38 +828,107 @@ public final class SenderStreamSet
             }
             stream.isActive = false;
             stream.activeIndex = -1;
+            joinIdle(stream);
         }
-        removeUrgent(stream);
+        removeSmall(stream);
     }
 
-    private void addUrgent(final SenderStream stream)
+    /**
+     * The stream joins the idle ring just behind the cursor: it is looked at once the streams idle before it have
+     * been, so that none waits more than {@code ceil(idle streams / STREAM_SCAN_BATCH)} calls.
+     */
+    private void joinIdle(final SenderStream stream)
     {
-        if (!stream.isUrgent)
+        final SenderStream cursor = idleCursor;
+        if (null == cursor)
         {
-            if (urgentCount == urgent.length)
+            stream.idlePrev = stream;
+            stream.idleNext = stream;
+            idleCursor = stream;
+        }
+        else
+        {
+            final SenderStream last = cursor.idlePrev;
+            stream.idlePrev = last;
+            stream.idleNext = cursor;
+            last.idleNext = stream;
+            cursor.idlePrev = stream;
+        }
+        idleCount++;
+    }
+
+    private void leaveIdle(final SenderStream stream)
+    {
+        final SenderStream next = stream.idleNext;
+        if (null == next)
+        {
+            return;
+        }
+        if (next == stream)
+        {
+            idleCursor = null;
+        }
+        else
+        {
+            final SenderStream prev = stream.idlePrev;
+            prev.idleNext = next;
+            next.idlePrev = prev;
+            if (idleCursor == stream)
             {
-                urgent = Arrays.copyOf(urgent, urgentCount << 1);
+                idleCursor = next;
             }
-            stream.isUrgent = true;
-            urgent[urgentCount++] = stream;
+        }
+        stream.idlePrev = null;
+        stream.idleNext = null;
+        idleCount--;
+    }
+
+    private void addSmall(final SenderStream stream)
+    {
+        if (!stream.isSmall)
+        {
+            stream.isSmall = true;
+            stream.smallPrev = smallTail;
+            stream.smallNext = null;
+            if (null == smallTail)
+            {
+                smallHead = stream;
+            }
+            else
+            {
+                smallTail.smallNext = stream;
+            }
+            smallTail = stream;
+            smallCount++;
         }
     }
 
-    private void removeUrgent(final SenderStream stream)
+    private void removeSmall(final SenderStream stream)
     {
-        if (stream.isUrgent)
+        if (stream.isSmall)
         {
-            stream.isUrgent = false;
-            final SenderStream[] urgent = this.urgent;
-            for (int i = urgentCount - 1; i >= 0; i--)
+            final SenderStream prev = stream.smallPrev;
+            final SenderStream next = stream.smallNext;
+            if (null == prev)
             {
-                if (urgent[i] == stream)
-                {
-                    urgent[i] = urgent[--urgentCount];
-                    urgent[urgentCount] = null;
-                    break;
-                }
+                smallHead = next;
             }
+            else
+            {
+                prev.smallNext = next;
+            }
+            if (null == next)
+            {
+                smallTail = prev;
+            }
+            else
+            {
+                next.smallPrev = prev;
+            }
+            stream.smallPrev = null;
+            stream.smallNext = null;
+            stream.isSmall = false;
+            smallCount--;
         }
     }
 

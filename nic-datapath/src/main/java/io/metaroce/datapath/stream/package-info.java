@@ -21,8 +21,14 @@
  * through a {@link io.metaroce.datapath.stream.PayloadSource}. The connection's {@code SenderStreamSet} is its
  * multiplexer and scheduler: slots, the link from every PSN to its stream, acknowledged positions, orphans of removed
  * streams, and the one place that decides which stream sends next (with the connection's backlog); a later change
- * adds priorities there and nowhere else. The {@code SenderStreamLifecycle} runs every stream's state machine: open
- * and close with their retries, window probes, limits from the receiver.
+ * adds priorities there and nowhere else. Its rule is small first: a stream whose whole backlog fits one DATA (a
+ * request, a reply, a heartbeat) sends that DATA at the start of the next send call, before the streams with more,
+ * however many there are and wherever they are in the rotation; at most {@code SenderStreamSet.SMALL_FIRST_QUOTA}
+ * such DATA go before the rotation's next one, so that a flood of small streams cannot starve bulk ones; the other
+ * streams take turns, one DATA each, round robin. A stream without data is found within
+ * {@code ceil(idle streams / STREAM_SCAN_BATCH)} send calls whatever the number of busy ones. The
+ * {@code SenderStreamLifecycle} runs every stream's state machine: open and close with their retries, window probes,
+ * limits from the receiver.
  * <p>
  * <b>Receiving side.</b> A {@link io.metaroce.datapath.stream.ReceiverStream} places one stream's DATA through a
  * {@link io.metaroce.datapath.stream.FramePlacement} at its own positions. The connection's

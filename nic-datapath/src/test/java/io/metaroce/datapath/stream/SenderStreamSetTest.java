@@ -45,10 +45,12 @@ class SenderStreamSetTest
     private final List<String> acknowledged = new ArrayList<>();
     private final List<SenderStream> windowBlocked = new ArrayList<>();
     private final List<SenderStream> sentOrder = new ArrayList<>();
+    private final List<SenderStream> dataOrder = new ArrayList<>();
     private final Tracked tracked = new Tracked();
     private final SendTracker tracker = new SendTracker(64, 1, tracked);
     private final SenderStreamSet set = new SenderStreamSet(tracker, 64, new Handler(), new StreamHandler());
     private boolean connectionBlocked;
+    private int gateAllowance = Integer.MAX_VALUE;
 
     SenderStreamSetTest()
     {
@@ -179,6 +181,233 @@ class SenderStreamSetTest
         assertTrue(last.isActive);
     }
 
+    @Test
+    void shouldSendASmallStreamFirstInTheVeryNextCallBesideAThousandBusyStreams()
+    {
+        final int bulkCount = 1000;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            open(add(i + 1), 64L * MAX_PAYLOAD);
+        }
+        final SenderStream ping = open(add(bulkCount + 1), 0);
+        call(64);
+        assertEquals(64, dataOrder.size());
+        assertFalse(dataOrder.contains(ping));
+
+        // At every point of the rotation, and with the ping idle behind a thousand busy streams, its message goes out
+        // first in the call after it is appended: the old scheduler found it within streams / batch calls.
+        long pingPosition = 0;
+        for (int message = 0; message < 40; message++)
+        {
+            for (int i = 0; i < message % 7; i++)
+            {
+                call(64);
+            }
+            pingPosition += 32;
+            ((Source)ping.source).available = pingPosition;
+            dataOrder.clear();
+            assertEquals(64, call(64));
+            assertSame(ping, dataOrder.get(0), "message " + message);
+            assertEquals(1, dataOrder.stream().filter((s) -> s == ping).count());
+            assertEquals(pingPosition, ping.senderPosition);
+            assertFalse(ping.isActive, "drained, it waits on the idle ring");
+        }
+    }
+
+    @Test
+    void shouldSendTheTailOfABusyStreamFirstWhereverItSitsInTheRotation()
+    {
+        final int bulkCount = 3 * SenderStreamSet.STREAM_SCAN_BATCH;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            open(add(i + 1), 64L * MAX_PAYLOAD);
+        }
+        final SenderStream tail = open(add(bulkCount + 1), MAX_PAYLOAD + 32);
+        int calls = 0;
+        while (!dataOrder.contains(tail))
+        {
+            dataOrder.clear();
+            call(64);
+            calls++;
+        }
+        assertTrue(calls > 1, "its first DATA waits for its turn: " + calls);
+        assertEquals(MAX_PAYLOAD, tail.senderPosition);
+        assertTrue(tail.isSmall, "32 bytes left, it is small");
+
+        dataOrder.clear();
+        call(64);
+        assertSame(tail, dataOrder.get(0), "the rest goes first in the next call, not at its next turn");
+        assertEquals(MAX_PAYLOAD + 32, tail.senderPosition);
+        assertFalse(tail.isActive);
+    }
+
+    @Test
+    void shouldNotLetAStreamWhoseBacklogGrewBeyondOneDataJumpTheQueue()
+    {
+        final int bulkCount = SenderStreamSet.STREAM_SCAN_BATCH + 44;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            open(add(i + 1), 64L * MAX_PAYLOAD);
+        }
+        final SenderStream grown = open(add(bulkCount + 1), 0);
+        set.discover(0);
+        ((Source)grown.source).available = 100;
+        set.discover(0);
+        assertTrue(grown.isSmall);
+        assertEquals(bulkCount, grown.activeIndex, "past the turn of the next call");
+
+        // Its publisher appends a burst before the call: it is no longer small, and waits for its turn.
+        ((Source)grown.source).available = 100 + 16L * MAX_PAYLOAD;
+        dataOrder.clear();
+        assertEquals(64, set.send(64, new Sender(), 0));
+        assertFalse(dataOrder.contains(grown));
+        assertFalse(grown.isSmall);
+        assertTrue(grown.isActive, "it stays in the rotation");
+        assertEquals(0, grown.senderPosition);
+    }
+
+    @Test
+    void shouldSendAtMostTheQuotaOfSmallStreamsBeforeTheRotationsNextData()
+    {
+        final int bulkCount = 10;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            open(add(i + 1), 1024L * MAX_PAYLOAD);
+        }
+        final int floodCount = 100;
+        for (int i = 0; i < floodCount; i++)
+        {
+            final SenderStream stream = open(add(bulkCount + i + 1), 100);
+            ((Source)stream.source).refill = 100;
+        }
+        final int quota = SenderStreamSet.SMALL_FIRST_QUOTA;
+
+        // Gates that do not cut the call short: the quota, then the rotation for the rest of the budget.
+        for (int c = 0; c < 3; c++)
+        {
+            dataOrder.clear();
+            assertEquals(64, call(64));
+            for (int i = 0; i < 64; i++)
+            {
+                assertEquals(i >= quota, isBulk(dataOrder.get(i), bulkCount), "call " + c + " DATA " + i);
+            }
+        }
+
+        // Gates that let one DATA out per call: the rotation gets one in every quota + 1, round robin.
+        final int calls = 10 * (quota + 1) * bulkCount;
+        final int[] bulkSent = new int[bulkCount];
+        int sinceBulk = 0;
+        int bulkTotal = 0;
+        for (int c = 0; c < calls; c++)
+        {
+            gateAllowance = 1;
+            dataOrder.clear();
+            assertEquals(1, call(64));
+            final SenderStream stream = dataOrder.get(0);
+            if (isBulk(stream, bulkCount))
+            {
+                bulkSent[stream.sessionId() - 1]++;
+                bulkTotal++;
+                sinceBulk = 0;
+            }
+            else
+            {
+                sinceBulk++;
+                assertTrue(sinceBulk <= quota, "call " + c + ": " + sinceBulk + " small DATA in a row");
+            }
+        }
+        assertEquals(calls / (quota + 1), bulkTotal);
+        for (int i = 0; i < bulkCount; i++)
+        {
+            assertEquals(bulkTotal / bulkCount, bulkSent[i], "bulk stream " + i + " in turn with the others");
+        }
+    }
+
+    @Test
+    void shouldReachBulkStreamsBehindMoreThanATurnOfSmallOnes()
+    {
+        final int floodCount = SenderStreamSet.STREAM_SCAN_BATCH + 44;
+        for (int i = 0; i < floodCount; i++)
+        {
+            final SenderStream stream = open(add(i + 1), 100);
+            ((Source)stream.source).refill = 100;
+        }
+        final int bulkCount = 5;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            open(add(floodCount + i + 1), 1024L * MAX_PAYLOAD);
+        }
+
+        // The quota, then a turn of small streams only: it moves on, and the small ones take the rest of the call.
+        assertEquals(64, call(64));
+        assertTrue(dataOrder.stream().noneMatch((s) -> s.sessionId() > floodCount));
+
+        // The quota spent, the rotation goes first: the next turn reaches the bulk streams.
+        dataOrder.clear();
+        assertEquals(64, call(64));
+        assertTrue(dataOrder.stream().allMatch((s) -> s.sessionId() > floodCount));
+
+        dataOrder.clear();
+        assertEquals(64, call(64));
+        for (int i = 0; i < 64; i++)
+        {
+            final boolean isBulk = dataOrder.get(i).sessionId() > floodCount;
+            assertEquals(i >= SenderStreamSet.SMALL_FIRST_QUOTA, isBulk, "DATA " + i);
+        }
+    }
+
+    @Test
+    void shouldShareTheCallsEquallyAmongMoreBulkStreamsThanOneTurnBesideSmallOnes()
+    {
+        final int bulkCount = SenderStreamSet.STREAM_SCAN_BATCH + 44;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            open(add(i + 1), 1024L * MAX_PAYLOAD);
+        }
+        final SenderStream echo = open(add(bulkCount + 1), 0);
+        final int[] sentPerStream = new int[bulkCount];
+        for (int c = 0; c < 3 * bulkCount; c++)
+        {
+            if (0 == c % 5)
+            {
+                ((Source)echo.source).available += 64;
+            }
+            dataOrder.clear();
+            call(64);
+            for (final SenderStream stream : dataOrder)
+            {
+                if (stream != echo)
+                {
+                    sentPerStream[stream.sessionId() - 1]++;
+                }
+            }
+        }
+        int min = Integer.MAX_VALUE;
+        int max = 0;
+        for (int i = 0; i < bulkCount; i++)
+        {
+            min = Math.min(min, sentPerStream[i]);
+            max = Math.max(max, sentPerStream[i]);
+        }
+        assertTrue(min > 0);
+        assertTrue(max - min <= 1, "each bulk stream sends in turn: " + min + " to " + max);
+        assertEquals(((Source)echo.source).available, echo.senderPosition, "every echo sent");
+    }
+
+    /**
+     * One send call of the send loop: the scan, then the scheduler.
+     */
+    private int call(final int budget)
+    {
+        set.discover(0);
+        return set.send(budget, new Sender(), 0);
+    }
+
+    private static boolean isBulk(final SenderStream stream, final int bulkCount)
+    {
+        return stream.sessionId() <= bulkCount;
+    }
+
     private SenderStream add(final int sessionId)
     {
         final SenderSettings settings = new SenderSettings()
@@ -224,7 +453,7 @@ class SenderStreamSetTest
         public int send(final SenderStream stream, final long nowNs)
         {
             sentOrder.add(stream);
-            if (connectionBlocked)
+            if (connectionBlocked || 0 == gateAllowance)
             {
                 return SenderStreamSet.CONNECTION_BLOCKED;
             }
@@ -236,7 +465,11 @@ class SenderStreamSetTest
             final int length = (int)Math.min(MAX_PAYLOAD, available - stream.senderPosition);
             set.takeBacklog(stream, length);
             SenderStreamSetTest.this.send(stream, length);
-            if (available <= stream.senderPosition)
+            dataOrder.add(stream);
+            gateAllowance--;
+            // A publisher that keeps its stream topped up with small messages: it never drains.
+            ((Source)stream.source).available += ((Source)stream.source).refill;
+            if (stream.source.availablePosition() <= stream.senderPosition)
             {
                 set.onDrained(stream);
             }
@@ -296,6 +529,7 @@ class SenderStreamSetTest
     private static final class Source implements PayloadSource
     {
         long available;
+        long refill;
 
         public long availablePosition()
         {
