@@ -130,6 +130,10 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
 
     // The engine's SETUP, read by connectSender
     int senderIsn;
+    /**
+     * The tsNs of the sender's SETUP, which a SETUP_ACK echoes (the sender's first RTT sample).
+     */
+    int senderSetupTsNs;
     long senderEpoch;
 
     WireFixture(final int planes, final Consumer<EngineSettings.Builder> config)
@@ -476,6 +480,7 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         read(setups.get(0));
         senderIsn = (int)reader.transportHeader().psn();
         senderEpoch = reader.setup().connEpoch();
+        senderSetupTsNs = (int)reader.transportHeader().tsNs();
         return stream;
     }
 
@@ -532,7 +537,8 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         final byte[] extensions)
     {
         final SetupAckEncoder setupAck = new SetupAckEncoder().wrapAndApplyHeader(buffer, 0, messageHeader);
-        DatagramProxy.header(setupAck.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, srcConnId, isn, 0);
+        DatagramProxy.header(setupAck.header(), 0, 0, TrafficClass.CONTROL, 0, 0, dstConnId, srcConnId, isn,
+            senderSetupTsNs);
         setupAck.connEpoch(epoch).initialGrantLimit(1 << 20).mprPsns(4096).mtu(1408);
         setupAck.congestionModes().clear().senderWindow(true).receiverCredit(true);
         setupAck.reserved1((short)0).linkRateMbps(0).setupFlags(0).reserved2(0)

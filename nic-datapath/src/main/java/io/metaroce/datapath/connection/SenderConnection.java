@@ -828,7 +828,7 @@ public final class SenderConnection extends Connection
         lastHeardNs = nowNs;
         encoder.onEstablished(peerId, mtu, nowNs);
         lifecycle.onEstablished((int)Math.min(Integer.MAX_VALUE, setupAck.maxStreams()), maxPayload, nowNs);
-        feedback.onEstablished(congestion, nowNs);
+        feedback.onEstablished(congestion, header.tsNs(), nowNs);
     }
 
     /**

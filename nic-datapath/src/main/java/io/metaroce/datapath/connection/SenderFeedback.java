@@ -129,12 +129,23 @@ final class SenderFeedback
 
     /**
      * The connection is established with its congestion controller: loss recovery, the periodic timers and pacing
-     * start now.
+     * start now. The SETUP_ACK's echo of its SETUP's timestamp is the first RTT sample: without it the timers of the
+     * first DATA would run on the assumed initial RTT, and on a path longer than that the first window would time
+     * out, be retransmitted for nothing and cut the window before any DATA was acknowledged.
+     *
+     * @param congestion the connection's congestion controller.
+     * @param setupTsEcho the SETUP_ACK's tsNs, the echo of the SETUP it answers.
+     * @param nowNs      current time.
      */
-    void onEstablished(final CongestionControl congestion, final long nowNs)
+    void onEstablished(final CongestionControl congestion, final long setupTsEcho, final long nowNs)
     {
         this.congestion = congestion;
         this.nowNs = nowNs;
+        final long sample = rttSample(setupTsEcho, 0);
+        if (sample >= 0 && !rtt.hasSample())
+        {
+            rtt.onSample(sample, nowNs);
+        }
         recovery.onEstablished(nowNs);
         lastBaseRttProbeNs = nowNs;
         statusDeadlineNs = nowNs + settings.timers().statusIntervalNs();
