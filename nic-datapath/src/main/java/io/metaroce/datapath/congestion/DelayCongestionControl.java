@@ -25,13 +25,23 @@ package io.metaroce.datapath.congestion;
  *     consecutive samples; a software endpoint's scheduling delay (a descheduled driver thread, a late duty cycle)
  *     raises single ones, which the minimum ignores. A longer filter (Copa's minimum over half an srtt) reacted late
  *     to queues built by many paths and cost 15 % of simulated goodput;</li>
- *     <li>per acknowledgement with an RTT sample: d below target, additive increase
+ *     <li>start-up: until the first congestion signal or decrease, d below target grows the window by the bytes
+ *     acknowledged (doubling it per round trip, so that it reaches a bandwidth-delay product of any length in
+ *     log2(BDP / initial window) round trips instead of one mtu per round trip), but never beyond
+ *     {@link #STARTUP_GAIN} times the bytes acknowledged during the current and the previous srtt: a window grows
+ *     only while the pipe demands it, so an application-limited connection keeps a small one. d at or above
+ *     {@link #startupExitNs(long, long)} and below target ends start-up at the bandwidth-delay product the delivery
+ *     rate shows (at least half the window): a doubling window hears of a queue a round trip late;</li>
+ *     <li>per acknowledgement with an RTT sample after start-up: d below target, additive increase
  *     {@code cwnd += ai x mtu x bytesAcked / cwnd}; at or above target, at most once per srtt, multiplicative decrease
- *     {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)};</li>
+ *     {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)}, but not below the delivery rate of the last srtt
+ *     times the base RTT (a bandwidth-delay product: it drains the queue the signal saw and keeps the pipe full, where
+ *     a cut to half a long path's window would take thousands of round trips of additive increase to recover);</li>
  *     <li>receiver overflow (NACK RX_OVERFLOW or the ACK overflow flag): quick adapt, at most once per srtt, to the
  *     bytes acknowledged during the last srtt;</li>
  *     <li>the receiver's rcvCwndPenalty p cuts {@code newlyAcked x p / 128};</li>
  *     <li>a loss treated as congestion (the eviction cap was reached) decreases by maxMdf, at most once per srtt.</li>
+ *     <li>overflow, a penalty and a congestion loss end start-up as a congestion signal does.</li>
  * </ul>
  * The window stays within [mtu, maxWindow]. A sample is a congestion signal for path feedback when it is at or above
  * the target; the pacing rate is pacingGain x cwnd / srtt while the window is below {@link #PACED_BELOW_PACKETS}
@@ -50,6 +60,17 @@ public final class DelayCongestionControl implements CongestionControl
      */
     public static final int PACED_BELOW_PACKETS = 4;
 
+    /**
+     * Start-up grows the window to at most this multiple of the bytes acknowledged in the current and previous srtt.
+     */
+    public static final int STARTUP_GAIN = 2;
+
+    /**
+     * Start-up ends on a delay an eighth of the base RTT above it (HyStart's delay increase), below the target: see
+     * {@link #startupExitNs(long, long)}.
+     */
+    public static final int STARTUP_EXIT_SHIFT = 3;
+
     private final int mtu;
     private final long minWindow;
     private final long maxWindow;
@@ -66,6 +87,7 @@ public final class DelayCongestionControl implements CongestionControl
     private long ackWindowStartNs;
     private int planeCount = 1;
     private long previousSampleNs = Long.MAX_VALUE;
+    private boolean isStartup = true;
 
     /**
      * Build a controller.
@@ -204,8 +226,25 @@ public final class DelayCongestionControl implements CongestionControl
      */
     public long targetNs(final long baseRttNs, final long srttNs)
     {
-        final long queueNs = (long)((double)QUEUE_PACKETS * mtu * planeCount * srttNs / window);
-        return Math.max(targetNs(baseRttNs), baseRttNs + queueNs);
+        return Math.max(targetNs(baseRttNs), baseRttNs + queueAllowanceNs(srttNs));
+    }
+
+    /**
+     * The delay that ends start-up below the target: an eighth of the base RTT above it, at least the slack and the
+     * queue allowance of the target.
+     *
+     * @param baseRttNs the connection's base RTT.
+     * @param srttNs    the connection's smoothed RTT.
+     * @return nanoseconds, at most {@link #targetNs(long, long)}.
+     */
+    public long startupExitNs(final long baseRttNs, final long srttNs)
+    {
+        return baseRttNs + Math.max(Math.max(slackNs, baseRttNs >> STARTUP_EXIT_SHIFT), queueAllowanceNs(srttNs));
+    }
+
+    private long queueAllowanceNs(final long srttNs)
+    {
+        return (long)((double)QUEUE_PACKETS * mtu * planeCount * srttNs / window);
     }
 
     /**
@@ -239,19 +278,29 @@ public final class DelayCongestionControl implements CongestionControl
         final long delayNs = Math.min(rttNs, previousSampleNs);
         previousSampleNs = rttNs;
         final long target = targetNs(baseRttNs, srttNs);
+        if (isStartup && delayNs >= startupExitNs(baseRttNs, srttNs) && delayNs < target)
+        {
+            // A window that doubles per round trip learns of the queue a round trip late: it leaves start-up on a
+            // queue smaller than the target allows, at the bandwidth-delay product the delivery rate shows.
+            isStartup = false;
+            window = clamp(Math.min(window, Math.max(bdp(baseRttNs, srttNs), window >> 1)));
+            return false;
+        }
         if (delayNs < target)
         {
             if (bytesAcked > 0)
             {
-                window = clamp(window + (long)(additiveIncrease * mtu * bytesAcked / window));
+                window = isStartup ? startupWindow(bytesAcked) :
+                    clamp(window + (long)(additiveIncrease * mtu * bytesAcked / window));
             }
             return false;
         }
 
+        isStartup = false;
         if (canDecrease(nowNs, srttNs))
         {
             final double factor = Math.max(1.0 - beta * (delayNs - target) / delayNs, 1.0 - maxMdf);
-            window = clamp((long)(window * factor));
+            window = clamp(Math.min(window, Math.max((long)(window * factor), bdp(baseRttNs, srttNs))));
             lastDecreaseNs = nowNs;
         }
 
@@ -266,6 +315,7 @@ public final class DelayCongestionControl implements CongestionControl
      */
     public void onOverflow(final long srttNs, final long nowNs)
     {
+        isStartup = false;
         if (canDecrease(nowNs, srttNs))
         {
             window = clamp(Math.min(window, Math.max(ackedInWindow, ackedInPreviousWindow)));
@@ -283,6 +333,7 @@ public final class DelayCongestionControl implements CongestionControl
     {
         if (penalty > 0 && newlyAcked > 0)
         {
+            isStartup = false;
             window = clamp(window - newlyAcked * penalty / 128);
         }
     }
@@ -295,11 +346,33 @@ public final class DelayCongestionControl implements CongestionControl
      */
     public void onCongestionLoss(final long srttNs, final long nowNs)
     {
+        isStartup = false;
         if (canDecrease(nowNs, srttNs))
         {
             window = clamp((long)(window * (1.0 - maxMdf)));
             lastDecreaseNs = nowNs;
         }
+    }
+
+    /**
+     * Is the window still in start-up (doubling per round trip)?
+     *
+     * @return true until the first congestion signal or decrease.
+     */
+    public boolean isStartup()
+    {
+        return isStartup;
+    }
+
+    private long bdp(final long baseRttNs, final long srttNs)
+    {
+        return srttNs > 0 ? (long)((double)Math.max(ackedInWindow, ackedInPreviousWindow) * baseRttNs / srttNs) : 0;
+    }
+
+    private long startupWindow(final long bytesAcked)
+    {
+        final long demand = (long)STARTUP_GAIN * (ackedInWindow + ackedInPreviousWindow);
+        return window >= demand ? window : clamp(Math.min(window + bytesAcked, demand));
     }
 
     private boolean canDecrease(final long nowNs, final long srttNs)

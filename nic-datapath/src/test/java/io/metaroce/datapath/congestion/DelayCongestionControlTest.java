@@ -30,9 +30,80 @@ class DelayCongestionControlTest
     private final DelayCongestionControl cc =
         new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
 
+    /**
+     * End start-up with a sample at the target, which decreases by a factor of 1, long before the tests' time 0.
+     */
+    private static DelayCongestionControl inAvoidance(final DelayCongestionControl controller)
+    {
+        final long window = controller.window();
+        controller.onAck(0, controller.targetNs(BASE, SRTT), BASE, SRTT, -10 * SRTT);
+        assertFalse(controller.isStartup());
+        assertEquals(window, controller.window());
+        return controller;
+    }
+
+    @Test
+    void shouldDoubleTheWindowPerRoundTripInStartupWhileThePipeDemandsIt()
+    {
+        final DelayCongestionControl fresh =
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        assertTrue(fresh.isStartup());
+        fresh.onAck(10_000, BASE, BASE, SRTT, 0);
+        // cwnd += bytesAcked, within 2 x the bytes acknowledged in this and the previous srtt
+        assertEquals(20_000, fresh.window());
+        fresh.onAck(20_000, BASE, BASE, SRTT, SRTT + 1);
+        assertEquals(40_000, fresh.window());
+
+        final DelayCongestionControl idle =
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        for (int i = 0; i < 100; i++)
+        {
+            idle.onAck(1_000, BASE, BASE, SRTT, (long)i * SRTT);
+        }
+        assertEquals(10_000, idle.window(), "an application-limited connection keeps its window");
+        assertTrue(idle.isStartup());
+    }
+
+    @Test
+    void shouldLeaveStartupOnADelayRiseAtTheDeliveredBandwidthDelayProduct()
+    {
+        final long base = 10_000_000;
+        final DelayCongestionControl fresh =
+            new DelayCongestionControl(MTU, 10_000, 1L << 30, 1.0, 0.8, 0.5, 25_000, 1.25);
+        fresh.onAck(10_000, base, base, base, 0);
+        fresh.onAck(20_000, base, base, base, base);
+        assertEquals(40_000, fresh.window());
+        // an eighth of the base RTT above it, below the target of base + base / 2: two samples in a row
+        assertFalse(fresh.onAck(0, base + base / 8, base, base, base + 1));
+        assertTrue(fresh.isStartup());
+        assertFalse(fresh.onAck(0, base + base / 8, base, base, base + 2));
+        assertFalse(fresh.isStartup());
+        // 20000 bytes acknowledged in the last srtt x base / srtt
+        assertEquals(20_000, fresh.window());
+        fresh.onAck(1_000, base, base, base, base + 3);
+        assertEquals(20_050, fresh.window(), "additive increase from here: 1000 x 1000 / 20000");
+    }
+
+    @Test
+    void shouldNotDecreaseOnDelayBelowTheDeliveredBandwidthDelayProduct()
+    {
+        final DelayCongestionControl fresh =
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        fresh.onAck(10_000, BASE, BASE, SRTT, 0);
+        fresh.onAck(20_000, BASE, BASE, SRTT, SRTT);
+        assertEquals(40_000, fresh.window());
+        final long target = fresh.targetNs(BASE, SRTT);
+        fresh.onAck(0, 100 * target, BASE, SRTT, SRTT + 1);
+        assertTrue(fresh.onAck(0, 100 * target, BASE, SRTT, SRTT + 2));
+        // max(40000 x (1 - maxMdf), 20000 acknowledged in the srtt x base / srtt = 16000) = 20000
+        assertEquals(20_000, fresh.window());
+    }
+
     @Test
     void shouldIncreaseAdditivelyBelowTarget()
     {
+        final DelayCongestionControl cc =
+            inAvoidance(new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25));
         assertEquals(BASE + 25_000, cc.targetNs(BASE));
         assertEquals(100_000 + 50_000, cc.targetNs(100_000));
         cc.onAck(10_000, BASE, BASE, SRTT, 0);
@@ -61,6 +132,8 @@ class DelayCongestionControlTest
     @Test
     void shouldIgnoreOneLateSampleAmongSamplesBelowTarget()
     {
+        final DelayCongestionControl cc =
+            inAvoidance(new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25));
         final long target = cc.targetNs(BASE);
         cc.onAck(1000, BASE, BASE, SRTT, 0);
         final long grown = cc.window();
