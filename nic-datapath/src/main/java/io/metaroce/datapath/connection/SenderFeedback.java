@@ -456,7 +456,8 @@ final class SenderFeedback
         {
             if (gate.isCreditMode() && streams.backlog() > 0)
             {
-                encoder.creditRequest(streams.backlog(), gate.creditTargetBytes(), nowNs);
+                encoder.creditRequest(SenderSendLoop.announcedBacklog(streams.backlog(), tracker.inflightBytes()),
+                    gate.creditTargetBytes(), nowNs);
                 gate.onCreditRequestSent(nowNs);
                 work++;
             }

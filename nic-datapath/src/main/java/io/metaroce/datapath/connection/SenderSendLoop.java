@@ -173,8 +173,10 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         final long advance = FrameRun.advance(summary);
         final int pathSeq = table.takePathSeq(path);
         final boolean wasIdle = 0 == tracker.inflightPackets();
-        // The backlog this DATA announces, from which the receiver grants credit: every stream's, as last looked at.
-        final long backlog = streams.takeBacklog(stream, advance);
+        // The backlog this DATA announces, from which the receiver grants credit: every stream's, as last looked at,
+        // and while there is any, the bytes in flight (section 7.1).
+        final long waiting = streams.takeBacklog(stream, advance);
+        final long backlog = announcedBacklog(waiting, tracker.inflightBytes() + length);
         final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, nowNs);
         streams.onSent(stream, psn, position + advance);
         lifecycle.clearWindowProbe(stream);
@@ -183,7 +185,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         // The DATA that ends the data to send carries no ackRequest: the receiver's delayed-ACK timer answers it, which
         // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2). One
         // after which a window holds data back asks for an ACK at once: the ACK also brings the stream's new window.
-        final boolean ackStarved = gate.isAckStarved(backlog) || isStreamWindowStarved(stream, available);
+        final boolean ackStarved = gate.isAckStarved(waiting) || isStreamWindowStarved(stream, available);
         final int flags = ackStarved ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
         encoder.data(stream, psn, position, flags, path, pathSeq, view, length, backlog, nowNs);
         if (wasIdle)
@@ -196,6 +198,27 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         }
 
         return SenderStreamSet.SENT;
+    }
+
+    /**
+     * The backlog a DATA or CREDIT_REQUEST announces: the bytes waiting and, while any wait, the bytes in flight. A
+     * source whose own window follows the acknowledged position (a publication that keeps its data for
+     * retransmission) refills by the bytes in flight each round trip; announced without them, the grant for that
+     * refill would come a round trip after the refill, and a window-bound stream would move one window per two
+     * round trips.
+     *
+     * @param waiting  bytes the streams hold that their windows let out.
+     * @param inflight bytes sent and not yet acknowledged.
+     * @return bytes, 0 when nothing waits.
+     */
+    static long announcedBacklog(final long waiting, final long inflight)
+    {
+        if (waiting <= 0)
+        {
+            return 0;
+        }
+        final long sum = waiting + inflight;
+        return sum < waiting ? Long.MAX_VALUE : sum;
     }
 
     /**
