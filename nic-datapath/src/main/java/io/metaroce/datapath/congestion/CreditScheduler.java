@@ -44,12 +44,31 @@ import java.util.Arrays;
  *     <li><b>Buffer</b>: a grant never exceeds what the sender's image can hold (received bytes plus headroom), and a
  *     client above the high watermark is frozen: it gets no grant until it drains.</li>
  * </ul>
+ * <b>Window sizing</b> (after {@link #adaptWindow(long, long)}; fixed otherwise): the window starts at
+ * {@code windowBytes} and follows the senders' demand, measured in credit rounds. A round starts with the right edge
+ * of the credit outstanding to the senders with backlog and ends when as many bytes have arrived, so it lasts about
+ * one round trip (the grant's way out, the data's way back, and the queue in front of the receiver) when credit is
+ * what holds the senders; the delivery rate is the bytes received over the round. A round that ends later than
+ * {@code minRound + max(slack, minRound / 2)} (the senders' delay target) saw a queue: the window falls to
+ * {@value #WINDOW_BDPS} times the delivery rate times the shortest round (a bandwidth-delay product with a quarter
+ * spare), never below {@code windowBytes}. A round that ended in time, in which the window turned a grant down,
+ * grows the window: it doubles until the first round that saw a queue (reaching a bandwidth-delay product in log2
+ * rounds) and grows by a quarter per round afterwards. The window never passes the maximum; a sender's own grants
+ * stay bounded by its image's room and by its share of the window, whatever the window.
+ * <p>
  * Grants are monotonic. Client ids are small integers reused after {@link #remove(int)}. Single-threaded; allocates
  * only when {@link #add(long)} grows the tables.
  */
 public final class CreditScheduler
 {
     private static final double NANOS_PER_SECOND = 1e9;
+    private static final long NEVER = Long.MIN_VALUE;
+
+    /**
+     * The window after a round that saw a queue, in bandwidth-delay products of the measured delivery rate and the
+     * shortest round.
+     */
+    public static final double WINDOW_BDPS = 1.25;
 
     private final long rateBytesPerSecond;
     private final double grantRate;
@@ -69,6 +88,17 @@ public final class CreditScheduler
     private double tokens;
     private long lastRefillNs = Long.MIN_VALUE;
     private int activeSenders;
+
+    private long baseWindowBytes;
+    private long maxWindowBytes;
+    private long slackNs;
+    private long totalReceivedBytes;
+    private long roundStartNs = NEVER;
+    private long roundStartReceivedBytes;
+    private long roundEndReceivedBytes;
+    private long minRoundNs = Long.MAX_VALUE;
+    private boolean isWindowBound;
+    private boolean isFilled;
 
     /**
      * Build a scheduler.
@@ -90,6 +120,35 @@ public final class CreditScheduler
         this.grantRate = rateBytesPerSecond * (1.0 + overcommit);
         this.quantum = quantum;
         this.windowBytes = windowBytes;
+        this.baseWindowBytes = windowBytes;
+        this.maxWindowBytes = windowBytes;
+    }
+
+    /**
+     * Let the window follow the senders' demand between {@code windowBytes} and a maximum (see the class comment).
+     *
+     * @param maxWindowBytes the largest window, at least the window.
+     * @param slackNs        the fixed part of the delay target above the shortest round.
+     */
+    public void adaptWindow(final long maxWindowBytes, final long slackNs)
+    {
+        if (maxWindowBytes < baseWindowBytes || slackNs < 0)
+        {
+            throw new IllegalArgumentException("need max window >= window, slack >= 0: " + maxWindowBytes + ", " +
+                slackNs);
+        }
+        this.maxWindowBytes = maxWindowBytes;
+        this.slackNs = slackNs;
+    }
+
+    /**
+     * The window in force: most granted-but-unreceived bytes over the senders with backlog.
+     *
+     * @return bytes.
+     */
+    public long windowBytes()
+    {
+        return windowBytes;
     }
 
     /**
@@ -105,7 +164,9 @@ public final class CreditScheduler
         {
             throw new IllegalArgumentException("need window >= quantum > 0: " + windowBytes + ", " + quantum);
         }
-        this.windowBytes = windowBytes;
+        this.baseWindowBytes = windowBytes;
+        this.maxWindowBytes = Math.max(maxWindowBytes, windowBytes);
+        this.windowBytes = Math.max(windowBytes, Math.min(this.windowBytes, maxWindowBytes));
         this.quantum = quantum;
     }
 
@@ -183,6 +244,7 @@ public final class CreditScheduler
      */
     public void remove(final int client)
     {
+        leaveRound(client);
         inUse[client] = false;
         backlogBytes[client] = 0;
     }
@@ -195,6 +257,7 @@ public final class CreditScheduler
      */
     public void retire(final int client)
     {
+        leaveRound(client);
         retired[client] = true;
         backlogBytes[client] = 0;
     }
@@ -222,7 +285,11 @@ public final class CreditScheduler
     public void onProgress(
         final int client, final long receivedBytes, final long headroomBytes, final boolean aboveWatermark)
     {
-        this.receivedBytes[client] = receivedBytes;
+        if (receivedBytes > this.receivedBytes[client])
+        {
+            totalReceivedBytes += receivedBytes - this.receivedBytes[client];
+            this.receivedBytes[client] = receivedBytes;
+        }
         this.headroomBytes[client] = Math.max(0, headroomBytes);
         this.frozen[client] = aboveWatermark;
     }
@@ -338,6 +405,7 @@ public final class CreditScheduler
                 saturatedAdd(receivedBytes[c], headroomBytes[c]) - granted);
             if (amount <= 0 || amount > perClientCap - clientOutstanding || amount > windowBytes - outstanding)
             {
+                isWindowBound |= amount > 0 && backlog > 0;
                 continue;
             }
 
@@ -354,8 +422,61 @@ public final class CreditScheduler
                 grants++;
             }
         }
+        if (maxWindowBytes > baseWindowBytes)
+        {
+            onRound(nowNs, active, outstanding);
+        }
 
         return grants;
+    }
+
+    /**
+     * Close the credit round when its bytes have arrived and size the window from it; start the next one. A round
+     * needs senders with backlog: idle time says nothing about the path.
+     */
+    private void onRound(final long nowNs, final int active, final long outstanding)
+    {
+        if (0 == active)
+        {
+            roundStartNs = NEVER;
+            return;
+        }
+        if (NEVER != roundStartNs)
+        {
+            if (totalReceivedBytes < roundEndReceivedBytes)
+            {
+                return;
+            }
+            final long roundNs = Math.max(1, nowNs - roundStartNs);
+            final long delivered = totalReceivedBytes - roundStartReceivedBytes;
+            minRoundNs = Math.min(minRoundNs, roundNs);
+            if (roundNs >= minRoundNs + Math.max(slackNs, minRoundNs >> 1))
+            {
+                isFilled = true;
+                final long bdp = (long)(WINDOW_BDPS * delivered * minRoundNs / roundNs);
+                windowBytes = Math.max(baseWindowBytes, Math.min(windowBytes, bdp));
+            }
+            else if (isWindowBound)
+            {
+                windowBytes = Math.min(maxWindowBytes, isFilled ? windowBytes + (windowBytes >> 2) : 2 * windowBytes);
+            }
+        }
+        roundStartNs = nowNs;
+        roundStartReceivedBytes = totalReceivedBytes;
+        roundEndReceivedBytes = totalReceivedBytes + outstanding;
+        isWindowBound = false;
+    }
+
+    /**
+     * A sender that leaves takes its outstanding credit out of the round, which would otherwise wait for bytes that
+     * never come.
+     */
+    private void leaveRound(final int client)
+    {
+        if (inUse[client] && !retired[client] && NEVER != roundStartNs)
+        {
+            roundEndReceivedBytes -= Math.max(0, grantLimit[client] - receivedBytes[client]);
+        }
     }
 
     /**

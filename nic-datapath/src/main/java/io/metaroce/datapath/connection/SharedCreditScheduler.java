@@ -47,7 +47,14 @@ public final class SharedCreditScheduler
      * The window in bandwidth-delay products of the link when the link's rate and the senders' round trip are
      * known.
      */
-    static final double WINDOW_BDPS = 1.25;
+    static final double WINDOW_BDPS = CreditScheduler.WINDOW_BDPS;
+
+    /**
+     * The window follows the senders' demand up to this multiple of the configured window
+     * ({@link CreditScheduler#adaptWindow(long, long)}): enough for a long fat pipe from the default window (64 MiB,
+     * 50 ms at 10 Gb/s), while the configured window stays the operator's handle on the most credit outstanding.
+     */
+    static final int MAX_WINDOW_GROWTH = 64;
 
     private static final int QUANTA_PER_WINDOW = 8;
     private static final int MIN_QUANTUM = 4096;
@@ -58,6 +65,7 @@ public final class SharedCreditScheduler
     private final long configuredWindowBytes;
     private long windowBytes;
     private long largestRttHintNs;
+    private final long slackNs;
     private final CreditScheduler scheduler;
     private final CreditGrantHandler grantHandler = this::onGrant;
     private ReceiverConnection[] connectionsByClient = new ReceiverConnection[8];
@@ -81,6 +89,9 @@ public final class SharedCreditScheduler
         check(quantum > 0, Configuration.CREDIT_QUANTUM_PROP_NAME, quantum);
         check(windowBytes >= quantum, Configuration.CREDIT_WINDOW_BYTES_PROP_NAME, windowBytes);
         this.scheduler = new CreditScheduler(budgetMbps * BYTES_PER_SECOND_PER_MBPS, overcommit, quantum, windowBytes);
+        this.slackNs = settings.congestion().ccSlackNs();
+        // The receiver learns the path from its credit rounds: no link rate or round trip needs announcing.
+        scheduler.adaptWindow(saturatedMultiply(windowBytes, MAX_WINDOW_GROWTH), slackNs);
     }
 
     /**
@@ -106,13 +117,25 @@ public final class SharedCreditScheduler
     }
 
     /**
-     * Most granted-but-unreceived bytes of the senders with backlog, over every engine sharing the scheduler.
+     * Most granted-but-unreceived bytes of the senders with backlog, over every engine sharing the scheduler, as
+     * configured or sized by the announced round trip: the window's floor, which it grows above on demand.
      *
      * @return the credit window in bytes.
      */
     public long windowBytes()
     {
         return windowBytes;
+    }
+
+    /**
+     * The window in force, which follows the senders' demand between {@link #windowBytes()} and
+     * {@value #MAX_WINDOW_GROWTH} times the configured window. Read on the engines' thread.
+     *
+     * @return bytes.
+     */
+    public long adaptedWindowBytes()
+    {
+        return scheduler.windowBytes();
     }
 
     /**
@@ -149,6 +172,7 @@ public final class SharedCreditScheduler
         checkSame(Configuration.CREDIT_QUANTUM_PROP_NAME, settings.credit().creditQuantum(), quantum);
         checkSame(Configuration.CREDIT_WINDOW_BYTES_PROP_NAME, settings.credit().creditWindowBytes(),
             configuredWindowBytes);
+        checkSame(Configuration.CC_SLACK_NS_PROP_NAME, settings.congestion().ccSlackNs(), slackNs);
         if (Double.compare(settings.credit().creditOvercommit(), overcommit) != 0)
         {
             throw new IllegalArgumentException(Configuration.CREDIT_OVERCOMMIT_PROP_NAME + "=" +
@@ -251,6 +275,11 @@ public final class SharedCreditScheduler
         {
             connection.onGrant(grantLimit);
         }
+    }
+
+    private static long saturatedMultiply(final long value, final int factor)
+    {
+        return value > Long.MAX_VALUE / factor ? Long.MAX_VALUE : value * factor;
     }
 
     private static void check(final boolean condition, final String name, final Object value)

@@ -166,4 +166,62 @@ class CreditSchedulerTest
         // [MR-CRD-6] grants are monotonic; the image's headroom caps growth
         assertEquals(grant, scheduler.grantLimit(client));
     }
+
+    @Test
+    void shouldDoubleAWindowThatHoldsASenderBackEveryRoundTripUntilARoundShowsAQueue()
+    {
+        final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 4L * QUANTUM);
+        scheduler.adaptWindow(64L * QUANTUM, 25_000);
+        final int client = scheduler.add(0);
+        final long rtt = 10_000_000;
+        long received = 0;
+        long now = 0;
+        scheduler.onDemand(client, 1L << 30);
+        scheduler.onProgress(client, received, 1L << 40, false);
+        grantAll(scheduler, now);
+        assertEquals(4L * QUANTUM, scheduler.grantLimit(client), "the configured window to start with");
+        // every round trip the sender's grant arrives back as data: a round of one RTT, held back by the window
+        for (int round = 1; round <= 3; round++)
+        {
+            now += rtt;
+            received = scheduler.grantLimit(client);
+            scheduler.onProgress(client, received, 1L << 40, false);
+            grantAll(scheduler, now);
+        }
+        assertEquals(32L * QUANTUM, scheduler.windowBytes(), "x2 per round trip");
+
+        // a round of twice the shortest one saw a queue: 1.25 x delivered x shortest round / round
+        now += 2 * rtt;
+        final long delivered = scheduler.grantLimit(client) - received;
+        received = scheduler.grantLimit(client);
+        scheduler.onProgress(client, received, 1L << 40, false);
+        grantAll(scheduler, now);
+        assertEquals(Math.max(4L * QUANTUM, (long)(1.25 * delivered / 2)), scheduler.windowBytes());
+        assertTrue(scheduler.windowBytes() >= 4L * QUANTUM, "never below the configured window");
+    }
+
+    @Test
+    void shouldKeepAFixedWindowWithoutAdaptation()
+    {
+        final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 4L * QUANTUM);
+        final int client = scheduler.add(0);
+        scheduler.onDemand(client, 1L << 30);
+        for (int round = 0; round < 5; round++)
+        {
+            scheduler.onProgress(client, scheduler.grantLimit(client), 1L << 40, false);
+            scheduler.doWork(round * 1_000_000L, (c, limit) -> {});
+        }
+        assertEquals(4L * QUANTUM, scheduler.windowBytes());
+    }
+
+    /**
+     * A pass grants at most a quantum per sender: as many passes at one instant as the window can take.
+     */
+    private static void grantAll(final CreditScheduler scheduler, final long nowNs)
+    {
+        for (int i = 0; i < 128; i++)
+        {
+            scheduler.doWork(nowNs, (c, limit) -> {});
+        }
+    }
 }
