@@ -189,7 +189,7 @@ class SenderProtocolTest
         final int id = connection.localConnectionId();
         final List<Consumer<SetupAckEncoder>> bad = List.of(
             (a) -> a.connEpoch(epoch + 1),
-            (a) -> a.mprPsns(8192),
+            (a) -> a.mprPsns(2 * Configuration.MPR_PSNS_DEFAULT),
             (a) -> a.mprPsns(100),
             (a) -> a.mtu(9000),
             (a) -> a.mtu(100),
