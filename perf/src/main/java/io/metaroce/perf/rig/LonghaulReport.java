@@ -26,16 +26,17 @@ import java.util.Locale;
 /**
  * The {@code longhaul} scenario, in virtual time on the datapath module's simulated fabric (both transport engines and
  * the fabric on one thread, see {@link SimulatedLink}): 4 planes x 16 paths, 10 Gb/s per plane at the receiver with a
- * 1 MiB queue, a one-way delay of half the RTT for RTTs of 1, 10 and 50 ms, both ends announcing a 40 Gb/s link and
- * the sender the base RTT. Each run moves the same number of bytes from a kept-full publication with the driver's
- * default network term (1 MiB) and with a 16 MiB term; the publisher and receiver windows are half a term. Each is run
- * with the engine's defaults and once more tuned for a long fat pipe: the sender's delay-based window off
- * ({@code cc=false}) and a credit window of a whole term ({@code metaroce.datapath.credit.window}), which shows how
- * much of the gap to the limit those two settings account for.
+ * 1 MiB queue, a one-way delay of half the RTT for RTTs of 1, 10 and 50 ms, without loss and with 1 % random loss.
+ * Each run moves the same number of bytes from a kept-full publication with the driver's default network term (1 MiB)
+ * and with a 16 MiB term; the publisher and receiver windows are half a term. Each is run with the engine's defaults,
+ * nothing announced (the windows have to find the path themselves), and once more tuned for a long fat pipe: both ends
+ * announcing the 40 Gb/s link and the sender the base RTT, the sender's delay-based window off ({@code cc=false}) and
+ * a credit window of a whole term ({@code metaroce.datapath.credit.window}), the comparison the defaults should reach.
  * <p>
  * Reported: goodput (message bytes delivered per virtual second), the limit min(40 Gb/s, window / RTT) and the
- * ratio to it, retransmissions, the smoothed RTT and the congestion window at the end. No Aeron column (Aeron does
- * not run on the simulated fabric) and no histogram (nothing is timed per message).
+ * ratio to it, the round trips until one round trip first delivered 0.9 of the limit, retransmissions, the smoothed
+ * RTT and the congestion window at the end. No Aeron column (Aeron does not run on the simulated fabric) and no
+ * histogram (nothing is timed per message).
  */
 final class LonghaulReport
 {
@@ -44,12 +45,23 @@ final class LonghaulReport
     private static final double LINK_GBPS = 40;
     private static final int MESSAGE_LENGTH = 1312;
 
+    private static final double[] LOSS_RATES = {0, 0.01};
+    private static final double RAMP_FRACTION = 0.9;
+
     record Row(
-        long rttMs, int termLength, boolean tuned, double goodputGbps, long retransmits, long srttNs, long cwnd)
+        long rttMs,
+        int termLength,
+        boolean tuned,
+        double lossRate,
+        double goodputGbps,
+        long rampRtts,
+        long retransmits,
+        long srttNs,
+        long cwnd)
     {
         double limitGbps()
         {
-            return Math.min(LINK_GBPS, (termLength / 2) * 8.0 / (rttMs * 1e6));
+            return LonghaulReport.limitGbps(rttMs, termLength);
         }
     }
 
@@ -61,47 +73,71 @@ final class LonghaulReport
     {
         final long bytes = (smoke ? 4L : 256L) * 1024 * 1024;
         final List<Row> rows = new ArrayList<>();
-        for (final long rttMs : RTTS_MS)
+        for (final double lossRate : LOSS_RATES)
         {
-            for (final int termLength : TERM_LENGTHS)
+            for (final long rttMs : RTTS_MS)
             {
-                for (final boolean tuned : new boolean[]{false, true})
+                for (final int termLength : TERM_LENGTHS)
                 {
-                    final Row row = run(rttMs, termLength, tuned, bytes);
-                    rows.add(row);
-                    System.out.printf(Locale.ROOT, "longhaul %d ms RTT, term %d KiB, %s: %.3f Gb/s (limit %.3f)%n",
-                        rttMs, termLength / 1024, settingsName(tuned), row.goodputGbps(), row.limitGbps());
+                    for (final boolean tuned : new boolean[]{false, true})
+                    {
+                        final Row row = run(rttMs, termLength, tuned, lossRate, bytes);
+                        rows.add(row);
+                        System.out.printf(Locale.ROOT,
+                            "longhaul %d ms RTT, term %d KiB, loss %.0f %%, %s: %.3f Gb/s (limit %.3f)%n",
+                            rttMs, termLength / 1024, lossRate * 100, settingsName(tuned), row.goodputGbps(),
+                            row.limitGbps());
+                    }
                 }
             }
         }
         report(runner, bytes, rows);
     }
 
-    static Row run(final long rttMs, final int termLength, final boolean tuned, final long bytes)
+    static Row run(final long rttMs, final int termLength, final boolean tuned, final double lossRate, final long bytes)
     {
         final long rttNs = rttMs * 1_000_000;
         final SimulatedFabric.Context fabric = new SimulatedFabric.Context()
             .seed(Scenarios.SEED).planeCount(4).propagationDelayNs(rttNs / 2).routeSkewNs(5_000)
             .ingressRateBitsPerSecond(10_000_000_000L).ingressQueueBytes(1 << 20)
-            .slotCount(32_768).slotLength(2048);
+            .slotCount(32_768).slotLength(2048).lossRate(lossRate);
         final SimulatedLink link = new SimulatedLink(
-            fabric, 16, MESSAGE_LENGTH, Scenarios.SEED, (long)(LINK_GBPS * 1000), rttNs, termLength,
-            (ctx) -> tuned ? ctx.senderWindow(false).creditWindowBytes(termLength) : ctx);
+            fabric, 16, MESSAGE_LENGTH, Scenarios.SEED, tuned ? (long)(LINK_GBPS * 1000) : 0, tuned ? rttNs : 0,
+            termLength, (ctx) -> tuned ? ctx.senderWindow(false).creditWindowBytes(termLength) : ctx);
         final long start = link.nowNs();
         final long startBytes = link.bytesDelivered();
+        final double rampBytesPerRtt = RAMP_FRACTION * limitGbps(rttMs, termLength) * 1e9 / 8 * rttNs / 1e9;
+        long rampRtts = -1;
+        long intervalEndNs = start + rttNs;
+        long intervalStartBytes = startBytes;
         while (link.bytesDelivered() - startBytes < bytes)
         {
             link.step();
+            while (link.nowNs() >= intervalEndNs)
+            {
+                if (rampRtts < 0 && link.bytesDelivered() - intervalStartBytes >= rampBytesPerRtt)
+                {
+                    rampRtts = (intervalEndNs - start) / rttNs;
+                }
+                intervalStartBytes = link.bytesDelivered();
+                intervalEndNs += rttNs;
+            }
         }
         final double seconds = (link.nowNs() - start) / 1e9;
 
-        return new Row(rttMs, termLength, tuned, (link.bytesDelivered() - startBytes) * 8 / seconds / 1e9,
-            link.connection().retransmits(), link.connection().srttNs(), link.connection().congestionWindow());
+        return new Row(rttMs, termLength, tuned, lossRate, (link.bytesDelivered() - startBytes) * 8 / seconds / 1e9,
+            rampRtts, link.connection().retransmits(), link.connection().srttNs(),
+            link.connection().congestionWindow());
+    }
+
+    private static double limitGbps(final long rttMs, final int termLength)
+    {
+        return Math.min(LINK_GBPS, (termLength / 2) * 8.0 / (rttMs * 1e6));
     }
 
     private static String settingsName(final boolean tuned)
     {
-        return tuned ? "cc off, credit window = term" : "defaults";
+        return tuned ? "announced 40 Gb/s and RTT, cc off, credit window = term" : "defaults, nothing announced";
     }
 
     private static void report(final BenchRunner runner, final long bytes, final List<Row> rows)
@@ -114,20 +150,22 @@ final class LonghaulReport
         lines.add("Simulated fabric, virtual time: 4 planes x 16 paths, 10 Gb/s per plane, one-way delay RTT / 2, " +
             (bytes >> 20) + " MiB per run from a kept-full publication of " + MESSAGE_LENGTH + "-byte messages. " +
             "Limit = min(" + (int)LINK_GBPS + " Gb/s, window / RTT) with a window of half a term. Settings: the " +
-            "engine's defaults, or tuned for a long fat pipe (`cc=false` and a credit window of one term). " +
-            "No Aeron column.");
+            "engine's defaults with nothing announced, or tuned for a long fat pipe (link rate and RTT announced, " +
+            "`cc=false` and a credit window of one term). Ramp: round trips until one round trip first delivered " +
+            RAMP_FRACTION + " of the limit (- when none did). No Aeron column.");
         lines.add("");
         lines.add(
-            "| RTT | term | window | settings | goodput Gb/s | limit Gb/s | / limit | retransmits | srtt | " +
-            "cwnd at end |");
-        lines.add("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+            "| RTT | term | window | loss | settings | goodput Gb/s | limit Gb/s | / limit | ramp RTTs | " +
+            "retransmits | srtt | cwnd at end |");
+        lines.add("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|");
         for (final Row row : rows)
         {
             lines.add(String.format(Locale.ROOT,
-                "| %d ms | %d KiB | %d KiB | %s | %.3f | %.3f | %.2f | %d | %.2f ms | %d KiB |",
-                row.rttMs(), row.termLength() / 1024, row.termLength() / 2048, settingsName(row.tuned()),
-                row.goodputGbps(), row.limitGbps(),
-                row.goodputGbps() / row.limitGbps(), row.retransmits(), row.srttNs() / 1e6, row.cwnd() / 1024));
+                "| %d ms | %d KiB | %d KiB | %.0f %% | %s | %.3f | %.3f | %.2f | %s | %d | %.2f ms | %d KiB |",
+                row.rttMs(), row.termLength() / 1024, row.termLength() / 2048, row.lossRate() * 100,
+                settingsName(row.tuned()), row.goodputGbps(), row.limitGbps(), row.goodputGbps() / row.limitGbps(),
+                row.rampRtts() < 0 ? "-" : Long.toString(row.rampRtts()), row.retransmits(), row.srttNs() / 1e6,
+                row.cwnd() / 1024));
         }
         lines.add("");
 
@@ -145,7 +183,7 @@ final class LonghaulReport
             {
                 for (int i = 0; i < TERM_LENGTHS.length; i++)
                 {
-                    if (row.rttMs() == rttMs && row.termLength() == TERM_LENGTHS[i])
+                    if (row.rttMs() == rttMs && row.termLength() == TERM_LENGTHS[i] && 0 == row.lossRate())
                     {
                         values[2 * i + (row.tuned() ? 1 : 0)] = row.goodputGbps();
                     }
