@@ -21,6 +21,7 @@ import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -138,6 +139,52 @@ class SimulationPropertyTest
             final TransferScenario scenario = random.scenario;
             final boolean done = scenario.run(120 * S);
             report.append(random.describe());
+            if (!done || null != scenario.violation())
+            {
+                return "incomplete or violated";
+            }
+            if (TerminationCause.NORMAL != scenario.senderTermination[0])
+            {
+                return "sender did not close normally";
+            }
+            if (scenario.fabric.drops(SimulatedFabric.DROP_POOL_EXHAUSTED) > 0 ||
+                scenario.connections[0].inflightBytes() != 0)
+            {
+                return "memory not bounded by the windows";
+            }
+            return null;
+        });
+    }
+
+    @Test
+    void shouldDeliverExactlyOnceWithinTheWindowsOnALongFatPipeWithAndWithoutLoss()
+    {
+        // The windows that size themselves (start-up, the credit window that follows the rounds, the backlog with the
+        // bytes in flight) at RTTs of 1 to 50 ms, lossless or with 1 % loss: the invariants (cwnd within
+        // [mtu, mpr x mtu], new DATA within the grant and the stream windows) hold on every datagram and the transfer
+        // completes exactly once, in order.
+        runSeeds("longhaul", 40, (seed, report) ->
+        {
+            final SplittableRandom random = new SplittableRandom(seed);
+            final TransferScenario scenario = new TransferScenario();
+            scenario.seed(seed);
+            scenario.planes = 1 + random.nextInt(4);
+            scenario.entropy = 1 + random.nextInt(16);
+            scenario.maxMessageLength = 1 + random.nextInt(8000);
+            scenario.messageCount = 500 + random.nextInt(1500);
+            scenario.termLength = random.nextBoolean() ? 1024 * 1024 : 4 * 1024 * 1024;
+            final long oneWayNs = 500_000 + random.nextLong(25_000_000);
+            final double lossRate = random.nextBoolean() ? 0.01 : 0;
+            scenario.fabricConfig = (ctx) -> ctx.slotCount(32_768).slotLength(9_000).propagationDelayNs(oneWayNs)
+                .routeSkewNs(5_000).lossRate(lossRate).ingressRateBitsPerSecond(10_000_000_000L)
+                .ingressQueueBytes(1024 * 1024);
+            scenario.senderConfig = (ctx) -> ctx.mtu(1408);
+            scenario.receiverConfig = (ctx) -> ctx.mtu(8192);
+            scenario.build();
+            final boolean done = scenario.run(600 * S);
+            report.append(String.format("one-way %d us, loss %.2f, planes %d, entropy %d, term %d, messages %d%n",
+                oneWayNs / 1000, lossRate, scenario.planes, scenario.entropy, scenario.termLength,
+                scenario.messageCount));
             if (!done || null != scenario.violation())
             {
                 return "incomplete or violated";
