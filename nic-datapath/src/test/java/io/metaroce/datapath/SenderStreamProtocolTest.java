@@ -577,8 +577,12 @@ class SenderStreamProtocolTest
             nextPsn = nextPsn(dataSent(), nextPsn);
             offer(ping, 1, 32);
             f.clock.advanceBy(MS);
-            f.inject(f.ack(connection.localConnectionId(), RECEIVER_ID, nextPsn, 0, 0, 0,
-                f.clock.nanoTime() - 10_000, nextPsn & ~63), 0);
+            // the echo is of the DATA sent a millisecond ago, and the grant is ample: the window that start-up grows
+            // round by round, not credit, is what the bulk streams fill
+            final int ack = f.ack(connection.localConnectionId(), RECEIVER_ID, nextPsn, 0, 0, 0,
+                f.clock.nanoTime() - MS, nextPsn & ~63);
+            f.ackGrant(1L << 40);
+            f.inject(ack, 0);
             f.work();
             final List<ScriptedTransport.Sent> data = dataSent();
             assertTrue(data.size() > 1, "round " + round + ": the gates opened for " + data.size());

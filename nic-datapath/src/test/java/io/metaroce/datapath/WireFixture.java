@@ -634,6 +634,14 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
             .streamId(streamId).sessionId(sessionId).windowLimit(windowLimit);
     }
 
+    /**
+     * Set the grant limit of the ACK last encoded into {@link #buffer}.
+     */
+    void ackGrant(final long grantLimit)
+    {
+        new AckEncoder().wrap(buffer, MessageHeaderEncoder.ENCODED_LENGTH).grantLimit(grantLimit);
+    }
+
     int nack(
         final int dstConnId,
         final int srcConnId,
