@@ -124,6 +124,21 @@ final class CreditLinks
         return total;
     }
 
+    /**
+     * The credit windows in force over every link, which follow the senders' demand, read as
+     * {@link #outstandingBytes()} is.
+     */
+    long adaptedWindowBytes()
+    {
+        long total = 0;
+        for (final Link link : links.values())
+        {
+            total += link.scheduler.adaptedWindowBytes();
+        }
+
+        return total;
+    }
+
     private static final class Link
     {
         private final SharedCreditScheduler scheduler;

@@ -221,8 +221,8 @@ class EndpointLifetimeTest
             });
             assertTrue(counter(client, SystemCounterDescriptor.ERRORS.label()) > 0, "errors counted");
             // the system's reason: ICMP port unreachable is ECONNREFUSED, which NIO names PortUnreachableException
-            assertTrue(errorLogContains(driver, expected + ": Connection refused") ||
-                errorLogContains(driver, expected + ": PortUnreachableException"), applicationErrors::toString);
+            assertTrue(errorLogContains(driver, expected + ": ") && (errorLogContains(driver, "Connection refused") ||
+                errorLogContains(driver, "PortUnreachableException")), applicationErrors::toString);
             // the application's handler hears what the error log recorded
             assertTrue(applicationErrors.stream().anyMatch((ex) -> String.valueOf(ex.getMessage()).contains(expected)),
                 applicationErrors.toString());
