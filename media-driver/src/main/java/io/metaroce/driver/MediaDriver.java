@@ -161,7 +161,7 @@ public final class MediaDriver implements AutoCloseable
             final DistinctErrorLog errorLog = new DistinctErrorLog(
                 CncFileDescriptor.createErrorLogBuffer(cncMapping, metaData), ctx.epochClock(), StandardCharsets.UTF_8);
             loggingErrorHandler = new LoggingErrorHandler(errorLog, System.err);
-            ctx.driverErrorHandler(withApplicationHandler(new CountedErrorHandler(
+            ctx.driverErrorHandler(ApplicationErrorHandler.around(new CountedErrorHandler(
                 loggingErrorHandler, systemCounters.get(SystemCounterDescriptor.ERRORS)), ctx.errorHandler()));
 
             final ManyToOneRingBuffer toDriverCommands = new ManyToOneRingBuffer(
@@ -396,29 +396,6 @@ public final class MediaDriver implements AutoCloseable
      * The engine of one network agent: every endpoint of the agent is a socket group of it. Its connections run with
      * the driver's settings unless their channel names others, and take their policies from the context's suppliers.
      */
-    private static ErrorHandler withApplicationHandler(
-        final ErrorHandler driverHandler, final ErrorHandler applicationHandler)
-    {
-        if (null == applicationHandler)
-        {
-            return driverHandler;
-        }
-
-        return (throwable) ->
-        {
-            driverHandler.onError(throwable);
-            try
-            {
-                applicationHandler.onError(throwable);
-            }
-            catch (final Throwable ex)
-            {
-                // the application's handler must not stop a driver agent: its failure is logged like any other
-                driverHandler.onError(ex);
-            }
-        };
-    }
-
     private static TransportEngine newEngine(
         final Context ctx, final CountersManager countersManager, final String counterLabel)
     {

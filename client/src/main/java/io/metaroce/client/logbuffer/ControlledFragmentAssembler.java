@@ -17,7 +17,6 @@ package io.metaroce.client.logbuffer;
 
 import io.metaroce.codec.FrameDescriptor;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2ObjectHashMap;
 
 /**
  * {@link FragmentAssembler} for controlled polls: reassembles fragmented messages before handing them to a
@@ -32,7 +31,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 public final class ControlledFragmentAssembler implements ControlledFragmentHandler
 {
     private final ControlledFragmentHandler delegate;
-    private final Int2ObjectHashMap<BufferBuilder> builderBySessionId = new Int2ObjectHashMap<>();
+    private final SessionMessages messages = new SessionMessages();
 
     /**
      * Create an assembler in front of a handler.
@@ -61,7 +60,7 @@ public final class ControlledFragmentAssembler implements ControlledFragmentHand
      */
     public void freeSessionBuffer(final int sessionId)
     {
-        builderBySessionId.remove(sessionId);
+        messages.free(sessionId);
     }
 
     /**
@@ -77,18 +76,12 @@ public final class ControlledFragmentAssembler implements ControlledFragmentHand
 
         if (FrameDescriptor.BEGIN_FLAG == flags)
         {
-            BufferBuilder builder = builderBySessionId.get(header.sessionId());
-            if (null == builder)
-            {
-                builder = new BufferBuilder();
-                builderBySessionId.put(header.sessionId(), builder);
-            }
-            builder.reset().append(buffer, offset, length);
+            messages.begin(header.sessionId(), buffer, offset, length);
             return Action.CONTINUE;
         }
 
-        final BufferBuilder builder = builderBySessionId.get(header.sessionId());
-        if (null == builder || 0 == builder.limit())
+        final BufferBuilder builder = messages.inProgress(header.sessionId());
+        if (null == builder)
         {
             return Action.CONTINUE;
         }

@@ -17,7 +17,6 @@ package io.metaroce.client.logbuffer;
 
 import io.metaroce.codec.FrameDescriptor;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2ObjectHashMap;
 
 /**
  * Reassembles fragmented messages before handing them to a delegate handler. Unfragmented messages pass straight
@@ -31,7 +30,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 public final class FragmentAssembler implements FragmentHandler
 {
     private final FragmentHandler delegate;
-    private final Int2ObjectHashMap<BufferBuilder> builderBySessionId = new Int2ObjectHashMap<>();
+    private final SessionMessages messages = new SessionMessages();
 
     /**
      * Create an assembler in front of a handler.
@@ -60,7 +59,7 @@ public final class FragmentAssembler implements FragmentHandler
      */
     public void freeSessionBuffer(final int sessionId)
     {
-        builderBySessionId.remove(sessionId);
+        messages.free(sessionId);
     }
 
     /**
@@ -75,18 +74,12 @@ public final class FragmentAssembler implements FragmentHandler
         }
         else if (FrameDescriptor.BEGIN_FLAG == flags)
         {
-            BufferBuilder builder = builderBySessionId.get(header.sessionId());
-            if (null == builder)
-            {
-                builder = new BufferBuilder();
-                builderBySessionId.put(header.sessionId(), builder);
-            }
-            builder.reset().append(buffer, offset, length);
+            messages.begin(header.sessionId(), buffer, offset, length);
         }
         else
         {
-            final BufferBuilder builder = builderBySessionId.get(header.sessionId());
-            if (null != builder && builder.limit() > 0)
+            final BufferBuilder builder = messages.inProgress(header.sessionId());
+            if (null != builder)
             {
                 builder.append(buffer, offset, length);
                 if (FrameDescriptor.END_FLAG == flags)

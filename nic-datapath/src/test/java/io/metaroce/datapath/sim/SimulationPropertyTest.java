@@ -139,20 +139,7 @@ class SimulationPropertyTest
             final TransferScenario scenario = random.scenario;
             final boolean done = scenario.run(120 * S);
             report.append(random.describe());
-            if (!done || null != scenario.violation())
-            {
-                return "incomplete or violated";
-            }
-            if (TerminationCause.NORMAL != scenario.senderTermination[0])
-            {
-                return "sender did not close normally";
-            }
-            if (scenario.fabric.drops(SimulatedFabric.DROP_POOL_EXHAUSTED) > 0 ||
-                scenario.connections[0].inflightBytes() != 0)
-            {
-                return "memory not bounded by the windows";
-            }
-            return null;
+            return verdict(scenario, done);
         });
     }
 
@@ -185,20 +172,25 @@ class SimulationPropertyTest
             report.append(String.format("one-way %d us, loss %.2f, planes %d, entropy %d, term %d, messages %d%n",
                 oneWayNs / 1000, lossRate, scenario.planes, scenario.entropy, scenario.termLength,
                 scenario.messageCount));
-            if (!done || null != scenario.violation())
-            {
-                return "incomplete or violated";
-            }
-            if (TerminationCause.NORMAL != scenario.senderTermination[0])
-            {
-                return "sender did not close normally";
-            }
-            if (scenario.fabric.drops(SimulatedFabric.DROP_POOL_EXHAUSTED) > 0 ||
-                scenario.connections[0].inflightBytes() != 0)
-            {
-                return "memory not bounded by the windows";
-            }
-            return null;
+            return verdict(scenario, done);
         });
+    }
+
+    private static String verdict(final TransferScenario scenario, final boolean done)
+    {
+        if (!done || null != scenario.violation())
+        {
+            return "incomplete or violated";
+        }
+        if (TerminationCause.NORMAL != scenario.senderTermination[0])
+        {
+            return "sender did not close normally";
+        }
+        if (scenario.fabric.drops(SimulatedFabric.DROP_POOL_EXHAUSTED) > 0 ||
+            scenario.connections[0].inflightBytes() != 0)
+        {
+            return "memory not bounded by the windows";
+        }
+        return null;
     }
 }
