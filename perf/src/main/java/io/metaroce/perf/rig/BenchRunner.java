@@ -481,6 +481,22 @@ public final class BenchRunner
             perEcho, working, perEcho - working);
     }
 
+    /**
+     * How long the measuring thread and all threads of the rig's process waited for a core, per echo received
+     * ({@link RunQueueWait}): the part of a round trip that was the scheduler; empty where the kernel does not say.
+     */
+    private static String runQueueWait(final LatencyRow row)
+    {
+        final long[] wait = row.result().runQueueWaitNs();
+        final long echoes = row.result().received();
+        if (null == wait || 0 == echoes)
+        {
+            return "";
+        }
+        return String.format(Locale.ROOT, "waited for a core per %s: measuring thread %.1f µs, all threads %.1f µs; ",
+            0 == row.rate() ? "round trip" : "message", wait[0] / 1000.0 / echoes, wait[1] / 1000.0 / echoes);
+    }
+
     private void report(
         final Scenario scenario, final Path dir, final List<LatencyRow> latency, final List<ThroughputRow> throughput)
     {
@@ -498,7 +514,9 @@ public final class BenchRunner
         summary.add("");
         summary.add("`transport` counts each run from its system's start to its close, warm-up included; for this " +
             "project the receivers' drops, the retransmissions, the duplicate DATA and the path state changes " +
-            "during the run (the target on lossless planes: no path state change).");
+            "during the run (the target on lossless planes: no path state change). A latency row also says how " +
+            "long, per echo, the measuring thread and all the process's threads waited for a core (Linux " +
+            "`schedstat`): on a 2-core machine that part of a round trip is the scheduler, not the transport.");
         summary.add("");
 
         if (!latency.isEmpty())
@@ -524,7 +542,7 @@ public final class BenchRunner
                     row.result().sent() - row.result().received()));
                 line.append(ratio(row, aeron, 50)).append(ratio(row, aeron, 99))
                     .append(ratio(row, raw, 50)).append(ratio(row, raw, 99))
-                    .append(' ').append(dutyCycles(row)).append(row.counters()).append(" |");
+                    .append(' ').append(dutyCycles(row)).append(runQueueWait(row)).append(row.counters()).append(" |");
                 summary.add(line.toString());
             }
             summary.add("");

@@ -47,8 +47,11 @@ public final class LatencyRig
      * @param elapsedNs  length of the measured phase.
      * @param histogram  round trips of the measured phase, in nanoseconds.
      * @param dutyCycles the driver's duty cycles during the measured phase and those that reported work, or null.
+     * @param runQueueWaitNs how long the measuring thread, then all threads of the process, waited for a core
+     *                   during the measured phase ({@link RunQueueWait}), or null where the kernel does not say.
      */
-    public record Result(long sent, long received, long elapsedNs, Histogram histogram, long[] dutyCycles)
+    public record Result(
+        long sent, long received, long elapsedNs, Histogram histogram, long[] dutyCycles, long[] runQueueWaitNs)
     {
     }
 
@@ -89,14 +92,17 @@ public final class LatencyRig
             AgentRunner.startOnThread(echo);
             rig.runPhase(transceiver, length, ratePerSecond, warmupNs, senderIdle, false);
             final long[] cyclesBefore = system.driverDutyCycles();
+            final RunQueueWait waitBefore = RunQueueWait.sample();
             final long start = System.nanoTime();
             final long sent = rig.runPhase(transceiver, length, ratePerSecond, measureNs, senderIdle, true);
             final long elapsedNs = System.nanoTime() - start;
+            final RunQueueWait waitAfter = RunQueueWait.sample();
             final long[] cyclesAfter = system.driverDutyCycles();
             rig.drain(transceiver, senderIdle);
             final long[] dutyCycles = null == cyclesBefore ? null :
                 new long[]{ cyclesAfter[0] - cyclesBefore[0], cyclesAfter[1] - cyclesBefore[1] };
-            return new Result(sent, rig.received, elapsedNs, rig.histogram, dutyCycles);
+            return new Result(sent, rig.received, elapsedNs, rig.histogram, dutyCycles,
+                RunQueueWait.between(waitBefore, waitAfter));
         }
         finally
         {
