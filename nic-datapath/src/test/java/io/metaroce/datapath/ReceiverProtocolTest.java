@@ -842,7 +842,7 @@ class ReceiverProtocolTest
         final int base = (WireFixture.ISN + 1) & ~63;
         assertEquals(base, (int)ack.sackBasePsn());
         final AckDecoder.SackWordsDecoder words = ack.sackWords();
-        assertEquals(2, words.count());
+        assertEquals(Configuration.SACK_WORDS_DEFAULT, words.count());
         final long word = words.next().bits();
         final int offset = WireFixture.ISN - base;
         // [MR-ACK-17] ISN, before the cumulative ack, is 0 like every bit before it; ISN + 1 missing, ISN + 2 set.

@@ -399,7 +399,7 @@ public final class Configuration
     /**
      * Default of {@link #sackWords()}: SACK words (64 PSNs each) per ACK, 0 to 8.
      */
-    public static final int SACK_WORDS_DEFAULT = 2;
+    public static final int SACK_WORDS_DEFAULT = 8;
 
     /**
      * SACK words (64 PSNs each) per ACK, 0 to 8.
