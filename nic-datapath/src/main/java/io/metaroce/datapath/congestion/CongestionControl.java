@@ -103,6 +103,19 @@ public interface CongestionControl
     void onCongestionLoss(long srttNs, long nowNs);
 
     /**
+     * A loss the paths share (found on a late answer, or a timeout no later transmission overtook: section 11.4 of
+     * the wire specification), handled as congestion unless the controller can tell it is not: by default exactly
+     * {@link #onCongestionLoss(long, long)}.
+     *
+     * @param srttNs the connection's smoothed RTT.
+     * @param nowNs  current time.
+     */
+    default void onSharedLoss(final long srttNs, final long nowNs)
+    {
+        onCongestionLoss(srttNs, nowNs);
+    }
+
+    /**
      * The pacing rate of the sender window, combined with the receiver's grant rate.
      *
      * @param srttNs                  the connection's smoothed RTT.

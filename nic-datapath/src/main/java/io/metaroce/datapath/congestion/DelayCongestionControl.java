@@ -33,20 +33,23 @@ package io.metaroce.datapath.congestion;
  *     {@link #startupExitNs(long, long)} and below target ends start-up at the bandwidth-delay product the delivery
  *     rate shows (at least half the window): a doubling window hears of a queue a round trip late;</li>
  *     <li>per acknowledgement with an RTT sample after start-up: d below target, additive increase
- *     {@code cwnd += ai x mtu x bytesAcked / cwnd}; at or above target, at most once per srtt, multiplicative decrease
+ *     {@code cwnd += ai x mtu x velocity x bytesAcked / cwnd}, the velocity doubling for each srtt in which the pipe
+ *     kept demanding more and back to 1 on the first sign of a queue (Copa's velocity); at or above target, at most
+ *     once per srtt, multiplicative decrease
  *     {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)}, but not below the delivery rate of the last srtt
  *     times the base RTT (a bandwidth-delay product: it drains the queue the signal saw and keeps the pipe full, where
  *     a cut to half a long path's window would take thousands of round trips of additive increase to recover);</li>
  *     <li>receiver overflow (NACK RX_OVERFLOW or the ACK overflow flag): quick adapt, at most once per srtt, to the
  *     bytes acknowledged during the last srtt;</li>
  *     <li>the receiver's rcvCwndPenalty p cuts {@code newlyAcked x p / 128};</li>
- *     <li>a loss treated as congestion (the eviction cap was reached) decreases by maxMdf, at most once per srtt.</li>
+ *     <li>a loss treated as congestion (the eviction cap was reached) decreases by maxMdf, at most once per srtt; a
+ *     shared loss does the same only when the latest delay shows a queue ({@link #onSharedLoss}).</li>
  *     <li>overflow, a penalty and a congestion loss end start-up as a congestion signal does.</li>
  * </ul>
  * The window stays within [mtu, maxWindow]. A sample is a congestion signal for path feedback when it is at or above
- * the target; the pacing rate is pacingGain x cwnd / srtt while the window is below {@link #PACED_BELOW_PACKETS}
- * packets (a small window sent in one burst queues at the bottleneck), and never above the receiver's grant rate when
- * one is in force. Single-threaded; no allocation.
+ * the target; the pacing rate is pacingGain x cwnd / srtt, {@link #STARTUP_GAIN} x in start-up (a window sent in
+ * one burst queues at the bottleneck), and never above the receiver's grant rate when one is in force. Single-threaded;
+ * no allocation.
  */
 public final class DelayCongestionControl implements CongestionControl
 {
@@ -56,7 +59,8 @@ public final class DelayCongestionControl implements CongestionControl
     public static final int QUEUE_PACKETS = 4;
 
     /**
-     * Windows of fewer packets than this are paced even without a receiver grant rate.
+     * AIMD paces windows of fewer packets than this even without a receiver grant rate (this controller paces every
+     * window).
      */
     public static final int PACED_BELOW_PACKETS = 4;
 
@@ -70,6 +74,12 @@ public final class DelayCongestionControl implements CongestionControl
      * {@link #startupExitNs(long, long)}.
      */
     public static final int STARTUP_EXIT_SHIFT = 3;
+
+    /**
+     * Largest velocity of the additive increase: after start-up the increase per srtt doubles for each srtt that
+     * ends without a congestion signal, from ai x mtu up to this multiple of it (Copa's velocity).
+     */
+    public static final int MAX_VELOCITY = 1 << 16;
 
     private final int mtu;
     private final long minWindow;
@@ -87,7 +97,12 @@ public final class DelayCongestionControl implements CongestionControl
     private long ackWindowStartNs;
     private int planeCount = 1;
     private long previousSampleNs = Long.MAX_VALUE;
+    private long delayNs = Long.MAX_VALUE;
+    private long queueThresholdNs;
     private boolean isStartup = true;
+    private int velocity = 1;
+    private boolean grewInRound;
+    private long velocityRoundStartNs = Long.MIN_VALUE;
 
     /**
      * Build a controller.
@@ -186,13 +201,14 @@ public final class DelayCongestionControl implements CongestionControl
      */
     public long pacingRate(final long srttNs, final long grantRateBytesPerSecond)
     {
-        final long windowRate = (long)(pacingGain * window * 1e9 / Math.max(1, srttNs));
+        final double gain = isStartup ? Math.max(pacingGain, STARTUP_GAIN) : pacingGain;
+        final long windowRate = (long)(gain * window * 1e9 / Math.max(1, srttNs));
         if (grantRateBytesPerSecond > 0)
         {
             return Math.min(grantRateBytesPerSecond, windowRate);
         }
 
-        return window < (long)PACED_BELOW_PACKETS * mtu ? windowRate : 0;
+        return windowRate;
     }
 
     /**
@@ -277,6 +293,8 @@ public final class DelayCongestionControl implements CongestionControl
 
         final long delayNs = Math.min(rttNs, previousSampleNs);
         previousSampleNs = rttNs;
+        this.delayNs = delayNs;
+        this.queueThresholdNs = baseRttNs + Math.max(slackNs, queueAllowanceNs(srttNs));
         final long target = targetNs(baseRttNs, srttNs);
         if (isStartup && delayNs >= startupExitNs(baseRttNs, srttNs) && delayNs < target)
         {
@@ -290,13 +308,22 @@ public final class DelayCongestionControl implements CongestionControl
         {
             if (bytesAcked > 0)
             {
-                window = isStartup ? startupWindow(bytesAcked) :
-                    clamp(window + (long)(additiveIncrease * mtu * bytesAcked / window));
+                if (!isStartup && delayNs >= startupExitNs(baseRttNs, srttNs))
+                {
+                    // A queue is building: approach the target at one mtu per window, as without velocity.
+                    velocity = 1;
+                    grewInRound = false;
+                    velocityRoundStartNs = nowNs;
+                }
+                window = isStartup ? startupWindow(bytesAcked) : increasedWindow(bytesAcked, srttNs, nowNs);
             }
             return false;
         }
 
         isStartup = false;
+        velocity = 1;
+        grewInRound = false;
+        velocityRoundStartNs = nowNs;
         if (canDecrease(nowNs, srttNs))
         {
             final double factor = Math.max(1.0 - beta * (delayNs - target) / delayNs, 1.0 - maxMdf);
@@ -316,6 +343,7 @@ public final class DelayCongestionControl implements CongestionControl
     public void onOverflow(final long srttNs, final long nowNs)
     {
         isStartup = false;
+        velocity = 1;
         if (canDecrease(nowNs, srttNs))
         {
             window = clamp(Math.min(window, Math.max(ackedInWindow, ackedInPreviousWindow)));
@@ -334,6 +362,7 @@ public final class DelayCongestionControl implements CongestionControl
         if (penalty > 0 && newlyAcked > 0)
         {
             isStartup = false;
+            velocity = 1;
             window = clamp(window - newlyAcked * penalty / 128);
         }
     }
@@ -347,10 +376,28 @@ public final class DelayCongestionControl implements CongestionControl
     public void onCongestionLoss(final long srttNs, final long nowNs)
     {
         isStartup = false;
+        velocity = 1;
         if (canDecrease(nowNs, srttNs))
         {
             window = clamp((long)(window * (1.0 - maxMdf)));
             lastDecreaseNs = nowNs;
+        }
+    }
+
+    /**
+     * A shared loss is congestion only when the latest delay shows a queue: at least the slack or the queue allowance
+     * above the base RTT (or no sample yet). Random loss on many paths at once looks shared, and without a queue it
+     * is the fabric's, not congestion: MetaRoCE treats Ethernet as lossy, and cutting on it held a simulated 1 ms
+     * path at 1 % loss to 0.11 of its limit.
+     *
+     * @param srttNs the connection's smoothed RTT.
+     * @param nowNs  current time.
+     */
+    public void onSharedLoss(final long srttNs, final long nowNs)
+    {
+        if (Long.MAX_VALUE == delayNs || delayNs >= queueThresholdNs)
+        {
+            onCongestionLoss(srttNs, nowNs);
         }
     }
 
@@ -367,6 +414,36 @@ public final class DelayCongestionControl implements CongestionControl
     private long bdp(final long baseRttNs, final long srttNs)
     {
         return srttNs > 0 ? (long)((double)Math.max(ackedInWindow, ackedInPreviousWindow) * baseRttNs / srttNs) : 0;
+    }
+
+    /**
+     * The additive increase with its velocity: {@code ai x mtu x velocity} per window acknowledged, and at most a
+     * quarter of the window per window once the velocity is above 1. The velocity doubles at the end of each srtt
+     * in which the window grew while the pipe demanded it (the window at most twice what the last two srtts
+     * acknowledged, as in start-up), so that after a decrease the window finds a bandwidth-delay product thousands
+     * of packets away in tens of round trips instead of thousands; a congestion signal, a queue building (see
+     * {@link #onAck}) or an application-limited srtt resets it to 1, which is the plain additive increase.
+     */
+    private long increasedWindow(final long bytesAcked, final long srttNs, final long nowNs)
+    {
+        if (Long.MIN_VALUE == velocityRoundStartNs || nowNs - velocityRoundStartNs >= srttNs)
+        {
+            velocity = grewInRound ? Math.min(MAX_VELOCITY, velocity << 1) : 1;
+            grewInRound = false;
+            velocityRoundStartNs = nowNs;
+        }
+        if (window >= (long)STARTUP_GAIN * (ackedInWindow + ackedInPreviousWindow))
+        {
+            velocity = 1;
+        }
+        else
+        {
+            grewInRound = true;
+        }
+        final double perWindow = 1 == velocity ? additiveIncrease * mtu :
+            Math.min(additiveIncrease * mtu * velocity, Math.max(additiveIncrease * mtu, window / 4.0));
+
+        return clamp(window + (long)(perWindow * bytesAcked / window));
     }
 
     private long startupWindow(final long bytesAcked)

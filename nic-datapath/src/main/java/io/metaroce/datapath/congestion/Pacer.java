@@ -17,14 +17,17 @@ package io.metaroce.datapath.congestion;
 
 /**
  * Paces transmissions at a byte rate: after a send of {@code n} bytes the next send is due {@code n / rate} later.
- * Idle time does not accumulate into a burst: a send after a pause starts a fresh schedule. A rate of 0 disables
- * pacing. Single-threaded; no allocation.
+ * A burst allowance lets the schedule lag behind the clock by at most that many bytes' worth of time, so that a
+ * sender may still hand the kernel a batch (which segmentation offload coalesces) while its average stays at the
+ * rate; idle time does not accumulate into a larger burst. A rate of 0 disables pacing. Single-threaded; no
+ * allocation.
  */
 public final class Pacer
 {
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
     private long bytesPerSecond;
+    private long burstNs;
     private long nextSendNs = Long.MIN_VALUE;
 
     /**
@@ -34,7 +37,20 @@ public final class Pacer
      */
     public void rate(final long bytesPerSecond)
     {
+        rate(bytesPerSecond, 0);
+    }
+
+    /**
+     * Set the rate and the burst allowance.
+     *
+     * @param bytesPerSecond the rate, 0 to disable pacing.
+     * @param burstBytes     bytes that may follow a send back to back after a pause, 0 for none.
+     */
+    public void rate(final long bytesPerSecond, final long burstBytes)
+    {
         this.bytesPerSecond = Math.max(0, bytesPerSecond);
+        this.burstNs = 0 == this.bytesPerSecond || burstBytes <= 0 ? 0 :
+            (long)((double)burstBytes * NANOS_PER_SECOND / this.bytesPerSecond);
     }
 
     /**
@@ -78,7 +94,7 @@ public final class Pacer
     {
         if (0 != bytesPerSecond)
         {
-            final long start = Math.max(nextSendNs, nowNs);
+            final long start = Math.max(nextSendNs, nowNs - burstNs);
             nextSendNs = start + Math.max(1, bytes * NANOS_PER_SECOND / bytesPerSecond);
         }
     }

@@ -42,6 +42,7 @@ final class SendGate
     private final SendTracker tracker;
     private final Pacer pacer = new Pacer();
     private final int ackEveryPackets;
+    private final int sendBurst;
     private final long creditRequestMinNs;
 
     private CongestionControl congestion;
@@ -61,11 +62,14 @@ final class SendGate
      * @param tracker            the connection's send tracker.
      * @param ackEveryPackets    the receiver's ACK count (section 8.2), for {@link #isAckStarved}.
      * @param creditRequestMinNs shortest interval between CREDIT_REQUESTs.
+     * @param sendBurst          DATA packets a window's pacing lets go back to back.
      */
-    SendGate(final SendTracker tracker, final int ackEveryPackets, final long creditRequestMinNs)
+    SendGate(
+        final SendTracker tracker, final int ackEveryPackets, final long creditRequestMinNs, final int sendBurst)
     {
         this.tracker = tracker;
         this.ackEveryPackets = ackEveryPackets;
+        this.sendBurst = sendBurst;
         this.creditRequestMinNs = creditRequestMinNs;
     }
 
@@ -236,7 +240,9 @@ final class SendGate
     void updatePacing(final long srttNs)
     {
         final long grantRate = creditMode ? grantRateBytesPerSecond : 0;
-        pacer.rate(windowMode ? congestion.pacingRate(srttNs, grantRate) : grantRate);
+        // A window's pacing allows a send burst back to back; a receiver's grant rate is kept strictly.
+        pacer.rate(windowMode ? congestion.pacingRate(srttNs, grantRate) : grantRate,
+            windowMode && 0 == grantRate ? (long)sendBurst * maxPayload : 0);
     }
 
     /**

@@ -192,7 +192,8 @@ public final class SenderConnection extends Connection
             settings.congestion().baseRttHintNs() > 0 ? settings.congestion().baseRttHintNs() :
             settings.congestion().initialRttNs(), settings.congestion().baseRttWindowNs());
         this.recovery = new LossRecovery(tracker, rtt, settings);
-        this.gate = new SendGate(tracker, settings.ack().ackEveryPackets(), settings.credit().creditRequestMinNs());
+        this.gate = new SendGate(tracker, settings.ack().ackEveryPackets(), settings.credit().creditRequestMinNs(),
+            settings.sendBurst());
         this.encoder = new SenderEncoder(host, settings, tracker, table, policy, counters, destination, localId,
             connectionSettings.trafficClass(), planeCount, pathsPerPlane);
         this.lifecycle = new SenderStreamLifecycle(

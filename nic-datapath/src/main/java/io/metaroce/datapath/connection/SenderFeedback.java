@@ -506,7 +506,11 @@ final class SenderFeedback
         if (!table.isLossDistinct(path, sendTimeNs, timeout, promptAnswer, recovery.reorderWindowNs()))
         {
             counters.pathSharedLosses[path].incrementRelease();
-            onCongestionLoss();
+            counters.congestionLosses.incrementRelease();
+            if (null != congestion)
+            {
+                congestion.onSharedLoss(rtt.srttNs(), nowNs);
+            }
             return;
         }
 

@@ -1035,12 +1035,14 @@ public final class Configuration
     public static final String PACING_GAIN_PROP_NAME = "metaroce.datapath.pacing.gain";
 
     /**
-     * Default of {@link #pacingGain()}: pacing rate as a multiple of cwnd / srtt, used while {@code cwnd < 4 x mtu}.
+     * Default of {@link #pacingGain()}: pacing rate as a multiple of cwnd / srtt after start-up (2 in start-up; AIMD
+     * paces only while {@code cwnd < 4 x mtu}).
      */
     public static final double PACING_GAIN_DEFAULT = 1.25;
 
     /**
-     * Pacing rate as a multiple of cwnd / srtt, used while {@code cwnd < 4 x mtu}.
+     * Pacing rate as a multiple of cwnd / srtt after start-up (2 in start-up; AIMD paces only while
+     * {@code cwnd < 4 x mtu}).
      *
      * @return the value of {@link #PACING_GAIN_PROP_NAME}, or the default when it is not set.
      */

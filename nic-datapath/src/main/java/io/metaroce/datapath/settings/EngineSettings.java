@@ -517,8 +517,8 @@ public final class EngineSettings
      * @param ccMaxMdf largest multiplicative decrease; see {@link Configuration#CC_MAX_MDF_PROP_NAME}.
      * @param ccSlackNs fixed part of the delay target above base RTT (wire specification, section 13.1); see
      * {@link Configuration#CC_SLACK_NS_PROP_NAME}.
-     * @param pacingGain pacing rate as a multiple of cwnd / srtt, used while {@code cwnd < 4 x mtu}; see {@link
-     * Configuration#PACING_GAIN_PROP_NAME}.
+     * @param pacingGain pacing rate as a multiple of cwnd / srtt after start-up (2 in start-up; AIMD paces only while
+     * {@code cwnd < 4 x mtu}); see {@link Configuration#PACING_GAIN_PROP_NAME}.
      */
     public record CongestionSettings(
         boolean senderWindow,
@@ -1323,7 +1323,8 @@ public final class EngineSettings
         }
 
         /**
-         * Pacing rate as a multiple of cwnd / srtt, used while {@code cwnd < 4 x mtu}.
+         * Pacing rate as a multiple of cwnd / srtt after start-up (2 in start-up; AIMD paces only while
+         * {@code cwnd < 4 x mtu}).
          *
          * @param pacingGain the value; see {@link Configuration#PACING_GAIN_PROP_NAME}.
          * @return this for a fluent API.

@@ -223,17 +223,21 @@ class DelayCongestionControlTest
     }
 
     @Test
-    void shouldPaceSmallWindowsAndNeverAboveTheGrantRate()
+    void shouldPaceEveryWindowAtTwiceItsRateInStartupThenAtThePacingGainAndNeverAboveTheGrantRate()
     {
-        assertEquals(0, cc.pacingRate(SRTT, 0), "10 packets: ACK-clocked, no pacing");
-        // 1.25 x 10000 bytes per 25 us = 500 MB/s, above the grant rate
-        assertEquals(1_000_000, cc.pacingRate(SRTT, 1_000_000));
+        assertTrue(cc.isStartup());
+        // start-up: 2 x 10000 bytes per 25 us = 800 MB/s, so that the window can double in a round trip
+        assertEquals(800_000_000, cc.pacingRate(SRTT, 0));
+        assertEquals(1_000_000, cc.pacingRate(SRTT, 1_000_000), "never above the grant rate");
+        inAvoidance(cc);
+        // after start-up: 1.25 x 10000 bytes per 25 us = 500 MB/s, below a grant rate of 1 GB/s
+        assertEquals(500_000_000, cc.pacingRate(SRTT, 0));
         assertEquals(500_000_000, cc.pacingRate(SRTT, 1_000_000_000));
 
         final CongestionControl small = DelayCongestionControl.supplier(1.0, 0.8, 0.5, 25_000, 1.25)
             .newInstance(MTU, 2 * MTU, 4096L * MTU, 4);
         assertEquals(2 * MTU, small.window());
-        assertEquals(100_000_000, small.pacingRate(SRTT, 0), "below 4 packets: 1.25 x 2000 bytes per 25 us");
+        assertEquals(160_000_000, small.pacingRate(SRTT, 0), "start-up: 2 x 2000 bytes per 25 us");
         // the supplier sets the plane count: 4 x 1000 x 4 planes at 2000 bytes per 25 us is 200 us of queue
         assertEquals(200_000, small.delayAllowanceNs(BASE, SRTT));
     }

@@ -37,4 +37,31 @@ class PacerTest
         pacer.rate(0);
         assertTrue(pacer.isReady(0));
     }
+
+    @Test
+    void shouldLetABurstGoBackToBackAfterAPauseButNoMoreThanTheAllowance()
+    {
+        final Pacer pacer = new Pacer();
+        // 1 GB/s with 4000 bytes of allowance: 4 us of lag
+        pacer.rate(1_000_000_000L, 4000);
+        final long start = 1_000_000;
+        int burst = 0;
+        while (pacer.isReady(start))
+        {
+            pacer.onSend(1000, start);
+            burst++;
+        }
+        assertEquals(5, burst, "a send and the allowance's 4000 bytes, back to back");
+        assertEquals(start + 1000, pacer.nextSendNs(), "then one send per 1000 bytes / rate");
+
+        // A long pause banks no more than the allowance.
+        final long later = start + 1_000_000;
+        burst = 0;
+        while (pacer.isReady(later))
+        {
+            pacer.onSend(1000, later);
+            burst++;
+        }
+        assertEquals(5, burst);
+    }
 }

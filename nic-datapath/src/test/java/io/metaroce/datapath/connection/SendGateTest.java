@@ -30,7 +30,7 @@ class SendGateTest
     private static final long SRTT = 25 * US;
 
     private final SendTracker tracker = new SendTracker(64, 4, 4, (psn, path, reason, sendTimeNs) -> {});
-    private final SendGate gate = new SendGate(tracker, 8, 100 * US);
+    private final SendGate gate = new SendGate(tracker, 8, 100 * US, 0);
     private final DelayCongestionControl cc =
         new DelayCongestionControl(MTU, 2 * MTU, 64L * MTU, 1.0, 0.8, 0.5, 25 * US, 1.25);
     private long position;
@@ -101,7 +101,7 @@ class SendGateTest
         assertTrue(gate.congestionAllows(500));
         assertFalse(gate.congestionAllows(501), "[MR-CC-7] inflight + length <= cwnd");
 
-        final SendGate off = new SendGate(tracker, 8, 100 * US);
+        final SendGate off = new SendGate(tracker, 8, 100 * US, 0);
         off.onEstablished(64, MTU, false, false, 0, cc);
         assertTrue(off.congestionAllows(64 * MTU), "cc=false: the window is not enforced");
     }
@@ -112,8 +112,8 @@ class SendGateTest
         tracker.reset(0);
         gate.onEstablished(64, MTU, true, true, 100_000, cc);
         gate.updatePacing(SRTT);
-        // a window below 4 packets is paced at 1.25 x cwnd / srtt: 1.25 x 2000 bytes per 25 us
-        assertEquals(100_000_000, gate.pacer().rate());
+        // a window in start-up is paced at 2 x cwnd / srtt: 2 x 2000 bytes per 25 us
+        assertEquals(160_000_000, gate.pacer().rate());
         gate.onGrantRate(1_000_000);
         gate.updatePacing(SRTT);
         assertEquals(1_000_000, gate.pacer().rate(), "never above the grant rate");
@@ -123,7 +123,7 @@ class SendGateTest
         assertEquals(0, gate.newDataLimit(10_000, 0, 1));
         assertEquals(Long.MAX_VALUE, gate.pacingDeadlineNs(1_000_000));
 
-        final SendGate off = new SendGate(tracker, 8, 100 * US);
+        final SendGate off = new SendGate(tracker, 8, 100 * US, 0);
         off.onEstablished(64, MTU, false, true, 100_000, cc);
         off.onGrantRate(3_000_000);
         off.updatePacing(SRTT);
