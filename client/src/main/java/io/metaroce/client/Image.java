@@ -295,7 +295,11 @@ public final class Image
     }
 
     /**
-     * Identity of the publisher: {@code metaroce:ipc} for IPC, an address for the network.
+     * Identity of the publisher, for logs and routing by sender. For a network image, the sending driver's address
+     * and control port as this driver received its SETUP, {@code "address:port"} ({@code "[address]:port"} for
+     * IPv6), e.g. {@code "127.0.0.1:40123"}: images from different sender drivers differ, images of different
+     * publications of one sender driver share it (tell them apart by {@link #sessionId()}). For an IPC image, the
+     * channel {@code "metaroce:ipc"}, the same for every publisher of the driver.
      *
      * @return the source identity.
      */

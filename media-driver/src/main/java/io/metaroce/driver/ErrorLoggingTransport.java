@@ -217,6 +217,14 @@ final class ErrorLoggingTransport implements PacketTransport
     /**
      * {@inheritDoc}
      */
+    public InetSocketAddress destinationAddress(final int destination, final int plane)
+    {
+        return transport.destinationAddress(destination, plane);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
     public long sourceHostKey()
     {
         return transport.sourceHostKey();

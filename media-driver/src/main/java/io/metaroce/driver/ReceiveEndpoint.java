@@ -32,6 +32,10 @@ import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
 /**
  * The receiving side of the network transport for one subscription channel: a {@link PacketTransport}, opened by the
  * driver's transport factory, bound on the channel's endpoints (one socket per plane, all on the channel's port),
@@ -330,7 +334,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         if (subscriptionsByStream.get(streamId) <= 0)
         {
@@ -368,7 +373,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             default:
                 pendingImages.remove(key);
                 answeredPendingImages--;
-                return newImage(pending, activeTermId, termOffset);
+                return newImage(pending, activeTermId, termOffset, source);
         }
     }
 
@@ -399,7 +404,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
         conductor.offerAgentEvent(() -> conductor.onImageLogRequested(request));
     }
 
-    private NetworkImage newImage(final PendingImage pending, final int activeTermId, final int termOffset)
+    private NetworkImage newImage(
+        final PendingImage pending, final int activeTermId, final int termOffset, final InetSocketAddress source)
     {
         final int initialTermId = pending.initialTermId();
         final int termLength = pending.termLength();
@@ -415,10 +421,24 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             pending.windowLength(),
             pending.rawLog(),
             this,
-            channel.canonicalForm());
+            null == source ? channel.canonicalForm() : sourceIdentity(source));
         conductor.offerAgentEvent(() -> conductor.onNetworkImageCreated(image, pending));
 
         return image;
+    }
+
+    /**
+     * The identity of an image's source as the control protocol names it (section 7.3): the sender's address and
+     * control port, "address:port", with an IPv6 address in brackets.
+     *
+     * @param source the sender's address on the plane of its connection's SETUP.
+     * @return the text.
+     */
+    static String sourceIdentity(final InetSocketAddress source)
+    {
+        final InetAddress address = source.getAddress();
+        final String host = null == address ? source.getHostString() : address.getHostAddress();
+        return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + source.getPort();
     }
 
     /**

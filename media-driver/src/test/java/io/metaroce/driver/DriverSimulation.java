@@ -50,6 +50,7 @@ import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.UnsafeBufferPosition;
 
 import java.io.File;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.SplittableRandom;
@@ -453,7 +454,8 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         final int index = streamId - STREAM_ID;
         if (index < 0 || index >= lanes.size())

@@ -64,6 +64,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -702,7 +703,8 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         imageRequests++;
         if (!admit)

@@ -43,6 +43,8 @@ import io.metaroce.datapath.tracking.ReceiveTracker;
 import io.metaroce.datapath.tracking.Serial;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.net.InetSocketAddress;
+
 /**
  * The receiving side of one connection between two drivers: it places the DATA of every stream the sender opens into
  * that stream's image, out of order, and drives the sender with acknowledgements, credit and stream windows.
@@ -100,6 +102,7 @@ public final class ReceiverConnection extends Connection
     private long statusDeadlineNs;
     private long lingerDeadlineNs = Long.MAX_VALUE;
     private int endCause = -1;
+    private int setupPlane = -1;
 
     private boolean closeRequested;
     private int finalPsn;
@@ -491,7 +494,22 @@ public final class ReceiverConnection extends Connection
      */
     public void learnReplyAddress(final int plane)
     {
+        if (setupPlane < 0)
+        {
+            setupPlane = plane;
+        }
         encoder.learnReplyAddress(plane);
+    }
+
+    /**
+     * The sender's address on the plane of the SETUP that made the connection, with the port its control messages
+     * come from (its replyPort): what names the sender in the identity of the images the connection places into.
+     *
+     * @return the address, or null when the transport keeps no addresses.
+     */
+    public InetSocketAddress peerAddress()
+    {
+        return setupPlane < 0 ? null : host.transport().destinationAddress(destination, setupPlane);
     }
 
     /**

@@ -18,6 +18,8 @@ package io.metaroce.datapath.connection;
 import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.datapath.stream.ReceiverStreamSet;
 
+import java.net.InetSocketAddress;
+
 /**
  * A {@link ReceiverConnection} as the carrier of its {@link ReceiverStreamSet}: stream messages go out through the
  * connection's {@link ReceiverEncoder} (its reply planes and amplification bound), a message that answers no datagram
@@ -60,6 +62,14 @@ final class ReceiverStreamCarrier implements ReceiverStreamSet.Carrier
     public ReceiverConnection connection()
     {
         return connection;
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public InetSocketAddress peerAddress()
+    {
+        return connection.peerAddress();
     }
 
     /**

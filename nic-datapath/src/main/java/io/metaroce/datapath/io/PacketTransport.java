@@ -406,6 +406,20 @@ public interface PacketTransport extends AutoCloseable
     long sourceHostKey();
 
     /**
+     * The address a destination has on a plane: a sender destination's receiver, or the source host and control port
+     * a reply destination learnt ({@link #learnReplyAddress(int, int, int)}). Named in logs and in the identity of the
+     * images a connection places into, never used to route.
+     *
+     * @param destination a destination.
+     * @param plane       a plane.
+     * @return the address, or null when the destination has none on the plane or the transport keeps no addresses.
+     */
+    default InetSocketAddress destinationAddress(final int destination, final int plane)
+    {
+        return null;
+    }
+
+    /**
      * Does a destination have an address on a plane?
      *
      * @param destination a destination.

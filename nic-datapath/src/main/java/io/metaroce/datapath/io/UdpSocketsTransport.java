@@ -19,6 +19,7 @@ import org.agrona.DirectBuffer;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 
 /**
  * What both UDP transports share: the sockets, destinations and control path of {@link UdpSockets}, its counters and
@@ -177,6 +178,15 @@ abstract class UdpSocketsTransport implements PacketTransport
     public boolean learnReplyAddress(final int destination, final int plane, final int port)
     {
         return sockets.learnReplyAddress(destination, plane, port);
+    }
+
+    /**
+     * {@inheritDoc}
+     */
+    public InetSocketAddress destinationAddress(final int destination, final int plane)
+    {
+        final UdpDestinations.Destination d = sockets.destinations().route(destination, plane);
+        return null == d ? null : d.addresses[plane];
     }
 
     /**

@@ -18,6 +18,8 @@ package io.metaroce.datapath.stream;
 import io.metaroce.datapath.counters.DropReason;
 import org.agrona.DirectBuffer;
 
+import java.net.InetSocketAddress;
+
 /**
  * Asked by a receiving engine when a STREAM_OPEN opens a stream on a connection: does a subscription exist for the
  * stream, and if so, is the image the stream will place into ready. The driver implements it over its subscriptions
@@ -89,6 +91,8 @@ public interface ImageAdmission
      * @param termOffset    offset in {@code activeTermId} of that byte.
      * @param termLength    of the publication's log, a power of two in [64 KiB, 1 GiB].
      * @param mtu           negotiated largest datagram of the connection.
+     * @param source        the sender's address (host and control port on the plane of the connection's SETUP),
+     *                      which names the image's source; null when the transport keeps no addresses.
      * @return the placement of the new image; {@link #NOT_READY} when the stream is admitted but its image is not
      * ready yet (the stream stays pending); {@link #CONFLICT} when the opening would repeat positions of its session;
      * or null when no subscription wants the stream (the engine answers STREAM_ACK(UNKNOWN_STREAM) and keeps no
@@ -96,5 +100,12 @@ public interface ImageAdmission
      * {@link IllegalStateException} (STREAM_ACK(RESOURCE_EXHAUSTED)).
      */
     FramePlacement onImageRequest(
-        int streamId, int sessionId, int initialTermId, int activeTermId, int termOffset, int termLength, int mtu);
+        int streamId,
+        int sessionId,
+        int initialTermId,
+        int activeTermId,
+        int termOffset,
+        int termLength,
+        int mtu,
+        InetSocketAddress source);
 }

@@ -29,6 +29,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 
@@ -85,6 +86,14 @@ public final class ReceiverStreamSet
          * @return the receiver connection that carries the set.
          */
         ReceiverConnection connection();
+
+        /**
+         * The sender's address: host and control port on the plane of the connection's SETUP, which names the source
+         * of the images the set opens ({@link ImageAdmission#onImageRequest}).
+         *
+         * @return the address, or null when the transport keeps no addresses.
+         */
+        InetSocketAddress peerAddress();
 
         /**
          * The plane a message that answers no datagram goes on: the newest DATA or PROBE's when its reply address is
@@ -734,7 +743,8 @@ public final class ReceiverStreamSet
         try
         {
             placement = null == admission ? null : admission.onImageRequest(stream.streamId, stream.sessionId,
-                stream.initialTermId, stream.activeTermId, stream.openTermOffset, stream.termLength, mtu);
+                stream.initialTermId, stream.activeTermId, stream.openTermOffset, stream.termLength, mtu,
+                carrier.peerAddress());
         }
         catch (final IllegalStateException | IllegalArgumentException ex)
         {

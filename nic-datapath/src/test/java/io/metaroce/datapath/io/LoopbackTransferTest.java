@@ -218,7 +218,8 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         image = new SimulatedImage(initialTermId, termLength, 0, termLength / 2);
         return image;

@@ -22,6 +22,7 @@ import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.stream.TerminationCause;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -208,10 +209,12 @@ class ConnectionLifecycleTest
             final int activeTermId,
             final int termOffset,
             final int termLength,
-            final int mtu)
+            final int mtu,
+            final InetSocketAddress source)
         {
             return open ?
-                scenario.onImageRequest(streamId, sessionId, initialTermId, activeTermId, termOffset, termLength, mtu) :
+                scenario.onImageRequest(
+                    streamId, sessionId, initialTermId, activeTermId, termOffset, termLength, mtu, source) :
                 null;
         }
     }

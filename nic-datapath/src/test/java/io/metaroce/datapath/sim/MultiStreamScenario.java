@@ -28,6 +28,7 @@ import io.metaroce.datapath.stream.TerminationCause;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -211,7 +212,8 @@ final class MultiStreamScenario implements ConnectionHandler, ImageAdmission
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         if (STREAM_ID != streamId || sessionId < 1 || sessionId > streamCount)
         {

@@ -29,6 +29,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.SplittableRandom;
@@ -312,7 +313,8 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         if (STREAM_ID != streamId)
         {

@@ -34,6 +34,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -320,6 +321,11 @@ class ReceiverStreamSetTest
             return null;
         }
 
+        public InetSocketAddress peerAddress()
+        {
+            return null;
+        }
+
         public int replyPlane()
         {
             return replyPlane;
@@ -397,7 +403,8 @@ class ReceiverStreamSetTest
             final int activeTermId,
             final int termOffset,
             final int termLength,
-            final int mtu)
+            final int mtu,
+            final InetSocketAddress source)
         {
             requests++;
             if (null != answer)

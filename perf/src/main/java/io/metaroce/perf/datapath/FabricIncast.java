@@ -43,6 +43,7 @@ import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.LinkedHashMap;
@@ -813,7 +814,8 @@ final class FabricIncast implements ConnectionHandler, ImageAdmission
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         final int g = sessionId - 1;
         if (g < 0 || g >= images.length || streamId(g) != streamId)

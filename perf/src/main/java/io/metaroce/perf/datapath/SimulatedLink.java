@@ -34,6 +34,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.function.UnaryOperator;
@@ -241,7 +242,8 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         image = new SimulatedImage(initialTermId, termLength, 0, termLength / 2);
         return image;

@@ -326,7 +326,8 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         final int activeTermId,
         final int termOffset,
         final int termLength,
-        final int mtu)
+        final int mtu,
+        final InetSocketAddress source)
     {
         if (!subscribed.contains(streamId))
         {
