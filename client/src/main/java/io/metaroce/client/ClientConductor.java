@@ -101,6 +101,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
     private int responseSessionId;
     private final AgentInvoker driverAgentInvoker;
     private int responseCounterId;
+    private int responseChannelStatusId;
     private String responseLogFileName;
 
     ClientConductor(final MetaRoce.Context ctx, final CncFile cncFile)
@@ -241,6 +242,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
                     responseRegistrationId, correlationId) :
                 new ConcurrentPublication(this, channel, streamId, responseSessionId, limit, logBuffers,
                     responseRegistrationId, correlationId);
+            publication.channelStatusId(responseChannelStatusId);
             resourceByRegistrationId.put(correlationId, publication);
 
             return publication;
@@ -300,6 +302,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
                 subscription.internalClose();
                 throw ex;
             }
+            subscription.channelStatusId(responseChannelStatusId);
 
             return subscription;
         }
@@ -407,6 +410,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
         responseRegistrationId = registrationId;
         responseSessionId = sessionId;
         responseCounterId = publicationLimitCounterId;
+        responseChannelStatusId = channelStatusCounterId;
         responseLogFileName = logFileName;
     }
 
@@ -416,6 +420,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
     public void onSubscriptionReady(final long correlationId, final int channelStatusCounterId)
     {
         responseErrorCode = null;
+        responseChannelStatusId = channelStatusCounterId;
     }
 
     /**

@@ -19,10 +19,14 @@ import io.metaroce.client.logbuffer.BufferClaim;
 import io.metaroce.client.logbuffer.HeaderWriter;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.client.logbuffer.LogBuffers;
+import io.metaroce.client.status.LocalSocketAddress;
 import io.metaroce.codec.FrameDescriptor;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 import org.agrona.concurrent.status.ReadablePosition;
+
+import java.util.List;
 
 /**
  * A stream a client publishes to: messages offered to it are appended to the publication's log buffer, from which
@@ -88,6 +92,7 @@ public abstract class Publication extends PublicationLhsPadding implements AutoC
     final int maxMessageLength;
     final long maxPossiblePosition;
     volatile boolean isClosed;
+    private int channelStatusId = CountersReader.NULL_COUNTER_ID;
 
     Publication(
         final ClientConductor conductor,
@@ -187,6 +192,38 @@ public abstract class Publication extends PublicationLhsPadding implements AutoC
     public boolean isClosed()
     {
         return isClosed;
+    }
+
+    /**
+     * The id of the channel's status counter: the publication's network endpoint's local socket address counter
+     * ({@code CounterTypeId.LOCAL_SOCKET_ADDRESS}), or {@code CountersReader.NULL_COUNTER_ID} for IPC.
+     *
+     * @return the counter id.
+     */
+    public int channelStatusId()
+    {
+        return channelStatusId;
+    }
+
+    /**
+     * The local addresses the driver bound for this channel, as Aeron's {@code localSocketAddresses()}: for a
+     * network channel the send endpoint's control sockets, where its receivers' acknowledgements arrive, one
+     * {@code address:port} per plane in plane order, the port always the kernel's choice (the sender's part of its
+     * images' {@code Image.sourceIdentity()} at the receiver); empty for IPC, and once the endpoint closed.
+     *
+     * @return the addresses.
+     */
+    public List<String> localSocketAddresses()
+    {
+        return LocalSocketAddress.find(conductor.countersReader(), channelStatusId);
+    }
+
+    /**
+     * Set once, before the publication is handed to the application, from the driver's answer.
+     */
+    void channelStatusId(final int counterId)
+    {
+        channelStatusId = counterId;
     }
 
     /**

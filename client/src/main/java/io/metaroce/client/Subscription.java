@@ -17,6 +17,8 @@ package io.metaroce.client;
 
 import io.metaroce.client.logbuffer.ControlledFragmentHandler;
 import io.metaroce.client.logbuffer.FragmentHandler;
+import io.metaroce.client.status.LocalSocketAddress;
+import org.agrona.concurrent.status.CountersReader;
 
 import java.util.Arrays;
 import java.util.List;
@@ -33,6 +35,7 @@ public final class Subscription implements AutoCloseable
     private static final Image[] EMPTY_IMAGES = new Image[0];
 
     private final ClientConductor conductor;
+    private int channelStatusId = CountersReader.NULL_COUNTER_ID;
     private final String channel;
     private final int streamId;
     private final long registrationId;
@@ -177,6 +180,38 @@ public final class Subscription implements AutoCloseable
         }
 
         return null;
+    }
+
+    /**
+     * The id of the channel's status counter: the subscription's network endpoint's local socket address counter
+     * ({@code CounterTypeId.LOCAL_SOCKET_ADDRESS}), or {@code CountersReader.NULL_COUNTER_ID} for IPC.
+     *
+     * @return the counter id.
+     */
+    public int channelStatusId()
+    {
+        return channelStatusId;
+    }
+
+    /**
+     * The local addresses the driver bound for this channel, as Aeron's {@code localSocketAddresses()}: for a
+     * network channel the receive endpoint's sockets, one {@code address:port} per plane in plane order, with the
+     * port the kernel chose when the channel asked for {@code :0} (put them in a publication's {@code endpoint});
+     * empty for IPC, and once the endpoint closed.
+     *
+     * @return the addresses.
+     */
+    public List<String> localSocketAddresses()
+    {
+        return LocalSocketAddress.find(conductor.countersReader(), channelStatusId);
+    }
+
+    /**
+     * Set once, before the subscription is handed to the application, from the driver's answer.
+     */
+    void channelStatusId(final int counterId)
+    {
+        channelStatusId = counterId;
     }
 
     /**

@@ -66,6 +66,7 @@ final class ClientProxy
         final int sessionId,
         final int streamId,
         final int publicationLimitCounterId,
+        final int channelStatusCounterId,
         final boolean exclusive,
         final String logFileName)
     {
@@ -75,7 +76,7 @@ final class ClientProxy
             .sessionId(sessionId)
             .streamId(streamId)
             .publicationLimitCounterId(publicationLimitCounterId)
-            .channelStatusCounterId(-1)
+            .channelStatusCounterId(channelStatusCounterId)
             .exclusive(exclusive ? BooleanType.TRUE : BooleanType.FALSE)
             .reserved1((short)0)
             .reserved2(0)
@@ -85,11 +86,11 @@ final class ClientProxy
         transmit(PublicationReadyEncoder.TEMPLATE_ID, publicationReady.encodedLength());
     }
 
-    void onSubscriptionReady(final long correlationId)
+    void onSubscriptionReady(final long correlationId, final int channelStatusCounterId)
     {
         subscriptionReady.wrapAndApplyHeader(buffer, 0, headerEncoder)
             .correlationId(correlationId)
-            .channelStatusCounterId(-1)
+            .channelStatusCounterId(channelStatusCounterId)
             .reserved1(0);
         transmit(SubscriptionReadyEncoder.TEMPLATE_ID, subscriptionReady.encodedLength());
     }

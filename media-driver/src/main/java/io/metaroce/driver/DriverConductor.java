@@ -43,6 +43,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
 import org.agrona.concurrent.status.UnsafeBufferPosition;
 
 import java.io.File;
@@ -349,6 +350,7 @@ final class DriverConductor implements Agent
             publication.sessionId(),
             streamId,
             publication.publisherLimitId(),
+            CountersReader.NULL_COUNTER_ID,
             exclusive,
             publication.logFileName());
 
@@ -421,7 +423,7 @@ final class DriverConductor implements Agent
         }
 
         subscriptionLinks.add(subscription);
-        clientProxy.onSubscriptionReady(correlationId);
+        clientProxy.onSubscriptionReady(correlationId, CountersReader.NULL_COUNTER_ID);
         for (final IpcPublication publication : matches)
         {
             linkSubscriber(publication, subscription);
@@ -1199,6 +1201,7 @@ final class DriverConductor implements Agent
             publication.sessionId(),
             streamId,
             publication.publisherLimitId(),
+            publication.endpoint().localAddressCounterId(),
             exclusive,
             publication.logFileName());
     }
@@ -1327,6 +1330,7 @@ final class DriverConductor implements Agent
      */
     private void onSendEndpointClosed(final SendEndpoint endpoint)
     {
+        freeLocalAddressCounter(endpoint.takeLocalAddressCounterId());
         if (sendEndpoints.get(endpoint.key()) == endpoint)
         {
             sendEndpoints.remove(endpoint.key());
@@ -1369,6 +1373,7 @@ final class DriverConductor implements Agent
      */
     private void onReceiveEndpointClosed(final ReceiveEndpoint endpoint)
     {
+        freeLocalAddressCounter(endpoint.takeLocalAddressCounterId());
         final String key = endpoint.channel().receiveEndpointKey();
         if (receiveEndpoints.get(key) == endpoint)
         {
@@ -1409,6 +1414,8 @@ final class DriverConductor implements Agent
                 TransportEngine.reserveTransportOverhead(ctx.engineSettings(), transport.datagramOverhead());
                 endpoint = new SendEndpoint(key, transport, senderAgent.engine(), lossReport, epochClock,
                     systemCounters, ctx.driverErrorHandler());
+                endpoint.localAddressCounterId(streamCounter.allocateLocalSocketAddress(
+                    "snd-local-addr", AddressText.boundAddresses(transport)));
             }
             catch (final RuntimeException ex)
             {
@@ -1433,12 +1440,15 @@ final class DriverConductor implements Agent
         checkCommandSpace(receiverCommands, "receiver");
         final ReceiveEndpoint endpoint = receiveEndpoint(channel);
 
+        // a subscription on port 0 is known by the port its endpoint was bound to
+        final String canonicalChannel = 0 == channel.port ?
+            endpoint.channel().canonicalForm() : channel.canonicalForm();
         final SubscriptionLink subscription = new SubscriptionLink(
-            correlationId, client, streamId, channel.canonicalForm(), endpoint);
+            correlationId, client, streamId, canonicalChannel, endpoint);
         subscriptionLinks.add(subscription);
         endpoint.incRef();
         offerCommand(receiverCommands, () -> endpoint.onSubscriptionAdded(streamId));
-        clientProxy.onSubscriptionReady(correlationId);
+        clientProxy.onSubscriptionReady(correlationId, endpoint.localAddressCounterId());
 
         for (int i = 0, size = networkImages.size(); i < size; i++)
         {
@@ -1452,8 +1462,8 @@ final class DriverConductor implements Agent
 
     private ReceiveEndpoint receiveEndpoint(final UdpChannel channel)
     {
-        final String key = channel.receiveEndpointKey();
-        final ReceiveEndpoint existing = receiveEndpoints.get(key);
+        // port 0 asks the kernel for a port no endpoint has: it opens an endpoint of its own
+        final ReceiveEndpoint existing = 0 == channel.port ? null : receiveEndpoints.get(channel.receiveEndpointKey());
         if (null != existing)
         {
             if (existing.lifecycle().isOpen() || existing.lifecycle().tryReopen())
@@ -1512,8 +1522,11 @@ final class DriverConductor implements Agent
         try
         {
             TransportEngine.reserveTransportOverhead(channel.engineSettings, transport.datagramOverhead());
-            newEndpoint = new ReceiveEndpoint(channel, transport, receiverAgent.engine(), creditScheduler, this,
+            final UdpChannel bound = 0 == channel.port ? channel.withBoundPort(transport.localPort(), ctx) : channel;
+            newEndpoint = new ReceiveEndpoint(bound, transport, receiverAgent.engine(), creditScheduler, this,
                 toDriverCommands, ctx.driverErrorHandler());
+            newEndpoint.localAddressCounterId(streamCounter.allocateLocalSocketAddress(
+                "rcv-local-addr", AddressText.boundAddresses(transport)));
         }
         catch (final RuntimeException ex)
         {
@@ -1523,11 +1536,27 @@ final class DriverConductor implements Agent
                 "cannot create the receive endpoint of " + channel.canonicalForm() + ": " + ex.getMessage());
         }
 
+        final String key = newEndpoint.channel().receiveEndpointKey();
+        final ReceiveEndpoint closedEarlier = receiveEndpoints.get(key);
+        if (null != closedEarlier)
+        {
+            // the kernel handed out the port of an endpoint that closed its sockets and is not forgotten yet
+            closedEarlier.lifecycle().awaitClosed();
+            onReceiveEndpointClosed(closedEarlier);
+        }
         receiveEndpoints.put(key, newEndpoint);
         receiveEndpointCount.incrementRelease();
         offerCommand(receiverCommands, () -> receiverAgent.onAddEndpoint(newEndpoint));
 
         return newEndpoint;
+    }
+
+    private void freeLocalAddressCounter(final int counterId)
+    {
+        if (CountersReader.NULL_COUNTER_ID != counterId)
+        {
+            countersManager.free(counterId);
+        }
     }
 
     private LossGenerator newLossStage()

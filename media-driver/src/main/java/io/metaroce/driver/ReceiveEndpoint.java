@@ -31,9 +31,8 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.status.CountersReader;
 
-import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 /**
@@ -106,6 +105,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     private final Long2ObjectHashMap<PendingImage> pendingImages = new Long2ObjectHashMap<>();
     private int answeredPendingImages;
     private int refCount;
+    private int localAddressCounterId = CountersReader.NULL_COUNTER_ID;
 
     ReceiveEndpoint(
         final UdpChannel channel,
@@ -153,6 +153,39 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     UdpChannel channel()
     {
         return channel;
+    }
+
+    /**
+     * Conductor: the counter that shows the endpoint's bound addresses ({@code CounterTypeId.LOCAL_SOCKET_ADDRESS}),
+     * allocated right after the endpoint, freed when it closed.
+     *
+     * @param counterId the counter's id.
+     */
+    void localAddressCounterId(final int counterId)
+    {
+        localAddressCounterId = counterId;
+    }
+
+    /**
+     * Conductor: the channel status counter id the endpoint's channels are answered with.
+     *
+     * @return the id of the endpoint's local socket address counter.
+     */
+    int localAddressCounterId()
+    {
+        return localAddressCounterId;
+    }
+
+    /**
+     * Conductor: take the local socket address counter to free it, once.
+     *
+     * @return its id, or {@code CountersReader.NULL_COUNTER_ID} when taken already.
+     */
+    int takeLocalAddressCounterId()
+    {
+        final int counterId = localAddressCounterId;
+        localAddressCounterId = CountersReader.NULL_COUNTER_ID;
+        return counterId;
     }
 
     /**
@@ -436,9 +469,8 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
      */
     static String sourceIdentity(final InetSocketAddress source)
     {
-        final InetAddress address = source.getAddress();
-        final String host = null == address ? source.getHostString() : address.getHostAddress();
-        return (address instanceof Inet6Address ? "[" + host + "]" : host) + ":" + source.getPort();
+        return null == source.getAddress() ?
+            source.getHostString() + ":" + source.getPort() : AddressText.of(source.getAddress(), source.getPort());
     }
 
     /**

@@ -36,6 +36,7 @@ import org.agrona.collections.Object2IntHashMap;
 import org.agrona.collections.Object2ObjectHashMap;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersReader;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -100,6 +101,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     private final String localAddresses;
     private long nextLossSampleNs;
     private int refCount;
+    private int localAddressCounterId = CountersReader.NULL_COUNTER_ID;
     private int idleDestinations;
     private Runnable onClosed;
     private long closeWaitDeadlineNs;
@@ -153,6 +155,39 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     String key()
     {
         return key;
+    }
+
+    /**
+     * Conductor: the counter that shows the endpoint's bound addresses ({@code CounterTypeId.LOCAL_SOCKET_ADDRESS}),
+     * allocated right after the endpoint, freed when it closed.
+     *
+     * @param counterId the counter's id.
+     */
+    void localAddressCounterId(final int counterId)
+    {
+        localAddressCounterId = counterId;
+    }
+
+    /**
+     * Conductor: the channel status counter id the endpoint's channels are answered with.
+     *
+     * @return the id of the endpoint's local socket address counter.
+     */
+    int localAddressCounterId()
+    {
+        return localAddressCounterId;
+    }
+
+    /**
+     * Conductor: take the local socket address counter to free it, once.
+     *
+     * @return its id, or {@code CountersReader.NULL_COUNTER_ID} when taken already.
+     */
+    int takeLocalAddressCounterId()
+    {
+        final int counterId = localAddressCounterId;
+        localAddressCounterId = CountersReader.NULL_COUNTER_ID;
+        return counterId;
     }
 
     /**

@@ -151,6 +151,11 @@ final class UdpChannel
 
         endpoints = parseEndpoints(params.get(ENDPOINT_PARAM));
         port = endpoints[0].getPort();
+        if (0 == port && !isSubscription)
+        {
+            throw invalid("parameter 'endpoint': port 0 (the kernel chooses) is for a subscription, which binds " +
+                "it; a publication names the port its subscription resolved (Subscription.localSocketAddresses())");
+        }
         // A subscription ignores the publication-only parameters, as Aeron does, so one channel string serves both.
         interfaces = isSubscription || null == params.get(INTERFACE_PARAM) ?
             null : parseInterfaces(params.get(INTERFACE_PARAM));
@@ -242,6 +247,33 @@ final class UdpChannel
     static UdpChannel forPublication(final ChannelUri uri, final MediaDriver.Context ctx)
     {
         return new UdpChannel(uri, ctx, false);
+    }
+
+    /**
+     * The same subscription channel bound on a port the kernel chose for its {@code endpoint=host:0}: the channel a
+     * receive endpoint is known by once bound, so that a later subscription naming that port shares it.
+     *
+     * @param boundPort the port every plane's receive socket was bound to.
+     * @param ctx       of the driver.
+     * @return the channel with the port in every endpoint.
+     */
+    UdpChannel withBoundPort(final int boundPort, final MediaDriver.Context ctx)
+    {
+        final InetSocketAddress[] bound = new InetSocketAddress[endpoints.length];
+        for (int i = 0; i < bound.length; i++)
+        {
+            bound[i] = new InetSocketAddress(endpoints[i].getAddress(), boundPort);
+        }
+        final StringBuilder text = new StringBuilder(ChannelUri.PREFIX).append(ChannelUri.UDP_MEDIA);
+        char separator = '?';
+        for (final Map.Entry<String, String> entry : uri.params().entrySet())
+        {
+            final String value = ENDPOINT_PARAM.equals(entry.getKey()) ? join(bound) : entry.getValue();
+            text.append(separator).append(entry.getKey()).append('=').append(value);
+            separator = '|';
+        }
+
+        return forSubscription(ChannelUri.parse(text), ctx);
     }
 
     /**
@@ -458,9 +490,10 @@ final class UdpChannel
         {
             throw invalid("parameter 'endpoint': port of '" + text + "' is not a number");
         }
-        if (port < 1 || port > 0xFFFF)
+        if (port < 0 || port > 0xFFFF)
         {
-            throw invalid("parameter 'endpoint': port of '" + text + "' must be in [1, 65535]");
+            throw invalid("parameter 'endpoint': port of '" + text + "' must be in [1, 65535], or 0 for a " +
+                "subscription to let the kernel choose");
         }
 
         final InetAddress address = resolve(ENDPOINT_PARAM, host);
@@ -485,7 +518,7 @@ final class UdpChannel
         final InetAddress[] addresses = new InetAddress[parts.length];
         for (int i = 0; i < parts.length; i++)
         {
-            addresses[i] = resolve(INTERFACE_PARAM, parts[i]);
+            addresses[i] = resolve(INTERFACE_PARAM, interfaceHost(parts[i]));
             if (addresses[i].isAnyLocalAddress() || addresses[i].isMulticastAddress())
             {
                 throw invalid("parameter 'interface': plane " + i + " needs a local unicast address, not " +
@@ -502,6 +535,39 @@ final class UdpChannel
         }
 
         return addresses;
+    }
+
+    /**
+     * The host of an {@code interface} entry, which may carry the port 0 (Aeron's habit for "the kernel chooses"):
+     * a send endpoint's control port is always the kernel's choice, shared by every plane.
+     */
+    private static String interfaceHost(final String part)
+    {
+        String host = part;
+        String portText = null;
+        if (part.startsWith("["))
+        {
+            final int close = part.indexOf(']');
+            final String rest = close < 0 ? "" : part.substring(close + 1);
+            if (close < 0 || (!rest.isEmpty() && !rest.startsWith(":")))
+            {
+                throw invalid("parameter 'interface': '" + part + "' is not an address, [address] or [address]:0");
+            }
+            host = part.substring(1, close);
+            portText = rest.isEmpty() ? null : rest.substring(1);
+        }
+        else if (part.indexOf(':') >= 0 && part.indexOf(':') == part.lastIndexOf(':'))
+        {
+            host = part.substring(0, part.indexOf(':'));
+            portText = part.substring(part.indexOf(':') + 1);
+        }
+        if (null != portText && !"0".equals(portText))
+        {
+            throw invalid("parameter 'interface': '" + part + "' names port " + portText + "; a send endpoint's " +
+                "control port is chosen by the kernel (one for every plane): give the address alone or address:0");
+        }
+
+        return host;
     }
 
     private static InetAddress resolve(final String key, final String host)

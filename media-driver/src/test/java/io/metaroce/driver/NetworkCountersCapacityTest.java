@@ -167,8 +167,10 @@ class NetworkCountersCapacityTest
         assertEquals(2 * DatapathCounters.ENGINE_COUNTERS, count(counters, DatapathCounters.ENGINE_TYPE_ID),
             "the sender's and the receiver's engine");
         assertEquals(endpoints * DatapathCounters.IO_COUNTERS, count(counters, DatapathCounters.IO_TYPE_ID));
+        assertEquals(endpoints, count(counters, CounterTypeId.LOCAL_SOCKET_ADDRESS), "one local-addr per endpoint");
 
-        return system + clients + 2 * DatapathCounters.ENGINE_COUNTERS + endpoints * DatapathCounters.IO_COUNTERS;
+        return system + clients + 2 * DatapathCounters.ENGINE_COUNTERS +
+            endpoints * (DatapathCounters.IO_COUNTERS + 1);
     }
 
     private static int inUse(final CountersReader counters)

@@ -150,8 +150,8 @@ record CounterEntry(
     static List<String> typeNames()
     {
         return List.of("system", "pub-lmt", "pub-pos", "sub-pos", "snd-ack-pos", "rcv-hwm", "client-heartbeat",
-            "net-engine", "net-plane", "net-io", "net-sender", "net-receiver", "net-path", "net-sender-stream",
-            "net-receiver-stream", "custom");
+            "local-addr", "net-engine", "net-plane", "net-io", "net-sender", "net-receiver", "net-path",
+            "net-sender-stream", "net-receiver-stream", "custom");
     }
 
     /**

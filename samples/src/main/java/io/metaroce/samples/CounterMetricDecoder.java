@@ -120,6 +120,8 @@ final class CounterMetricDecoder
         "metaroce_subscriber_position_bytes", "Position of a subscription in an image.");
     static final MetricFamily CLIENT_HEARTBEAT = millisTimestampGauge(
         "metaroce_client_heartbeat_timestamp_seconds", "Time of a client's last keepalive.");
+    static final MetricFamily ENDPOINT_LOCAL_ADDRESSES = gauge(
+        "metaroce_endpoint_local_addresses", "A network endpoint open on local addresses (1), by the addresses.");
 
     static final MetricFamily ENGINE_RECEIVED_DATAGRAMS = counter(
         "metaroce_engine_received_datagrams", "Datagrams a transport engine received.");
@@ -301,6 +303,7 @@ final class CounterMetricDecoder
         addFamily(RECEIVER_HIGH_WATER_MARK);
         addFamily(SUBSCRIBER_POSITION);
         addFamily(CLIENT_HEARTBEAT);
+        addFamily(ENDPOINT_LOCAL_ADDRESSES);
 
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-datagrams", ENGINE_RECEIVED_DATAGRAMS);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-bytes", ENGINE_RECEIVED_BYTES);
@@ -443,6 +446,11 @@ final class CounterMetricDecoder
                 break;
             case CounterTypeId.CLIENT_HEARTBEAT:
                 emit(CLIENT_HEARTBEAT, counterId, Labels.of("client_id", Long.toString(key.getLong(0))), value, sink);
+                break;
+            case CounterTypeId.LOCAL_SOCKET_ADDRESS:
+                emit(ENDPOINT_LOCAL_ADDRESSES, counterId, Labels.of(
+                    "direction", label.startsWith("snd-") ? "send" : "receive",
+                    "addresses", label.substring(label.indexOf(": ") + 2)), value, sink);
                 break;
             case DatapathCounters.ENGINE_TYPE_ID:
             case DatapathCounters.SENDER_TYPE_ID:

@@ -66,6 +66,15 @@ public final class CounterTypeId
     public static final int RECEIVER_HWM = 6;
 
     /**
+     * Local socket addresses of a network endpoint: the addresses and port its receive sockets are bound to, one per
+     * plane, in the label after {@code "rcv-local-addr: "} (a receive endpoint) or {@code "snd-local-addr: "} (a send
+     * endpoint's control sockets), as {@code address:port} separated by commas. Value 1 while the endpoint is open.
+     * Its id is the channel status counter id of the PUBLICATION_READY and SUBSCRIPTION_READY of the channels that
+     * use the endpoint. No key.
+     */
+    public static final int LOCAL_SOCKET_ADDRESS = 7;
+
+    /**
      * First type id of applications' custom counters: the driver refuses ADD_COUNTER with a lower type id (CLASH),
      * which it reserves for its own counters.
      */
@@ -99,6 +108,8 @@ public final class CounterTypeId
                 return "snd-ack-pos";
             case RECEIVER_HWM:
                 return "rcv-hwm";
+            case LOCAL_SOCKET_ADDRESS:
+                return "local-addr";
             default:
                 return "custom";
         }

@@ -97,6 +97,23 @@ public final class StreamCounter
         return counterId;
     }
 
+    /**
+     * Allocate the local socket address counter of a network endpoint, value 1 (open).
+     *
+     * @param labelPrefix {@code "rcv-local-addr"} or {@code "snd-local-addr"}.
+     * @param addresses   the bound addresses, {@code address:port} per plane separated by commas.
+     * @return the counter id.
+     * @throws IllegalStateException if the counters file is full.
+     * @see CounterTypeId#LOCAL_SOCKET_ADDRESS
+     */
+    public int allocateLocalSocketAddress(final String labelPrefix, final String addresses)
+    {
+        final int counterId = allocate(CounterTypeId.LOCAL_SOCKET_ADDRESS, 0, labelPrefix + ": " + addresses);
+        countersManager.setCounterValue(counterId, 1);
+
+        return counterId;
+    }
+
     private int allocate(final int typeId, final int keyLength, final String label)
     {
         final byte[] labelBytes = truncate(label.getBytes(StandardCharsets.UTF_8));
