@@ -87,6 +87,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
     private final long driverTimeoutNs;
     private final long resourceLingerDurationNs;
     private final Long2ObjectHashMap<Object> resourceByRegistrationId = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<PendingRegistration> pendingRegistrations = new Long2ObjectHashMap<>();
     private final Map<String, LogBuffers> logBuffersByFileName = new HashMap<>();
     private final ArrayList<LogBuffers> lingeringLogBuffers = new ArrayList<>();
 
@@ -225,31 +226,216 @@ final class ClientConductor implements Agent, DriverEventsHandler
             final long correlationId = driverProxy.addPublication(channel, streamId, exclusive);
             awaitResponse(correlationId);
 
-            final LogBuffers logBuffers;
-            try
-            {
-                logBuffers = logBuffers(responseLogFileName);
-            }
-            catch (final RuntimeException ex)
-            {
-                driverProxy.removePublication(correlationId);
-                throw new MetaRoceException("failed to map the log of publication " + correlationId, ex);
-            }
-
-            final UnsafeBufferPosition limit = new UnsafeBufferPosition(countersValuesBuffer, responseCounterId);
-            final Publication publication = exclusive ?
-                new ExclusivePublication(this, channel, streamId, responseSessionId, limit, logBuffers,
-                    responseRegistrationId, correlationId) :
-                new ConcurrentPublication(this, channel, streamId, responseSessionId, limit, logBuffers,
-                    responseRegistrationId, correlationId);
-            publication.channelStatusId(responseChannelStatusId);
-            resourceByRegistrationId.put(correlationId, publication);
-
-            return publication;
+            return newPublication(channel, streamId, exclusive, correlationId, responseRegistrationId,
+                responseSessionId, responseCounterId, responseChannelStatusId, responseLogFileName);
         }
         finally
         {
             clientLock.unlock();
+        }
+    }
+
+    /**
+     * Map a publication the driver made ready and register it.
+     *
+     * @throws MetaRoceException when its log cannot be mapped; the driver is asked to remove the publication.
+     */
+    private Publication newPublication(
+        final String channel,
+        final int streamId,
+        final boolean exclusive,
+        final long correlationId,
+        final long registrationId,
+        final int sessionId,
+        final int limitCounterId,
+        final int channelStatusId,
+        final String logFileName)
+    {
+        final LogBuffers logBuffers;
+        try
+        {
+            logBuffers = logBuffers(logFileName);
+        }
+        catch (final RuntimeException ex)
+        {
+            driverProxy.removePublication(correlationId);
+            throw new MetaRoceException("failed to map the log of publication " + correlationId, ex);
+        }
+
+        final UnsafeBufferPosition limit = new UnsafeBufferPosition(countersValuesBuffer, limitCounterId);
+        final Publication publication = exclusive ?
+            new ExclusivePublication(this, channel, streamId, sessionId, limit, logBuffers, registrationId,
+                correlationId) :
+            new ConcurrentPublication(this, channel, streamId, sessionId, limit, logBuffers, registrationId,
+                correlationId);
+        publication.channelStatusId(channelStatusId);
+        resourceByRegistrationId.put(correlationId, publication);
+
+        return publication;
+    }
+
+    /**
+     * Send an ADD_PUBLICATION, ADD_EXCLUSIVE_PUBLICATION or ADD_SUBSCRIPTION and return without waiting: the
+     * answer is kept until {@link #pendingResource} collects it.
+     *
+     * @return the registration id.
+     */
+    long asyncAdd(
+        final PendingRegistration.Kind kind,
+        final String channel,
+        final int streamId,
+        final AvailableImageHandler availableImageHandler,
+        final UnavailableImageHandler unavailableImageHandler)
+    {
+        clientLock.lock();
+        try
+        {
+            ensureActive();
+            final long correlationId = PendingRegistration.Kind.SUBSCRIPTION == kind ?
+                driverProxy.addSubscription(channel, streamId) :
+                driverProxy.addPublication(channel, streamId, PendingRegistration.Kind.EXCLUSIVE_PUBLICATION == kind);
+            pendingRegistrations.put(correlationId, new PendingRegistration(kind, channel, streamId,
+                availableImageHandler, unavailableImageHandler, nanoClock.nanoTime() + driverTimeoutNs));
+            driverEventsAdapter.addAsyncCorrelationId(correlationId);
+
+            return correlationId;
+        }
+        finally
+        {
+            clientLock.unlock();
+        }
+    }
+
+    /**
+     * The resource of an asynchronous add: null while the driver has not answered, the resource once it has (and on
+     * every later call), or the driver's refusal thrown once.
+     *
+     * @param registrationId returned by {@link #asyncAdd}.
+     * @param type           the resource's class.
+     * @return the resource, or null while pending.
+     * @throws MetaRoceException the refusal, or when the id names no resource of the type.
+     */
+    <T> T pendingResource(final long registrationId, final Class<T> type)
+    {
+        clientLock.lock();
+        try
+        {
+            ensureActive();
+            PendingRegistration pending = pendingRegistrations.get(registrationId);
+            if (null != pending && null == pending.failure)
+            {
+                final AgentInvoker driverInvoker = this.driverAgentInvoker;
+                if (null != driverInvoker)
+                {
+                    driverInvoker.invoke();
+                }
+                service();
+                pending = pendingRegistrations.get(registrationId);
+            }
+            if (null != pending)
+            {
+                if (null == pending.failure)
+                {
+                    return null;
+                }
+                if (!pending.timedOut)
+                {
+                    pendingRegistrations.remove(registrationId);
+                }
+                throw pending.failure;
+            }
+
+            final Object resource = resourceByRegistrationId.get(registrationId);
+            if (!type.isInstance(resource))
+            {
+                throw new MetaRoceException("registration id " + registrationId + " names no " +
+                    type.getSimpleName() + " of this client" + (null == resource ? "" : " but a " +
+                    resource.getClass().getSimpleName()));
+            }
+
+            return type.cast(resource);
+        }
+        finally
+        {
+            clientLock.unlock();
+        }
+    }
+
+    /**
+     * An answer to an asynchronous add: build its resource, or keep the failure for the application; a late answer
+     * to an add the client gave up on is undone.
+     */
+    private void onAsyncReady(
+        final long correlationId,
+        final PendingRegistration pending,
+        final long registrationId,
+        final int sessionId,
+        final int limitCounterId,
+        final int channelStatusId,
+        final String logFileName)
+    {
+        driverEventsAdapter.removeAsyncCorrelationId(correlationId);
+        final boolean isSubscription = PendingRegistration.Kind.SUBSCRIPTION == pending.kind;
+        if (pending.timedOut)
+        {
+            pendingRegistrations.remove(correlationId);
+            if (isSubscription)
+            {
+                driverProxy.removeSubscription(correlationId);
+            }
+            else
+            {
+                driverProxy.removePublication(correlationId);
+            }
+            return;
+        }
+
+        try
+        {
+            if (isSubscription)
+            {
+                final Subscription subscription = new Subscription(this, pending.channel, pending.streamId,
+                    correlationId, pending.availableImageHandler, pending.unavailableImageHandler);
+                subscription.channelStatusId(channelStatusId);
+                resourceByRegistrationId.put(correlationId, subscription);
+            }
+            else
+            {
+                newPublication(pending.channel, pending.streamId,
+                    PendingRegistration.Kind.EXCLUSIVE_PUBLICATION == pending.kind, correlationId, registrationId,
+                    sessionId, limitCounterId, channelStatusId, logFileName);
+            }
+            pendingRegistrations.remove(correlationId);
+        }
+        catch (final MetaRoceException ex)
+        {
+            pending.failure = ex;
+        }
+    }
+
+    /**
+     * Give up on asynchronous adds the driver did not answer within the driver timeout.
+     */
+    private void expirePendingRegistrations(final long nowNs)
+    {
+        if (pendingRegistrations.isEmpty())
+        {
+            return;
+        }
+
+        final Long2ObjectHashMap<PendingRegistration>.EntryIterator entries =
+            pendingRegistrations.entrySet().iterator();
+        while (entries.hasNext())
+        {
+            entries.next();
+            final PendingRegistration pending = entries.getValue();
+            if (null == pending.failure && nowNs - pending.deadlineNs > 0)
+            {
+                pending.timedOut = true;
+                pending.failure = new DriverTimeoutException("no response from the media driver in " +
+                    cncFile.file().getParent() + " within " + driverTimeoutMs + " ms to command " +
+                    entries.getLongKey());
+            }
         }
     }
 
@@ -406,6 +592,14 @@ final class ClientConductor implements Agent, DriverEventsHandler
         final boolean exclusive,
         final String logFileName)
     {
+        final PendingRegistration pending = pendingRegistrations.get(correlationId);
+        if (null != pending)
+        {
+            onAsyncReady(correlationId, pending, registrationId, sessionId, publicationLimitCounterId,
+                channelStatusCounterId, logFileName);
+            return;
+        }
+
         responseErrorCode = null;
         responseRegistrationId = registrationId;
         responseSessionId = sessionId;
@@ -419,6 +613,13 @@ final class ClientConductor implements Agent, DriverEventsHandler
      */
     public void onSubscriptionReady(final long correlationId, final int channelStatusCounterId)
     {
+        final PendingRegistration pending = pendingRegistrations.get(correlationId);
+        if (null != pending)
+        {
+            onAsyncReady(correlationId, pending, correlationId, 0, NULL_COUNTER_ID, channelStatusCounterId, null);
+            return;
+        }
+
         responseErrorCode = null;
         responseChannelStatusId = channelStatusCounterId;
     }
@@ -445,6 +646,21 @@ final class ClientConductor implements Agent, DriverEventsHandler
      */
     public void onError(final long correlationId, final ControlErrorCode errorCode, final String message)
     {
+        final PendingRegistration pending = pendingRegistrations.get(correlationId);
+        if (null != pending)
+        {
+            driverEventsAdapter.removeAsyncCorrelationId(correlationId);
+            if (pending.timedOut)
+            {
+                pendingRegistrations.remove(correlationId);
+            }
+            else
+            {
+                pending.failure = new RegistrationException(correlationId, errorCode, message);
+            }
+            return;
+        }
+
         responseErrorCode = errorCode;
         responseErrorMessage = message;
     }
@@ -571,6 +787,7 @@ final class ClientConductor implements Agent, DriverEventsHandler
         }
 
         checkLingeringResources(nowNs);
+        expirePendingRegistrations(nowNs);
 
         return 1;
     }
@@ -743,6 +960,9 @@ final class ClientConductor implements Agent, DriverEventsHandler
 
     private void forceCloseResources()
     {
+        pendingRegistrations.forEach((correlationId, pending) ->
+            driverEventsAdapter.removeAsyncCorrelationId(correlationId));
+        pendingRegistrations.clear();
         final ArrayList<Object> resources = new ArrayList<>(resourceByRegistrationId.values());
         resourceByRegistrationId.clear();
         for (final Object resource : resources)

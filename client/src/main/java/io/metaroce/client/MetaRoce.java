@@ -780,6 +780,116 @@ public final class MetaRoce implements AutoCloseable
     }
 
     /**
+     * Ask for a concurrent publication without waiting for the driver's answer (Aeron's
+     * {@code asyncAddPublication}): poll {@link #getPublication(long)} with the returned id, for example from the
+     * duty cycle of an agent that must not block.
+     *
+     * @param channel  URI, such as {@code metaroce:ipc}.
+     * @param streamId of the stream.
+     * @return the registration id of the publication to come.
+     */
+    public long asyncAddPublication(final String channel, final int streamId)
+    {
+        return conductor.asyncAdd(PendingRegistration.Kind.PUBLICATION, checkChannel(channel), streamId, null, null);
+    }
+
+    /**
+     * Ask for an exclusive publication without waiting for the driver's answer: poll
+     * {@link #getExclusivePublication(long)} with the returned id.
+     *
+     * @param channel  URI, such as {@code metaroce:ipc}.
+     * @param streamId of the stream.
+     * @return the registration id of the publication to come.
+     */
+    public long asyncAddExclusivePublication(final String channel, final int streamId)
+    {
+        return conductor.asyncAdd(
+            PendingRegistration.Kind.EXCLUSIVE_PUBLICATION, checkChannel(channel), streamId, null, null);
+    }
+
+    /**
+     * Ask for a subscription, with the context's image handlers, without waiting for the driver's answer: poll
+     * {@link #getSubscription(long)} with the returned id.
+     *
+     * @param channel  URI, such as {@code metaroce:ipc}.
+     * @param streamId of the stream.
+     * @return the registration id of the subscription to come.
+     */
+    public long asyncAddSubscription(final String channel, final int streamId)
+    {
+        return asyncAddSubscription(channel, streamId, ctx.availableImageHandler(), ctx.unavailableImageHandler());
+    }
+
+    /**
+     * Ask for a subscription with its own image handlers without waiting for the driver's answer: poll
+     * {@link #getSubscription(long)} with the returned id. Images that come before the application collects the
+     * subscription are told to the handlers as they come.
+     *
+     * @param channel                 URI, such as {@code metaroce:ipc}.
+     * @param streamId                of the stream.
+     * @param availableImageHandler   told of new images, or null.
+     * @param unavailableImageHandler told of images that went away, or null.
+     * @return the registration id of the subscription to come.
+     */
+    public long asyncAddSubscription(
+        final String channel,
+        final int streamId,
+        final AvailableImageHandler availableImageHandler,
+        final UnavailableImageHandler unavailableImageHandler)
+    {
+        return conductor.asyncAdd(PendingRegistration.Kind.SUBSCRIPTION, checkChannel(channel), streamId,
+            availableImageHandler, unavailableImageHandler);
+    }
+
+    /**
+     * The publication of an {@link #asyncAddPublication}: null while the driver has not answered, then the
+     * publication, the same one on every later call. Reads the driver's answers itself, so it makes progress with
+     * the conductor's agent invoker too.
+     *
+     * @param registrationId returned by {@link #asyncAddPublication}.
+     * @return the publication, or null while pending.
+     * @throws io.metaroce.client.exceptions.RegistrationException once, if the driver refused it.
+     * @throws io.metaroce.client.exceptions.DriverTimeoutException once, if the driver did not answer within the
+     *                                                              driver timeout.
+     * @throws io.metaroce.client.exceptions.MetaRoceException     if the client is closed, or the id names no
+     *                                                              concurrent publication of this client.
+     */
+    public ConcurrentPublication getPublication(final long registrationId)
+    {
+        return conductor.pendingResource(registrationId, ConcurrentPublication.class);
+    }
+
+    /**
+     * The publication of an {@link #asyncAddExclusivePublication}, as {@link #getPublication(long)}.
+     *
+     * @param registrationId returned by {@link #asyncAddExclusivePublication}.
+     * @return the publication, or null while pending.
+     * @throws io.metaroce.client.exceptions.RegistrationException once, if the driver refused it.
+     * @throws io.metaroce.client.exceptions.MetaRoceException     if the client is closed, the driver did not
+     *                                                              answer in time, or the id names no exclusive
+     *                                                              publication of this client.
+     */
+    public ExclusivePublication getExclusivePublication(final long registrationId)
+    {
+        return conductor.pendingResource(registrationId, ExclusivePublication.class);
+    }
+
+    /**
+     * The subscription of an {@link #asyncAddSubscription}, as {@link #getPublication(long)}.
+     *
+     * @param registrationId returned by {@link #asyncAddSubscription}.
+     * @return the subscription, or null while pending.
+     * @throws io.metaroce.client.exceptions.RegistrationException once, if the driver refused it.
+     * @throws io.metaroce.client.exceptions.MetaRoceException     if the client is closed, the driver did not
+     *                                                              answer in time, or the id names no subscription
+     *                                                              of this client.
+     */
+    public Subscription getSubscription(final long registrationId)
+    {
+        return conductor.pendingResource(registrationId, Subscription.class);
+    }
+
+    /**
      * Add a custom counter with a label and no key.
      *
      * @param typeId of the counter (applications use {@code >= CounterTypeId.MIN_CUSTOM_TYPE_ID}).

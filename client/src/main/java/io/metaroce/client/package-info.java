@@ -20,7 +20,9 @@
  * ({@link io.metaroce.client.Counter}).
  * <p>
  * Contract: commands (add, remove, close) go through the driver and are serialised by the client lock; they block
- * until the driver answers or the driver timeout passes, and raise typed exceptions. Data never goes through the
+ * until the driver answers or the driver timeout passes, and raise typed exceptions. The asynchronous adds
+ * ({@code asyncAddPublication}, {@code asyncAddSubscription}, ...) return a registration id without waiting; the
+ * matching {@code get*} answers null until the driver has answered. Data never goes through the
  * driver: {@code offer}, {@code tryClaim} and {@code poll} read and write the shared-memory log buffers directly,
  * never block, never allocate and report flow control by return code. Publications, subscriptions and images are
  * closed when their client closes or times out; a closed publication returns

@@ -28,6 +28,7 @@ import io.metaroce.codec.control.PublicationReadyDecoder;
 import io.metaroce.codec.control.SubscriptionReadyDecoder;
 import org.agrona.ErrorHandler;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.LongHashSet;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.broadcast.CopyBroadcastReceiver;
 import io.metaroce.client.exceptions.MetaRoceException;
@@ -35,7 +36,8 @@ import io.metaroce.client.exceptions.MetaRoceException;
 /**
  * Receives the driver's events from the CnC broadcast buffer, validates each with the {@link ControlMessageReader}
  * and dispatches it to a {@link DriverEventsHandler}. Responses (ready, success, error) are dispatched only for the
- * correlation id the client is awaiting; image events and client timeouts are dispatched whatever their origin, for
+ * correlation id the client is awaiting and for its asynchronous commands ({@link #addAsyncCorrelationId}); image
+ * events and client timeouts are dispatched whatever their origin, for
  * the handler to filter. An event that fails validation is reported to the error handler and dropped.
  * <p>
  * A client that falls a whole broadcast buffer behind is lapped: the receiver throws and the client must close.
@@ -54,6 +56,7 @@ public final class DriverEventsAdapter implements MessageHandler
     private final ControlMessageReader reader = new ControlMessageReader();
     private long activeCorrelationId = NO_CORRELATION_ID;
     private long receivedCorrelationId = NO_CORRELATION_ID;
+    private final LongHashSet asyncCorrelationIds = new LongHashSet();
     private long malformedEvents;
 
     /**
@@ -80,6 +83,27 @@ public final class DriverEventsAdapter implements MessageHandler
     {
         activeCorrelationId = correlationId;
         receivedCorrelationId = NO_CORRELATION_ID;
+    }
+
+    /**
+     * Also dispatch the response to a command nobody waits on now: an asynchronous add, whose answer the handler
+     * keeps until the application asks for it.
+     *
+     * @param correlationId of the command.
+     */
+    public void addAsyncCorrelationId(final long correlationId)
+    {
+        asyncCorrelationIds.add(correlationId);
+    }
+
+    /**
+     * Stop dispatching the responses to an asynchronous command: it was answered, or the client gave up on it.
+     *
+     * @param correlationId of the command.
+     */
+    public void removeAsyncCorrelationId(final long correlationId)
+    {
+        asyncCorrelationIds.remove(correlationId);
     }
 
     /**
@@ -235,6 +259,6 @@ public final class DriverEventsAdapter implements MessageHandler
             return true;
         }
 
-        return false;
+        return asyncCorrelationIds.contains(correlationId);
     }
 }
