@@ -26,7 +26,8 @@ import java.util.Locale;
 /**
  * The {@code longhaul} scenario, in virtual time on the datapath module's simulated fabric (both transport engines and
  * the fabric on one thread, see {@link SimulatedLink}): 4 planes x 16 paths, 10 Gb/s per plane at the receiver with a
- * 1 MiB queue, a one-way delay of half the RTT for RTTs of 1, 10 and 50 ms, without loss and with 1 % random loss.
+ * 1 MiB queue, a one-way delay of half the RTT for RTTs of 1, 10 and 50 ms, without loss and with 0.1 % and 1 %
+ * random loss.
  * Each run moves the same number of bytes from a kept-full publication with the driver's default network term (1 MiB)
  * and with a 16 MiB term; the publisher and receiver windows are half a term. Each is run with the engine's defaults,
  * nothing announced (the windows have to find the path themselves), and once more tuned for a long fat pipe: both ends
@@ -34,7 +35,8 @@ import java.util.Locale;
  * a credit window of a whole term ({@code metaroce.datapath.credit.window}), the comparison the defaults should reach.
  * <p>
  * Reported: goodput (message bytes delivered per virtual second), the limit min(40 Gb/s, window / RTT) and the
- * ratio to it, the round trips until one round trip first delivered 0.9 of the limit, retransmissions, the smoothed
+ * ratio to it, the same over the second half of the bytes (the steady state after the ramp), the round trips until
+ * one round trip first delivered 0.9 of the limit, retransmissions, the smoothed
  * RTT and the congestion window at the end. No Aeron column (Aeron does not run on the simulated fabric) and no
  * histogram (nothing is timed per message).
  */
@@ -45,7 +47,7 @@ final class LonghaulReport
     private static final double LINK_GBPS = 40;
     private static final int MESSAGE_LENGTH = 1312;
 
-    private static final double[] LOSS_RATES = {0, 0.01};
+    private static final double[] LOSS_RATES = {0, 0.001, 0.01};
     private static final double RAMP_FRACTION = 0.9;
 
     record Row(
@@ -54,6 +56,7 @@ final class LonghaulReport
         boolean tuned,
         double lossRate,
         double goodputGbps,
+        double steadyGbps,
         long rampRtts,
         long retransmits,
         long srttNs,
@@ -84,8 +87,8 @@ final class LonghaulReport
                         final Row row = run(rttMs, termLength, tuned, lossRate, bytes);
                         rows.add(row);
                         System.out.printf(Locale.ROOT,
-                            "longhaul %d ms RTT, term %d KiB, loss %.0f %%, %s: %.3f Gb/s (limit %.3f)%n",
-                            rttMs, termLength / 1024, lossRate * 100, settingsName(tuned), row.goodputGbps(),
+                            "longhaul %d ms RTT, term %d KiB, loss %s %%, %s: %.3f Gb/s (limit %.3f)%n",
+                            rttMs, termLength / 1024, percent(lossRate), settingsName(tuned), row.goodputGbps(),
                             row.limitGbps());
                     }
                 }
@@ -110,9 +113,14 @@ final class LonghaulReport
         long rampRtts = -1;
         long intervalEndNs = start + rttNs;
         long intervalStartBytes = startBytes;
+        long halfwayNs = -1;
         while (link.bytesDelivered() - startBytes < bytes)
         {
             link.step();
+            if (halfwayNs < 0 && link.bytesDelivered() - startBytes >= bytes / 2)
+            {
+                halfwayNs = link.nowNs();
+            }
             while (link.nowNs() >= intervalEndNs)
             {
                 if (rampRtts < 0 && link.bytesDelivered() - intervalStartBytes >= rampBytesPerRtt)
@@ -124,15 +132,21 @@ final class LonghaulReport
             }
         }
         final double seconds = (link.nowNs() - start) / 1e9;
+        final double steadySeconds = (link.nowNs() - halfwayNs) / 1e9;
 
         return new Row(rttMs, termLength, tuned, lossRate, (link.bytesDelivered() - startBytes) * 8 / seconds / 1e9,
-            rampRtts, link.connection().retransmits(), link.connection().srttNs(),
-            link.connection().congestionWindow());
+            (link.bytesDelivered() - startBytes - bytes / 2) * 8 / steadySeconds / 1e9, rampRtts,
+            link.connection().retransmits(), link.connection().srttNs(), link.connection().congestionWindow());
     }
 
     private static double limitGbps(final long rttMs, final int termLength)
     {
         return Math.min(LINK_GBPS, (termLength / 2) * 8.0 / (rttMs * 1e6));
+    }
+
+    private static String percent(final double rate)
+    {
+        return String.format(Locale.ROOT, rate * 100 == Math.rint(rate * 100) ? "%.0f" : "%.1f", rate * 100);
     }
 
     private static String settingsName(final boolean tuned)
@@ -152,18 +166,22 @@ final class LonghaulReport
             "Limit = min(" + (int)LINK_GBPS + " Gb/s, window / RTT) with a window of half a term. Settings: the " +
             "engine's defaults with nothing announced, or tuned for a long fat pipe (link rate and RTT announced, " +
             "`cc=false` and a credit window of one term). Ramp: round trips until one round trip first delivered " +
-            RAMP_FRACTION + " of the limit (- when none did). No Aeron column.");
+            RAMP_FRACTION + " of the limit (- when none did). Steady: goodput over the second half of the bytes, " +
+            "after the ramp. With loss, a hole holds the image window (half a term) until its repair arrives, at " +
+            "least a round trip after the loss, so whenever every window has a loss, goodput / limit cannot " +
+            "exceed RTT / (2 RTT + detection), about 0.5 (docs/performance.md). No Aeron column.");
         lines.add("");
         lines.add(
-            "| RTT | term | window | loss | settings | goodput Gb/s | limit Gb/s | / limit | ramp RTTs | " +
-            "retransmits | srtt | cwnd at end |");
-        lines.add("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+            "| RTT | term | window | loss | settings | goodput Gb/s | limit Gb/s | / limit | steady / limit | " +
+            "ramp RTTs | retransmits | srtt | cwnd at end |");
+        lines.add("|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (final Row row : rows)
         {
             lines.add(String.format(Locale.ROOT,
-                "| %d ms | %d KiB | %d KiB | %.0f %% | %s | %.3f | %.3f | %.2f | %s | %d | %.2f ms | %d KiB |",
-                row.rttMs(), row.termLength() / 1024, row.termLength() / 2048, row.lossRate() * 100,
+                "| %d ms | %d KiB | %d KiB | %s %% | %s | %.3f | %.3f | %.2f | %.2f | %s | %d | %.2f ms | %d KiB |",
+                row.rttMs(), row.termLength() / 1024, row.termLength() / 2048, percent(row.lossRate()),
                 settingsName(row.tuned()), row.goodputGbps(), row.limitGbps(), row.goodputGbps() / row.limitGbps(),
+                row.steadyGbps() / row.limitGbps(),
                 row.rampRtts() < 0 ? "-" : Long.toString(row.rampRtts()), row.retransmits(), row.srttNs() / 1e6,
                 row.cwnd() / 1024));
         }
