@@ -41,7 +41,6 @@ import io.metaroce.driver.status.SystemCounters;
 import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
-import org.agrona.SemanticVersion;
 import org.agrona.SystemUtil;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
@@ -330,7 +329,7 @@ public final class MediaDriver implements AutoCloseable
         }
 
         final Context ctx = driver.context();
-        System.out.println("metaroce media driver " + SemanticVersion.toString(CncFileDescriptor.CNC_VERSION) +
+        System.out.println("metaroce media driver " + DriverVersion.describe() +
             " running in " + ctx.directoryName() + " (pid " + SystemUtil.getPid() + ", threading " +
             ctx.threadingMode() + ", transport " + ctx.transportFactory() + "); Ctrl-C to stop");
         barrier.await();

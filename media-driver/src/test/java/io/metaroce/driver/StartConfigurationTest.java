@@ -122,7 +122,9 @@ class StartConfigurationTest
             final String warning = driver.awaitLine("metaroce: warning:", TIMEOUT_MS);
             assertTrue(warning.contains("the media driver ignores the unknown property metaroce.threding.mode"),
                 warning);
-            driver.awaitLine("running in " + directoryName, TIMEOUT_MS);
+            final String banner = driver.awaitLine("running in " + directoryName, TIMEOUT_MS);
+            assertTrue(banner.startsWith("metaroce media driver " + DriverVersion.describe() + " running in "),
+                banner);
             driver.terminate();
             driver.awaitLine("metaroce media driver stopped", TIMEOUT_MS);
             driver.awaitExit(TIMEOUT_MS);

@@ -18,6 +18,7 @@ package io.metaroce.samples;
 import io.metaroce.client.cnc.CncFile;
 import io.metaroce.client.cnc.CncFileDescriptor;
 import io.metaroce.client.exceptions.ConfigurationException;
+import io.metaroce.driver.DriverVersion;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
@@ -68,6 +69,11 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
         "metaroce_driver_start_timestamp_seconds", "Time the driver started.");
     static final String DRIVER_INFO_NAME = "metaroce_driver";
     static final String DRIVER_INFO_HELP = "The driver whose counters are served: CnC version, pid and directory.";
+    static final String BUILD_INFO_NAME = "metaroce_build";
+    static final String BUILD_INFO_HELP = "The build of this exporter and of the driver it ships with: version and " +
+        "commit.";
+    private static final Labels BUILD_INFO_LABELS = Labels.of(
+        "version", DriverVersion.version(), "commit", DriverVersion.commit());
 
     private final File directory;
     private final long driverTimeoutMs;
@@ -129,6 +135,11 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
         }
 
         final MetricSnapshots.Builder snapshots = MetricSnapshots.builder();
+        snapshots.metricSnapshot(InfoSnapshot.builder()
+            .name(BUILD_INFO_NAME)
+            .help(BUILD_INFO_HELP)
+            .dataPoint(InfoSnapshot.InfoDataPointSnapshot.builder().labels(BUILD_INFO_LABELS).build())
+            .build());
         if (null != cncFile)
         {
             final long nowMs = epochClock.time();

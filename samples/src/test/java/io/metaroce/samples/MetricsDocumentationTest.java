@@ -58,6 +58,7 @@ class MetricsDocumentationTest
             }
         }
         served.put(DriverMetricsCollector.DRIVER_INFO_NAME + "_info", "gauge");
+        served.put(DriverMetricsCollector.BUILD_INFO_NAME + "_info", "gauge");
 
         assertEquals(served, documented());
     }

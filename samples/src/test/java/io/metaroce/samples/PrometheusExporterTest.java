@@ -20,6 +20,7 @@ import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.cnc.CncFile;
 import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.driver.DriverVersion;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
 import org.agrona.CloseHelper;
@@ -163,6 +164,9 @@ class PrometheusExporterTest
             final PrometheusText before = PrometheusText.parse(scrape(exporter));
             assertEquals(0.0, before.one("metaroce_up").value);
             assertTrue(before.family("metaroce_errors_total").isEmpty(), "no driver, no counters");
+            final PrometheusText.Sample build = before.one("metaroce_build_info");
+            assertEquals(DriverVersion.version(), build.labels.get("version"));
+            assertEquals(DriverVersion.commit(), build.labels.get("commit"));
 
             final MediaDriver driver = launchDriver(directory);
             final PrometheusText running = PrometheusText.parse(scrape(exporter));
@@ -418,7 +422,8 @@ class PrometheusExporterTest
         int served = 0;
         for (final PrometheusText.Sample sample : scrape.samples)
         {
-            served += sample.name.startsWith("metaroce_up") || sample.name.startsWith("metaroce_driver_") ? 0 : 1;
+            served += sample.name.startsWith("metaroce_up") || sample.name.startsWith("metaroce_driver_") ||
+                sample.name.startsWith("metaroce_build_") ? 0 : 1;
         }
 
         return served;
