@@ -78,6 +78,7 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
     private final File directory;
     private final long driverTimeoutMs;
     private final EpochClock epochClock;
+    private final StreamAggregation aggregation;
     private final PrintStream log;
     private CncFile cncFile;
     private CountersReader countersReader;
@@ -91,14 +92,20 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
      * @param directory       of the driver.
      * @param driverTimeoutMs heartbeat age beyond which the driver is not live.
      * @param epochClock      to age the heartbeat.
+     * @param aggregation     of the series of streams.
      * @param log             to print a line to when the driver appears, goes or cannot be read.
      */
     DriverMetricsCollector(
-        final File directory, final long driverTimeoutMs, final EpochClock epochClock, final PrintStream log)
+        final File directory,
+        final long driverTimeoutMs,
+        final EpochClock epochClock,
+        final StreamAggregation aggregation,
+        final PrintStream log)
     {
         this.directory = directory;
         this.driverTimeoutMs = driverTimeoutMs;
         this.epochClock = epochClock;
+        this.aggregation = aggregation;
         this.log = log;
     }
 
@@ -169,7 +176,7 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
         }
         samples.sample(UP, Labels.EMPTY, isLive ? 1 : 0, -1);
 
-        samples.addTo(snapshots);
+        samples.addTo(snapshots, aggregation);
         return snapshots.build();
     }
 
@@ -266,26 +273,12 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
         }
     }
 
-    private static final class Sample
-    {
-        private final Labels labels;
-        private final double value;
-        private final int counterId;
-
-        Sample(final Labels labels, final double value, final int counterId)
-        {
-            this.labels = labels;
-            this.value = value;
-            this.counterId = counterId;
-        }
-    }
-
     /**
      * The samples of one scrape by family, in a stable family order.
      */
     private static final class Samples implements CounterMetricDecoder.Sink
     {
-        private final Map<MetricFamily, List<Sample>> samplesByFamily = new LinkedHashMap<>();
+        private final Map<MetricFamily, List<StreamAggregation.Sample>> samplesByFamily = new LinkedHashMap<>();
 
         Samples()
         {
@@ -296,18 +289,23 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
             {
                 samplesByFamily.put(family, new ArrayList<>());
             }
+            for (final MetricFamily family : StreamAggregation.families())
+            {
+                samplesByFamily.put(family, new ArrayList<>());
+            }
         }
 
         public void sample(final MetricFamily family, final Labels labels, final double value, final int counterId)
         {
-            samplesByFamily.get(family).add(new Sample(labels, value, counterId));
+            samplesByFamily.get(family).add(new StreamAggregation.Sample(labels, value, counterId));
         }
 
-        void addTo(final MetricSnapshots.Builder snapshots)
+        void addTo(final MetricSnapshots.Builder snapshots, final StreamAggregation aggregation)
         {
-            for (final Map.Entry<MetricFamily, List<Sample>> entry : samplesByFamily.entrySet())
+            aggregation.apply(samplesByFamily);
+            for (final Map.Entry<MetricFamily, List<StreamAggregation.Sample>> entry : samplesByFamily.entrySet())
             {
-                final List<Sample> samples = entry.getValue();
+                final List<StreamAggregation.Sample> samples = entry.getValue();
                 if (!samples.isEmpty())
                 {
                     snapshots.metricSnapshot(snapshot(entry.getKey(), samples));
@@ -316,12 +314,12 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
         }
 
         private static MetricSnapshot snapshot(
-            final MetricFamily family, final List<Sample> samples)
+            final MetricFamily family, final List<StreamAggregation.Sample> samples)
         {
             final Map<Labels, Integer> occurrences = new HashMap<>();
-            for (final Sample sample : samples)
+            for (final StreamAggregation.Sample sample : samples)
             {
-                occurrences.merge(sample.labels, 1, Integer::sum);
+                occurrences.merge(sample.labels(), 1, Integer::sum);
             }
 
             switch (family.type())
@@ -330,10 +328,10 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
                 {
                     final CounterSnapshot.Builder builder = CounterSnapshot.builder()
                         .name(family.name()).help(family.help()).unit(family.unit());
-                    for (final Sample sample : samples)
+                    for (final StreamAggregation.Sample sample : samples)
                     {
                         builder.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
-                            .labels(uniqueLabels(sample, occurrences)).value(sample.value).build());
+                            .labels(uniqueLabels(sample, occurrences)).value(sample.value()).build());
                     }
                     return builder.build();
                 }
@@ -341,10 +339,10 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
                 {
                     final GaugeSnapshot.Builder builder = GaugeSnapshot.builder()
                         .name(family.name()).help(family.help()).unit(family.unit());
-                    for (final Sample sample : samples)
+                    for (final StreamAggregation.Sample sample : samples)
                     {
                         builder.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
-                            .labels(uniqueLabels(sample, occurrences)).value(sample.value).build());
+                            .labels(uniqueLabels(sample, occurrences)).value(sample.value()).build());
                     }
                     return builder.build();
                 }
@@ -352,20 +350,21 @@ final class DriverMetricsCollector implements MultiCollector, AutoCloseable
                 {
                     final UnknownSnapshot.Builder builder = UnknownSnapshot.builder()
                         .name(family.name()).help(family.help()).unit(family.unit());
-                    for (final Sample sample : samples)
+                    for (final StreamAggregation.Sample sample : samples)
                     {
                         builder.dataPoint(UnknownSnapshot.UnknownDataPointSnapshot.builder()
-                            .labels(uniqueLabels(sample, occurrences)).value(sample.value).build());
+                            .labels(uniqueLabels(sample, occurrences)).value(sample.value()).build());
                     }
                     return builder.build();
                 }
             }
         }
 
-        private static Labels uniqueLabels(final Sample sample, final Map<Labels, Integer> occurrences)
+        private static Labels uniqueLabels(
+            final StreamAggregation.Sample sample, final Map<Labels, Integer> occurrences)
         {
-            return occurrences.get(sample.labels) > 1 ?
-                sample.labels.add("counter_id", Integer.toString(sample.counterId)) : sample.labels;
+            return occurrences.get(sample.labels()) > 1 ?
+                sample.labels().add("counter_id", Integer.toString(sample.counterId())) : sample.labels();
         }
     }
 }

@@ -76,7 +76,7 @@ public final class PrometheusExporter implements AutoCloseable
 
     private static final String USAGE =
         "usage: ./metaroce exporter [--port <n>] [--bind <address>] [--read-timeout <ms>] [--idle-timeout <ms>]\n" +
-        "                           [--max-connections <n>] [--help]\n" +
+        "                           [--max-connections <n>] [--aggregate stream|connection|channel] [--help]\n" +
         "Serves the counters of the media driver in metaroce.dir (" + MetaRoce.Configuration.DIR_PROP_NAME +
         "=" + MetaRoce.Configuration.directoryName() + ")\n" +
         "at http://<address>:<port>/metrics in the Prometheus text format.\n" +
@@ -92,12 +92,21 @@ public final class PrometheusExporter implements AutoCloseable
         "  --max-connections <n>   connections open at once; one more closes the open one that has waited\n" +
         "                          longest, so slow clients cannot lock a scrape out (default " +
         DEFAULT_MAX_CONNECTIONS + ")\n" +
+        "  --aggregate <level>     serve the position series of each stream (stream), or their sums per\n" +
+        "                          connection (connection) or per channel (channel); fewer series for many\n" +
+        "                          streams (default stream)\n" +
         "  --help                  print this and exit";
 
     private final DriverMetricsCollector collector;
     private final MetricsHttpServer server;
 
-    private record Options(String bind, int port, long readTimeoutMs, long idleTimeoutMs, int maxConnections)
+    private record Options(
+        String bind,
+        int port,
+        long readTimeoutMs,
+        long idleTimeoutMs,
+        int maxConnections,
+        StreamAggregation aggregation)
     {
     }
 
@@ -129,7 +138,7 @@ public final class PrometheusExporter implements AutoCloseable
         final PrintStream log) throws IOException
     {
         return start(directory, bindAddress, port, DEFAULT_READ_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS,
-            DEFAULT_MAX_CONNECTIONS, epochClock, log);
+            DEFAULT_MAX_CONNECTIONS, StreamAggregation.STREAM, epochClock, log);
     }
 
     /**
@@ -142,6 +151,7 @@ public final class PrometheusExporter implements AutoCloseable
      *                       the request's first byte on a keep-alive connection.
      * @param idleTimeoutMs  time a keep-alive connection may wait for its next request.
      * @param maxConnections open at once; one more replaces the open one that has waited longest.
+     * @param aggregation    of the series of streams: each stream's, or their sums per connection or per channel.
      * @param epochClock     to age the driver's heartbeat.
      * @param log            to print a line to when the driver appears, goes or cannot be read.
      * @return the running exporter.
@@ -157,11 +167,13 @@ public final class PrometheusExporter implements AutoCloseable
         final long readTimeoutMs,
         final long idleTimeoutMs,
         final int maxConnections,
+        final StreamAggregation aggregation,
         final EpochClock epochClock,
         final PrintStream log) throws IOException
     {
         final DriverMetricsCollector collector = new DriverMetricsCollector(
-            directory, TimeUnit.NANOSECONDS.toMillis(MetaRoce.Configuration.driverTimeoutNs()), epochClock, log);
+            directory, TimeUnit.NANOSECONDS.toMillis(MetaRoce.Configuration.driverTimeoutNs()), epochClock,
+            aggregation, log);
         try
         {
             collector.mapIfPresent();
@@ -202,7 +214,7 @@ public final class PrometheusExporter implements AutoCloseable
      * Run the exporter until SIGINT or SIGTERM.
      *
      * @param args {@code --port PORT}, {@code --bind ADDRESS}, {@code --read-timeout MS}, {@code --idle-timeout MS},
-     *             {@code --max-connections N}, {@code --help}.
+     *             {@code --max-connections N}, {@code --aggregate stream|connection|channel}, {@code --help}.
      */
     public static void main(final String[] args)
     {
@@ -214,7 +226,7 @@ public final class PrometheusExporter implements AutoCloseable
         try
         {
             exporter = start(directory, bindAddress(bind), port, options.readTimeoutMs(), options.idleTimeoutMs(),
-                options.maxConnections(), SystemEpochClock.INSTANCE, System.out);
+                options.maxConnections(), options.aggregation(), SystemEpochClock.INSTANCE, System.out);
         }
         catch (final IOException ex)
         {
@@ -234,7 +246,8 @@ public final class PrometheusExporter implements AutoCloseable
         {
             final String host = bind.indexOf(':') >= 0 ? "[" + bind + "]" : bind;
             System.out.println("metaroce exporter: serving http://" + host + ":" + exporter.port() + "/metrics for " +
-                MetaRoce.Configuration.DIR_PROP_NAME + "=" + directory);
+                MetaRoce.Configuration.DIR_PROP_NAME + "=" + directory + ", streams aggregated per " +
+                options.aggregation().optionValue());
             barrier.await();
         }
         finally
@@ -250,6 +263,7 @@ public final class PrometheusExporter implements AutoCloseable
         long readTimeoutMs = DEFAULT_READ_TIMEOUT_MS;
         long idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS;
         int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        StreamAggregation aggregation = StreamAggregation.STREAM;
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -278,13 +292,28 @@ public final class PrometheusExporter implements AutoCloseable
             {
                 maxConnections = (int)parseRange(arg, args[++i], MAX_CONNECTIONS, "connections");
             }
+            else if (i + 1 < args.length && "--aggregate".equals(arg))
+            {
+                aggregation = parseAggregation(args[++i]);
+            }
             else
             {
                 usageError("unknown or incomplete option '" + arg + "'");
             }
         }
 
-        return new Options(bind, port, readTimeoutMs, idleTimeoutMs, maxConnections);
+        return new Options(bind, port, readTimeoutMs, idleTimeoutMs, maxConnections, aggregation);
+    }
+
+    private static StreamAggregation parseAggregation(final String value)
+    {
+        final StreamAggregation aggregation = StreamAggregation.fromOptionValue(value);
+        if (null == aggregation)
+        {
+            usageError("--aggregate must be stream, connection or channel, not '" + value + "'");
+        }
+
+        return aggregation;
     }
 
     private static long parseRange(final String option, final String value, final long max, final String unit)

@@ -31,7 +31,8 @@
  *     {@link io.metaroce.samples.StreamStat} and {@link io.metaroce.samples.BacklogStat}: its streams' positions and
  *     lag, and their sender and receiver backlog; {@link io.metaroce.samples.LossStat}: its loss report.</li>
  *     <li>{@link io.metaroce.samples.PrometheusExporter}: a driver's counters served over HTTP in the Prometheus text
- *     format, read from its CnC file on each scrape ({@code ./metaroce exporter}).</li>
+ *     format, read from its CnC file on each scrape, each stream's series or their sums per connection or channel
+ *     ({@link io.metaroce.samples.StreamAggregation}; {@code ./metaroce exporter}).</li>
  *     <li>{@link io.metaroce.samples.WireCodecDemo}: the MetaRoCE wire codecs and validating reader at work.</li>
  * </ul>
  * Every main takes {@code --help} (usage, options, properties and output format; exit status 0) and exits 2 with the

@@ -42,6 +42,7 @@ class MetricsDocumentationTest
         final List<MetricFamily> families = new ArrayList<>(List.of(
             DriverMetricsCollector.UP, DriverMetricsCollector.DRIVER_HEARTBEAT, DriverMetricsCollector.DRIVER_START));
         families.addAll(CounterMetricDecoder.counterFamilies());
+        families.addAll(StreamAggregation.families());
         for (final MetricFamily family : families)
         {
             switch (family.type())

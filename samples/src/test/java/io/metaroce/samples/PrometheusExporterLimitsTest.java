@@ -219,7 +219,7 @@ class PrometheusExporterLimitsTest
         final PrometheusExporter exporter = PrometheusExporter.start(
             new File(System.getProperty("java.io.tmpdir"), "metaroce-no-driver-" + UUID.randomUUID()),
             InetAddress.getLoopbackAddress(), 0, readTimeoutMs, idleTimeoutMs, maxConnections,
-            SystemEpochClock.INSTANCE, new PrintStream(log, true, StandardCharsets.UTF_8));
+            StreamAggregation.STREAM, SystemEpochClock.INSTANCE, new PrintStream(log, true, StandardCharsets.UTF_8));
         resources.add(exporter);
         return exporter;
     }

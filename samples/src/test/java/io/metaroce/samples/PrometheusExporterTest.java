@@ -47,6 +47,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -149,6 +151,88 @@ class PrometheusExporterTest
             {
                 TimeUnit.MILLISECONDS.sleep(10);
                 latest = PrometheusText.parse(scrape(exporter));
+            }
+        });
+    }
+
+    @Test
+    void shouldSumTheSeriesOfStreamsPerConnectionOrPerChannelWhenAggregated()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            final MediaDriver driver = launchDriver(uniqueDirectory());
+            final MetaRoce client = connect(driver);
+            final int port = freePort();
+            final String channel = "metaroce:udp?endpoint=127.0.0.2:" + port;
+            final List<Publication> publications = new ArrayList<>();
+            final List<Subscription> subscriptions = new ArrayList<>();
+            for (final int streamId : new int[]{ UDP_STREAM, UDP_STREAM + 1 })
+            {
+                subscriptions.add(client.addSubscription(channel, streamId));
+                publications.add(client.addPublication(channel, streamId));
+            }
+            final Publication ipcPublication = client.addPublication("metaroce:ipc", IPC_STREAM);
+            final Subscription ipcSubscription = client.addSubscription("metaroce:ipc", IPC_STREAM);
+            for (int i = 0; i < publications.size(); i++)
+            {
+                while (!publications.get(i).isConnected() || !subscriptions.get(i).isConnected())
+                {
+                    TimeUnit.MILLISECONDS.sleep(1);
+                }
+                exchange(publications.get(i), subscriptions.get(i), 10 + 10 * i);
+            }
+            exchange(ipcPublication, ipcSubscription, 5);
+
+            // Subscriber positions move only when the subscriptions poll, so the three scrapes see the same ones.
+            final File directory = new File(driver.directoryName());
+            final PrometheusText perStream = PrometheusText.parse(scrape(startExporter(directory)));
+            final PrometheusText perConnection = PrometheusText.parse(
+                scrape(startExporter(directory, StreamAggregation.CONNECTION)));
+            final PrometheusText perChannel = PrometheusText.parse(
+                scrape(startExporter(directory, StreamAggregation.CHANNEL)));
+
+            final String subscriber = "metaroce_subscriber_position_bytes";
+            final double udpStreams = perStream.one(subscriber, "stream", "1002").value +
+                perStream.one(subscriber, "stream", "1003").value;
+            final String receiverConnection = perStream.one("metaroce_receiver_stream_state", "stream", "1002")
+                .labels.get("connection");
+            assertEquals(receiverConnection, perStream.one("metaroce_receiver_stream_state", "stream", "1003")
+                .labels.get("connection"), "one connection carries both streams");
+            final String senderConnection = perStream.one("metaroce_sender_stream_state", "stream", "1002")
+                .labels.get("connection");
+            for (final PrometheusText scrape : List.of(perStream, perConnection, perChannel))
+            {
+                assertEquals(2.0, scrape.one("metaroce_sender_streams", "connection", senderConnection,
+                    "state", "ESTABLISHED").value);
+                assertEquals(2.0, scrape.one("metaroce_receiver_streams", "connection", receiverConnection,
+                    "state", "ESTABLISHED").value);
+            }
+
+            final PrometheusText.Sample connectionSum = perConnection.one(
+                subscriber, "connection", receiverConnection);
+            assertEquals(udpStreams, connectionSum.value);
+            assertEquals(Set.of("agent", "connection", "endpoint"), connectionSum.labels.keySet());
+            assertEquals(Map.of("channel", "metaroce:ipc"), perConnection.one(subscriber, "channel", "metaroce:ipc")
+                .labels, "a stream no connection carries is summed by channel");
+            assertEquals(2, perConnection.family(subscriber).size(), perConnection.family(subscriber).toString());
+            assertEquals(1, perConnection.family("metaroce_publisher_position_bytes").stream()
+                .filter((sample) -> senderConnection.equals(sample.labels.get("connection"))).count());
+
+            final PrometheusText.Sample channelSum = perChannel.family(subscriber).stream()
+                .filter((sample) -> sample.labels.get("channel").startsWith(channel + "|")).findFirst().orElseThrow();
+            assertEquals(udpStreams, channelSum.value);
+            assertEquals(Set.of("channel"), channelSum.labels.keySet());
+            assertEquals(2, perChannel.family(subscriber).size(), perChannel.family(subscriber).toString());
+
+            for (final PrometheusText aggregated : List.of(perConnection, perChannel))
+            {
+                assertTrue(aggregated.family("metaroce_sender_stream_state").isEmpty() &&
+                    aggregated.family("metaroce_receiver_stream_state").isEmpty());
+                for (final PrometheusText.Sample sample : aggregated.samples)
+                {
+                    assertTrue(!sample.labels.containsKey("stream") && !sample.labels.containsKey("session") &&
+                        !sample.labels.containsKey("registration_id"), "no series of one stream: " + sample);
+                }
             }
         });
     }
@@ -282,7 +366,7 @@ class PrometheusExporterTest
         assertEquals(0, help.exitCode, help.output);
         assertTrue(help.output.contains("usage: ./metaroce exporter [--port <n>] [--bind <address>]"), help.output);
         assertTrue(help.output.contains("--read-timeout <ms>") && help.output.contains("--idle-timeout <ms>") &&
-            help.output.contains("--max-connections <n>"), help.output);
+            help.output.contains("--max-connections <n>") && help.output.contains("--aggregate <level>"), help.output);
 
         final Run badPort = runMain("--port", "70000");
         assertEquals(2, badPort.exitCode, badPort.output);
@@ -302,6 +386,11 @@ class PrometheusExporterTest
         assertEquals(2, badMaxConnections.exitCode, badMaxConnections.output);
         assertTrue(badMaxConnections.output.contains(
             "--max-connections must be a number of connections from 1 to 1024, not '5000'"), badMaxConnections.output);
+
+        final Run badAggregate = runMain("--aggregate", "session");
+        assertEquals(2, badAggregate.exitCode, badAggregate.output);
+        assertTrue(badAggregate.output.contains(
+            "--aggregate must be stream, connection or channel, not 'session'"), badAggregate.output);
 
         final Run unknown = runMain("--prot", "9000");
         assertEquals(2, unknown.exitCode, unknown.output);
@@ -423,7 +512,7 @@ class PrometheusExporterTest
         for (final PrometheusText.Sample sample : scrape.samples)
         {
             served += sample.name.startsWith("metaroce_up") || sample.name.startsWith("metaroce_driver_") ||
-                sample.name.startsWith("metaroce_build_") ? 0 : 1;
+                sample.name.startsWith("metaroce_build_") || sample.name.endsWith("_streams") ? 0 : 1;
         }
 
         return served;
@@ -480,6 +569,17 @@ class PrometheusExporterTest
     private PrometheusExporter startExporter(final File directory) throws IOException
     {
         return startExporter(directory, SystemEpochClock.INSTANCE);
+    }
+
+    private PrometheusExporter startExporter(final File directory, final StreamAggregation aggregation)
+        throws IOException
+    {
+        final PrometheusExporter exporter = PrometheusExporter.start(directory, InetAddress.getLoopbackAddress(), 0,
+            PrometheusExporter.DEFAULT_READ_TIMEOUT_MS, PrometheusExporter.DEFAULT_IDLE_TIMEOUT_MS,
+            PrometheusExporter.DEFAULT_MAX_CONNECTIONS, aggregation, SystemEpochClock.INSTANCE,
+            new PrintStream(log, true, StandardCharsets.UTF_8));
+        resources.add(exporter);
+        return exporter;
     }
 
     private PrometheusExporter startExporter(final File directory, final EpochClock epochClock) throws IOException
