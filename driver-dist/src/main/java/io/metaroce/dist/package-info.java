@@ -17,7 +17,8 @@
 /**
  * The deployable driver: {@link io.metaroce.dist.ToolLauncher}, the main class of {@code metaroce-driver.jar}, runs a
  * media driver or any tool of the jar by name; the module also builds the distribution archive (the jar, a launcher
- * script, an example properties file and an example systemd unit). Neither is a library: the module is not
- * published, and it is the one place that chooses an SLF4J provider (the no-operation one) for the process.
+ * script, an example properties file, example systemd units for the driver and its exporter, a Grafana dashboard and
+ * Prometheus rules). Neither is a library: the module is not published, and it is the one place that chooses an
+ * SLF4J provider (the no-operation one) for the process.
  */
 package io.metaroce.dist;

@@ -15,6 +15,7 @@
  */
 package io.metaroce.dist;
 
+import io.metaroce.driver.DriverVersion;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -98,6 +99,18 @@ class DriverDistributionIT
     }
 
     @Test
+    void shouldShipTheMonitoringFilesAndTheUnits() throws IOException
+    {
+        for (final String file : List.of(
+            "monitoring/metaroce-dashboard.json", "monitoring/metaroce-rules.yml",
+            "systemd/metaroce-driver.service", "systemd/metaroce-exporter.service"))
+        {
+            assertEquals(Files.readString(Path.of("src/dist").resolve(file), StandardCharsets.UTF_8),
+                Files.readString(distribution.resolve(file), StandardCharsets.UTF_8), file);
+        }
+    }
+
+    @Test
     void shouldRunTheDriverAndAToolWithJavaMinusJarAndStopOnSigterm()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(120), () ->
@@ -105,6 +118,8 @@ class DriverDistributionIT
             final Output driver = start(
                 List.of(java(), "-jar", "metaroce-driver.jar", propertiesFile.toString()), Map.of());
             driver.awaitLine("running in " + directoryName);
+            assertTrue(driver.text().contains("metaroce media driver " + DriverVersion.describe() + " running in "),
+                "the banner names the build's version and commit: " + driver.text());
 
             final Output stat = start(List.of(
                 java(), "-Dmetaroce.dir=" + directoryName, "-jar", "metaroce-driver.jar", "stat", "--once"), Map.of());
