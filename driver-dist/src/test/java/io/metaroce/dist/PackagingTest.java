@@ -26,6 +26,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -93,6 +94,39 @@ class PackagingTest
             }
         }
         assertEquals(published, listed);
+    }
+
+    @Test
+    void shouldCarryTheMetadataMavenCentralRequiresInTheParentAndTheBom() throws Exception
+    {
+        final Element parent = parse(ROOT.resolve("pom.xml")).getDocumentElement();
+        final String home = property(parent.getOwnerDocument(), "metaroce.home.url");
+        assertTrue(null != home && home.startsWith("https://"), "metaroce.home.url: " + home);
+        final String license = Files.readString(ROOT.resolve("LICENSE"), StandardCharsets.UTF_8);
+        assertTrue(license.strip().startsWith("Apache License\n") && license.contains("Version 2.0, January 2004"),
+            "LICENSE is not the Apache License 2.0 that the POMs name");
+
+        for (final Element pom : List.of(parent, parse(ROOT.resolve("bom/pom.xml")).getDocumentElement()))
+        {
+            final String where = childText(pom, "artifactId") + ": ";
+            assertTrue(null != childText(pom, "name") && null != childText(pom, "description"), where + "name");
+            assertEquals(home, resolved(childText(pom, "url"), home), where + "url");
+            final Element licenseElement = child(child(pom, "licenses"), "license");
+            assertEquals("Apache License, Version 2.0", childText(licenseElement, "name"), where + "licence");
+            assertEquals("https://www.apache.org/licenses/LICENSE-2.0.txt", childText(licenseElement, "url"));
+            assertTrue(null != childText(child(child(pom, "developers"), "developer"), "name"), where + "developer");
+            final Element scm = child(pom, "scm");
+            assertEquals("scm:git:" + home + ".git", resolved(childText(scm, "connection"), home), where + "scm");
+            assertEquals("scm:git:" + home + ".git", resolved(childText(scm, "developerConnection"), home), where);
+            assertEquals(home, resolved(childText(scm, "url"), home), where + "scm url");
+            assertEquals(home + "/issues", resolved(childText(child(pom, "issueManagement"), "url"), home), where);
+            assertTrue(profileIds(pom).contains("release-signing"), where + "no release-signing profile");
+        }
+
+        assertTrue(profileIds(parent).contains("release"), "no release profile in the parent POM");
+        final String timestamp = property(parent.getOwnerDocument(), "project.build.outputTimestamp");
+        assertTrue(null != timestamp && Instant.parse(timestamp).isAfter(Instant.parse("2026-01-01T00:00:00Z")),
+            "project.build.outputTimestamp: " + timestamp);
     }
 
     @Test
@@ -183,6 +217,25 @@ class PackagingTest
         }
         assertTrue(modules.contains("client") && modules.contains("driver-dist"), modules.toString());
         return modules;
+    }
+
+    private static String resolved(final String value, final String home)
+    {
+        return null == value ? null : value.replace("${metaroce.home.url}", home);
+    }
+
+    private static Set<String> profileIds(final Element pom)
+    {
+        final Set<String> ids = new TreeSet<>();
+        final Element profiles = child(pom, "profiles");
+        for (Node node = null == profiles ? null : profiles.getFirstChild(); null != node; node = node.getNextSibling())
+        {
+            if (node instanceof Element)
+            {
+                ids.add(childText((Element)node, "id"));
+            }
+        }
+        return ids;
     }
 
     private static String property(final Document pom, final String name)
