@@ -17,6 +17,7 @@ package io.metaroce.dist;
 
 import io.metaroce.driver.DriverVersion;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -96,6 +99,39 @@ class DriverDistributionIT
         }
         deleteTree(workDirectory);
         deleteTree(Path.of(directoryName));
+    }
+
+    @Test
+    void shouldGrantTheJvmAccessItNeedsInTheJarsManifest() throws IOException
+    {
+        try (JarFile jar = new JarFile(workDirectory.resolve("metaroce-driver.jar").toFile()))
+        {
+            final Attributes attributes = jar.getManifest().getMainAttributes();
+            assertEquals(ToolLauncher.class.getName(), attributes.getValue("Main-Class"));
+            assertEquals("java.base/jdk.internal.misc", attributes.getValue("Add-Exports"));
+            assertEquals("java.base/sun.nio.ch", attributes.getValue("Add-Opens"));
+            assertEquals("ALL-UNNAMED", attributes.getValue("Enable-Native-Access"));
+        }
+    }
+
+    @Test
+    void shouldLoadTheNativeLibrariesWithoutAWarningOnJava22OrLater()
+    {
+        // A JDK that warns of native access (22 and later): METAROCE_TEST_NEWER_JDK, or the Temurin 25 of CI's image.
+        final String home = System.getenv().getOrDefault(
+            "METAROCE_TEST_NEWER_JDK", "/usr/lib/jvm/temurin-25-jdk-amd64");
+        final Path newerJava = Path.of(home, "bin", "java");
+        Assumptions.assumeTrue(Files.isExecutable(newerJava),
+            "no JDK 22 or later at " + home + " (set METAROCE_TEST_NEWER_JDK): the native-access check is skipped");
+
+        assertTimeoutPreemptively(Duration.ofSeconds(120), () ->
+        {
+            final Output driver = start(
+                List.of(newerJava.toString(), "-jar", "metaroce-driver.jar", propertiesFile.toString()), Map.of());
+            driver.awaitLine("running in " + directoryName);
+            assertStopsCleanlyOnSigterm(driver);
+            assertFalse(driver.text().contains("WARNING"), "a warning on " + home + ": " + driver.text());
+        });
     }
 
     @Test
