@@ -52,6 +52,17 @@ public final class SetupExtensions
     public static final int LATENCY_QUEUE_LENGTH = 4 + LATENCY_QUEUE_VALUE_LENGTH;
 
     /**
+     * HANDSHAKE: a Noise IK message, message 1 in SETUP and message 2 in SETUP_ACK; critical, so that a receiver that
+     * cannot authenticate refuses the SETUP rather than open an unauthenticated connection. Always the last extension.
+     */
+    public static final int HANDSHAKE = 0x8002;
+
+    /**
+     * The setupFlags bit of an authenticated connection: set in SETUP and SETUP_ACK when they carry HANDSHAKE.
+     */
+    public static final int SETUP_FLAG_AUTHENTICATED = 0x0001;
+
+    /**
      * {@link #find} found no extension of the type in a well-formed block.
      */
     public static final int NOT_FOUND = -1;

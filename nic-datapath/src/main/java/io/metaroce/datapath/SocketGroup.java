@@ -73,6 +73,7 @@ public final class SocketGroup
     SocketGroup(
         final TransportEngine engine,
         final Context ctx,
+        final PacketTransport transport,
         final EngineSettings settings,
         final SharedCreditScheduler creditScheduler,
         final EngineCounters counters,
@@ -80,7 +81,7 @@ public final class SocketGroup
         final String engineLabel)
     {
         this.engine = engine;
-        this.transport = ctx.transport;
+        this.transport = transport;
         this.settings = settings;
         this.handler = ctx.connectionHandler;
         this.admission = ctx.imageAdmission;

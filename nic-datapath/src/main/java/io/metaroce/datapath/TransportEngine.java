@@ -23,6 +23,7 @@ import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditRequestDecoder;
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.ErrorEncoder;
+import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.NackEncoder;
 import io.metaroce.codec.wire.NackReason;
@@ -43,6 +44,9 @@ import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.counters.EngineCounters;
 import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.security.AuthSettings;
+import io.metaroce.datapath.security.Authenticator;
+import io.metaroce.datapath.security.ConnectionAuth;
 import io.metaroce.datapath.settings.Configuration;
 import io.metaroce.datapath.settings.ConnectionSettings;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -148,6 +152,7 @@ public final class TransportEngine implements AutoCloseable
     private int latencyCursor;
     private final RejectReplyLimiter rejectReplyLimiter;
     private final PeerBounds peerBounds;
+    private final Authenticator authenticator;
     private boolean isClosed;
 
     /**
@@ -166,6 +171,8 @@ public final class TransportEngine implements AutoCloseable
         this.rejectReplyLimiter = new RejectReplyLimiter(
             settings.ack().nackIntervalNs(), settings.rejectReplyRate(), settings.rejectReplyBurst());
         this.peerBounds = new PeerBounds(settings.limits(), ctx.countersManager());
+        this.authenticator = null == ctx.authSettings() ? null :
+            new Authenticator(ctx.authSettings(), ctx.identityRandom());
         this.nowNs = clock.nanoTime();
         SocketGroup defaultGroup = null;
         if (null != ctx.transport())
@@ -200,11 +207,13 @@ public final class TransportEngine implements AutoCloseable
     public SocketGroup addSocketGroup(final SocketGroup.Context groupCtx)
     {
         ensureOpen();
-        final PacketTransport transport = groupCtx.transport();
-        if (null == transport)
+        if (null == groupCtx.transport())
         {
             throw new IllegalArgumentException("a socket group's transport must be set");
         }
+        // with authentication, every datagram crosses the seal boundary; an unauthenticated connection passes through
+        final PacketTransport transport = null == authenticator ? groupCtx.transport() :
+            new SealingTransport(groupCtx.transport(), connectionsById, this);
         if (null == groupCtx.connectionHandler())
         {
             throw new IllegalArgumentException("a socket group's connectionHandler must be set");
@@ -214,7 +223,7 @@ public final class TransportEngine implements AutoCloseable
             null == groupCtx.settings() ? ctx.settings() : groupCtx.settings(), transport.datagramOverhead());
         final SharedCreditScheduler creditScheduler = sharedOrOwnCreditScheduler(groupCtx.creditScheduler(), settings);
         final SocketGroup group = new SocketGroup(
-            this, groupCtx, settings, creditScheduler, counters, ctx.countersManager(), ctx.counterLabel());
+            this, groupCtx, transport, settings, creditScheduler, counters, ctx.countersManager(), ctx.counterLabel());
         groups.add(group);
         if (!containsScheduler(creditScheduler))
         {
@@ -471,9 +480,14 @@ public final class TransportEngine implements AutoCloseable
         int pathsPerPlane = settings.pathsPerPlane() > 0 ?
             settings.pathsPerPlane() : engineSettings.paths().pathsPerPlane();
         pathsPerPlane = Math.min(Math.min(pathsPerPlane, transport.entropyCount()), 1024 / planes);
-        final ConnectionSettings connectionSettings = new ConnectionSettings(
+        final byte[] peerKey = settings.peerKey();
+        if (null != peerKey && null == authenticator)
+        {
+            throw new IllegalArgumentException("an authenticated stream needs the engine's authSettings");
+        }
+        final ConnectionSettings connectionSettings = new ConnectionSettings(new ConnectionSettings(
             planes, pathsPerPlane, settings.trafficClass(), settings.congestionControl(), settings.pathPolicy(),
-            settings.pathCounters(), engineSettings);
+            settings.pathCounters(), engineSettings), peerKey, settings.encrypt());
         final long streamKey = SenderStream.streamKey(settings.streamId(), settings.sessionId());
 
         SenderConnection connection = null;
@@ -502,6 +516,10 @@ public final class TransportEngine implements AutoCloseable
             final int id = newConnectionId();
             connection = new SenderConnection(
                 group.host, id, settings, connectionSettings, ctx.countersManager(), clock.nanoTime());
+            if (null != peerKey)
+            {
+                connection.authenticate(authenticator.initiate(peerKey, connectionSettings.encrypt()));
+            }
             connectionsById.put(id, connection);
             senders.add(connection);
             latencySenderCount += connection.isLatencyClass() ? 1 : 0;
@@ -1026,7 +1044,7 @@ public final class TransportEngine implements AutoCloseable
                 group, WireErrorCode.INVALID_PARAMETER, invalidField, INVALID_PARAMETER_TEXT, setup, header);
             return;
         }
-        final int unsupportedExtension = unsupportedCriticalExtension(setup);
+        final int unsupportedExtension = unsupportedCriticalExtension(setup, null != authenticator);
         if (0 != unsupportedExtension)
         {
             counters.drop(DropReason.UNSUPPORTED_EXTENSION);
@@ -1038,6 +1056,18 @@ public final class TransportEngine implements AutoCloseable
         {
             counters.drop(DropReason.PLANE_OUT_OF_RANGE);
             return;
+        }
+        ConnectionAuth auth = null;
+        if (null != authenticator)
+        {
+            // a refused handshake draws no answer: an ERROR would tell a stranger which keys we trust [MR-SEC-4]
+            auth = authenticator.respond(setup.buffer(), setup.offset() - MessageHeaderDecoder.ENCODED_LENGTH,
+                setup.limit() + SetupDecoder.extensionsHeaderLength(), setup.extensionsLength());
+            if (null == auth && 0 != authenticator.refusal())
+            {
+                counters.drop(authRefusal(authenticator.refusal()));
+                return;
+            }
         }
 
         final PacketTransport transport = group.transport;
@@ -1069,9 +1099,29 @@ public final class TransportEngine implements AutoCloseable
         // Only once the new connection exists: a connection is never evicted for one that could not be made.
         evictUnproved(sourceKey);
         register(connection);
+        if (null != auth)
+        {
+            connection.authenticate(auth);
+            authenticator.commit(auth);
+        }
         connection.onSetupReceived(length);
         connection.learnReplyAddress(plane);
         connection.sendSetupAck(plane, header);
+    }
+
+    private static int authRefusal(final int refusal)
+    {
+        switch (refusal)
+        {
+            case Authenticator.MISSING:
+                return DropReason.DOWNGRADE;
+            case Authenticator.UNTRUSTED:
+                return DropReason.UNTRUSTED_KEY;
+            case Authenticator.REPLAYED:
+                return DropReason.HANDSHAKE_REPLAY;
+            default:
+                return DropReason.HANDSHAKE_FAILED;
+        }
     }
 
     /**
@@ -1185,12 +1235,14 @@ public final class TransportEngine implements AutoCloseable
      * The type of the first critical extension of a SETUP this engine does not understand (it understands none), 0
      * when there is none; -1 when the extension block is not a whole number of type-length-value entries.
      */
-    private static int unsupportedCriticalExtension(final SetupDecoder setup)
+    private static int unsupportedCriticalExtension(final SetupDecoder setup, final boolean authenticates)
     {
         // The whole block is checked before any type is looked at: a malformed block is an invalid SETUP.
         final int critical = SetupExtensions.firstCritical(
             setup.buffer(), setup.limit() + SetupDecoder.extensionsHeaderLength(), setup.extensionsLength());
-        return SetupExtensions.MALFORMED == critical ? -1 : critical;
+        // HANDSHAKE is last in its block (MR-SEC-3), so no critical extension hides behind it
+        return SetupExtensions.MALFORMED == critical ? -1 :
+            authenticates && SetupExtensions.HANDSHAKE == critical ? 0 : critical;
     }
 
     /**
@@ -1217,7 +1269,7 @@ public final class TransportEngine implements AutoCloseable
         {
             return FIELD_MPR_PSNS;
         }
-        if (unsupportedCriticalExtension(setup) < 0)
+        if (unsupportedCriticalExtension(setup, false) < 0)
         {
             return FIELD_EXTENSIONS;
         }
@@ -1336,6 +1388,7 @@ public final class TransportEngine implements AutoCloseable
         private SharedCreditScheduler creditScheduler;
         private boolean isConcluded;
         private String counterLabel = "";
+        private AuthSettings authSettings;
 
         /**
          * Validate the configuration and fill in defaults (the system nano clock, a securely seeded generator, the
@@ -1391,6 +1444,30 @@ public final class TransportEngine implements AutoCloseable
             isConcluded = true;
 
             return this;
+        }
+
+        /**
+         * The engine's identity and policy for authenticated connections: its key pair, the keys it trusts, whether
+         * every inbound connection must authenticate, key update and replay window. Without it the engine neither
+         * opens nor accepts authenticated connections (a SETUP with HANDSHAKE draws UNSUPPORTED_EXTENSION).
+         *
+         * @param authSettings the settings, or null (the default) for none.
+         * @return this for a fluent API.
+         */
+        public Context authSettings(final AuthSettings authSettings)
+        {
+            this.authSettings = authSettings;
+            return this;
+        }
+
+        /**
+         * The engine's authentication settings.
+         *
+         * @return the settings, or null.
+         */
+        public AuthSettings authSettings()
+        {
+            return authSettings;
         }
 
         /**

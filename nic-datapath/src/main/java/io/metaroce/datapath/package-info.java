@@ -62,6 +62,13 @@
  * no STATUS; a stream another connection keeps is refused to anyone but that connection's sender until the connection
  * ends.
  * <p>
+ * <b>Authenticated connections.</b> With {@link io.metaroce.datapath.TransportEngine.Context#authSettings} an engine
+ * has a long-term key pair and an allow-list: a stream whose {@link
+ * io.metaroce.datapath.settings.SenderSettings#peerKey} is set gets a connection that runs a Noise IK handshake inside
+ * SETUP and SETUP_ACK, and every other datagram of it is sealed after it is encoded and opened before it is decoded, at
+ * the engine's datagram boundary (each socket group's transport is wrapped), so that no connection, stream or policy
+ * code sees a sealed byte (package {@link io.metaroce.datapath.security}, specification section 18.6).
+ * <p>
  * <b>Boundaries.</b> A {@link io.metaroce.datapath.TransportEngine} reads each stream it sends through a {@link
  * io.metaroce.datapath.stream.PayloadSource} and writes each stream it receives through a {@link
  * io.metaroce.datapath.stream.FramePlacement}; it asks an {@link io.metaroce.datapath.stream.ImageAdmission} whether a

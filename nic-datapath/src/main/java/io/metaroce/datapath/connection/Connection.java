@@ -17,6 +17,7 @@ package io.metaroce.datapath.connection;
 
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.datapath.security.ConnectionAuth;
 import io.metaroce.datapath.stream.TerminationCause;
 
 import java.io.IOException;
@@ -49,6 +50,7 @@ public abstract class Connection
     int terminationCause = -1;
     ConnectionState state;
     int mtu;
+    ConnectionAuth auth;
 
     Connection(
         final ConnectionHost host,
@@ -208,5 +210,41 @@ public abstract class Connection
     public final boolean isTerminated()
     {
         return terminationCause >= 0;
+    }
+
+    /**
+     * Make the connection an authenticated one, before its first SETUP is sent or its SETUP_ACK answered: the
+     * handshake rides in them, and once it completes every other datagram is sealed and opened.
+     *
+     * @param auth the connection's side of the handshake.
+     */
+    public final void authenticate(final ConnectionAuth auth)
+    {
+        if (null != this.auth)
+        {
+            throw new IllegalStateException("the connection is authenticated already");
+        }
+        this.auth = auth;
+    }
+
+    /**
+     * The keys that protect the connection's datagrams, once its handshake is complete.
+     *
+     * @return the keyed authentication, or null for an unauthenticated connection or one whose handshake is not done.
+     */
+    public final ConnectionAuth protection()
+    {
+        final ConnectionAuth auth = this.auth;
+        return null != auth && auth.isKeyed() ? auth : null;
+    }
+
+    /**
+     * Whether the connection authenticates, keyed or not yet.
+     *
+     * @return true for an authenticated connection.
+     */
+    public final boolean isAuthenticated()
+    {
+        return null != auth;
     }
 }

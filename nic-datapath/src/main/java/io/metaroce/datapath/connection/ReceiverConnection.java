@@ -483,6 +483,7 @@ public final class ReceiverConnection extends Connection
     public void sendSetupAck(final int plane, final TransportHeaderDecoder header)
     {
         // A retransmitted SETUP gets the same SETUP_ACK, initial grant included [MR-ID-12].
+        encoder.auth = auth;
         encoder.setupAck(plane, header, isn, connEpoch, credit.initialGrantLimit(), window, mtu, windowMode,
             credit.isEnabled(), settings.credit().linkRateMbps(), maxStreams);
     }

@@ -17,6 +17,7 @@ package io.metaroce.datapath.connection;
 
 import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.wire.AckEncoder;
+import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.CloseAckEncoder;
 import io.metaroce.codec.wire.CloseReason;
 import io.metaroce.codec.wire.ConnectionState;
@@ -34,6 +35,7 @@ import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.datapath.counters.ReceiverCounters;
 import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.security.ConnectionAuth;
 import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.tracking.ReceiveTracker;
 import io.metaroce.datapath.tracking.Serial;
@@ -60,6 +62,7 @@ final class ReceiverEncoder
     static final int AMPLIFICATION_LIMIT = 3;
 
     private static final byte[] NO_EXTENSIONS = new byte[0];
+    private static final int EXTENSIONS_CAPACITY = 512;
 
     private final ConnectionHost host;
     private final DatagramProxy proxy;
@@ -71,7 +74,8 @@ final class ReceiverEncoder
     private final int replyPort;
     private final int queue;
     private final int latencyPort;
-    private final UnsafeBuffer extensions = new UnsafeBuffer(new byte[SetupExtensions.LATENCY_QUEUE_LENGTH]);
+    ConnectionAuth auth;
+    private final UnsafeBuffer extensions = new UnsafeBuffer(new byte[EXTENSIONS_CAPACITY]);
     private final int planeCount;
     private final int peerId;
     private final int localId;
@@ -255,13 +259,20 @@ final class ReceiverEncoder
         setupAck.congestionModes().clear().senderWindow(windowMode).receiverCredit(creditMode);
         setupAck.reserved1((short)0)
             .linkRateMbps(linkRateMbps)
-            .setupFlags(0)
+            .setupFlags(null == auth ? 0 : SetupExtensions.SETUP_FLAG_AUTHENTICATED)
             .reserved2(0)
             .maxStreams(maxStreams);
-        if (0 != latencyPort)
+        // The answer that moves the connection's traffic to the latency queue [MR-CLASS-3].
+        int block = 0 != latencyPort ? SetupExtensions.putLatencyQueue(extensions, 0, latencyPort) : 0;
+        if (null != auth)
         {
-            // The answer that moves the connection's traffic to the latency queue [MR-CLASS-3].
-            setupAck.putExtensions(extensions, 0, SetupExtensions.putLatencyQueue(extensions, 0, latencyPort));
+            // message 2, written once and bound to the fields above, the same bytes on every retry [MR-SEC-7]
+            block = auth.appendSetupAckExtension(
+                setupAck.buffer(), setupAck.offset() - MessageHeaderEncoder.ENCODED_LENGTH, extensions, block);
+        }
+        if (0 != block)
+        {
+            setupAck.putExtensions(extensions, 0, block);
         }
         else
         {

@@ -26,6 +26,7 @@ import io.metaroce.codec.wire.CongestionModesDecoder;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditDecoder;
 import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.MessageHeaderDecoder;
 import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.ProbeAckDecoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
@@ -44,6 +45,7 @@ import io.metaroce.datapath.path.PathHealthHandler;
 import io.metaroce.datapath.path.PathHealthPolicy;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
+import io.metaroce.datapath.security.ConnectionAuth;
 import io.metaroce.datapath.settings.Configuration;
 import io.metaroce.datapath.settings.ConnectionSettings;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -642,6 +644,7 @@ public final class SenderConnection extends Connection
         {
             if (nowNs >= setupDeadlineNs)
             {
+                encoder.auth = auth;
                 encoder.setup(connEpoch, isn, askedWindow, nowNs);
                 setupDeadlineNs = nowNs + setupBackoffNs;
                 setupBackoffNs = Math.min(setupBackoffNs << 1, settings.timers().setupRetryMaxNs());
@@ -797,16 +800,44 @@ public final class SenderConnection extends Connection
             peerMtu < Configuration.MIN_MTU || peerMtu > settings.mtu() || modes.ecn() ||
             modes.senderWindow() != settings.congestion().senderWindow() ||
             (modes.receiverCredit() && !settings.credit().receiverCredit()) ||
-            setupAck.maxStreams() < 1 || 0 != setupAck.setupFlags())
+            setupAck.maxStreams() < 1 ||
+            0 != (setupAck.setupFlags() & ~(null == auth ? 0 : SetupExtensions.SETUP_FLAG_AUTHENTICATED)))
         {
             host.drop(DropReason.PROTOCOL_VIOLATION);
             return;
         }
-        final int latencyPort = answeredLatencyPort(setupAck);
+        final int blockLength = setupAck.extensionsLength();
+        final int blockOffset = setupAck.limit() + SetupAckDecoder.extensionsHeaderLength();
+        int answersLength = blockLength;
+        if (null != auth)
+        {
+            // an authenticated SETUP takes only an authenticated answer: no downgrade [MR-SEC-5]
+            final int handshake =
+                SetupExtensions.find(setupAck.buffer(), blockOffset, blockLength, SetupExtensions.HANDSHAKE);
+            if (handshake < 0)
+            {
+                host.drop(
+                    SetupExtensions.MALFORMED == handshake ? DropReason.PROTOCOL_VIOLATION : DropReason.DOWNGRADE);
+                return;
+            }
+            answersLength = handshake - 4 - blockOffset;
+        }
+        final int latencyPort = answeredLatencyPort(setupAck, answersLength);
         if (latencyPort < 0)
         {
             host.drop(DropReason.PROTOCOL_VIOLATION);
             return;
+        }
+        if (null != auth)
+        {
+            // keyed last, once nothing else can refuse the answer: a refused one leaves the handshake as it was
+            final int result = auth.onSetupAck(setupAck.buffer(),
+                setupAck.offset() - MessageHeaderDecoder.ENCODED_LENGTH, blockOffset, blockLength);
+            if (ConnectionAuth.OK != result)
+            {
+                host.drop(ConnectionAuth.MISSING == result ? DropReason.DOWNGRADE : DropReason.HANDSHAKE_FAILED);
+                return;
+            }
         }
 
         peerId = (int)header.srcConnId();
@@ -836,9 +867,8 @@ public final class SenderConnection extends Connection
      * The port of the receiver's latency queue that a SETUP_ACK names, 0 when it answers no extension, -1 when its
      * extensions are not the one answer this connection's SETUP may get [MR-SETUP-11, MR-CLASS-4].
      */
-    private int answeredLatencyPort(final SetupAckDecoder setupAck)
+    private int answeredLatencyPort(final SetupAckDecoder setupAck, final int length)
     {
-        final int length = setupAck.extensionsLength();
         if (0 == length)
         {
             return 0;

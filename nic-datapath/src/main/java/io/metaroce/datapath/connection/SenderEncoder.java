@@ -23,6 +23,7 @@ import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditRequestEncoder;
 import io.metaroce.codec.wire.DataEncoder;
 import io.metaroce.codec.wire.ErrorEncoder;
+import io.metaroce.codec.wire.MessageHeaderEncoder;
 import io.metaroce.codec.wire.PathState;
 import io.metaroce.codec.wire.ProbeEncoder;
 import io.metaroce.codec.wire.ProbeKind;
@@ -36,6 +37,7 @@ import io.metaroce.datapath.counters.SenderCounters;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
+import io.metaroce.datapath.security.ConnectionAuth;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.stream.SenderStream;
 import io.metaroce.datapath.stream.SenderStreamMessages;
@@ -58,6 +60,7 @@ import java.nio.charset.StandardCharsets;
 final class SenderEncoder implements SenderStreamMessages
 {
     private static final byte[] NO_EXTENSIONS = new byte[0];
+    private static final int EXTENSIONS_CAPACITY = 512;
     private static final int STATUS_ENTRY_LENGTH = StatusEncoder.PathsEncoder.sbeBlockLength();
     private static final UnsafeBuffer RETRANSMIT_LIMIT_TEXT =
         new UnsafeBuffer("retransmit limit".getBytes(StandardCharsets.UTF_8));
@@ -72,10 +75,11 @@ final class SenderEncoder implements SenderStreamMessages
     private final int localId;
     private final TrafficClass trafficClass;
     private final int queue;
-    private final UnsafeBuffer extensions = new UnsafeBuffer(new byte[SetupExtensions.LATENCY_QUEUE_LENGTH]);
+    private final UnsafeBuffer extensions = new UnsafeBuffer(new byte[EXTENSIONS_CAPACITY]);
     private final int planeCount;
     private final int pathsPerPlane;
     private final int pathCount;
+    ConnectionAuth auth;
 
     private int destination;
     private int peerId;
@@ -205,11 +209,19 @@ final class SenderEncoder implements SenderStreamMessages
                 .initialCreditBytes(settings.credit().initialCreditBytes())
                 .baseRttHintNs(settings.congestion().baseRttHintNs())
                 .linkRateMbps(settings.credit().linkRateMbps())
-                .setupFlags(0)
+                .setupFlags(null == auth ? 0 : SetupExtensions.SETUP_FLAG_AUTHENTICATED)
                 .reserved1(0);
-            if (asksLatencyQueue)
+            int block = asksLatencyQueue ? SetupExtensions.putLatencyQueue(extensions, 0, 0) : 0;
+            if (null != auth)
             {
-                setup.putExtensions(extensions, 0, SetupExtensions.putLatencyQueue(extensions, 0, 0));
+                // message 1, written once and bound to the fields above: every SETUP of the incarnation is the same
+                // [MR-SETUP-2, MR-SEC-3]
+                block = auth.appendSetupExtension(
+                    setup.buffer(), setup.offset() - MessageHeaderEncoder.ENCODED_LENGTH, extensions, block);
+            }
+            if (0 != block)
+            {
+                setup.putExtensions(extensions, 0, block);
             }
             else
             {

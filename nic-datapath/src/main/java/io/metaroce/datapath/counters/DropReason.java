@@ -158,9 +158,61 @@ public final class DropReason
     public static final int PEER_IMAGE_BYTES = NO_CONNECTION + 22;
 
     /**
+     * A datagram of an authenticated connection too short to carry a seal trailer, or too long to open [MR-SEC-9].
+     */
+    public static final int UNSEALED = NO_CONNECTION + 23;
+
+    /**
+     * A datagram of an authenticated connection whose tag does not verify: altered, forged or sealed under another
+     * key [MR-SEC-9].
+     */
+    public static final int BAD_TAG = NO_CONNECTION + 24;
+
+    /**
+     * A sealed datagram whose lane counter was accepted before [MR-SEC-8].
+     */
+    public static final int REPLAYED = NO_CONNECTION + 25;
+
+    /**
+     * A sealed datagram whose lane counter is behind the lane's replay window [MR-SEC-8].
+     */
+    public static final int TOO_OLD = NO_CONNECTION + 26;
+
+    /**
+     * A sealed datagram of a key epoch the receiver does not hold [MR-SEC-10].
+     */
+    public static final int UNKNOWN_EPOCH = NO_CONNECTION + 27;
+
+    /**
+     * A sealed datagram on a lane the peer may not use [MR-SEC-8].
+     */
+    public static final int NO_SUCH_LANE = NO_CONNECTION + 28;
+
+    /**
+     * A SETUP whose handshake proves a static key that is not in the allow-list; no answer [MR-SEC-4].
+     */
+    public static final int UNTRUSTED_KEY = NO_CONNECTION + 29;
+
+    /**
+     * A SETUP without HANDSHAKE at an engine that requires authentication, or a SETUP_ACK without HANDSHAKE for an
+     * authenticated SETUP; no answer [MR-SEC-5].
+     */
+    public static final int DOWNGRADE = NO_CONNECTION + 30;
+
+    /**
+     * A HANDSHAKE that is malformed, whose tag fails or whose bound fields differ; no answer [MR-SEC-3].
+     */
+    public static final int HANDSHAKE_FAILED = NO_CONNECTION + 31;
+
+    /**
+     * A SETUP whose handshake timestamp is not newer than one accepted from the same key; no answer [MR-SEC-6].
+     */
+    public static final int HANDSHAKE_REPLAY = NO_CONNECTION + 32;
+
+    /**
      * Number of codes, plus one for the unused code 0: the length of an array indexed by code.
      */
-    public static final int COUNT = NO_CONNECTION + 23;
+    public static final int COUNT = NO_CONNECTION + 33;
 
     private static final String[] NAMES =
     {
@@ -168,7 +220,8 @@ public final class DropReason
         "OUT_OF_WINDOW", "DUPLICATE", "DATA_OUTSIDE_TERM", "DATA_OUTSIDE_WINDOW", "BAD_SACK", "INVALID_SETUP",
         "UNKNOWN_STREAM", "PROTOCOL_VIOLATION", "SETUP_CONFLICT", "RESOURCE_EXHAUSTED", "IMAGE_NOT_READY",
         "STREAM_CONFLICT", "INVALID_STREAM", "UNSUPPORTED_EXTENSION", "PEER_CONNECTIONS", "PEER_STREAMS",
-        "PEER_IMAGE_BYTES"
+        "PEER_IMAGE_BYTES", "UNSEALED", "BAD_TAG", "REPLAYED", "TOO_OLD", "UNKNOWN_EPOCH", "NO_SUCH_LANE",
+        "UNTRUSTED_KEY", "DOWNGRADE", "HANDSHAKE_FAILED", "HANDSHAKE_REPLAY"
     };
 
     private DropReason()

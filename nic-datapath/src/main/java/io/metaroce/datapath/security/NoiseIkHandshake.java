@@ -146,6 +146,43 @@ public final class NoiseIkHandshake
         }
     }
 
+    private NoiseIkHandshake(final NoiseIkHandshake from)
+    {
+        this.initiator = from.initiator;
+        this.staticPrivate = from.staticPrivate.clone();
+        this.ephemeralPrivate = from.ephemeralPrivate.clone();
+        try
+        {
+            sha256 = MessageDigest.getInstance("SHA-256");
+            aead = Cipher.getInstance("AES/GCM/NoPadding");
+        }
+        catch (final GeneralSecurityException ex)
+        {
+            throw new IllegalStateException("the runtime has no SHA-256 or AES-GCM", ex);
+        }
+        System.arraycopy(from.staticPublic, 0, staticPublic, 0, X25519.KEY_LENGTH);
+        System.arraycopy(from.ephemeralPublic, 0, ephemeralPublic, 0, X25519.KEY_LENGTH);
+        System.arraycopy(from.remoteStatic, 0, remoteStatic, 0, X25519.KEY_LENGTH);
+        System.arraycopy(from.remoteEphemeral, 0, remoteEphemeral, 0, X25519.KEY_LENGTH);
+        System.arraycopy(from.h, 0, h, 0, h.length);
+        System.arraycopy(from.ck, 0, ck, 0, ck.length);
+        System.arraycopy(from.k, 0, k, 0, k.length);
+        this.hasKey = from.hasKey;
+        this.n = from.n;
+        this.state = from.state;
+    }
+
+    /**
+     * A copy of this handshake in its present state: an initiator reads a message 2 with a copy, so that a forged one
+     * leaves the original able to read the genuine one.
+     *
+     * @return the copy.
+     */
+    public NoiseIkHandshake copy()
+    {
+        return new NoiseIkHandshake(this);
+    }
+
     /**
      * The initiator's side.
      *

@@ -38,6 +38,8 @@ public final class ConnectionSettings
     private final String pathPolicy;
     private final boolean pathCounters;
     private final EngineSettings engineSettings;
+    private final byte[] peerKey;
+    private final boolean encrypt;
 
     /**
      * The settings of one connection.
@@ -73,6 +75,48 @@ public final class ConnectionSettings
         this.pathPolicy = pathPolicy;
         this.pathCounters = pathCounters;
         this.engineSettings = Objects.requireNonNull(engineSettings, "engineSettings");
+        this.peerKey = null;
+        this.encrypt = false;
+    }
+
+    /**
+     * The settings of an authenticated connection, or of an unauthenticated one when {@code peerKey} is null.
+     *
+     * @param unauthenticated the settings apart from authentication.
+     * @param peerKey         the receiver's static public key, 32 bytes, or null.
+     * @param encrypt         true to encrypt DATA bodies, false for integrity only; ignored without a peer key.
+     */
+    public ConnectionSettings(final ConnectionSettings unauthenticated, final byte[] peerKey, final boolean encrypt)
+    {
+        this.planeCount = unauthenticated.planeCount;
+        this.pathsPerPlane = unauthenticated.pathsPerPlane;
+        this.trafficClass = unauthenticated.trafficClass;
+        this.congestionControl = unauthenticated.congestionControl;
+        this.pathPolicy = unauthenticated.pathPolicy;
+        this.pathCounters = unauthenticated.pathCounters;
+        this.engineSettings = unauthenticated.engineSettings;
+        this.peerKey = null == peerKey ? null : peerKey.clone();
+        this.encrypt = null != peerKey && encrypt;
+    }
+
+    /**
+     * The receiver's static public key of an authenticated connection.
+     *
+     * @return a copy, or null for an unauthenticated connection.
+     */
+    public byte[] peerKey()
+    {
+        return null == peerKey ? null : peerKey.clone();
+    }
+
+    /**
+     * Whether an authenticated connection encrypts DATA bodies.
+     *
+     * @return true to encrypt; false for integrity only or without authentication.
+     */
+    public boolean encrypt()
+    {
+        return encrypt;
     }
 
     /**
@@ -172,7 +216,8 @@ public final class ConnectionSettings
         return planeCount == that.planeCount && pathsPerPlane == that.pathsPerPlane &&
             trafficClass == that.trafficClass && pathCounters == that.pathCounters &&
             Objects.equals(congestionControl, that.congestionControl) && Objects.equals(pathPolicy, that.pathPolicy) &&
-            engineSettings.equals(that.engineSettings);
+            engineSettings.equals(that.engineSettings) && java.util.Arrays.equals(peerKey, that.peerKey) &&
+            encrypt == that.encrypt;
     }
 
     /**
@@ -182,7 +227,8 @@ public final class ConnectionSettings
     public int hashCode()
     {
         return Objects.hash(
-            planeCount, pathsPerPlane, trafficClass, congestionControl, pathPolicy, pathCounters, engineSettings);
+            planeCount, pathsPerPlane, trafficClass, congestionControl, pathPolicy, pathCounters, engineSettings,
+            java.util.Arrays.hashCode(peerKey), encrypt);
     }
 
     /**
@@ -193,6 +239,6 @@ public final class ConnectionSettings
     {
         return "ConnectionSettings{planes=" + planeCount + ", pathsPerPlane=" + pathsPerPlane + ", class=" +
             trafficClass + ", cc=" + congestionControl + ", path-policy=" + pathPolicy + ", path-counters=" +
-            pathCounters + ", " + engineSettings + "}";
+            pathCounters + (null == peerKey ? "" : ", authenticated, encrypt=" + encrypt) + ", " + engineSettings + "}";
     }
 }

@@ -43,6 +43,8 @@ public final class SenderSettings
     private String congestionControl;
     private String pathPolicy;
     private EngineSettings engineSettings;
+    private byte[] peerKey;
+    private boolean encrypt = true;
 
     /**
      * Stream id of the publication.
@@ -286,6 +288,55 @@ public final class SenderSettings
     public EngineSettings engineSettings()
     {
         return engineSettings;
+    }
+
+    /**
+     * Authenticate the connection: the receiver's static X25519 public key, which the handshake in SETUP proves it
+     * holds (Noise IK). The engine must have authentication settings.
+     *
+     * @param peerKey the receiver's public key, 32 bytes, or null (the default) for an unauthenticated connection.
+     * @return this for a fluent API.
+     */
+    public SenderSettings peerKey(final byte[] peerKey)
+    {
+        if (null != peerKey && 32 != peerKey.length)
+        {
+            throw new IllegalArgumentException("a peer key must be 32 bytes, not " + peerKey.length);
+        }
+        this.peerKey = null == peerKey ? null : peerKey.clone();
+        return this;
+    }
+
+    /**
+     * The receiver's public key of an authenticated connection.
+     *
+     * @return a copy of the key, or null for an unauthenticated connection.
+     */
+    public byte[] peerKey()
+    {
+        return null == peerKey ? null : peerKey.clone();
+    }
+
+    /**
+     * Whether an authenticated connection encrypts its DATA bodies or only authenticates them.
+     *
+     * @param encrypt true (the default) to encrypt, false for integrity only.
+     * @return this for a fluent API.
+     */
+    public SenderSettings encrypt(final boolean encrypt)
+    {
+        this.encrypt = encrypt;
+        return this;
+    }
+
+    /**
+     * Whether an authenticated connection encrypts its DATA bodies.
+     *
+     * @return true to encrypt, false for integrity only.
+     */
+    public boolean encrypt()
+    {
+        return encrypt;
     }
 
     /**

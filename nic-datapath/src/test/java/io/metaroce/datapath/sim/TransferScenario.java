@@ -17,6 +17,8 @@ package io.metaroce.datapath.sim;
 
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.connection.SenderConnection;
+import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.stream.ConnectionHandler;
@@ -34,6 +36,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * One or more senders, each on its own node and engine, publishing a deterministic {@link MessageStream} to one
@@ -61,6 +64,11 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
     Consumer<EngineSettings.Builder> senderConfig = (settings) -> {};
     Consumer<EngineSettings.Builder> receiverConfig = (settings) -> {};
     Consumer<SenderSettings> settingsConfig = (settings) -> {};
+    AuthSettings receiverAuth;
+    AuthSettings senderAuth;
+    UnaryOperator<PacketTransport> receiverTransportWrap = UnaryOperator.identity();
+    UnaryOperator<PacketTransport> senderTransportWrap = UnaryOperator.identity();
+    boolean watchWire = true;
     ImageAdmission admission;
 
     VirtualClock clock;
@@ -103,11 +111,16 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         fabric.addObserver(checker);
 
         receiverTransport = fabric.attach(entropy);
-        checker.watch(receiverTransport.node());
+        if (watchWire)
+        {
+            checker.watch(receiverTransport.node());
+        }
         final EngineSettings.Builder receiverSettings = EngineSettings.builder();
         receiverConfig.accept(receiverSettings);
         final TransportEngine.Context receiverCtx = engineContext(receiverTransport, seed * 31 + 1, 4096)
             .imageAdmission(null == admission ? this : admission)
+            .transport(receiverTransportWrap.apply(receiverTransport))
+            .authSettings(receiverAuth)
             .settings(receiverSettings.build());
         receiverEngine = new TransportEngine(receiverCtx);
 
@@ -126,15 +139,20 @@ final class TransferScenario implements ConnectionHandler, ImageAdmission
         {
             senderTermination[i] = -1;
             senderTransports[i] = fabric.attach(entropy);
-            checker.watch(senderTransports[i].node());
+            if (watchWire)
+            {
+                checker.watch(senderTransports[i].node());
+            }
             final EngineSettings.Builder senderSettings = EngineSettings.builder();
             senderConfig.accept(senderSettings);
             final TransportEngine.Context ctx = engineContext(senderTransports[i], seed * 31 + 2 + i, 16_384)
+                .transport(senderTransportWrap.apply(senderTransports[i]))
+                .authSettings(senderAuth)
                 .settings(senderSettings.build());
             senderEngines[i] = new TransportEngine(ctx);
             final int sessionId = i + 1;
             publications[i] = new SimulatedPublication(STREAM_ID, sessionId, INITIAL_TERM_ID, termLength,
-                startPosition, ctx.settings().mtu(), termLength / 2);
+                startPosition, senderEngines[i].defaultGroup().settings().mtu(), termLength / 2);
             streams[i] = new MessageStream(seed + i, maxMessageLength, messageCount);
 
             final SenderSettings settings = new SenderSettings()
