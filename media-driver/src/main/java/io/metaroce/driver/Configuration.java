@@ -108,6 +108,35 @@ public final class Configuration
     public static final boolean TRANSPORT_SEGMENTATION_DEFAULT = true;
 
     /**
+     * Property: the file of this driver's long-term X25519 private key (base64, readable by its owner only, no
+     * symbolic link; {@code ./metaroce keygen} writes one). Set, the driver authenticates connections.
+     */
+    public static final String AUTH_KEY_FILE_PROP_NAME = "metaroce.auth.key.file";
+
+    /**
+     * Property: the allow-list of the drivers this one trusts, lines {@code <base64 public key> <name> [host ...]};
+     * required with the key file.
+     */
+    public static final String AUTH_TRUSTED_PEERS_FILE_PROP_NAME = "metaroce.auth.trusted.peers.file";
+
+    /**
+     * Property: every network connection must authenticate, inbound (a SETUP without a handshake is dropped) and
+     * outbound (a publication finds its receiver's key by {@code auth-peer} or by its endpoint's host).
+     */
+    public static final String AUTH_REQUIRE_PROP_NAME = "metaroce.auth.require";
+
+    /**
+     * Property: authenticated publications encrypt their DATA bodies ({@code true}) or only authenticate them; a
+     * channel's {@code auth-mode} chooses for its publication.
+     */
+    public static final String AUTH_ENCRYPT_PROP_NAME = "metaroce.auth.encrypt";
+
+    /**
+     * Property: datagrams sealed under one key before it changes, 1024 to 2^23.
+     */
+    public static final String AUTH_KEY_UPDATE_PACKETS_PROP_NAME = "metaroce.auth.key.update.packets";
+
+    /**
      * Property: threading mode, one of {@link ThreadingMode}.
      */
     public static final String THREADING_MODE_PROP_NAME = "metaroce.threading.mode";

@@ -127,6 +127,14 @@ final class ConfigurationPrinter
         raw(rows, ctx, Configuration.LOSS_DATA_EVERY_PROP_NAME, "none");
         raw(rows, ctx, Configuration.LOSS_CONTROL_EVERY_PROP_NAME, "none");
         raw(rows, ctx, Configuration.LOSS_SEED_PROP_NAME, "the nano time at start");
+        value(rows, ctx, fresh, Configuration.AUTH_KEY_FILE_PROP_NAME,
+            (c) -> null == c.authKeyFile() ? "none (connections not authenticated)" : c.authKeyFile());
+        value(rows, ctx, fresh, Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME,
+            (c) -> null == c.trustedPeersFile() ? "none" : c.trustedPeersFile());
+        value(rows, ctx, fresh, Configuration.AUTH_REQUIRE_PROP_NAME, MediaDriver.Context::authRequire);
+        value(rows, ctx, fresh, Configuration.AUTH_ENCRYPT_PROP_NAME, MediaDriver.Context::authEncrypt);
+        value(rows, ctx, fresh, Configuration.AUTH_KEY_UPDATE_PACKETS_PROP_NAME,
+            (c) -> null == c.authKeyUpdatePackets() ? "1048576" : c.authKeyUpdatePackets());
         value(rows, ctx, fresh, Configuration.PRINT_CONFIGURATION_PROP_NAME, MediaDriver.Context::printConfiguration);
         raw(rows, ctx, PropertyRegistry.UNKNOWN_PROPERTIES_PROP_NAME, PropertyRegistry.FAIL);
     }

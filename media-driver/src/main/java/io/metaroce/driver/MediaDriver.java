@@ -29,12 +29,16 @@ import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.datapath.io.PollGroup;
+import io.metaroce.datapath.security.AuthSettings;
+import io.metaroce.datapath.security.PacketSealer;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
 import io.metaroce.datapath.settings.SenderPathPolicySupplier;
 import io.metaroce.datapath.settings.SenderPolicies;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
+import io.metaroce.driver.security.DriverKeyFile;
+import io.metaroce.driver.security.TrustedPeers;
 import io.metaroce.driver.status.LossReport;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import io.metaroce.driver.status.SystemCounters;
@@ -67,6 +71,7 @@ import java.io.File;
 import java.io.PrintStream;
 import java.nio.MappedByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -407,6 +412,7 @@ public final class MediaDriver implements AutoCloseable
             .countersManager(countersManager)
             .congestionControlSupplier(ctx.congestionControlSupplier())
             .pathPolicySupplier(ctx.pathPolicySupplier())
+            .authSettings(ctx.authSettings())
             .counterLabel(counterLabel));
     }
 
@@ -542,6 +548,13 @@ public final class MediaDriver implements AutoCloseable
         private SenderCongestionControlSupplier congestionControlSupplier;
         private SenderPathPolicySupplier pathPolicySupplier;
         private final Set<String> setInCode = new HashSet<>();
+        private String authKeyFile = System.getProperty(Configuration.AUTH_KEY_FILE_PROP_NAME);
+        private String trustedPeersFile = System.getProperty(Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+        private boolean authRequire = Configuration.booleanProperty(Configuration.AUTH_REQUIRE_PROP_NAME, false);
+        private boolean authEncrypt = Configuration.booleanProperty(Configuration.AUTH_ENCRYPT_PROP_NAME, true);
+        private String authKeyUpdatePackets = System.getProperty(Configuration.AUTH_KEY_UPDATE_PACKETS_PROP_NAME);
+        private AuthSettings authSettings;
+        private TrustedPeers trustedPeers;
 
         /**
          * Validate every setting and fill in the defaults. Called by {@link MediaDriver#launch(Context)}.
@@ -618,6 +631,7 @@ public final class MediaDriver implements AutoCloseable
             }
 
             concludeEngineSettings();
+            concludeAuth();
 
             if (null == congestionControlSupplier)
             {
@@ -698,6 +712,201 @@ public final class MediaDriver implements AutoCloseable
             }
 
             return null == existing ? 0 : existing.getTotalSpace();
+        }
+
+        /**
+         * Load the key and the allow-list now, so that a missing, unreadable or malformed one fails the start with a
+         * message naming its setting rather than the first connection.
+         */
+        private void concludeAuth()
+        {
+            long keyUpdatePackets = AuthSettings.DEFAULT_KEY_UPDATE_PACKETS;
+            if (null != authKeyUpdatePackets)
+            {
+                try
+                {
+                    keyUpdatePackets = Long.parseLong(authKeyUpdatePackets.trim());
+                }
+                catch (final NumberFormatException ex)
+                {
+                    fail(Configuration.AUTH_KEY_UPDATE_PACKETS_PROP_NAME, "must be a whole number",
+                        authKeyUpdatePackets);
+                }
+                if (keyUpdatePackets < PacketSealer.MIN_KEY_UPDATE_PACKETS ||
+                    keyUpdatePackets > PacketSealer.MAX_KEY_UPDATE_PACKETS)
+                {
+                    fail(Configuration.AUTH_KEY_UPDATE_PACKETS_PROP_NAME, "must be from " +
+                        PacketSealer.MIN_KEY_UPDATE_PACKETS + " to " + PacketSealer.MAX_KEY_UPDATE_PACKETS,
+                        authKeyUpdatePackets);
+                }
+            }
+            if (null == authKeyFile)
+            {
+                if (null != trustedPeersFile)
+                {
+                    fail(Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME, "needs " +
+                        Configuration.AUTH_KEY_FILE_PROP_NAME + " as well", trustedPeersFile);
+                }
+                if (authRequire)
+                {
+                    fail(Configuration.AUTH_REQUIRE_PROP_NAME, "needs " + Configuration.AUTH_KEY_FILE_PROP_NAME +
+                        " and " + Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME, true);
+                }
+                return;
+            }
+            if (null == trustedPeersFile)
+            {
+                fail(Configuration.AUTH_KEY_FILE_PROP_NAME, "needs " +
+                    Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " as well", authKeyFile);
+            }
+            final byte[] privateKey = DriverKeyFile.readPrivateKey(
+                Path.of(authKeyFile), Configuration.AUTH_KEY_FILE_PROP_NAME);
+            trustedPeers = TrustedPeers.load(
+                Path.of(trustedPeersFile), Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+            final TrustedPeers peers = trustedPeers;
+            try
+            {
+                authSettings = new AuthSettings(privateKey, (key) -> null != peers.byKey(key), authRequire,
+                    keyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS, AuthSettings::wallClockNs);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                fail(Configuration.AUTH_KEY_FILE_PROP_NAME, ex.getMessage(), authKeyFile);
+            }
+            finally
+            {
+                Arrays.fill(privateKey, (byte)0);
+            }
+        }
+
+        /**
+         * The file of this driver's private key: authenticated connections on.
+         *
+         * @param path the key file ({@code ./metaroce keygen} writes one), or null for none.
+         * @return this for a fluent API.
+         */
+        public Context authKeyFile(final String path)
+        {
+            this.authKeyFile = path;
+            return this;
+        }
+
+        /**
+         * The file of this driver's private key.
+         *
+         * @return the path, or null when connections are not authenticated.
+         */
+        public String authKeyFile()
+        {
+            return authKeyFile;
+        }
+
+        /**
+         * The allow-list of trusted drivers.
+         *
+         * @param path the file, lines {@code <base64 public key> <name> [host ...]}, or null for none.
+         * @return this for a fluent API.
+         */
+        public Context trustedPeersFile(final String path)
+        {
+            this.trustedPeersFile = path;
+            return this;
+        }
+
+        /**
+         * The allow-list of trusted drivers.
+         *
+         * @return the path, or null.
+         */
+        public String trustedPeersFile()
+        {
+            return trustedPeersFile;
+        }
+
+        /**
+         * Whether every network connection must authenticate, inbound and outbound.
+         *
+         * @param authRequire true to require it.
+         * @return this for a fluent API.
+         */
+        public Context authRequire(final boolean authRequire)
+        {
+            this.authRequire = authRequire;
+            return this;
+        }
+
+        /**
+         * Whether every network connection must authenticate.
+         *
+         * @return true when required.
+         */
+        public boolean authRequire()
+        {
+            return authRequire;
+        }
+
+        /**
+         * Whether authenticated publications encrypt DATA bodies by default, or only authenticate them.
+         *
+         * @param authEncrypt true to encrypt.
+         * @return this for a fluent API.
+         */
+        public Context authEncrypt(final boolean authEncrypt)
+        {
+            this.authEncrypt = authEncrypt;
+            return this;
+        }
+
+        /**
+         * Whether authenticated publications encrypt DATA bodies by default.
+         *
+         * @return true to encrypt.
+         */
+        public boolean authEncrypt()
+        {
+            return authEncrypt;
+        }
+
+        /**
+         * Datagrams sealed under one key before it changes.
+         *
+         * @param packets 1024 to 2^23, or null for the default 2^20.
+         * @return this for a fluent API.
+         */
+        public Context authKeyUpdatePackets(final String packets)
+        {
+            this.authKeyUpdatePackets = packets;
+            return this;
+        }
+
+        /**
+         * Datagrams sealed under one key before it changes, as given.
+         *
+         * @return the count as text, or null for the default.
+         */
+        public String authKeyUpdatePackets()
+        {
+            return authKeyUpdatePackets;
+        }
+
+        /**
+         * The engines' authentication settings, made from the key file and the allow-list by {@link #conclude()}.
+         *
+         * @return the settings, or null when connections are not authenticated.
+         */
+        public AuthSettings authSettings()
+        {
+            return authSettings;
+        }
+
+        /**
+         * The allow-list loaded by {@link #conclude()}.
+         *
+         * @return the trusted peers, or null when connections are not authenticated.
+         */
+        public TrustedPeers trustedPeers()
+        {
+            return trustedPeers;
         }
 
         private void concludeTimeouts()

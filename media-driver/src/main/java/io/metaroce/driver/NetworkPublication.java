@@ -453,6 +453,8 @@ final class NetworkPublication implements PayloadSource
             .pathPolicy(channel.pathPolicy)
             .pathCounters(channel.pathCounters)
             .trafficClass(channel.trafficClass)
+            .peerKey(channel.authPeerKey)
+            .encrypt(channel.authEncrypt)
             .engineSettings(channel.engineSettings)
             .counterLabel(counterLabel);
         this.stream = endpoint.openStream(settings, this);

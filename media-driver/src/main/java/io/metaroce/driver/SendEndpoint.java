@@ -119,7 +119,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         this.tailBytesLost = systemCounters.get(SystemCounterDescriptor.PUBLICATION_TAIL_BYTES_LOST);
         this.key = key;
         this.transport = transport;
-        this.datagramOverhead = transport.datagramOverhead();
+        this.datagramOverhead = engine.datagramOverhead(transport);
         this.lossReport = lossReport;
         this.epochClock = epochClock;
         this.errorHandler = errorHandler;

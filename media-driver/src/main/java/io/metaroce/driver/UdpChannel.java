@@ -29,6 +29,7 @@ import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
 import io.metaroce.datapath.settings.SenderPathPolicySupplier;
 import io.metaroce.datapath.settings.SenderPolicies;
+import io.metaroce.driver.security.TrustedPeers;
 import org.agrona.SystemUtil;
 
 import java.io.IOException;
@@ -70,6 +71,8 @@ final class UdpChannel
     static final String TRAFFIC_CLASS_PARAM = ChannelUri.TRAFFIC_CLASS_PARAM;
     static final String BULK_CLASS = ChannelUri.BULK_TRAFFIC_CLASS;
     static final String LOW_LATENCY_CLASS = ChannelUri.LOW_LATENCY_TRAFFIC_CLASS;
+    static final String AUTH_PEER_PARAM = "auth-peer";
+    static final String AUTH_MODE_PARAM = "auth-mode";
 
     /**
      * Parameters of both publications and subscriptions.
@@ -83,7 +86,7 @@ final class UdpChannel
      */
     static final List<String> PUBLICATION_ONLY = List.of(
         INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM,
-        TRAFFIC_CLASS_PARAM);
+        TRAFFIC_CLASS_PARAM, AUTH_PEER_PARAM, AUTH_MODE_PARAM);
 
     static final int MIN_MTU = 256;
     static final int DEFAULT_TERM_LENGTH = 1024 * 1024;
@@ -116,6 +119,8 @@ final class UdpChannel
      * The traffic class of the publication's connection: BULK unless the channel asks for {@code low-latency}.
      */
     final TrafficClass trafficClass;
+    final byte[] authPeerKey;
+    final boolean authEncrypt;
     final long linkRateMbps;
     final long lingerTimeoutNs;
     final boolean isSparse;
@@ -197,6 +202,10 @@ final class UdpChannel
         pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
             defaults.paths().pathCounters());
         trafficClass = parseTrafficClass(isSubscription ? null : params.get(TRAFFIC_CLASS_PARAM));
+        final TrustedPeers.Peer authPeer =
+            isSubscription ? null : authPeer(ctx, params.get(AUTH_PEER_PARAM), endpoints);
+        authPeerKey = null == authPeer ? null : authPeer.publicKey();
+        authEncrypt = parseAuthMode(isSubscription ? null : params.get(AUTH_MODE_PARAM), ctx.authEncrypt());
         linkRateMbps = parseLong(
             LINK_RATE_PARAM, params.get(LINK_RATE_PARAM), defaults.credit().linkRateMbps(), 0, 100_000_000L);
         lingerTimeoutNs = parseDuration(ChannelUri.LINGER_PARAM,
@@ -217,7 +226,8 @@ final class UdpChannel
             (congestionControl ? congestionControlName : "false") +
             (isSubscription ? "" : "|path-policy=" + pathPolicy) + "|path-eviction=" + pathEviction +
             "|link-rate=" + linkRateMbps +
-            (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "");
+            (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "") +
+            authForm(authPeer, authEncrypt);
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
             (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
             "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
@@ -412,6 +422,75 @@ final class UdpChannel
                 "the driver's transport" : existing.transportParams.substring(1);
             throw invalid("parameter '" + TRANSPORT_PARAM + "' conflicts with the subscription already bound to " +
                 "these endpoints: " + transportParams.substring(1) + " requested, " + inUse + " in use");
+        }
+    }
+
+    /**
+     * The peer whose key the publication's receiver must prove: the trusted peer {@code auth-peer} names; with
+     * {@code metaroce.auth.require}, else the one whose hosts list the endpoint's host; null for an unauthenticated
+     * publication.
+     */
+    private static TrustedPeers.Peer authPeer(
+        final MediaDriver.Context ctx, final String peerName, final InetSocketAddress[] endpoints)
+    {
+        final TrustedPeers peers = ctx.trustedPeers();
+        if (null == peers)
+        {
+            if (null != peerName)
+            {
+                throw invalid("parameter '" + AUTH_PEER_PARAM + "' needs the driver's " +
+                    Configuration.AUTH_KEY_FILE_PROP_NAME + " and " + Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+            }
+            return null;
+        }
+        if (null != peerName)
+        {
+            final TrustedPeers.Peer peer = peers.byName(peerName.trim());
+            if (null == peer)
+            {
+                throw invalid("parameter '" + AUTH_PEER_PARAM + "': no peer named '" + peerName + "' in " +
+                    Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+            }
+            return peer;
+        }
+        if (!ctx.authRequire())
+        {
+            return null;
+        }
+        final TrustedPeers.Peer peer = peers.byHost(endpoints[0].getHostString());
+        if (null == peer)
+        {
+            throw invalid(Configuration.AUTH_REQUIRE_PROP_NAME + " is set and no peer of " +
+                Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " lists host " + endpoints[0].getHostString() +
+                ": name the receiver with '" + AUTH_PEER_PARAM + "'");
+        }
+        return peer;
+    }
+
+    /**
+     * The authentication of a publication in its canonical form: a connection setting, so publications that
+     * authenticate differently never share a log.
+     */
+    private static String authForm(final TrustedPeers.Peer authPeer, final boolean encrypt)
+    {
+        return null == authPeer ? "" : "|" + AUTH_PEER_PARAM + "=" + authPeer.name() + "|" + AUTH_MODE_PARAM + "=" +
+            (encrypt ? "encrypt" : "integrity");
+    }
+
+    private static boolean parseAuthMode(final String mode, final boolean defaultEncrypt)
+    {
+        if (null == mode)
+        {
+            return defaultEncrypt;
+        }
+        switch (mode.trim())
+        {
+            case "encrypt":
+                return true;
+            case "integrity":
+                return false;
+            default:
+                throw invalid("parameter '" + AUTH_MODE_PARAM + "' must be encrypt or integrity: " + mode);
         }
     }
 

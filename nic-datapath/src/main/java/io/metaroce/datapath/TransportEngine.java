@@ -47,6 +47,7 @@ import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.security.Authenticator;
 import io.metaroce.datapath.security.ConnectionAuth;
+import io.metaroce.datapath.security.SealTrailerDescriptor;
 import io.metaroce.datapath.settings.Configuration;
 import io.metaroce.datapath.settings.ConnectionSettings;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -394,6 +395,19 @@ public final class TransportEngine implements AutoCloseable
         }
 
         return 0 == datagramOverhead ? settings : settings.toBuilder().mtu(settings.mtu() - datagramOverhead).build();
+    }
+
+        /**
+     * Bytes per datagram a socket group on a transport does not give DATA: the transport's own overhead, and the seal
+     * trailer when the engine authenticates (its groups' transports are then wrapped, whether or not a connection
+     * authenticates). A driver sizes its publications' frames by it.
+     *
+     * @param transport the transport a group is or will be made of.
+     * @return the overhead in bytes.
+     */
+    public int datagramOverhead(final PacketTransport transport)
+    {
+        return transport.datagramOverhead() + (null == authenticator ? 0 : SealTrailerDescriptor.TRAILER_LENGTH);
     }
 
     /**

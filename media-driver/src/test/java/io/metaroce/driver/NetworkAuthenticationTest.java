@@ -1,0 +1,193 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ExclusivePublication;
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.Subscription;
+import io.metaroce.client.exceptions.ConfigurationException;
+import io.metaroce.datapath.security.X25519;
+import io.metaroce.driver.security.DriverKeyFile;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * Authenticated connections between two embedded drivers (SHARED threading, backoff idle) over loopback planes: each
+ * driver has a key file and an allow-list ({@code metaroce.auth.*}); a publication authenticates to the receiver its
+ * endpoint's host names in the allow-list, and streams flow exactly once and in order; a driver whose key the
+ * receiver does not trust is refused without an answer and counted ({@code rcv-drops ... reason=UNTRUSTED_KEY}); a
+ * receiver that requires authentication drops an unauthenticated SETUP (DOWNGRADE); settings that cannot work fail the
+ * start with a message naming them.
+ */
+class NetworkAuthenticationTest
+{
+    private static final int STREAM_ID = 3301;
+
+    @TempDir
+    Path directory;
+
+    private NetworkTestHarness harness;
+
+    @AfterEach
+    void tearDown()
+    {
+        if (null != harness)
+        {
+            harness.close();
+        }
+    }
+
+    @Test
+    void shouldStreamOverAnAuthenticatedConnection()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(2);
+            final Identity receiver = identity("receiver");
+            final Identity sender = identity("sender");
+            final Path receiverTrusts = allowList("receiver-trusts", sender.line(""));
+            final Path senderTrusts = allowList("sender-trusts", receiver.line(" 127.0.0.2"));
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(receiver.keyFile.toString()).trustedPeersFile(receiverTrusts.toString())
+                .authRequire(true));
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(sender.keyFile.toString()).trustedPeersFile(senderTrusts.toString())
+                .authRequire(true));
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final MetaRoce senderClient = harness.connect(senderDriver);
+
+            final Subscription subscription = receiverClient.addSubscription(
+                harness.subscriptionChannel(""), STREAM_ID);
+            final ExclusivePublication publication = senderClient.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            Await.until("connected", () -> publication.isConnected() && subscription.isConnected());
+
+            NetworkPubSubTest.sendAndReceive(publication, subscription, publication.sessionId(), 2_000);
+
+            for (final String reason : new String[]{ "UNSEALED", "BAD_TAG", "REPLAYED", "TOO_OLD", "UNKNOWN_EPOCH",
+                "NO_SUCH_LANE", "UNTRUSTED_KEY", "DOWNGRADE", "HANDSHAKE_FAILED", "HANDSHAKE_REPLAY" })
+            {
+                assertEquals(0, NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=" + reason) +
+                    NetworkForgedSetupTest.counterSum(senderClient, "rcv-drops: ", "reason=" + reason), reason);
+            }
+            assertTrue(NetworkForgedSetupTest.counterCount(receiverClient, "rcv-drops: ") > 0,
+                "the authentication drop counters are there for stat");
+        });
+    }
+
+    @Test
+    void shouldRefuseADriverWithAnUntrustedKey()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final Identity receiver = identity("receiver");
+            final Identity sender = identity("sender");
+            final Identity stranger = identity("stranger");
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(receiver.keyFile.toString())
+                .trustedPeersFile(allowList("receiver-trusts", sender.line("")).toString()));
+            final MediaDriver strangerDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(stranger.keyFile.toString())
+                .trustedPeersFile(allowList("stranger-trusts", receiver.line("")).toString()));
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final MetaRoce strangerClient = harness.connect(strangerDriver);
+
+            final Subscription subscription = receiverClient.addSubscription(
+                harness.subscriptionChannel(""), STREAM_ID);
+            final ExclusivePublication publication = strangerClient.addExclusivePublication(
+                harness.publicationChannel("|auth-peer=receiver|auth-mode=integrity"), STREAM_ID);
+
+            Await.until("the stranger's SETUPs are refused", () ->
+                NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=UNTRUSTED_KEY") >= 2);
+            final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+            while (System.nanoTime() - untilNs < 0)
+            {
+                LockSupport.parkNanos(1_000_000);
+            }
+            assertFalse(publication.isConnected(), "the stranger never connects");
+            assertFalse(subscription.isConnected(), "no image for a stranger");
+            assertEquals(0, NetworkForgedSetupTest.counterSum(receiverClient, "snd-datagrams: engine", ""),
+                "the receiver never answers a stranger");
+        });
+    }
+
+    @Test
+    void shouldFailTheStartNamingTheSetting() throws IOException
+    {
+        final Identity receiver = identity("receiver");
+        final ConfigurationException noAllowList = assertThrows(ConfigurationException.class,
+            () -> NetworkTestHarness.driverContext().authKeyFile(receiver.keyFile.toString()).conclude());
+        assertTrue(noAllowList.getMessage().contains("metaroce.auth.trusted.peers.file"), noAllowList.getMessage());
+
+        final ConfigurationException noKey = assertThrows(ConfigurationException.class,
+            () -> NetworkTestHarness.driverContext().authRequire(true).conclude());
+        assertTrue(noKey.getMessage().startsWith("metaroce.auth.require"), noKey.getMessage());
+
+        final Path missing = directory.resolve("missing.key");
+        final ConfigurationException noFile = assertThrows(ConfigurationException.class,
+            () -> NetworkTestHarness.driverContext().authKeyFile(missing.toString())
+                .trustedPeersFile(allowList("trusts", receiver.line("")).toString()).conclude());
+        assertTrue(noFile.getMessage().contains("metaroce.auth.key.file"), noFile.getMessage());
+
+        final ConfigurationException badUpdate = assertThrows(ConfigurationException.class,
+            () -> NetworkTestHarness.driverContext().authKeyFile(receiver.keyFile.toString())
+                .trustedPeersFile(allowList("trusts-2", receiver.line("")).toString())
+                .authKeyUpdatePackets("10").conclude());
+        assertTrue(badUpdate.getMessage().startsWith("metaroce.auth.key.update.packets"), badUpdate.getMessage());
+    }
+
+    private Identity identity(final String name) throws IOException
+    {
+        final byte[] privateKey = X25519.newPrivateKey(new SecureRandom());
+        final byte[] publicKey = new byte[X25519.KEY_LENGTH];
+        assertTrue(new X25519().publicKey(privateKey, publicKey, 0));
+        final Path keyFile = directory.resolve(name + ".key");
+        DriverKeyFile.writeNewPrivateKey(keyFile, privateKey);
+        return new Identity(name, keyFile, publicKey);
+    }
+
+    private Path allowList(final String name, final String... lines) throws IOException
+    {
+        final Path file = directory.resolve(name + ".peers");
+        Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.US_ASCII);
+        return file;
+    }
+
+    private record Identity(String name, Path keyFile, byte[] publicKey)
+    {
+        String line(final String hosts)
+        {
+            return DriverKeyFile.encode(publicKey) + " " + name + hosts;
+        }
+    }
+}
