@@ -18,6 +18,7 @@ package io.metaroce.dist;
 import io.metaroce.client.config.PropertyRegistry;
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.driver.MediaDriver;
+import io.metaroce.driver.security.KeyTool;
 import io.metaroce.samples.BacklogStat;
 import io.metaroce.samples.BasicPublisher;
 import io.metaroce.samples.BasicSubscriber;
@@ -88,6 +89,9 @@ public final class ToolLauncher
         new Tool("loss", "", "print the loss report of a driver (network streams)", LossStat::main),
         new Tool("exporter", "[--port N]",
             "serve a running driver's counters to Prometheus over HTTP", PrometheusExporter::main),
+        new Tool("keygen", "<file>",
+            "write a new driver private key (owner-only file) and print its public key", KeyTool::keygen),
+        new Tool("pubkey", "<file>", "print the public key of a driver's private key file", KeyTool::pubkey),
         new Tool("publisher", "", "publish messages through a running driver", BasicPublisher::main),
         new Tool("subscriber", "", "print the messages of a stream of a running driver", BasicSubscriber::main),
         new Tool("demo", "", "the multipath demo: two embedded drivers on loopback", MultipathDemo::main),
