@@ -243,6 +243,33 @@ class AuthenticatedConnectionTest
     }
 
     @Test
+    void shouldTakeTheGenuineSetupAckAfterAForgedOne()
+    {
+        // a SETUP_ACK whose bound fields (the grant) or message 2 were altered is refused and spoils nothing
+        final TransferScenario scenario = scenario(
+            SEED, senderPrivate, true, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS, true);
+        final int[] forged = new int[1];
+        senderSide.tactic((buffer, offset, length, plane, engine) ->
+        {
+            if (SetupAckDecoder.TEMPLATE_ID == template(buffer, offset))
+            {
+                final byte[] grant = OnPathAttacker.copy(buffer, offset, length);
+                grant[41] ^= 0x01;
+                final byte[] tag = OnPathAttacker.copy(buffer, offset, length);
+                tag[length - 1] ^= 0x01;
+                forged[0] += 2;
+                engine.onDatagram(new UnsafeBuffer(grant), 0, length, plane);
+                engine.onDatagram(new UnsafeBuffer(tag), 0, length, plane);
+            }
+            engine.onDatagram(buffer, offset, length, plane);
+        });
+
+        assertDelivered(scenario);
+        assertTrue(forged[0] >= 2);
+        assertEquals(2, scenario.senderEngines[0].drops(DropReason.HANDSHAKE_FAILED), scenario::describe);
+    }
+
+    @Test
     void shouldRefuseAReplayedOrAlteredSetup()
     {
         final TransferScenario scenario = scenario(SEED, senderPrivate, true,
