@@ -170,6 +170,28 @@ public final class ChannelUri
      */
     public static final String LOW_LATENCY_TRAFFIC_CLASS = "low-latency";
 
+    /**
+     * Network parameter of publications: the name, in the driver's trusted-peers file, of the driver whose key the
+     * receiver must prove; the connection is then authenticated.
+     */
+    public static final String AUTH_PEER_PARAM = "auth-peer";
+
+    /**
+     * Network parameter of publications: {@link #AUTH_MODE_ENCRYPT} (payloads encrypted, the driver's default) or
+     * {@link #AUTH_MODE_INTEGRITY} (every datagram authenticated, payloads in the clear).
+     */
+    public static final String AUTH_MODE_PARAM = "auth-mode";
+
+    /**
+     * Value of {@link #AUTH_MODE_PARAM}: authenticated and encrypted.
+     */
+    public static final String AUTH_MODE_ENCRYPT = "encrypt";
+
+    /**
+     * Value of {@link #AUTH_MODE_PARAM}: authenticated only.
+     */
+    public static final String AUTH_MODE_INTEGRITY = "integrity";
+
     private final String media;
     private final Map<String, String> params;
 

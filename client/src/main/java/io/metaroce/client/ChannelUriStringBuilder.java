@@ -309,6 +309,28 @@ public final class ChannelUriStringBuilder
     }
 
     /**
+     * {@link ChannelUri#AUTH_PEER_PARAM}.
+     *
+     * @param peerName a name of the driver's trusted-peers file, or null.
+     * @return this.
+     */
+    public ChannelUriStringBuilder authPeer(final String peerName)
+    {
+        return param(ChannelUri.AUTH_PEER_PARAM, peerName);
+    }
+
+    /**
+     * {@link ChannelUri#AUTH_MODE_PARAM}.
+     *
+     * @param authMode {@link ChannelUri#AUTH_MODE_ENCRYPT} or {@link ChannelUri#AUTH_MODE_INTEGRITY}, or null.
+     * @return this.
+     */
+    public ChannelUriStringBuilder authMode(final String authMode)
+    {
+        return param(ChannelUri.AUTH_MODE_PARAM, authMode);
+    }
+
+    /**
      * The channel's text.
      *
      * @return {@code metaroce:<media>[?key=value|...]}.

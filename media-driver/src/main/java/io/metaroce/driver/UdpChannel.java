@@ -71,8 +71,8 @@ final class UdpChannel
     static final String TRAFFIC_CLASS_PARAM = ChannelUri.TRAFFIC_CLASS_PARAM;
     static final String BULK_CLASS = ChannelUri.BULK_TRAFFIC_CLASS;
     static final String LOW_LATENCY_CLASS = ChannelUri.LOW_LATENCY_TRAFFIC_CLASS;
-    static final String AUTH_PEER_PARAM = "auth-peer";
-    static final String AUTH_MODE_PARAM = "auth-mode";
+    static final String AUTH_PEER_PARAM = ChannelUri.AUTH_PEER_PARAM;
+    static final String AUTH_MODE_PARAM = ChannelUri.AUTH_MODE_PARAM;
 
     /**
      * Parameters of both publications and subscriptions.
@@ -143,16 +143,7 @@ final class UdpChannel
     {
         this.uri = uri;
         final Map<String, String> params = uri.params();
-        for (final String key : params.keySet())
-        {
-            if (!isKnown(key))
-            {
-                throw invalid("unknown parameter '" + key + "' for a " + (isSubscription ? "subscription" :
-                    "publication") + " on metaroce:udp: it takes " + String.join(", ", PARAMS) +
-                    (isSubscription ? " (and ignores the publication-only " + String.join(", ", PUBLICATION_ONLY) +
-                    ")" : "") + "; see docs/driver.md, Network channels");
-            }
-        }
+        checkKnown(params, isSubscription);
 
         endpoints = parseEndpoints(params.get(ENDPOINT_PARAM));
         port = endpoints[0].getPort();
@@ -474,7 +465,7 @@ final class UdpChannel
     private static String authForm(final TrustedPeers.Peer authPeer, final boolean encrypt)
     {
         return null == authPeer ? "" : "|" + AUTH_PEER_PARAM + "=" + authPeer.name() + "|" + AUTH_MODE_PARAM + "=" +
-            (encrypt ? "encrypt" : "integrity");
+            (encrypt ? ChannelUri.AUTH_MODE_ENCRYPT : ChannelUri.AUTH_MODE_INTEGRITY);
     }
 
     private static boolean parseAuthMode(final String mode, final boolean defaultEncrypt)
@@ -485,12 +476,27 @@ final class UdpChannel
         }
         switch (mode.trim())
         {
-            case "encrypt":
+            case ChannelUri.AUTH_MODE_ENCRYPT:
                 return true;
-            case "integrity":
+            case ChannelUri.AUTH_MODE_INTEGRITY:
                 return false;
             default:
-                throw invalid("parameter '" + AUTH_MODE_PARAM + "' must be encrypt or integrity: " + mode);
+                throw invalid("parameter '" + AUTH_MODE_PARAM + "' must be " + ChannelUri.AUTH_MODE_ENCRYPT + " or " +
+                    ChannelUri.AUTH_MODE_INTEGRITY + ": " + mode);
+        }
+    }
+
+    private static void checkKnown(final Map<String, String> params, final boolean isSubscription)
+    {
+        for (final String key : params.keySet())
+        {
+            if (!isKnown(key))
+            {
+                throw invalid("unknown parameter '" + key + "' for a " + (isSubscription ? "subscription" :
+                    "publication") + " on metaroce:udp: it takes " + String.join(", ", PARAMS) +
+                    (isSubscription ? " (and ignores the publication-only " + String.join(", ", PUBLICATION_ONLY) +
+                    ")" : "") + "; see docs/driver.md, Network channels");
+            }
         }
     }
 

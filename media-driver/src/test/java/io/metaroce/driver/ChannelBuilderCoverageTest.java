@@ -55,9 +55,8 @@ class ChannelBuilderCoverageTest
             .batchLength(16)
             .segmentation(true)
             .trafficClass(ChannelUri.BULK_TRAFFIC_CLASS)
-            // the builder has no named setters for authentication yet (the client's API changes separately)
-            .param(UdpChannel.AUTH_PEER_PARAM, "receiver")
-            .param(UdpChannel.AUTH_MODE_PARAM, "encrypt")
+            .authPeer("receiver")
+            .authMode(ChannelUri.AUTH_MODE_ENCRYPT)
             .build();
 
         final Set<String> known = new TreeSet<>(UdpChannel.PARAMS);
