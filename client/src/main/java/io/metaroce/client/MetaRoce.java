@@ -892,7 +892,8 @@ public final class MetaRoce implements AutoCloseable
     /**
      * Add a custom counter with a label and no key.
      *
-     * @param typeId of the counter (applications use {@code >= CounterTypeId.MIN_CUSTOM_TYPE_ID}).
+     * @param typeId of the counter (applications use {@code >= CounterTypeId.MIN_CUSTOM_TYPE_ID}, outside the
+     *               driver's block {@link io.metaroce.client.status.CounterTypeId#isReserved}).
      * @param label  of the counter.
      * @return the counter.
      * @throws io.metaroce.client.exceptions.RegistrationException if the driver refuses it.

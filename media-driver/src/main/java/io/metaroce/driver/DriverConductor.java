@@ -503,11 +503,12 @@ final class DriverConductor implements Agent
                 " bytes exceeds the maximum of " + CountersManager.MAX_KEY_LENGTH);
         }
 
-        if (typeId < CounterTypeId.MIN_CUSTOM_TYPE_ID)
+        if (CounterTypeId.isReserved(typeId))
         {
             throw new ControlProtocolException(ControlErrorCode.CLASH, "counter type id " + typeId +
                 " is reserved for the driver's counters: custom counters use " + CounterTypeId.MIN_CUSTOM_TYPE_ID +
-                " and above");
+                " and above, except " + CounterTypeId.MIN_DATAPATH_TYPE_ID + " to " +
+                CounterTypeId.MAX_DATAPATH_TYPE_ID);
         }
 
         if (labelLength > CountersManager.MAX_LABEL_LENGTH)

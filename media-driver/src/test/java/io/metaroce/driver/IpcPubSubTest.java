@@ -22,9 +22,12 @@ import io.metaroce.client.Image;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
+import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.client.logbuffer.BufferClaim;
 import io.metaroce.client.logbuffer.FragmentAssembler;
 import io.metaroce.client.status.CounterTypeId;
+import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.datapath.counters.DatapathCounters;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterEach;
@@ -32,6 +35,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -43,6 +48,7 @@ import java.util.concurrent.locks.LockSupport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -336,6 +342,32 @@ class IpcPubSubTest
         final int[] fragments = { 0 };
         Await.until("fragment at the end of the stream",
             () -> (fragments[0] += subscription.poll((b, o, l, h) -> {}, 10)) == 1);
+    }
+
+    @Test
+    void shouldRefuseACustomCounterWithATypeIdOfTheDriversOwnCounters() throws IllegalAccessException
+    {
+        // Tools would show an application's counter of type 4101 as a sender connection's: the driver's ids are
+        // refused, those of its transport engines as well as those below the first custom id.
+        for (final int typeId : new int[]{ CounterTypeId.MIN_CUSTOM_TYPE_ID - 1, DatapathCounters.SENDER_TYPE_ID,
+            CounterTypeId.MIN_DATAPATH_TYPE_ID, CounterTypeId.MAX_DATAPATH_TYPE_ID })
+        {
+            final RegistrationException ex =
+                assertThrows(RegistrationException.class, () -> client.addCounter(typeId, "mine"));
+            assertEquals(ControlErrorCode.CLASH, ex.errorCode(), "type " + typeId);
+        }
+        client.addCounter(CounterTypeId.MAX_DATAPATH_TYPE_ID + 1, "mine").close();
+
+        // Every type id the transport engines use lies in the reserved block.
+        for (final Field field : DatapathCounters.class.getFields())
+        {
+            if (Modifier.isStatic(field.getModifiers()) && field.getName().endsWith("_TYPE_ID"))
+            {
+                final int typeId = field.getInt(null);
+                assertTrue(CounterTypeId.isReserved(typeId) && typeId >= CounterTypeId.MIN_DATAPATH_TYPE_ID,
+                    field.getName() + " = " + typeId);
+            }
+        }
     }
 
     @Test

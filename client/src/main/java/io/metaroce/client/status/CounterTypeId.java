@@ -80,6 +80,30 @@ public final class CounterTypeId
      */
     public static final int MIN_CUSTOM_TYPE_ID = 1000;
 
+    /**
+     * First type id of the block the driver's transport engines use for their counters (engine, connection, path,
+     * plane, packet I/O and stream state: {@code io.metaroce.datapath.counters.DatapathCounters}); the driver refuses
+     * ADD_COUNTER with a type id in the block (CLASH), so that tools never read an application's counter as one of
+     * the driver's.
+     */
+    public static final int MIN_DATAPATH_TYPE_ID = 4100;
+
+    /**
+     * Last type id of the transport engines' block ({@link #MIN_DATAPATH_TYPE_ID}).
+     */
+    public static final int MAX_DATAPATH_TYPE_ID = 4199;
+
+    /**
+     * Is a type id the driver's, so that an application may not use it for a custom counter?
+     *
+     * @param typeId of a counter.
+     * @return true below {@link #MIN_CUSTOM_TYPE_ID} and in the transport engines' block.
+     */
+    public static boolean isReserved(final int typeId)
+    {
+        return typeId < MIN_CUSTOM_TYPE_ID || (typeId >= MIN_DATAPATH_TYPE_ID && typeId <= MAX_DATAPATH_TYPE_ID);
+    }
+
     private CounterTypeId()
     {
     }
