@@ -38,11 +38,17 @@ package io.metaroce.datapath.congestion;
  * Every decrease happens at most once per srtt, and the first mark or loss ends slow start. The window stays within
  * [mtu, maxWindow], so the controller meets the rules of the specification's section 13 that bind any controller.
  * Pacing is that of {@link DelayCongestionControl}: pacingGain x cwnd / srtt below
- * {@link DelayCongestionControl#PACED_BELOW_PACKETS} packets, never above the receiver's grant rate.
+ * {@link #PACED_BELOW_PACKETS} packets, never above the receiver's grant rate.
  * Single-threaded; no allocation.
  */
 public final class AimdCongestionControl implements CongestionControl
 {
+    /**
+     * Windows of fewer packets than this are paced even without a receiver grant rate; larger ones are clocked by
+     * ACKs (the delay-based controller paces every window).
+     */
+    public static final int PACED_BELOW_PACKETS = 4;
+
     /**
      * Weight of one srtt's marked fraction in alpha: 1 / 2^4, DCTCP's g.
      */
@@ -264,7 +270,7 @@ public final class AimdCongestionControl implements CongestionControl
             return Math.min(grantRateBytesPerSecond, windowRate);
         }
 
-        return window < (long)DelayCongestionControl.PACED_BELOW_PACKETS * mtu ? windowRate : 0;
+        return window < (long)PACED_BELOW_PACKETS * mtu ? windowRate : 0;
     }
 
     private void endObservationWindow(final long srttNs, final long nowNs)

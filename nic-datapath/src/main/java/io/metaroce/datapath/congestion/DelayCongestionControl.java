@@ -59,12 +59,6 @@ public final class DelayCongestionControl implements CongestionControl
     public static final int QUEUE_PACKETS = 4;
 
     /**
-     * AIMD paces windows of fewer packets than this even without a receiver grant rate (this controller paces every
-     * window).
-     */
-    public static final int PACED_BELOW_PACKETS = 4;
-
-    /**
      * Start-up grows the window to at most this multiple of the bytes acknowledged in the current and previous srtt.
      */
     public static final int STARTUP_GAIN = 2;

@@ -17,6 +17,8 @@ package io.metaroce.datapath.congestion;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Arrays;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -240,5 +242,90 @@ class DelayCongestionControlTest
         assertEquals(160_000_000, small.pacingRate(SRTT, 0), "start-up: 2 x 2000 bytes per 25 us");
         // the supplier sets the plane count: 4 x 1000 x 4 planes at 2000 bytes per 25 us is 200 us of queue
         assertEquals(200_000, small.delayAllowanceNs(BASE, SRTT));
+    }
+
+    @Test
+    void shouldDoubleTheIncreaseForEachRoundTripThePipeKeepsDemandingMoreAndResetItOnASignal()
+    {
+        final DelayCongestionControl c =
+            inAvoidance(new DelayCongestionControl(MTU, 100 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25));
+        final long[] growth = new long[5];
+        long now = 0;
+        for (int round = 0; round < growth.length; round++)
+        {
+            growth[round] = pipeFullRound(c, now);
+            now += SRTT;
+        }
+        // round 0 starts the velocity at 1; each round after it grew, the velocity doubles: 1, 2, 4, 8 x ai x mtu
+        assertTrue(growth[2] >= 2 * growth[1] - MTU / 10 && growth[4] >= 4 * growth[2] - MTU / 10,
+            Arrays.toString(growth));
+
+        // a congestion signal (two late samples in a row): the velocity is back to 1, one mtu per window acknowledged
+        c.onAck(MTU, 4 * c.targetNs(BASE, SRTT), BASE, SRTT, now);
+        assertTrue(c.onAck(MTU, 4 * c.targetNs(BASE, SRTT), BASE, SRTT, now + 1));
+        now += SRTT;
+        final long afterSignal = pipeFullRound(c, now);
+        assertTrue(afterSignal < 2 * MTU, "growth after the signal " + afterSignal);
+    }
+
+    @Test
+    void shouldKeepThePlainAdditiveIncreaseWhileTheApplicationLimitsTheWindow()
+    {
+        final DelayCongestionControl c =
+            inAvoidance(new DelayCongestionControl(MTU, 100 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25));
+        long now = 0;
+        final long first = c.window();
+        for (int round = 0; round < 6; round++)
+        {
+            // a tenth of the window acknowledged per round trip: the window is not what holds the sender
+            c.onAck(10 * MTU, BASE, BASE, SRTT, now);
+            now += SRTT;
+        }
+        // ai x mtu x 10000 / 100000 = 100 bytes per round, no doubling
+        assertTrue(c.window() - first <= 6 * 100 + 6, "grew " + (c.window() - first));
+    }
+
+    @Test
+    void shouldCutForASharedLossOnlyWhenTheDelayShowsAQueue()
+    {
+        final DelayCongestionControl noSample =
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        noSample.onSharedLoss(SRTT, 0);
+        assertEquals(5_000, noSample.window(), "[MR-CC-4] no sample yet: a shared loss is congestion");
+
+        final long base = 200_000;
+        final DelayCongestionControl c =
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        c.onAck(MTU, base, base, base, 0);
+        final long window = c.window();
+        c.onSharedLoss(base, base);
+        assertEquals(window, c.window(), "no queue: the fabric's loss, not congestion");
+
+        // 90 us above the base: a queue (the slack or 4 packets' allowance, 80 us here), below the target of 100 us
+        c.onAck(0, base + 90_000, base, base, 2 * base);
+        c.onAck(0, base + 90_000, base, base, 2 * base + 1);
+        final long queued = c.window();
+        c.onSharedLoss(base, 3 * base);
+        assertEquals(queued / 2, c.window(), "[MR-CC-4] a queue: cut by maxMdf");
+
+        final DelayCongestionControl capped =
+            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        capped.onAck(MTU, base, base, base, 0);
+        final long before = capped.window();
+        capped.onCongestionLoss(base, base);
+        assertEquals(before / 2, capped.window(), "[MR-CC-4] the eviction cap's loss cuts whatever the delay");
+    }
+
+    /**
+     * One srtt of ACKs that each acknowledge a tenth of the window, below target: the pipe takes all it is given.
+     */
+    private static long pipeFullRound(final DelayCongestionControl c, final long startNs)
+    {
+        final long before = c.window();
+        for (int i = 0; i < 10; i++)
+        {
+            c.onAck(c.window() / 10, BASE, BASE, SRTT, startNs + i);
+        }
+        return c.window() - before;
     }
 }
