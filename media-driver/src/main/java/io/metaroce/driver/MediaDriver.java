@@ -30,14 +30,12 @@ import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.datapath.io.PollGroup;
 import io.metaroce.datapath.security.AuthSettings;
-import io.metaroce.datapath.security.PacketSealer;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
 import io.metaroce.datapath.settings.SenderPathPolicySupplier;
 import io.metaroce.datapath.settings.SenderPolicies;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
-import io.metaroce.driver.security.DriverKeyFile;
 import io.metaroce.driver.security.TrustedPeers;
 import io.metaroce.driver.status.LossReport;
 import io.metaroce.driver.status.SystemCounterDescriptor;
@@ -71,7 +69,6 @@ import java.io.File;
 import java.io.PrintStream;
 import java.nio.MappedByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -631,7 +628,10 @@ public final class MediaDriver implements AutoCloseable
             }
 
             concludeEngineSettings();
-            concludeAuth();
+            final DriverAuthentication authentication = DriverAuthentication.load(
+                authKeyFile, trustedPeersFile, authRequire, authKeyUpdatePackets);
+            authSettings = null == authentication ? null : authentication.settings();
+            trustedPeers = null == authentication ? null : authentication.trustedPeers();
 
             if (null == congestionControlSupplier)
             {
@@ -714,70 +714,6 @@ public final class MediaDriver implements AutoCloseable
             return null == existing ? 0 : existing.getTotalSpace();
         }
 
-        /**
-         * Load the key and the allow-list now, so that a missing, unreadable or malformed one fails the start with a
-         * message naming its setting rather than the first connection.
-         */
-        private void concludeAuth()
-        {
-            long keyUpdatePackets = AuthSettings.DEFAULT_KEY_UPDATE_PACKETS;
-            if (null != authKeyUpdatePackets)
-            {
-                try
-                {
-                    keyUpdatePackets = Long.parseLong(authKeyUpdatePackets.trim());
-                }
-                catch (final NumberFormatException ex)
-                {
-                    fail(Configuration.AUTH_KEY_UPDATE_PACKETS_PROP_NAME, "must be a whole number",
-                        authKeyUpdatePackets);
-                }
-                if (keyUpdatePackets < PacketSealer.MIN_KEY_UPDATE_PACKETS ||
-                    keyUpdatePackets > PacketSealer.MAX_KEY_UPDATE_PACKETS)
-                {
-                    fail(Configuration.AUTH_KEY_UPDATE_PACKETS_PROP_NAME, "must be from " +
-                        PacketSealer.MIN_KEY_UPDATE_PACKETS + " to " + PacketSealer.MAX_KEY_UPDATE_PACKETS,
-                        authKeyUpdatePackets);
-                }
-            }
-            if (null == authKeyFile)
-            {
-                if (null != trustedPeersFile)
-                {
-                    fail(Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME, "needs " +
-                        Configuration.AUTH_KEY_FILE_PROP_NAME + " as well", trustedPeersFile);
-                }
-                if (authRequire)
-                {
-                    fail(Configuration.AUTH_REQUIRE_PROP_NAME, "needs " + Configuration.AUTH_KEY_FILE_PROP_NAME +
-                        " and " + Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME, true);
-                }
-                return;
-            }
-            if (null == trustedPeersFile)
-            {
-                fail(Configuration.AUTH_KEY_FILE_PROP_NAME, "needs " +
-                    Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " as well", authKeyFile);
-            }
-            final byte[] privateKey = DriverKeyFile.readPrivateKey(
-                Path.of(authKeyFile), Configuration.AUTH_KEY_FILE_PROP_NAME);
-            trustedPeers = TrustedPeers.load(
-                Path.of(trustedPeersFile), Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
-            final TrustedPeers peers = trustedPeers;
-            try
-            {
-                authSettings = new AuthSettings(privateKey, (key) -> null != peers.byKey(key), authRequire,
-                    keyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS, AuthSettings::wallClockNs);
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                fail(Configuration.AUTH_KEY_FILE_PROP_NAME, ex.getMessage(), authKeyFile);
-            }
-            finally
-            {
-                Arrays.fill(privateKey, (byte)0);
-            }
-        }
 
         /**
          * The file of this driver's private key: authenticated connections on.
