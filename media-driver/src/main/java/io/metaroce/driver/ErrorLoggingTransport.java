@@ -15,14 +15,12 @@
  */
 package io.metaroce.driver;
 
-import io.metaroce.datapath.io.PacketHandler;
+import io.metaroce.datapath.io.ForwardingPacketTransport;
 import io.metaroce.datapath.io.PacketTransport;
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 
 /**
  * The {@link PacketTransport} an endpoint's socket group sends through: the endpoint's transport (whatever its
@@ -41,9 +39,8 @@ import java.net.InetSocketAddress;
  * episode; steady-state sending, failing or not, allocates nothing. Confined, like the transport, to the agent
  * thread that runs the endpoint.
  */
-final class ErrorLoggingTransport implements PacketTransport
+final class ErrorLoggingTransport extends ForwardingPacketTransport
 {
-    private final PacketTransport transport;
     private final ErrorHandler errorHandler;
     private final String endpointLabel;
     private final boolean[] isPlaneFailing;
@@ -53,75 +50,11 @@ final class ErrorLoggingTransport implements PacketTransport
 
     ErrorLoggingTransport(final PacketTransport transport, final String endpointLabel, final ErrorHandler errorHandler)
     {
-        this.transport = transport;
+        super(transport);
         this.endpointLabel = endpointLabel;
         this.errorHandler = errorHandler;
-        this.isPlaneFailing = new boolean[transport.planeCount()];
-        this.planeErrors = new IOException[transport.planeCount()];
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int planeCount()
-    {
-        return transport.planeCount();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int entropyCount()
-    {
-        return transport.entropyCount();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int localPort()
-    {
-        return transport.localPort();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int poll(final PacketHandler handler, final int limit)
-    {
-        return transport.poll(handler, limit);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int latencyPort()
-    {
-        return transport.latencyPort();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int openLatencyQueue() throws IOException
-    {
-        return transport.openLatencyQueue();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int pollLatency(final PacketHandler handler, final int limit)
-    {
-        return transport.pollLatency(handler, limit);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int addDestination(final int destination, final int port) throws IOException
-    {
-        return transport.addDestination(destination, port);
+        this.isPlaneFailing = new boolean[delegate.planeCount()];
+        this.planeErrors = new IOException[delegate.planeCount()];
     }
 
     /**
@@ -135,7 +68,7 @@ final class ErrorLoggingTransport implements PacketTransport
         final int offset,
         final int length)
     {
-        return onPlaneSendResult(plane, transport.sendControl(queue, destination, plane, buffer, offset, length));
+        return onPlaneSendResult(plane, delegate.sendControl(queue, destination, plane, buffer, offset, length));
     }
 
     /**
@@ -152,7 +85,7 @@ final class ErrorLoggingTransport implements PacketTransport
         final int payloadOffset,
         final int payloadLength)
     {
-        return onPlaneSendResult(plane, transport.send(
+        return onPlaneSendResult(plane, delegate.send(
             destination, plane, entropy, header, headerOffset, headerLength, payload, payloadOffset, payloadLength));
     }
 
@@ -162,7 +95,7 @@ final class ErrorLoggingTransport implements PacketTransport
     public int sendControl(
         final int destination, final int plane, final DirectBuffer buffer, final int offset, final int length)
     {
-        return onPlaneSendResult(plane, transport.sendControl(destination, plane, buffer, offset, length));
+        return onPlaneSendResult(plane, delegate.sendControl(destination, plane, buffer, offset, length));
     }
 
     /**
@@ -170,7 +103,7 @@ final class ErrorLoggingTransport implements PacketTransport
      */
     public int sendToSource(final int port, final DirectBuffer buffer, final int offset, final int length)
     {
-        final int result = transport.sendToSource(port, buffer, offset, length);
+        final int result = delegate.sendToSource(port, buffer, offset, length);
         if (SENT == result)
         {
             isReplyFailing = false;
@@ -181,173 +114,13 @@ final class ErrorLoggingTransport implements PacketTransport
             if (null == replyError)
             {
                 replyError = new IOException("send failed: a reply to a datagram's source on " + endpointLabel +
-                    ": the socket reported an error (" + transport.getClass().getSimpleName() +
+                    ": the socket reported an error (" + delegate.getClass().getSimpleName() +
                     " does not expose its message)");
             }
             errorHandler.onError(replyError);
         }
 
         return result;
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int newReplyDestination()
-    {
-        return transport.newReplyDestination();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean learnReplyAddress(final int destination, final int plane, final int port)
-    {
-        return transport.learnReplyAddress(destination, plane, port);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean isFromPeer(final int destination, final int plane)
-    {
-        return transport.isFromPeer(destination, plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public InetSocketAddress destinationAddress(final int destination, final int plane)
-    {
-        return transport.destinationAddress(destination, plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sourceHostKey()
-    {
-        return transport.sourceHostKey();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public boolean hasRoute(final int destination, final int plane)
-    {
-        return transport.hasRoute(destination, plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public void releaseDestination(final int destination)
-    {
-        transport.releaseDestination(destination);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public InetAddress planeAddress(final int plane)
-    {
-        return transport.planeAddress(plane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int datagramOverhead()
-    {
-        return transport.datagramOverhead();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receiveErrors()
-    {
-        return transport.receiveErrors();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sendCalls()
-    {
-        return transport.sendCalls();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sentDatagrams()
-    {
-        return transport.sentDatagrams();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long sendDrops()
-    {
-        return transport.sendDrops();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receiveCalls()
-    {
-        return transport.receiveCalls();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long receivedDatagrams()
-    {
-        return transport.receivedDatagrams();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public long latencyDatagrams()
-    {
-        return transport.latencyDatagrams();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int addDestination(final InetSocketAddress... addressPerPlane) throws IOException
-    {
-        return transport.addDestination(addressPerPlane);
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public int flush()
-    {
-        return transport.flush();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public void close()
-    {
-        transport.close();
-    }
-
-    /**
-     * {@inheritDoc}
-     */
-    public IOException lastSendError()
-    {
-        return transport.lastSendError();
     }
 
     private int onPlaneSendResult(final int plane, final int result)
@@ -374,13 +147,13 @@ final class ErrorLoggingTransport implements PacketTransport
     private void onPlaneFailing(final int plane)
     {
         // built when a plane starts failing, not per failed send: the cause changes rarely and the log keeps it
-        final IOException cause = transport.lastSendError();
+        final IOException cause = delegate.lastSendError();
         IOException error = planeErrors[plane];
         if (null == error || error.getCause() != cause)
         {
             error = new IOException("send failed on plane " + plane + " from " +
-                transport.planeAddress(plane).getHostAddress() + " (" + endpointLabel + "): " +
-                (null == cause ? "the socket reported an error (" + transport.getClass().getSimpleName() +
+                delegate.planeAddress(plane).getHostAddress() + " (" + endpointLabel + "): " +
+                (null == cause ? "the socket reported an error (" + delegate.getClass().getSimpleName() +
                 " does not expose its message)" : describe(cause)), cause);
             planeErrors[plane] = error;
         }

@@ -19,6 +19,7 @@ import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.datapath.connection.Connection;
 import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.io.ForwardingPacketTransport;
 import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.security.ConnectionAuth;
@@ -30,9 +31,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 
 /**
@@ -46,7 +44,7 @@ import java.nio.ByteOrder;
  * Works on two heap staging arrays (one each way) because the JDK's AES-GCM is fastest there; the staging copies
  * allocate nothing, the JDK's cipher does (see the security package).
  */
-final class SealingTransport implements PacketTransport
+final class SealingTransport extends ForwardingPacketTransport
 {
     private static final int MESSAGE_HEADER_LENGTH = 8;
     private static final int PATH_ID_OFFSET = 12;
@@ -55,7 +53,6 @@ final class SealingTransport implements PacketTransport
     private static final int CLEAR_MINIMUM = 32;
     private static final int STAGING_LENGTH = 65_536 + SealTrailerDescriptor.TRAILER_LENGTH;
 
-    private final PacketTransport delegate;
     private final Int2ObjectHashMap<Connection> connectionsById;
     private final TransportEngine engine;
     private final byte[] sendStaging = new byte[STAGING_LENGTH];
@@ -69,7 +66,7 @@ final class SealingTransport implements PacketTransport
         final PacketTransport delegate, final Int2ObjectHashMap<Connection> connectionsById,
         final TransportEngine engine)
     {
-        this.delegate = delegate;
+        super(delegate);
         this.connectionsById = connectionsById;
         this.engine = engine;
     }
@@ -263,123 +260,4 @@ final class SealingTransport implements PacketTransport
         return SetupDecoder.TEMPLATE_ID == templateId || SetupAckDecoder.TEMPLATE_ID == templateId;
     }
 
-    public int planeCount()
-    {
-        return delegate.planeCount();
-    }
-
-    public int entropyCount()
-    {
-        return delegate.entropyCount();
-    }
-
-    public int localPort()
-    {
-        return delegate.localPort();
-    }
-
-    public int latencyPort()
-    {
-        return delegate.latencyPort();
-    }
-
-    public int openLatencyQueue() throws IOException
-    {
-        return delegate.openLatencyQueue();
-    }
-
-    public InetAddress planeAddress(final int plane)
-    {
-        return delegate.planeAddress(plane);
-    }
-
-    public long receiveErrors()
-    {
-        return delegate.receiveErrors();
-    }
-
-    public IOException lastSendError()
-    {
-        return delegate.lastSendError();
-    }
-
-    public long sendCalls()
-    {
-        return delegate.sendCalls();
-    }
-
-    public long sentDatagrams()
-    {
-        return delegate.sentDatagrams();
-    }
-
-    public long sendDrops()
-    {
-        return delegate.sendDrops();
-    }
-
-    public long receiveCalls()
-    {
-        return delegate.receiveCalls();
-    }
-
-    public long receivedDatagrams()
-    {
-        return delegate.receivedDatagrams();
-    }
-
-    public long latencyDatagrams()
-    {
-        return delegate.latencyDatagrams();
-    }
-
-    public int addDestination(final InetSocketAddress... addressPerPlane) throws IOException
-    {
-        return delegate.addDestination(addressPerPlane);
-    }
-
-    public int addDestination(final int destination, final int port) throws IOException
-    {
-        return delegate.addDestination(destination, port);
-    }
-
-    public int flush()
-    {
-        return delegate.flush();
-    }
-
-    public int newReplyDestination()
-    {
-        return delegate.newReplyDestination();
-    }
-
-    public boolean learnReplyAddress(final int destination, final int plane, final int port)
-    {
-        return delegate.learnReplyAddress(destination, plane, port);
-    }
-
-    public boolean isFromPeer(final int destination, final int plane)
-    {
-        return delegate.isFromPeer(destination, plane);
-    }
-
-    public long sourceHostKey()
-    {
-        return delegate.sourceHostKey();
-    }
-
-    public boolean hasRoute(final int destination, final int plane)
-    {
-        return delegate.hasRoute(destination, plane);
-    }
-
-    public void releaseDestination(final int destination)
-    {
-        delegate.releaseDestination(destination);
-    }
-
-    public void close()
-    {
-        delegate.close();
-    }
 }
