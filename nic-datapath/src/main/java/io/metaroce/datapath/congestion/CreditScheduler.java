@@ -51,7 +51,10 @@ import java.util.Arrays;
  * what holds the senders; the delivery rate is the bytes received over the round. A round that ends later than
  * {@code minRound + max(slack, minRound / 2)} (the senders' delay target) saw a queue: the window falls to
  * {@value #WINDOW_BDPS} times the delivery rate times the shortest round (a bandwidth-delay product with a quarter
- * spare), never below {@code windowBytes}. A round that ended in time, in which the window turned a grant down,
+ * spare), never below {@code windowBytes}; but not a round in which a sender with backlog was held by its image's
+ * room: then the sender waited for its subscriber or for the repair of a hole that stops in-order delivery, and
+ * the round's length says nothing about a queue (read as one, every loss on a long path would shrink the window
+ * until it, not the path, limited the rate). A round that ended in time, in which the window turned a grant down,
  * grows the window: it doubles until the first round that saw a queue (reaching a bandwidth-delay product in log2
  * rounds) and grows by a quarter per round afterwards. The window never passes the maximum; a sender's own grants
  * stay bounded by its image's room and by its share of the window, whatever the window.
@@ -98,6 +101,7 @@ public final class CreditScheduler
     private long roundEndReceivedBytes;
     private long minRoundNs = Long.MAX_VALUE;
     private boolean isWindowBound;
+    private boolean isRoomBound;
     private boolean isFilled;
 
     /**
@@ -401,8 +405,10 @@ public final class CreditScheduler
             final long clientOutstanding = Math.max(0, granted - receivedBytes[c] - allowance);
             final long demand = backlog > 0 ? backlog - clientOutstanding :
                 (receivedBytes[c] > 0 && clientOutstanding <= unrequested >> 1 ? unrequested - clientOutstanding : 0);
-            final long amount = Math.min(Math.min(quantum, demand),
-                saturatedAdd(receivedBytes[c], headroomBytes[c]) - granted);
+            final long wanted = Math.min(quantum, demand);
+            final long room = saturatedAdd(receivedBytes[c], headroomBytes[c]) - granted;
+            final long amount = Math.min(wanted, room);
+            isRoomBound |= backlog > 0 && room < wanted;
             if (amount <= 0 || amount > perClientCap - clientOutstanding || amount > windowBytes - outstanding)
             {
                 isWindowBound |= amount > 0 && backlog > 0;
@@ -452,9 +458,12 @@ public final class CreditScheduler
             minRoundNs = Math.min(minRoundNs, roundNs);
             if (roundNs >= minRoundNs + Math.max(slackNs, minRoundNs >> 1))
             {
-                isFilled = true;
-                final long bdp = (long)(WINDOW_BDPS * delivered * minRoundNs / roundNs);
-                windowBytes = Math.max(baseWindowBytes, Math.min(windowBytes, bdp));
+                if (!isRoomBound)
+                {
+                    isFilled = true;
+                    final long bdp = (long)(WINDOW_BDPS * delivered * minRoundNs / roundNs);
+                    windowBytes = Math.max(baseWindowBytes, Math.min(windowBytes, bdp));
+                }
             }
             else if (isWindowBound)
             {
@@ -465,6 +474,7 @@ public final class CreditScheduler
         roundStartReceivedBytes = totalReceivedBytes;
         roundEndReceivedBytes = totalReceivedBytes + outstanding;
         isWindowBound = false;
+        isRoomBound = false;
     }
 
     /**

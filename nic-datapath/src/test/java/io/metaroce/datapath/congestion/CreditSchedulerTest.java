@@ -201,6 +201,48 @@ class CreditSchedulerTest
     }
 
     @Test
+    void shouldNotReadALongRoundAsAQueueWhileTheImageRoomHeldTheSender()
+    {
+        final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 4L * QUANTUM);
+        scheduler.adaptWindow(64L * QUANTUM, 25_000);
+        final int client = scheduler.add(0);
+        final long rtt = 10_000_000;
+        long received = 0;
+        long now = 0;
+        scheduler.onDemand(client, 1L << 30);
+        scheduler.onProgress(client, received, 1L << 40, false);
+        grantAll(scheduler, now);
+        for (int round = 1; round <= 3; round++)
+        {
+            now += rtt;
+            received = scheduler.grantLimit(client);
+            scheduler.onProgress(client, received, 1L << 40, false);
+            grantAll(scheduler, now);
+        }
+        final long window = scheduler.windowBytes();
+        assertEquals(32L * QUANTUM, window);
+
+        // a hole stops delivery: the image has room for a quantum beyond what arrived, less than the credit already
+        // outstanding, and the round's bytes arrive only after the repair, three round trips later (a round that
+        // starts with a grant pass ends when one pass's worth has arrived)
+        final long roundEnd = scheduler.grantLimit(client);
+        scheduler.onProgress(client, received + QUANTUM / 2, QUANTUM, false);
+        grantAll(scheduler, now + rtt);
+        now += 3 * rtt;
+        received = roundEnd;
+        scheduler.onProgress(client, received, 1L << 40, false);
+        grantAll(scheduler, now);
+        assertEquals(window, scheduler.windowBytes(), "the sender waited for the image, not for a queue");
+
+        // the same long round without the image holding the sender back saw a queue
+        now += 3 * rtt;
+        received = scheduler.grantLimit(client);
+        scheduler.onProgress(client, received, 1L << 40, false);
+        grantAll(scheduler, now);
+        assertTrue(scheduler.windowBytes() < window, "a queue shrinks the window: " + scheduler.windowBytes());
+    }
+
+    @Test
     void shouldKeepAFixedWindowWithoutAdaptation()
     {
         final CreditScheduler scheduler = new CreditScheduler(0, 0.25, QUANTUM, 4L * QUANTUM);
