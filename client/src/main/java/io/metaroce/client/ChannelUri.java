@@ -58,7 +58,8 @@ public final class ChannelUri
     public static final String MTU_PARAM = "mtu";
 
     /**
-     * Parameter: how far publishers may run ahead of the slowest subscriber, at most half the term length.
+     * Parameter: how far publishers may run ahead of the slowest subscriber (IPC) or of the acknowledged position
+     * (network), at most half the term length for IPC and the term length for a network publication.
      */
     public static final String TERM_WINDOW_PARAM = "term-window";
 

@@ -43,7 +43,7 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * so a subscriber that acquire-loads a positive length sees the whole frame. The conductor reads the subscriber
  * positions (acquire) every duty cycle, zeroes the log up to one term behind the slowest, and only then
  * publishes the new consumer position to the receiver through a volatile field: the engine places nothing beyond
- * {@code consumer position + window} (window at most half a term), so it never writes into memory not yet zeroed.
+ * {@code consumer position + window} (window at most a term), so it never writes into memory not yet zeroed.
  * The engine announces that limit to the sender (STREAM_ACK, ACK, STREAM_WINDOW), which sends nothing beyond it.
  * <p>
  * <b>Lifecycle</b> (conductor): {@code ACTIVE} while the stream is open; once every subscriber has read up to the

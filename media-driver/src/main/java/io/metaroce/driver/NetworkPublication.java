@@ -615,7 +615,7 @@ final class NetworkPublication implements PayloadSource
      * fields) with the publishers' own claim: an atomic add on the active term's tail, which pads and rotates the log
      * when the term is full. A publisher still racing its close therefore lands wholly before or wholly after the
      * frame, never across it. The space is clean: the producer position is at most the publisher limit, which is at
-     * most half a term past the acknowledged position, and the log is zeroed up to one term behind it.
+     * most a term past the acknowledged position, and the log is zeroed up to one term behind it.
      *
      * @return the position after the frame, or the producer position when the log cannot take it (its last term is
      * full).

@@ -431,7 +431,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             initialTermId,
             termLength,
             mtu,
-            Math.min(channel.receiverWindowLength, termLength / 2),
+            Math.min(channel.receiverWindowLength, termLength),
             channel.isSparse);
         pendingImages.put(key, request);
         conductor.offerAgentEvent(() -> conductor.onImageLogRequested(request));

@@ -690,15 +690,15 @@ final class UdpChannel
     {
         if (null == value)
         {
-            return termLength / 2;
+            return termLength;
         }
 
         final int window = (int)parseSize(key, value, 0);
-        if (window < mtu || window > termLength / 2 || 0 != (window % FrameDescriptor.FRAME_ALIGNMENT))
+        if (window < mtu || window > termLength || 0 != (window % FrameDescriptor.FRAME_ALIGNMENT))
         {
             throw invalid("parameter '" + key + "=" + value + "' must be a multiple of " +
-                FrameDescriptor.FRAME_ALIGNMENT + " between the mtu " + mtu + " and half the term length " +
-                termLength / 2);
+                FrameDescriptor.FRAME_ALIGNMENT + " between the mtu " + mtu + " and the term length " +
+                termLength);
         }
 
         return window;

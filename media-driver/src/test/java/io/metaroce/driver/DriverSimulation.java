@@ -466,7 +466,7 @@ final class DriverSimulation implements ImageAdmission, ConnectionHandler, AutoC
         // as ReceiveEndpoint.onImageRequest: a log in the publication's layout, metadata from the STREAM_OPEN
         final long correlationId = nextCorrelationId++;
         final RawLog rawLog = newImageLog(correlationId, termLength);
-        final int windowLength = Math.min(subscriptionChannel.receiverWindowLength, termLength / 2);
+        final int windowLength = Math.min(subscriptionChannel.receiverWindowLength, termLength);
         final UnsafeBuffer defaultHeader = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
         HeaderWriter.writeDefaultHeader(defaultHeader, sessionId, streamId);
         LogBufferDescriptor.initialiseMetaData(rawLog.metaDataBuffer(), correlationId, initialTermId,

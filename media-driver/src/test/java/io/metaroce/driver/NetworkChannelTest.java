@@ -208,6 +208,26 @@ class NetworkChannelTest
     }
 
     @Test
+    void shouldDefaultBothWindowsToATermAndRefuseMore()
+    {
+        final MediaDriver.Context ctx = new MediaDriver.Context();
+        final UdpChannel plain = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|term-length=64k"), ctx);
+        assertEquals(64 * 1024, plain.termWindowLength, "a hole's repair needs a window beyond a round trip");
+        assertEquals(64 * 1024, plain.receiverWindowLength);
+        final UdpChannel half = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|term-length=64k|term-window=32k|rcv-window=32k"),
+            ctx);
+        assertEquals(32 * 1024, half.termWindowLength);
+        assertEquals(32 * 1024, half.receiverWindowLength);
+        final ControlProtocolException beyond = assertThrows(ControlProtocolException.class, () ->
+            UdpChannel.forPublication(ChannelUri.parse(
+                "metaroce:udp?endpoint=127.0.0.1:40456|term-length=64k|rcv-window=65568"), ctx));
+        assertTrue(beyond.getMessage().contains("'rcv-window=65568'") &&
+            beyond.getMessage().contains("the term length 65536"), beyond.getMessage());
+    }
+
+    @Test
     void shouldNameTheTransportInTheCanonicalFormAndTheEndpointKeys()
     {
         final MediaDriver.Context ctx = new MediaDriver.Context();

@@ -135,11 +135,12 @@ class ReceiverStreamProtocolTest
         assertEquals(1, f.imageRequests);
         assertEquals(1, receiver().streamCount());
 
-        // The window is at most half a term, whatever the image offers.
+        // The window is at most a term: an image may offer a whole one (section 6.5).
         f.imageWindow = WireFixture.TERM_LENGTH;
         StreamAckDecoder second = open(id, 2, (o) -> o.sessionId(2));
         assertEquals(StreamCode.OPEN, second.code());
-        assertEquals(WINDOW, second.windowLimit());
+        assertEquals(WireFixture.TERM_LENGTH, second.windowLimit());
+        f.imageWindow = WINDOW;
 
         // [MR-CONN-11] an image that already delivered bytes of the session starts later: so does the stream.
         f.imageJoinPosition = 8192;

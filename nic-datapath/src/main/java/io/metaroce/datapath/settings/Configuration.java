@@ -90,7 +90,7 @@ public final class Configuration
     /**
      * Default of {@link #mprPsns()}: tracking window (MPR) in PSNs a sender asks for; a power of two in [64, 2^20].
      */
-    public static final int MPR_PSNS_DEFAULT = 8192;
+    public static final int MPR_PSNS_DEFAULT = 16384;
 
     /**
      * Tracking window (MPR) in PSNs a sender asks for; a power of two in [64, 2^20].

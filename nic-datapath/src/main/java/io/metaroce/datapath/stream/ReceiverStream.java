@@ -224,14 +224,14 @@ public final class ReceiverStream
 
     /**
      * Open the stream on its ready image: it starts where the sender's opening starts, or later where an earlier
-     * image of the session left off, and its window is the image's, at most half a term.
+     * image of the session left off, and its window is the image's, at most a term.
      */
     void open(final FramePlacement placement, final long nowNs)
     {
         this.placement = placement;
         startPosition = Math.max(openPosition, placement.consumerPosition());
         highestPlacedPosition = startPosition;
-        windowLength = Math.min(placement.windowLength(), termLength >> 1);
+        windowLength = Math.min(placement.windowLength(), termLength);
         announcedLimit = currentLimit();
         lastAnnounceNs = nowNs;
         headroom = announcedLimit - highestPlacedPosition;

@@ -90,7 +90,7 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
 
     /**
      * Build the link with a given term length and open the stream (its connection established): the publisher
-     * window and the receiver window are half a term each, as in the driver.
+     * window and the receiver window are a term each, as in the driver.
      *
      * @param fabricCtx     settings of the fabric (its plane count is used for the connection).
      * @param pathsPerPlane entropy values per plane.
@@ -120,7 +120,7 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
             .mtu(MTU).linkRateMbps(linkRateMbps).baseRttHintNs(baseRttHintNs)).build()));
         receiver = new TransportEngine(context(receiverTransport, seed + 1).imageAdmission(this)
             .settings(tuning.apply(EngineSettings.builder().mtu(MTU).linkRateMbps(linkRateMbps)).build()));
-        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, termLength, 0, MTU, termLength / 2);
+        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, termLength, 0, MTU, termLength);
         message = new UnsafeBuffer(new byte[messageLength]);
         stream = sender.openStream(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
             .activeTermId(0).termOffset(0).termLength(termLength)
@@ -245,7 +245,7 @@ public final class SimulatedLink implements ConnectionHandler, ImageAdmission, F
         final int mtu,
         final InetSocketAddress source)
     {
-        image = new SimulatedImage(initialTermId, termLength, 0, termLength / 2);
+        image = new SimulatedImage(initialTermId, termLength, 0, termLength);
         return image;
     }
 

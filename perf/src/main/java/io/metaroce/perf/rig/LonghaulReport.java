@@ -29,8 +29,9 @@ import java.util.Locale;
  * 1 MiB queue, a one-way delay of half the RTT for RTTs of 1, 10 and 50 ms, without loss and with 0.1 % and 1 %
  * random loss.
  * Each run moves the same number of bytes from a kept-full publication with the driver's default network term (1 MiB)
- * and with a 16 MiB term; the publisher and receiver windows are half a term. Each is run with the engine's defaults,
- * nothing announced (the windows have to find the path themselves), and once more tuned for a long fat pipe: both ends
+ * and with a 16 MiB term; the publisher and receiver windows are a term, the driver's default. Each is run with the
+ * engine's defaults, nothing announced (the windows have to find the path themselves), and once more tuned for a long
+ * fat pipe: both ends
  * announcing the 40 Gb/s link and the sender the base RTT, the sender's delay-based window off ({@code cc=false}) and
  * a credit window of a whole term ({@code metaroce.datapath.credit.window}), the comparison the defaults should reach.
  * <p>
@@ -141,7 +142,7 @@ final class LonghaulReport
 
     private static double limitGbps(final long rttMs, final int termLength)
     {
-        return Math.min(LINK_GBPS, (termLength / 2) * 8.0 / (rttMs * 1e6));
+        return Math.min(LINK_GBPS, termLength * 8.0 / (rttMs * 1e6));
     }
 
     private static String percent(final double rate)
@@ -163,11 +164,11 @@ final class LonghaulReport
         lines.add("");
         lines.add("Simulated fabric, virtual time: 4 planes x 16 paths, 10 Gb/s per plane, one-way delay RTT / 2, " +
             (bytes >> 20) + " MiB per run from a kept-full publication of " + MESSAGE_LENGTH + "-byte messages. " +
-            "Limit = min(" + (int)LINK_GBPS + " Gb/s, window / RTT) with a window of half a term. Settings: the " +
+            "Limit = min(" + (int)LINK_GBPS + " Gb/s, window / RTT) with a window of a term. Settings: the " +
             "engine's defaults with nothing announced, or tuned for a long fat pipe (link rate and RTT announced, " +
             "`cc=false` and a credit window of one term). Ramp: round trips until one round trip first delivered " +
             RAMP_FRACTION + " of the limit (- when none did). Steady: goodput over the second half of the bytes, " +
-            "after the ramp. With loss, a hole holds the image window (half a term) until its repair arrives, at " +
+            "after the ramp. With loss, a hole holds the image window (a term) until its repair arrives, at " +
             "least a round trip after the loss, so whenever every window has a loss, goodput / limit cannot " +
             "exceed RTT / (2 RTT + detection), about 0.5 (docs/performance.md). No Aeron column.");
         lines.add("");
@@ -179,7 +180,7 @@ final class LonghaulReport
         {
             lines.add(String.format(Locale.ROOT,
                 "| %d ms | %d KiB | %d KiB | %s %% | %s | %.3f | %.3f | %.2f | %.2f | %s | %d | %.2f ms | %d KiB |",
-                row.rttMs(), row.termLength() / 1024, row.termLength() / 2048, percent(row.lossRate()),
+                row.rttMs(), row.termLength() / 1024, row.termLength() / 1024, percent(row.lossRate()),
                 settingsName(row.tuned()), row.goodputGbps(), row.limitGbps(), row.goodputGbps() / row.limitGbps(),
                 row.steadyGbps() / row.limitGbps(),
                 row.rampRtts() < 0 ? "-" : Long.toString(row.rampRtts()), row.retransmits(), row.srttNs() / 1e6,

@@ -359,7 +359,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             }
             startPosition = end.position;
         }
-        final int window = settings.imageWindowLength > 0 ? settings.imageWindowLength : termLength / 2;
+        final int window = settings.imageWindowLength > 0 ? settings.imageWindowLength : termLength;
         final Image image = new Image(streamId, sessionId, initialTermId, termLength,
             new SimulatedImage(initialTermId, termLength, startPosition, window));
         images.add(image);
@@ -486,7 +486,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             this.trafficClass = trafficClass;
             this.destination = destination;
             this.log = new SimulatedPublication(
-                streamId, sessionId, 0, settings.termLength, 0, settings.mtu, settings.termLength / 2);
+                streamId, sessionId, 0, settings.termLength, 0, settings.mtu, settings.termLength);
         }
 
         /**

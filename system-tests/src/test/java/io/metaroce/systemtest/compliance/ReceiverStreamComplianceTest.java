@@ -78,7 +78,7 @@ class ReceiverStreamComplianceTest extends ComplianceTest
         assertEquals(SESSION_ID, decoder.sessionId(), "MR-STRM-15");
         assertEquals(1, decoder.streamRef(), "MR-STRM-15");
         assertEquals(start, decoder.startPosition(), "MR-STRM-14 the opening's start");
-        assertEquals(start + 16 * 1024, decoder.windowLimit(), "MR-STRM-14 start + min(window, termLength / 2)");
+        assertEquals(start + 16 * 1024, decoder.windowLimit(), "MR-STRM-14 start + min(window, termLength)");
         assertEquals(0, decoder.retryAfterUs(), "MR-STRM-15");
         assertEquals(0, decoder.detail(), "MR-STRM-15");
         assertEquals(isn, ack.psn(), "MR-HDR-6 the cumulative ack PSN");
