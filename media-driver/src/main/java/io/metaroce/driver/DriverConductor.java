@@ -324,7 +324,9 @@ final class DriverConductor implements Agent
         checkStreamId(streamId);
         if (!uri.isIpc())
         {
-            onAddNetworkPublication(clientId, correlationId, streamId, UdpChannel.forPublication(uri, ctx), exclusive);
+            final UdpChannel udpChannel = UdpChannel.forPublication(uri, ctx);
+            HostAddresses.checkPublication(udpChannel);
+            onAddNetworkPublication(clientId, correlationId, streamId, udpChannel, exclusive);
             return;
         }
 
@@ -397,7 +399,9 @@ final class DriverConductor implements Agent
         checkStreamId(streamId);
         if (!uri.isIpc())
         {
-            onAddNetworkSubscription(clientId, correlationId, streamId, UdpChannel.forSubscription(uri, ctx));
+            final UdpChannel udpChannel = UdpChannel.forSubscription(uri, ctx);
+            HostAddresses.checkSubscription(udpChannel);
+            onAddNetworkSubscription(clientId, correlationId, streamId, udpChannel);
             return;
         }
 

@@ -50,6 +50,7 @@
  * released, the conductor asks the owning agent to close it (its socket group, counters, sockets; see
  * {@code EndpointLifecycle}), and a later user opens a fresh one. Sends that fail on a plane are written to the
  * distinct error log once per failure episode ({@code ErrorLoggingTransport}). Injected loss for tests and drills:
- * {@link io.metaroce.driver.NetworkLossGenerator}.
+ * {@link io.metaroce.driver.NetworkLossGenerator}. A channel naming a broadcast address, or an address this host
+ * lacks where the driver binds, is refused before anything is bound ({@code HostAddresses}).
  */
 package io.metaroce.driver;

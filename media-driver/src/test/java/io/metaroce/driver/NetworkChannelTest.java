@@ -29,6 +29,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.InterfaceAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.util.Collections;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -126,6 +131,58 @@ class NetworkChannelTest
         Await.until("receive endpoint released", () -> 0 == LivenessTest.counterValue(
             client.countersReader(), SystemCounterDescriptor.RECEIVE_ENDPOINTS.label()));
         client.addSubscription(channel + "|credit=false", STREAM_ID).close();
+    }
+
+    @Test
+    void shouldRefuseBroadcastAndForeignAddressesNamingTheParameterAndTheReason()
+    {
+        // 198.51.100.0/24 (TEST-NET-2) is documentation space: no host has it
+        assertRefused(true, "metaroce:udp?endpoint=127.0.0.2:40456,198.51.100.7:40456",
+            "parameter 'endpoint': plane 1 names 198.51.100.7, which is not an address of this host");
+        assertRefused(true, "metaroce:udp?endpoint=255.255.255.255:40456",
+            "parameter 'endpoint': plane 0 names 255.255.255.255, the limited broadcast address");
+        assertRefused(false, "metaroce:udp?endpoint=255.255.255.255:40456|interface=127.0.1.1",
+            "parameter 'endpoint': plane 0 names 255.255.255.255, the limited broadcast address");
+        assertRefused(false, harness.publicationChannel("").replace("127.0.1.2", "198.51.100.7"),
+            "parameter 'interface': plane 1 names 198.51.100.7, which is not an address of this host");
+
+        // a subnet's broadcast address, on a host whose interfaces have one (loopback has none)
+        final InetAddress subnetBroadcast = subnetBroadcast();
+        System.out.println("subnet broadcast address of this host: " + subnetBroadcast);
+        if (null != subnetBroadcast)
+        {
+            final String host = subnetBroadcast.getHostAddress();
+            assertRefused(true, "metaroce:udp?endpoint=" + host + ":40456",
+                "parameter 'endpoint': plane 0 names " + host + ", the broadcast address of interface");
+            assertRefused(false, "metaroce:udp?endpoint=" + host + ":40456|interface=127.0.1.1",
+                "parameter 'endpoint': plane 0 names " + host + ", the broadcast address of interface");
+        }
+
+        // the wildcard and the whole loopback range are bindable on every host
+        client.addSubscription("metaroce:udp?endpoint=0.0.0.0:0", STREAM_ID).close();
+        client.addSubscription("metaroce:udp?endpoint=127.45.6.7:0", STREAM_ID).close();
+    }
+
+    private static InetAddress subnetBroadcast()
+    {
+        try
+        {
+            for (final NetworkInterface networkInterface : Collections.list(NetworkInterface.getNetworkInterfaces()))
+            {
+                for (final InterfaceAddress address : networkInterface.getInterfaceAddresses())
+                {
+                    if (null != address.getBroadcast() && !address.getBroadcast().isAnyLocalAddress())
+                    {
+                        return address.getBroadcast();
+                    }
+                }
+            }
+            return null;
+        }
+        catch (final SocketException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
     }
 
     @Test
