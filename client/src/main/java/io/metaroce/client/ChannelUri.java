@@ -25,6 +25,10 @@ import java.util.Map;
  * {@code metaroce:ipc?term-length=64k|mtu=8192}, or with the network transport
  * {@code metaroce:udp?endpoint=10.0.1.2:40456,10.0.2.2:40456|entropy=16}.
  * <p>
+ * A subscription channel may carry the spy prefix, Aeron's {@code aeron-spy:} in our name:
+ * {@code metaroce-spy:metaroce:udp?endpoint=...} subscribes to the log of this driver's own network publication to
+ * those endpoints instead of the network (docs/driver.md, Spies); {@link #prefix()} and {@link #isSpy()} tell it.
+ * <p>
  * The syntax is checked here: media and keys are lowercase letters, digits and dashes; a value is any non-empty
  * text without {@code |}; a key appears at most once. Which media and keys exist, and what their values mean, is
  * for the driver to decide. Immutable; parsing allocates and belongs on the control path only.
@@ -35,6 +39,23 @@ public final class ChannelUri
      * Scheme prefix of every channel.
      */
     public static final String PREFIX = "metaroce:";
+
+    /**
+     * The qualifier of a spy subscription, written before the scheme: {@code metaroce-spy:metaroce:udp?...}.
+     */
+    public static final String SPY_QUALIFIER = "metaroce-spy";
+
+    /**
+     * {@link #SPY_QUALIFIER} with its separator, as a spy channel starts.
+     */
+    public static final String SPY_PREFIX = SPY_QUALIFIER + ":";
+
+    /**
+     * Parameter of spies: {@code true} to make the spy take part in the publication's flow control (the publisher
+     * never runs more than the term window ahead of it, so it is never lapped), {@code false} (the default) for a
+     * spy that never holds the publisher back and is lapped, with the loss reported, when it falls a term behind.
+     */
+    public static final String SPY_HOLD_PARAM = "spy-hold";
 
     /**
      * Media of an inter-process channel through shared memory.
@@ -193,11 +214,13 @@ public final class ChannelUri
      */
     public static final String AUTH_MODE_INTEGRITY = "integrity";
 
+    private final String prefix;
     private final String media;
     private final Map<String, String> params;
 
-    private ChannelUri(final String media, final Map<String, String> params)
+    private ChannelUri(final String prefix, final String media, final Map<String, String> params)
     {
+        this.prefix = prefix;
         this.media = media;
         this.params = params;
     }
@@ -212,14 +235,17 @@ public final class ChannelUri
     public static ChannelUri parse(final CharSequence uri)
     {
         final String text = uri.toString();
-        if (!text.startsWith(PREFIX))
+        final String prefix = text.startsWith(SPY_PREFIX) ? SPY_QUALIFIER : "";
+        final int schemeIndex = prefix.isEmpty() ? 0 : SPY_PREFIX.length();
+        if (!text.startsWith(PREFIX, schemeIndex))
         {
-            throw new IllegalArgumentException("channel must start with '" + PREFIX + "': '" + text + "'");
+            throw new IllegalArgumentException("channel must start with '" + PREFIX + "' (or '" + SPY_PREFIX +
+                PREFIX + "' for a spy): '" + text + "'");
         }
 
-        final int queryIndex = text.indexOf('?', PREFIX.length());
-        final String media = -1 == queryIndex ?
-            text.substring(PREFIX.length()) : text.substring(PREFIX.length(), queryIndex);
+        final int mediaIndex = schemeIndex + PREFIX.length();
+        final int queryIndex = text.indexOf('?', mediaIndex);
+        final String media = -1 == queryIndex ? text.substring(mediaIndex) : text.substring(mediaIndex, queryIndex);
         if (!isName(media))
         {
             throw new IllegalArgumentException("invalid media '" + media + "' in channel '" + text +
@@ -249,7 +275,7 @@ public final class ChannelUri
             }
         }
 
-        return new ChannelUri(media, Collections.unmodifiableMap(params));
+        return new ChannelUri(prefix, media, Collections.unmodifiableMap(params));
     }
 
     private static void parseParam(final String text, final String param, final Map<String, String> params)
@@ -306,6 +332,43 @@ public final class ChannelUri
         }
 
         return true;
+    }
+
+    /**
+     * The qualifier before the scheme.
+     *
+     * @return {@link #SPY_QUALIFIER} for a spy, otherwise the empty string.
+     */
+    public String prefix()
+    {
+        return prefix;
+    }
+
+    /**
+     * Is this a spy channel ({@link #SPY_PREFIX})?
+     *
+     * @return true for a spy.
+     */
+    public boolean isSpy()
+    {
+        return SPY_QUALIFIER.equals(prefix);
+    }
+
+    /**
+     * The same channel without the spy prefix and without {@link #SPY_HOLD_PARAM}: the publication a spy names.
+     *
+     * @return this channel when it is no spy, otherwise the channel of the publication it spies on.
+     */
+    public ChannelUri withoutSpy()
+    {
+        if (!isSpy())
+        {
+            return this;
+        }
+
+        final Map<String, String> publicationParams = new LinkedHashMap<>(params);
+        publicationParams.remove(SPY_HOLD_PARAM);
+        return new ChannelUri("", media, Collections.unmodifiableMap(publicationParams));
     }
 
     /**
@@ -367,7 +430,7 @@ public final class ChannelUri
      */
     public String toString()
     {
-        final StringBuilder builder = new StringBuilder(PREFIX).append(media);
+        final StringBuilder builder = new StringBuilder(isSpy() ? SPY_PREFIX : "").append(PREFIX).append(media);
         char separator = '?';
         for (final Map.Entry<String, String> entry : params.entrySet())
         {

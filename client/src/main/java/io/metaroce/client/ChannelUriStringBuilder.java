@@ -35,6 +35,7 @@ import java.util.Map;
  */
 public final class ChannelUriStringBuilder
 {
+    private String prefix;
     private String media;
     private final Map<String, String> params = new LinkedHashMap<>();
 
@@ -45,6 +46,7 @@ public final class ChannelUriStringBuilder
      */
     public ChannelUriStringBuilder clear()
     {
+        prefix = null;
         media = null;
         params.clear();
         return this;
@@ -60,6 +62,30 @@ public final class ChannelUriStringBuilder
     {
         this.media = media;
         return this;
+    }
+
+    /**
+     * The qualifier before the scheme: {@link ChannelUri#SPY_QUALIFIER} makes the channel a spy's,
+     * {@code metaroce-spy:metaroce:udp?...}.
+     *
+     * @param prefix {@link ChannelUri#SPY_QUALIFIER}, or null (or empty) for none.
+     * @return this.
+     */
+    public ChannelUriStringBuilder prefix(final String prefix)
+    {
+        this.prefix = null == prefix || prefix.isEmpty() ? null : prefix;
+        return this;
+    }
+
+    /**
+     * {@link ChannelUri#SPY_HOLD_PARAM}: whether a spy holds the publisher back.
+     *
+     * @param spyHold true to take part in the publication's flow control, or null.
+     * @return this.
+     */
+    public ChannelUriStringBuilder spyHold(final Boolean spyHold)
+    {
+        return param(ChannelUri.SPY_HOLD_PARAM, text(spyHold));
     }
 
     /**
@@ -333,7 +359,7 @@ public final class ChannelUriStringBuilder
     /**
      * The channel's text.
      *
-     * @return {@code metaroce:<media>[?key=value|...]}.
+     * @return {@code [prefix:]metaroce:<media>[?key=value|...]}.
      * @throws IllegalStateException when no media is set.
      * @throws IllegalArgumentException when a key or value is malformed, as {@link ChannelUri#parse} says.
      */
@@ -344,7 +370,8 @@ public final class ChannelUriStringBuilder
             throw new IllegalStateException(
                 "no media: call media(ChannelUri.UDP_MEDIA) or media(ChannelUri.IPC_MEDIA)");
         }
-        final StringBuilder text = new StringBuilder(ChannelUri.PREFIX).append(media);
+        final StringBuilder text = new StringBuilder(null == prefix ? "" : prefix + ":")
+            .append(ChannelUri.PREFIX).append(media);
         char separator = '?';
         for (final Map.Entry<String, String> param : params.entrySet())
         {

@@ -691,6 +691,8 @@ final class ClientConductor implements Agent, DriverEventsHandler
         try
         {
             final LogBuffers logBuffers = logBuffers(logFileName);
+            final ChannelUri channel = ChannelUri.parse(subscription.channel());
+            final boolean isLappableSpy = channel.isSpy() && !"true".equals(channel.get(ChannelUri.SPY_HOLD_PARAM));
             final Image image = new Image(
                 subscription,
                 imageCorrelationId,
@@ -698,7 +700,8 @@ final class ClientConductor implements Agent, DriverEventsHandler
                 new UnsafeBufferPosition(countersValuesBuffer, subscriberPositionCounterId),
                 logBuffers,
                 errorHandler,
-                sourceIdentity);
+                sourceIdentity,
+                isLappableSpy);
             subscription.addImage(image);
 
             final AvailableImageHandler handler = subscription.availableImageHandler();

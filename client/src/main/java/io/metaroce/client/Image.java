@@ -21,6 +21,7 @@ import io.metaroce.client.logbuffer.FrameAccess;
 import io.metaroce.client.logbuffer.Header;
 import io.metaroce.client.logbuffer.LogBufferDescriptor;
 import io.metaroce.client.logbuffer.LogBuffers;
+import io.metaroce.client.logbuffer.SpyTermReader;
 import io.metaroce.client.logbuffer.TermReader;
 import io.metaroce.codec.FrameDescriptor;
 import org.agrona.ErrorHandler;
@@ -32,6 +33,12 @@ import org.agrona.concurrent.status.Position;
  * this subscriber's position in it. Polling reads committed frames from the position on and then release-stores the
  * new position in the subscriber-position counter, which the driver reads to advance the publisher limit and to
  * clean the log behind the slowest subscriber.
+ * <p>
+ * A spy's image ({@code metaroce-spy:} subscription) reads the network publication's own log. A spy that holds the
+ * publisher back ({@code spy-hold=true}) reads it like any image. One that does not may be lapped: it reads through a
+ * {@link SpyTermReader}, which delivers copies of frames validated against the log's clean position, and once the
+ * publication reused space this spy had not read, delivers nothing more and reports {@link #isLapped()}; the driver
+ * then makes the image unavailable.
  * <p>
  * NOT thread safe: poll an image (through its subscription) from one thread at a time. Allocates nothing when
  * polling.
@@ -52,7 +59,9 @@ public final class Image
     private final int positionBitsToShift;
     private final int initialTermId;
     private final long joinPosition;
+    private final SpyTermReader spyReader;
     private long finalPosition;
+    private boolean isLappedAtClose;
     private volatile boolean isClosed;
 
     Image(
@@ -63,6 +72,20 @@ public final class Image
         final LogBuffers logBuffers,
         final ErrorHandler errorHandler,
         final String sourceIdentity)
+    {
+        this(subscription, correlationId, sessionId, subscriberPosition, logBuffers, errorHandler, sourceIdentity,
+            false);
+    }
+
+    Image(
+        final Subscription subscription,
+        final long correlationId,
+        final int sessionId,
+        final Position subscriberPosition,
+        final LogBuffers logBuffers,
+        final ErrorHandler errorHandler,
+        final String sourceIdentity,
+        final boolean isLappable)
     {
         this.subscription = subscription;
         this.correlationId = correlationId;
@@ -81,6 +104,7 @@ public final class Image
         this.header = new Header(initialTermId, positionBitsToShift);
         this.joinPosition = subscriberPosition.get();
         this.finalPosition = joinPosition;
+        this.spyReader = isLappable ? new SpyTermReader(metaDataBuffer) : null;
     }
 
     /**
@@ -102,8 +126,9 @@ public final class Image
         final int termOffset = (int)position & termLengthMask;
         final UnsafeBuffer termBuffer = termBuffers[LogBufferDescriptor.indexByPosition(position, positionBitsToShift)];
 
-        final long outcome = TermReader.read(
-            termBuffer, termOffset, fragmentHandler, fragmentLimit, header, errorHandler);
+        final long outcome = null == spyReader ?
+            TermReader.read(termBuffer, termOffset, fragmentHandler, fragmentLimit, header, errorHandler) :
+            spyReader.read(termBuffer, termOffset, position, fragmentHandler, fragmentLimit, header, errorHandler);
         final long newPosition = position + (TermReader.offset(outcome) - termOffset);
         if (newPosition > position)
         {
@@ -137,24 +162,32 @@ public final class Image
         final UnsafeBuffer termBuffer =
             termBuffers[LogBufferDescriptor.indexByPosition(initialPosition, positionBitsToShift)];
         final int capacity = termBuffer.capacity();
-        header.buffer(termBuffer);
+        final SpyTermReader spyReader = this.spyReader;
+        if (null != spyReader && !spyReader.checkPosition(initialPosition))
+        {
+            return 0;
+        }
+        // a lappable spy hands the handler a validated copy of each frame, every other image the log itself
+        final UnsafeBuffer deliveryBuffer = null == spyReader ? termBuffer : spyReader.frameBuffer();
+        header.buffer(deliveryBuffer);
 
         try
         {
             while (fragmentsRead < fragmentLimit && offset < capacity)
             {
                 final int frameLength = FrameAccess.frameLengthVolatile(termBuffer, offset);
-                if (frameLength <= 0)
+                if (frameLength <= 0 || (null != spyReader &&
+                    !spyReader.copyFrame(termBuffer, offset, frameLength, initialPosition + (offset - initialOffset))))
                 {
                     break;
                 }
 
-                final int frameOffset = offset;
+                final int frameOffset = null == spyReader ? offset : 0;
                 final int alignedLength = FrameDescriptor.alignedLength(frameLength);
                 offset += alignedLength;
 
-                if (FrameAccess.isPaddingFrame(termBuffer, frameOffset) ||
-                    FrameAccess.isEmptyEndOfStreamFrame(termBuffer, frameOffset, frameLength))
+                if (FrameAccess.isPaddingFrame(deliveryBuffer, frameOffset) ||
+                    FrameAccess.isEmptyEndOfStreamFrame(deliveryBuffer, frameOffset, frameLength))
                 {
                     continue;
                 }
@@ -163,7 +196,7 @@ public final class Image
                 header.offset(frameOffset);
 
                 final ControlledFragmentHandler.Action action = fragmentHandler.onFragment(
-                    termBuffer,
+                    deliveryBuffer,
                     frameOffset + FrameDescriptor.HEADER_LENGTH,
                     frameLength - FrameDescriptor.HEADER_LENGTH,
                     header);
@@ -222,6 +255,20 @@ public final class Image
     public boolean isEndOfStream()
     {
         return position() >= LogBufferDescriptor.endOfStreamPosition(metaDataBuffer);
+    }
+
+    /**
+     * Was this spy image lapped: did the publication reuse log space the spy had not read? A spy that does not hold
+     * the publisher back ({@code spy-hold=false}, the default) is lapped when it falls more than a term behind the
+     * network receivers; it then delivers nothing more, the driver counts it ({@code Spy images lapped}) and makes
+     * the image unavailable. Every message before {@link #position()} was delivered exactly once; none after it will
+     * be. Always false for other images.
+     *
+     * @return true when the image ended because it was lapped.
+     */
+    public boolean isLapped()
+    {
+        return null != spyReader && (spyReader.isLapped() || isLappedAtClose);
     }
 
     /**
@@ -299,7 +346,8 @@ public final class Image
      * and control port as this driver received its SETUP, {@code "address:port"} ({@code "[address]:port"} for
      * IPv6), e.g. {@code "127.0.0.1:40123"}: images from different sender drivers differ, images of different
      * publications of one sender driver share it (tell them apart by {@link #sessionId()}). For an IPC image, the
-     * channel {@code "metaroce:ipc"}, the same for every publisher of the driver.
+     * channel {@code "metaroce:ipc"}, the same for every publisher of the driver. For a spy's image, the spy prefix
+     * and the publication's endpoints, {@code "metaroce-spy:metaroce:udp?endpoint=127.0.0.2:40456"}.
      *
      * @return the source identity.
      */
@@ -330,6 +378,18 @@ public final class Image
     LogBuffers logBuffers()
     {
         return logBuffers;
+    }
+
+    /**
+     * The driver made the image unavailable. It does so for a spy that does not hold the publisher back only when it
+     * found it lapped, or when the publication ended: a spy whose publication has not ended (no end-of-stream
+     * position yet) was lapped, even if it did not poll again since (the log is still mapped while it lingers).
+     */
+    void onUnavailable()
+    {
+        isLappedAtClose = null != spyReader &&
+            Long.MAX_VALUE == LogBufferDescriptor.endOfStreamPosition(metaDataBuffer);
+        close();
     }
 
     void close()

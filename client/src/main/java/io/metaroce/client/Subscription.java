@@ -314,7 +314,7 @@ public final class Subscription implements AutoCloseable
                 System.arraycopy(oldImages, 0, newImages, 0, i);
                 System.arraycopy(oldImages, i + 1, newImages, i, oldImages.length - i - 1);
                 images = newImages;
-                image.close();
+                image.onUnavailable();
                 return image;
             }
         }

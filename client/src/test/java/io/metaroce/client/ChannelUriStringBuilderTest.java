@@ -40,6 +40,20 @@ class ChannelUriStringBuilderTest
     }
 
     @Test
+    void shouldBuildASpyChannelWithItsPrefix()
+    {
+        final ChannelUriStringBuilder builder = new ChannelUriStringBuilder()
+            .prefix(ChannelUri.SPY_QUALIFIER)
+            .media(ChannelUri.UDP_MEDIA)
+            .endpoint("127.0.0.2:40456")
+            .spyHold(true);
+        assertEquals("metaroce-spy:metaroce:udp?endpoint=127.0.0.2:40456|spy-hold=true", builder.build());
+        assertEquals(true, ChannelUri.parse(builder.build()).isSpy());
+        assertEquals("metaroce:udp?endpoint=127.0.0.2:40456", builder.prefix(null).spyHold(null).build());
+        assertEquals("metaroce:ipc", builder.clear().media(ChannelUri.IPC_MEDIA).build());
+    }
+
+    @Test
     void shouldRemoveAParameterSetToNullAndStartAfreshAfterClear()
     {
         final ChannelUriStringBuilder builder = new ChannelUriStringBuilder()

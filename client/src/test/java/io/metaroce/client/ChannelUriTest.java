@@ -57,6 +57,26 @@ class ChannelUriTest
         assertEquals("16", uri.get("entropy"));
     }
 
+    @Test
+    void shouldParseTheSpyPrefixAndNameThePublicationItSpiesOn()
+    {
+        final ChannelUri spy = ChannelUri.parse("metaroce-spy:metaroce:udp?endpoint=127.0.0.2:40456|spy-hold=true");
+        assertTrue(spy.isSpy());
+        assertEquals(ChannelUri.SPY_QUALIFIER, spy.prefix());
+        assertEquals("udp", spy.media());
+        assertEquals("true", spy.get(ChannelUri.SPY_HOLD_PARAM));
+        assertEquals("metaroce-spy:metaroce:udp?endpoint=127.0.0.2:40456|spy-hold=true", spy.toString());
+        assertEquals("metaroce:udp?endpoint=127.0.0.2:40456", spy.withoutSpy().toString());
+        assertFalse(spy.withoutSpy().isSpy());
+
+        final ChannelUri plain = ChannelUri.parse("metaroce:udp?endpoint=127.0.0.2:40456");
+        assertFalse(plain.isSpy());
+        assertEquals("", plain.prefix());
+        assertEquals(plain, plain.withoutSpy());
+        assertThrows(IllegalArgumentException.class, () -> ChannelUri.parse("metaroce-spy:udp?endpoint=1.2.3.4:5"));
+        assertThrows(IllegalArgumentException.class, () -> ChannelUri.parse("aeron-spy:metaroce:udp"));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "aeron:ipc", "metaroce:", "metaroce:IPC", "metaroce:ipc?", "metaroce:ipc?mtu", "metaroce:ipc?=1",

@@ -120,6 +120,15 @@ final class TestLogFile implements AutoCloseable
         return new Image(null, 1, SESSION_ID, subscriberPosition, logBuffers, Throwable::printStackTrace, "test");
     }
 
+    /**
+     * The image of a spy that does not hold the publisher back: it validates what it reads against the clean position.
+     */
+    Image lappableSpyImage()
+    {
+        return new Image(
+            null, 1, SESSION_ID, subscriberPosition, logBuffers, Throwable::printStackTrace, "test", true);
+    }
+
     void connect(final boolean isConnected)
     {
         LogBufferDescriptor.isConnected(logBuffers.metaDataBuffer(), isConnected);

@@ -139,6 +139,7 @@ final class DriverConductor implements Agent
     private final ReceiverAgent receiverAgent;
     private final LossReport lossReport;
     private final ImageLogCreator imageLogCreator;
+    private final SpyLinks spyLinks;
     private final UnsafeBuffer defaultHeaderBuffer = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
 
     private long timerDeadlineNs;
@@ -195,6 +196,8 @@ final class DriverConductor implements Agent
             toDriverCommands, this, clientProxy, systemCounters, ctx.driverErrorHandler());
         this.imageLogCreator = new ImageLogCreator(logFactory, receiverCommands, ctx.driverErrorHandler(),
             systemCounters, ctx.imageStorageReserve(), ctx.filePageSize(), Configuration.IMAGE_LOG_FILL_CHUNK_LENGTH);
+        this.spyLinks = new SpyLinks(
+            clientProxy, this::newSubscriberPosition, systemCounters.get(SystemCounterDescriptor.SPY_IMAGES_LAPPED));
     }
 
     /**
@@ -322,6 +325,7 @@ final class DriverConductor implements Agent
     {
         final ChannelUri uri = parseChannel(channel);
         checkStreamId(streamId);
+        SpyLinks.checkNotSpy(uri);
         if (!uri.isIpc())
         {
             final UdpChannel udpChannel = UdpChannel.forPublication(uri, ctx);
@@ -397,6 +401,15 @@ final class DriverConductor implements Agent
     {
         final ChannelUri uri = parseChannel(channel);
         checkStreamId(streamId);
+        if (uri.isSpy())
+        {
+            final SpySubscriptionLink spy =
+                SpyLinks.newLink(correlationId, getOrAddClient(clientId), streamId, uri, ctx);
+            subscriptionLinks.add(spy);
+            clientProxy.onSubscriptionReady(correlationId, CountersReader.NULL_COUNTER_ID);
+            spyLinks.onSpyAdded(spy, networkPublications);
+            return;
+        }
         if (!uri.isIpc())
         {
             final UdpChannel udpChannel = UdpChannel.forSubscription(uri, ctx);
@@ -592,7 +605,9 @@ final class DriverConductor implements Agent
             {
                 publicationCursor = 0;
             }
-            workCount += networkPublications.get(publicationCursor++).updatePublisherLimit();
+            final NetworkPublication publication = networkPublications.get(publicationCursor++);
+            workCount += publication.updatePublisherLimit();
+            workCount += spyLinks.reportLapped(publication);
         }
 
         final ArrayList<NetworkImage> networkImages = this.networkImages;
@@ -753,6 +768,12 @@ final class DriverConductor implements Agent
 
     private void unlinkSubscription(final SubscriptionLink link)
     {
+        if (link instanceof SpySubscriptionLink)
+        {
+            spyLinks.onSpyRemoved(link, networkPublications);
+            return;
+        }
+
         for (int i = 0, size = ipcPublications.size(); i < size; i++)
         {
             final SubscriberPosition subscriber = ipcPublications.get(i).removeSubscriber(link);
@@ -1280,6 +1301,7 @@ final class DriverConductor implements Agent
 
         networkPublications.add(publication);
         bytesMapped.getAndAddRelease(rawLog.logLength());
+        spyLinks.onPublicationAdded(publication, subscriptionLinks);
         endpoint.incRef();
         offerCommand(senderCommands, () -> senderAgent.onAddPublication(endpoint, publication));
 
@@ -1600,6 +1622,7 @@ final class DriverConductor implements Agent
             final NetworkPublication publication = networkPublications.get(i);
             if (publication.onTimeEvent(nowNs, this))
             {
+                spyLinks.onPublicationClosed(publication);
                 networkPublications.remove(i);
                 bytesMapped.getAndAddRelease(-publication.logLength());
                 publication.close();

@@ -44,7 +44,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * <b>Positions.</b> The sender writes the <em>sender position</em> counter (the receiver's acknowledged position,
  * from {@code ConnectionHandler.onSenderAcknowledged}) with release stores; the conductor reads it with acquire
  * loads every duty cycle, zeroes the log up to one term behind it, and then release-stores the publisher limit
- * {@code sender position + term window}. So publishers never overwrite bytes that are not yet acknowledged, and
+ * {@code sender position + term window} (with spies that hold the publisher back, the lowest of the sender position
+ * and theirs, see {@link PublicationSpies}). So publishers never overwrite bytes that are not yet acknowledged, and
  * {@link #retransmitFrames} always finds the bytes first sent. The source hands out only frames whose length it read
  * with an acquire load (pairing with the publisher's release store), below the producer position.
  * <p>
@@ -113,6 +114,7 @@ final class NetworkPublication implements PayloadSource
     private final SendEndpoint endpoint;
     private final long unblockTimeoutNs;
     private final AtomicCounter unblockedPublications;
+    private final PublicationSpies spies = new PublicationSpies();
 
     // conductor
     private State state = State.ACTIVE;
@@ -239,6 +241,14 @@ final class NetworkPublication implements PayloadSource
         return state;
     }
 
+    /**
+     * Conductor: the spies reading this publication's log; holding ones join the limit.
+     */
+    PublicationSpies spies()
+    {
+        return spies;
+    }
+
     long producerPosition()
     {
         return LogBufferDescriptor.producerPosition(metaDataBuffer, termLength, positionBitsToShift, initialTermId);
@@ -288,7 +298,7 @@ final class NetworkPublication implements PayloadSource
             LogBufferDescriptor.isConnected(metaDataBuffer, isConnected);
         }
 
-        final long acknowledgedPosition = senderPosition.getVolatile();
+        final long acknowledgedPosition = spies.consumerPosition(senderPosition.getVolatile());
         final long proposedLimit = acknowledgedPosition + termWindowLength;
         if (isConnected && proposedLimit > tripLimit)
         {
@@ -644,6 +654,10 @@ final class NetworkPublication implements PayloadSource
     private void cleanBufferTo(final long position)
     {
         long cleanPosition = this.cleanPosition;
+        if (position > cleanPosition)
+        {
+            spies.beforeClean(metaDataBuffer, position);
+        }
         while (position > cleanPosition)
         {
             final UnsafeBuffer dirtyTerm = termBuffers[indexByPosition(cleanPosition, positionBitsToShift)];

@@ -18,9 +18,9 @@ package io.metaroce.driver;
 /**
  * A client's subscription: the stream it wants; every matching active IPC publication (for an IPC subscription) or
  * network image on its receive endpoint (for a network one) gives it an image with a subscriber-position counter of
- * its own. Owned by the conductor.
+ * its own. A spy's subscription is a {@link SpySubscriptionLink}. Owned by the conductor.
  */
-final class SubscriptionLink
+class SubscriptionLink
 {
     private final long registrationId;
     private final ClientSession client;

@@ -52,5 +52,9 @@
  * distinct error log once per failure episode ({@code ErrorLoggingTransport}). Injected loss for tests and drills:
  * {@link io.metaroce.driver.NetworkLossGenerator}. A channel naming a broadcast address, or an address this host
  * lacks where the driver binds, is refused before anything is bound ({@code HostAddresses}).
+ * <p>
+ * Spies ({@code metaroce-spy:} subscriptions, {@code SpyLinks}): the conductor links a spy to each matching network
+ * publication as an image of the publication's own log; a holding spy joins the publication's limit, one that does
+ * not is marked lapped before the publication zeroes log space it has not read ({@code PublicationSpies}).
  */
 package io.metaroce.driver;

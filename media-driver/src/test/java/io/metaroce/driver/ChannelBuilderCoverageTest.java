@@ -57,11 +57,13 @@ class ChannelBuilderCoverageTest
             .trafficClass(ChannelUri.BULK_TRAFFIC_CLASS)
             .authPeer("receiver")
             .authMode(ChannelUri.AUTH_MODE_ENCRYPT)
+            .spyHold(true)
             .build();
 
         final Set<String> known = new TreeSet<>(UdpChannel.PARAMS);
         known.addAll(UdpChannel.PUBLICATION_ONLY);
         known.addAll(PublicationParams.IPC_PUBLICATION_PARAMS);
+        known.addAll(SpyLinks.SPY_PARAMS);
         assertEquals(known, new TreeSet<>(ChannelUri.parse(channel).params().keySet()));
     }
 }

@@ -107,6 +107,8 @@ final class CounterMetricDecoder
         "metaroce_publication_tails_lost", "Released publications whose drain ended with messages unacknowledged.");
     static final MetricFamily PUBLICATION_TAIL_LOST_BYTES = byteCounter(
         "metaroce_publication_tail_lost_bytes", "Bytes of messages of released publications never acknowledged.");
+    static final MetricFamily SPY_IMAGES_LAPPED = counter(
+        "metaroce_spy_images_lapped", "Spy images that fell a term behind their publication and were closed.");
 
     static final MetricFamily PUBLISHER_LIMIT = byteGauge(
         "metaroce_publisher_limit_bytes", "Position a publication's publishers may not pass.");
@@ -669,6 +671,8 @@ final class CounterMetricDecoder
                 return new SystemMetric(PUBLICATION_TAILS_LOST, Labels.EMPTY);
             case PUBLICATION_TAIL_BYTES_LOST:
                 return new SystemMetric(PUBLICATION_TAIL_LOST_BYTES, Labels.EMPTY);
+            case SPY_IMAGES_LAPPED:
+                return new SystemMetric(SPY_IMAGES_LAPPED, Labels.EMPTY);
             default:
                 return null;
         }

@@ -59,6 +59,8 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  +---------------------------------------------------------------+
  *  |                     Is Connected (int32)                      |  136  1 while a consumer is attached
  *  +---------------------------------------------------------------+
+ *  |                    Clean Position (int64)                     |  144  bytes below it may be reused
+ *  +---------------------------------------------------------------+
  *  |                      ... to 256 bytes                        ...
  *  +---------------------------------------------------------------+
  *  |                    Registration Id (int64)                    |  256  write-once from here
@@ -81,7 +83,14 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  *  +---------------------------------------------------------------+
  * </pre>
  * <b>Writers and readers.</b> The driver writes every field before it announces the log; afterwards appenders own
- * the tails and the active term count, the driver owns end-of-stream and is-connected, nobody writes the rest.
+ * the tails and the active term count, the driver owns end-of-stream, is-connected and the clean position, nobody
+ * writes the rest.
+ * <p>
+ * <b>Clean position.</b> A network publication's driver release-stores, before it zeroes any byte of the log for
+ * reuse, the position below which it zeroes (a fence keeps the store ahead of the zeroing); nothing else ever
+ * overwrites a committed frame of that log, so a frame that starts at or above the clean position read after the
+ * frame's bytes (behind an acquire fence) was read intact. A spy that does not hold the publisher back checks every
+ * frame that way ({@code SpyTermReader}). It stays 0 in every other log.
  * Concurrent publications reserve space with an atomic add on the active partition's packed tail; exclusive
  * publications release-store it. A tail may run past the term length while a term fills up ("tripped"): its offset
  * is always read through {@link #termOffset(long, int)}, which clamps it. The writer that trips a term pads its end
@@ -152,6 +161,11 @@ public final class LogBufferDescriptor
      * Offset of the int32 is-connected flag.
      */
     public static final int LOG_IS_CONNECTED_OFFSET = LOG_END_OF_STREAM_POSITION_OFFSET + SIZE_OF_LONG;
+
+    /**
+     * Offset of the int64 clean position: bytes of positions below it may have been zeroed or rewritten.
+     */
+    public static final int LOG_CLEAN_POSITION_OFFSET = LOG_IS_CONNECTED_OFFSET + SIZE_OF_LONG;
 
     /**
      * Offset of the int64 registration id of the publication or image.
@@ -599,6 +613,31 @@ public final class LogBufferDescriptor
     public static void endOfStreamPosition(final UnsafeBuffer metaDataBuffer, final long position)
     {
         metaDataBuffer.putLongRelease(LOG_END_OF_STREAM_POSITION_OFFSET, position);
+    }
+
+    /**
+     * Load the clean position with volatile semantics; a reader validating bytes it read before calls
+     * {@link java.lang.invoke.VarHandle#acquireFence()} first, so that those reads are not moved after this load.
+     *
+     * @param metaDataBuffer of the log.
+     * @return the position below which the log's bytes may have been zeroed or rewritten.
+     */
+    public static long cleanPosition(final UnsafeBuffer metaDataBuffer)
+    {
+        return metaDataBuffer.getLongVolatile(LOG_CLEAN_POSITION_OFFSET);
+    }
+
+    /**
+     * Publish a new clean position before zeroing below it: a release store then a release fence, so that no store
+     * of the zeroing (or any later write) becomes visible before the new position.
+     *
+     * @param metaDataBuffer of the log.
+     * @param position       below which the log is about to be zeroed.
+     */
+    public static void cleanPositionOrdered(final UnsafeBuffer metaDataBuffer, final long position)
+    {
+        metaDataBuffer.putLongRelease(LOG_CLEAN_POSITION_OFFSET, position);
+        java.lang.invoke.VarHandle.releaseFence(); // store-store: the position before the zeroed bytes
     }
 
     /**

@@ -36,6 +36,11 @@
  * fragment assembler never sees it either. Readers test the EOS flag only for
  * header-only data frames.
  * <p>
+ * Spies: a spy that does not hold a network publication back reads its log through a
+ * {@link io.metaroce.client.logbuffer.SpyTermReader}, which copies each committed frame, validates the copy against
+ * the log's clean position (release-stored by the driver before it zeroes anything below it) behind an acquire
+ * fence, and stops for good at the first frame the publication may have reused.
+ * <p>
  * Hot-path methods allocate nothing, throw only for programming errors and return codes for everything else. Fields
  * are copied into final locals before loops: it lets the JIT keep them in registers across the memory fences.
  */

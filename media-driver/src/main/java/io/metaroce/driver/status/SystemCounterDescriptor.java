@@ -117,7 +117,13 @@ public enum SystemCounterDescriptor
     /**
      * Bytes of messages of released network publications that the receiver never acknowledged.
      */
-    PUBLICATION_TAIL_BYTES_LOST(18, "Bytes lost in released publications' tails");
+    PUBLICATION_TAIL_BYTES_LOST(18, "Bytes lost in released publications' tails"),
+
+    /**
+     * Spy images that did not hold their publication back and fell a term behind its network receivers: the log space
+     * they had not read was reused, so they delivered nothing more and were made unavailable.
+     */
+    SPY_IMAGES_LAPPED(19, "Spy images lapped");
 
     /**
      * Key of the first per-reason malformed-command counter: the key is this plus the reject reason code.
