@@ -50,6 +50,9 @@ public final class GettingStarted
             exchange(client,
                 "metaroce:udp?endpoint=127.0.0.2:40456,127.0.0.3:40456",
                 "metaroce:udp?endpoint=127.0.0.2:40456,127.0.0.3:40456|interface=127.0.1.1,127.0.1.2");
+
+            // A spy: a network publication's messages read on the publishing host from its log (SpyExample.java).
+            SpyExample.spy(client);
         }
     }
 
