@@ -215,6 +215,46 @@ public final class ChannelUri
     public static final String AUTH_MODE_INTEGRITY = "integrity";
 
     private final String prefix;
+    /**
+     * Network parameter of publications: {@link #MANUAL_CONTROL_MODE} makes a multi-destination publication, which
+     * sends its one log to the receivers of {@link #DESTINATIONS_PARAM} instead of the one of {@link #ENDPOINT_PARAM}.
+     */
+    public static final String CONTROL_MODE_PARAM = "control-mode";
+
+    /**
+     * Value of {@link #CONTROL_MODE_PARAM}: the destinations are named in the channel.
+     */
+    public static final String MANUAL_CONTROL_MODE = "manual";
+
+    /**
+     * Network parameter of multi-destination publications: the receivers, separated by {@code ;}, each given as
+     * {@link #ENDPOINT_PARAM} gives one ({@code host:port} per plane, comma-separated).
+     */
+    public static final String DESTINATIONS_PARAM = "destinations";
+
+    /**
+     * Network parameter of multi-destination publications: whose acknowledgements the publisher limit follows,
+     * {@link #SLOWEST_FLOW_CONTROL} (the default) or {@link #FASTEST_FLOW_CONTROL}.
+     */
+    public static final String FLOW_CONTROL_PARAM = "fc";
+
+    /**
+     * Value of {@link #FLOW_CONTROL_PARAM}: the publisher limit follows the slowest destination.
+     */
+    public static final String SLOWEST_FLOW_CONTROL = "slowest";
+
+    /**
+     * Value of {@link #FLOW_CONTROL_PARAM}: the publisher limit follows the fastest destination; one that stops
+     * acknowledging for {@link #FLOW_CONTROL_TIMEOUT_PARAM} is dropped.
+     */
+    public static final String FASTEST_FLOW_CONTROL = "fastest";
+
+    /**
+     * Network parameter of multi-destination publications: how long a destination may leave data unacknowledged
+     * before it is dropped, as a duration ({@code 2s}); {@code 0} never drops.
+     */
+    public static final String FLOW_CONTROL_TIMEOUT_PARAM = "fc-timeout";
+
     private final String media;
     private final Map<String, String> params;
 

@@ -357,6 +357,52 @@ public final class ChannelUriStringBuilder
     }
 
     /**
+     * {@link ChannelUri#CONTROL_MODE_PARAM}.
+     *
+     * @param controlMode {@link ChannelUri#MANUAL_CONTROL_MODE}, or null.
+     * @return this.
+     */
+    public ChannelUriStringBuilder controlMode(final String controlMode)
+    {
+        return param(ChannelUri.CONTROL_MODE_PARAM, controlMode);
+    }
+
+    /**
+     * {@link ChannelUri#DESTINATIONS_PARAM}: the receivers of a multi-destination publication.
+     *
+     * @param destinations each the receiver's {@code host:port} on every plane, comma-separated; none to remove the
+     *                     parameter.
+     * @return this.
+     */
+    public ChannelUriStringBuilder destinations(final String... destinations)
+    {
+        return param(ChannelUri.DESTINATIONS_PARAM,
+            null == destinations || 0 == destinations.length ? null : String.join(";", destinations));
+    }
+
+    /**
+     * {@link ChannelUri#FLOW_CONTROL_PARAM}.
+     *
+     * @param flowControl {@link ChannelUri#SLOWEST_FLOW_CONTROL} or {@link ChannelUri#FASTEST_FLOW_CONTROL}, or null.
+     * @return this.
+     */
+    public ChannelUriStringBuilder flowControl(final String flowControl)
+    {
+        return param(ChannelUri.FLOW_CONTROL_PARAM, flowControl);
+    }
+
+    /**
+     * {@link ChannelUri#FLOW_CONTROL_TIMEOUT_PARAM}.
+     *
+     * @param timeoutNs nanoseconds, 0 for never, or null.
+     * @return this.
+     */
+    public ChannelUriStringBuilder flowControlTimeoutNs(final Long timeoutNs)
+    {
+        return param(ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM, null == timeoutNs ? null : timeoutNs + "ns");
+    }
+
+    /**
      * The channel's text.
      *
      * @return {@code [prefix:]metaroce:<media>[?key=value|...]}.

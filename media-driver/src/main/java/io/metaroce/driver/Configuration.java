@@ -312,6 +312,23 @@ public final class Configuration
     public static final String STREAM_SESSION_LIMIT_PROP_NAME = "metaroce.stream.session.limit";
 
     /**
+     * Property: most destinations one multi-destination publication may have at once, given in its channel and added
+     * at run time.
+     */
+    public static final String PUBLICATION_DESTINATIONS_MAX_PROP_NAME = "metaroce.publication.destinations.max";
+
+    /**
+     * Default most destinations per multi-destination publication.
+     */
+    public static final int PUBLICATION_DESTINATIONS_MAX_DEFAULT = 64;
+
+    /**
+     * Highest {@link #PUBLICATION_DESTINATIONS_MAX_PROP_NAME}: the conductor visits every destination of a
+     * publication on each of its duty cycles.
+     */
+    public static final int PUBLICATION_DESTINATIONS_MAX_LIMIT = 1024;
+
+    /**
      * Property: duty cycle length above which a cycle is counted as exceeding the threshold.
      */
     public static final String CYCLE_THRESHOLD_PROP_NAME = "metaroce.cycle.threshold";

@@ -104,6 +104,8 @@ final class ConfigurationPrinter
         value(rows, ctx, fresh, Configuration.ERROR_BUFFER_LENGTH_PROP_NAME, MediaDriver.Context::errorBufferLength);
         value(rows, ctx, fresh, Configuration.STREAM_SESSION_LIMIT_PROP_NAME,
             (c) -> Integer.MAX_VALUE == c.streamSessionLimit() ? "unlimited" : c.streamSessionLimit());
+        value(rows, ctx, fresh, Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME,
+            MediaDriver.Context::publicationDestinationsMax);
         value(rows, ctx, fresh, Configuration.CONDUCTOR_CPU_PROP_NAME, MediaDriver.Context::conductorCpu);
         value(rows, ctx, fresh, Configuration.SENDER_CPU_PROP_NAME, MediaDriver.Context::senderCpu);
         value(rows, ctx, fresh, Configuration.RECEIVER_CPU_PROP_NAME, MediaDriver.Context::receiverCpu);

@@ -1298,6 +1298,11 @@ final class DriverConductor implements Agent
             ctx.publicationUnblockTimeoutNs(),
             systemCounters.get(SystemCounterDescriptor.UNBLOCKED_PUBLICATIONS),
             nanoClock.nanoTime());
+        if (channel.isMultiDestination)
+        {
+            publication.destinations(
+                new PublicationDestinations(publication, channel, systemCounters, ctx.driverErrorHandler()));
+        }
 
         networkPublications.add(publication);
         bytesMapped.getAndAddRelease(rawLog.logLength());

@@ -519,6 +519,8 @@ public final class MediaDriver implements AutoCloseable
             Configuration.ERROR_BUFFER_LENGTH_PROP_NAME, Configuration.CNC_BUFFER_LENGTH_DEFAULT);
         private int streamSessionLimit = Configuration.intProperty(
             Configuration.STREAM_SESSION_LIMIT_PROP_NAME, Integer.MAX_VALUE);
+        private int publicationDestinationsMax = Configuration.intProperty(
+            Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME, Configuration.PUBLICATION_DESTINATIONS_MAX_DEFAULT);
         private int conductorCpu = Configuration.intProperty(
             Configuration.CONDUCTOR_CPU_PROP_NAME, Configuration.NO_CPU);
         private int senderCpu = Configuration.intProperty(Configuration.SENDER_CPU_PROP_NAME, Configuration.NO_CPU);
@@ -577,6 +579,13 @@ public final class MediaDriver implements AutoCloseable
             if (streamSessionLimit < 1)
             {
                 fail(Configuration.STREAM_SESSION_LIMIT_PROP_NAME, "must be at least 1", streamSessionLimit);
+            }
+            if (publicationDestinationsMax < 1 ||
+                publicationDestinationsMax > Configuration.PUBLICATION_DESTINATIONS_MAX_LIMIT)
+            {
+                fail(Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME,
+                    "must be between 1 and " + Configuration.PUBLICATION_DESTINATIONS_MAX_LIMIT,
+                    publicationDestinationsMax);
             }
 
             recordSetInCode(null != terminationValidator, Configuration.TERMINATION_TOKEN_PROP_NAME);
@@ -1771,6 +1780,28 @@ public final class MediaDriver implements AutoCloseable
         public int streamSessionLimit()
         {
             return streamSessionLimit;
+        }
+
+        /**
+         * Set the most destinations one multi-destination publication may have at once.
+         *
+         * @param max from 1 to {@link Configuration#PUBLICATION_DESTINATIONS_MAX_LIMIT}.
+         * @return this for a fluent API.
+         */
+        public Context publicationDestinationsMax(final int max)
+        {
+            this.publicationDestinationsMax = max;
+            return this;
+        }
+
+        /**
+         * Most destinations one multi-destination publication may have at once.
+         *
+         * @return the limit.
+         */
+        public int publicationDestinationsMax()
+        {
+            return publicationDestinationsMax;
         }
 
         /**

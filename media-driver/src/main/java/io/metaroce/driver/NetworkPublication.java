@@ -32,6 +32,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.Position;
 
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 
 import static io.metaroce.client.logbuffer.LogBufferDescriptor.indexByPosition;
 import static io.metaroce.client.logbuffer.LogBufferDescriptor.indexByTermCount;
@@ -77,6 +78,12 @@ import static org.agrona.BitUtil.SIZE_OF_LONG;
  * frame is appended when the last client releases the publication: an exclusive publisher is gone by then (its
  * appender keeps its own tail and does not take part in the atomic add). IPC publications append no end-of-stream
  * frame.
+ * <p>
+ * <b>Multi-destination.</b> With {@code control-mode=manual} the publication has no stream of its own: each of its
+ * {@link PublicationDestinations} is a stream of its own on the connection to its receiver, reading this log, and the
+ * conductor moves the limit by their flow control position instead of the sender position, which it then writes
+ * itself (see {@link PublicationDestinations} for the positions, joining, leaving and dropping). The drain delivers
+ * the tail to every destination still there, and reports what each did not acknowledge.
  * <p>
  * Threading: fields marked conductor are conductor-only, fields marked sender are confined to the sender agent's
  * thread; the volatile fields cross between them.
@@ -133,6 +140,9 @@ final class NetworkPublication implements PayloadSource
 
     // conductor -> sender: written before isClosing, read after it
     private long dataEndPosition;
+
+    // conductor, set before the sender hears of the publication: null for a unicast publication
+    private PublicationDestinations destinations;
 
     // sender
     private SenderStream stream;
@@ -194,6 +204,26 @@ final class NetworkPublication implements PayloadSource
     long registrationId()
     {
         return registrationId;
+    }
+
+    /**
+     * Conductor, right after construction: make this a multi-destination publication.
+     *
+     * @param destinations the publication's destinations.
+     */
+    void destinations(final PublicationDestinations destinations)
+    {
+        this.destinations = destinations;
+    }
+
+    /**
+     * The destinations of a multi-destination publication.
+     *
+     * @return them, or null for a unicast publication.
+     */
+    PublicationDestinations destinations()
+    {
+        return destinations;
     }
 
     int sessionId()
@@ -291,6 +321,11 @@ final class NetworkPublication implements PayloadSource
             return 0;
         }
 
+        if (null != destinations)
+        {
+            return updateMultiDestinationLimit();
+        }
+
         final boolean isConnected = this.isConnected;
         if (isConnected != wasConnected)
         {
@@ -312,6 +347,44 @@ final class NetworkPublication implements PayloadSource
     }
 
     /**
+     * The limit of a multi-destination publication: {@link PublicationDestinations#publisherLimit}, after zeroing the
+     * log up to the retained position.
+     */
+    private int updateMultiDestinationLimit()
+    {
+        final PublicationDestinations destinations = this.destinations;
+        destinations.update();
+        final boolean isConnected = destinations.isConnected();
+        if (isConnected != wasConnected)
+        {
+            wasConnected = isConnected;
+            LogBufferDescriptor.isConnected(metaDataBuffer, isConnected);
+        }
+
+        final long flowControlPosition = destinations.flowControlPosition();
+        if (PublicationDestinations.NO_POSITION == flowControlPosition)
+        {
+            return 0;
+        }
+        if (flowControlPosition > senderPosition.get())
+        {
+            senderPosition.setRelease(flowControlPosition);
+        }
+        final long retainedPosition = destinations.retainedPosition();
+        final long proposedLimit = PublicationDestinations.publisherLimit(
+            flowControlPosition, retainedPosition, termLength, termWindowLength);
+        if (isConnected && proposedLimit > tripLimit)
+        {
+            cleanBufferTo(destinations.safeCleanPosition(retainedPosition));
+            publisherLimit.setRelease(proposedLimit); // release: publishes the zeroed memory below the new limit
+            tripLimit = proposedLimit + tripGain;
+            return 1;
+        }
+
+        return 0;
+    }
+
+    /**
      * Conductor timers: sample the producer position, drain and linger.
      *
      * @return true once the publication is done and can be freed.
@@ -323,6 +396,10 @@ final class NetworkPublication implements PayloadSource
         switch (state)
         {
             case ACTIVE:
+                if (null != destinations)
+                {
+                    destinations.onTimeEvent(producerPosition, nowNs);
+                }
                 checkForBlockedPublisher(producerPosition, nowNs);
                 break;
 
@@ -388,6 +465,10 @@ final class NetworkPublication implements PayloadSource
         {
             return 0;
         }
+        if (null != destinations)
+        {
+            return onMultiDestinationDutyCycle(endpoint, nowNs);
+        }
         if (isClosing)
         {
             return onDrainDutyCycle(endpoint, nowNs);
@@ -446,9 +527,65 @@ final class NetworkPublication implements PayloadSource
         return 0;
     }
 
-    private void openStream(final SendEndpoint endpoint, final long nowNs)
+    /**
+     * Every destination's duty cycle; once released, the drain of each, and the publication's sending ends when
+     * every destination is done.
+     */
+    private int onMultiDestinationDutyCycle(final SendEndpoint endpoint, final long nowNs)
     {
-        final long position = senderPosition.get();
+        final ArrayList<PublicationDestination> destinations = this.destinations.senderDestinations();
+        int workCount = 0;
+        if (isClosing)
+        {
+            if (Long.MIN_VALUE == drainDeadlineNs)
+            {
+                drainDeadlineNs = nowNs + lingerTimeoutNs;
+            }
+            boolean done = true;
+            for (int i = 0, size = destinations.size(); i < size; i++)
+            {
+                final PublicationDestination destination = destinations.get(i);
+                workCount += destination.onDrainDutyCycle(endpoint, dataEndPosition, drainDeadlineNs, nowNs);
+                done &= destination.isDetached();
+            }
+            if (done)
+            {
+                isSenderDone = true;
+                workCount++;
+            }
+            return workCount;
+        }
+
+        for (int i = 0, size = destinations.size(); i < size; i++)
+        {
+            workCount += destinations.get(i).onSenderDutyCycle(endpoint, nowNs);
+        }
+
+        return workCount;
+    }
+
+    /**
+     * Sender: is the publication released (its destinations drain)?
+     */
+    boolean isClosing()
+    {
+        return isClosing;
+    }
+
+    /**
+     * Sender: the end of the messages a released publication drains to, read after {@link #isClosing()}.
+     */
+    long dataEndPosition()
+    {
+        return dataEndPosition;
+    }
+
+    /**
+     * Sender: what a stream of the publication carries, starting at a position, towards a transport destination.
+     */
+    void fillSettings(
+        final SenderSettings settings, final long position, final int destination, final String counterLabel)
+    {
         settings
             .streamId(streamId)
             .sessionId(sessionId)
@@ -467,7 +604,12 @@ final class NetworkPublication implements PayloadSource
             .encrypt(channel.authEncrypt)
             .engineSettings(channel.engineSettings)
             .counterLabel(counterLabel);
-        this.stream = endpoint.openStream(settings, this);
+    }
+
+    private void openStream(final SendEndpoint endpoint, final long nowNs)
+    {
+        fillSettings(settings, senderPosition.get(), destination, counterLabel);
+        this.stream = endpoint.openStream(settings, this, registrationId, channel.endpointList());
         reconnectDeadlineNs = nowNs + RECONNECT_DELAY_NS;
     }
 
@@ -553,7 +695,15 @@ final class NetworkPublication implements PayloadSource
      */
     public int frames(final long position, final int maxLength, final UnsafeBuffer view)
     {
-        final long limit = producerPosition();
+        return frames(position, maxLength, view, Long.MAX_VALUE);
+    }
+
+    /**
+     * The frames of {@link #frames(long, int, UnsafeBuffer)}, up to an end position at most.
+     */
+    int frames(final long position, final int maxLength, final UnsafeBuffer view, final long endPosition)
+    {
+        final long limit = Math.min(producerPosition(), endPosition);
         if (position >= limit)
         {
             return 0;
@@ -577,6 +727,20 @@ final class NetworkPublication implements PayloadSource
      */
     public boolean retransmitFrames(final int termId, final int termOffset, final int length, final UnsafeBuffer view)
     {
+        return retransmitFrames(termId, termOffset, length, view, senderPosition.get());
+    }
+
+    /**
+     * The bytes of {@link #retransmitFrames(int, int, int, UnsafeBuffer)} for a reader whose bytes are kept from an
+     * acknowledged position on.
+     */
+    boolean retransmitFrames(
+        final int termId,
+        final int termOffset,
+        final int length,
+        final UnsafeBuffer view,
+        final long acknowledgedPosition)
+    {
         final int termCount = termId - initialTermId;
         if (termCount < 0 || termOffset < 0 || length <= 0 || termOffset + length > termLength)
         {
@@ -584,7 +748,7 @@ final class NetworkPublication implements PayloadSource
         }
 
         final long position = ((long)termCount << positionBitsToShift) + termOffset;
-        if (position < senderPosition.get() - termLength)
+        if (position < acknowledgedPosition - termLength)
         {
             return false;
         }

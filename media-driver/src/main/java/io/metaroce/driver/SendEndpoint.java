@@ -22,6 +22,7 @@ import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.PayloadSource;
 import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.stream.SenderStream;
 import io.metaroce.datapath.stream.TerminationCause;
@@ -39,6 +40,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 
 /**
@@ -300,24 +302,65 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      * Sender: register the publication's destination on the transport, once per receiver (the endpoint counts the
      * publications of each and releases it with the last), so that every publication to one receiver has the same
      * destination id, which is what lets the engine carry their streams on one connection whatever the transport
-     * does with repeated registrations; the publication opens its stream on the next duty cycle.
+     * does with repeated registrations; the publication opens its stream on the next duty cycle. A multi-destination
+     * publication registers each of its destinations so.
      */
     void addPublication(final NetworkPublication publication)
     {
-        final String receiver = publication.channel().endpointList();
+        final PublicationDestinations multiDestination = publication.destinations();
+        if (null != multiDestination)
+        {
+            publications.add(publication);
+            final ArrayList<PublicationDestination> destinations = multiDestination.senderDestinations();
+            for (int i = 0, size = destinations.size(); i < size; i++)
+            {
+                addDestination(destinations.get(i));
+            }
+            return;
+        }
+
+        final int id = acquireDestination(publication.channel().endpointList(), publication.channel().endpoints,
+            publication);
+        if (id < 0)
+        {
+            publication.onSendSocketsFailed();
+            return;
+        }
+        publications.add(publication);
+        publication.onAddedToSender(id, engineNanoTime());
+    }
+
+    /**
+     * Sender: register a destination of a multi-destination publication on the transport, as a unicast
+     * publication's receiver is; it opens its stream on the next duty cycle.
+     */
+    void addDestination(final PublicationDestination destination)
+    {
+        final int id = acquireDestination(destination.receiver(), destination.endpoints(), destination.publication());
+        if (id < 0)
+        {
+            destination.onSendSocketsFailed();
+            return;
+        }
+        destination.onAddedToSender(id, engineNanoTime());
+    }
+
+    private int acquireDestination(
+        final String receiver, final InetSocketAddress[] endpoints, final NetworkPublication publication)
+    {
         Destination destination = destinations.get(receiver);
         if (null == destination)
         {
             try
             {
-                destination = new Destination(transport.addDestination(publication.channel().endpoints));
+                destination = new Destination(transport.addDestination(endpoints));
             }
             catch (final IOException | RuntimeException ex)
             {
                 errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
-                    " on " + publication.channel().canonicalForm() + ": cannot open its send sockets", ex));
-                publication.onSendSocketsFailed();
-                return;
+                    " on " + publication.channel().canonicalForm() + ": cannot open its send sockets to " + receiver,
+                    ex));
+                return -1;
             }
             destinations.put(receiver, destination);
         }
@@ -326,18 +369,17 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         {
             idleDestinations--;
         }
-        publications.add(publication);
-        publication.onAddedToSender(destination.id, engineNanoTime());
+
+        return destination.id;
     }
 
     /**
-     * A publication no longer sends: its receiver is released once it has no publication left and the connections to
-     * it are gone too, since a connection lingers after its last stream (and may be reused meanwhile), sending its
-     * keepalives and at last its CLOSE through the receiver's send sockets.
+     * A publication (or a destination of one) no longer sends: its receiver is released once it has no publication
+     * left and the connections to it are gone too, since a connection lingers after its last stream (and may be
+     * reused meanwhile), sending its keepalives and at last its CLOSE through the receiver's send sockets.
      */
-    private void releaseDestination(final NetworkPublication publication)
+    private void releaseDestination(final String receiver)
     {
-        final String receiver = publication.channel().endpointList();
         final Destination destination = destinations.get(receiver);
         if (null != destination && 0 == --destination.publications)
         {
@@ -381,7 +423,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      *
      * @return the stream, or null (and an error in the log) when the engine cannot open it now.
      */
-    SenderStream openStream(final SenderSettings settings, final NetworkPublication publication)
+    SenderStream openStream(
+        final SenderSettings settings, final PayloadSource source, final long registrationId, final String receiver)
     {
         try
         {
@@ -389,9 +432,12 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
             {
                 throw new IllegalStateException("the send endpoint is not registered with the sender's engine");
             }
-            final SenderStream stream = engine.openStream(group, settings, publication);
-            publicationByStream.put(streamKey(stream.streamId(), stream.sessionId()), publication);
-            final Destination destination = destinations.get(publication.channel().endpointList());
+            final SenderStream stream = engine.openStream(group, settings, source);
+            if (source instanceof NetworkPublication)
+            {
+                publicationByStream.put(streamKey(stream.streamId(), stream.sessionId()), (NetworkPublication)source);
+            }
+            final Destination destination = destinations.get(receiver);
             if (null != destination)
             {
                 destination.onConnection(stream.connection());
@@ -400,8 +446,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         }
         catch (final IllegalStateException | IllegalArgumentException ex)
         {
-            errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
-                " cannot open its stream, retrying: " + ex.getMessage(), ex));
+            errorHandler.onError(new IllegalStateException("publication " + registrationId +
+                " cannot open its stream to " + receiver + ", retrying: " + ex.getMessage(), ex));
             return null;
         }
     }
@@ -431,16 +477,53 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         {
             final NetworkPublication publication = publications.get(i);
             workCount += publication.onSenderDutyCycle(this, nowNs);
+            if (null != publication.destinations())
+            {
+                workCount += releaseDetachedDestinations(publication);
+            }
             if (publication.isSenderDone())
             {
                 publications.remove(i);
-                releaseDestination(publication);
-                reportLostTail(publication);
+                if (null == publication.destinations())
+                {
+                    releaseDestination(publication.channel().endpointList());
+                    reportLostTail(publication);
+                }
                 workCount++;
             }
         }
 
         return workCount;
+    }
+
+    /**
+     * A multi-destination publication's destinations the sender is done with leave its list and release their
+     * receiver; those of a released publication report what they did not acknowledge of its tail.
+     */
+    private int releaseDetachedDestinations(final NetworkPublication publication)
+    {
+        int released = 0;
+        final ArrayList<PublicationDestination> destinations = publication.destinations().senderDestinations();
+        for (int i = destinations.size() - 1; i >= 0; i--)
+        {
+            final PublicationDestination destination = destinations.get(i);
+            if (destination.isDetached())
+            {
+                destinations.remove(i);
+                if (destination.transportDestination() >= 0)
+                {
+                    releaseDestination(destination.receiver());
+                }
+                if (publication.isClosing())
+                {
+                    reportLostTail(publication, destination.unacknowledgedTailBytes(publication.dataEndPosition()),
+                        destination.receiver());
+                }
+                released++;
+            }
+        }
+
+        return released;
     }
 
     /**
@@ -451,7 +534,14 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      */
     private void reportLostTail(final NetworkPublication publication)
     {
-        final long lostBytes = publication.unacknowledgedTailBytes();
+        reportLostTail(publication, publication.unacknowledgedTailBytes(), null);
+    }
+
+    /**
+     * Report a lost tail, of a unicast publication or of one destination (receiver) of a multi-destination one.
+     */
+    private void reportLostTail(final NetworkPublication publication, final long lostBytes, final String receiver)
+    {
         if (lostBytes <= 0)
         {
             return;
@@ -460,7 +550,8 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         final String channel = publication.channel().canonicalForm();
         errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() + " stream " +
             publication.streamId() + " session " + publication.sessionId() + " on " + channel + " released with " +
-            lostBytes + " bytes of messages never acknowledged by the receiver: lost"));
+            lostBytes + " bytes of messages never acknowledged by the receiver" +
+            (null == receiver ? "" : " " + receiver) + ": lost"));
         final int entry = lossReport.createEntry(
             publication.streamId(), publication.sessionId(), channel, localAddresses);
         if (entry >= 0)
@@ -484,22 +575,17 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         for (int i = 0, size = publications.size(); i < size; i++)
         {
             final NetworkPublication publication = publications.get(i);
-            final SenderStream stream = publication.senderStream();
-            if (null != stream)
+            final PublicationDestinations multiDestination = publication.destinations();
+            if (null == multiDestination)
             {
-                final SenderConnection connection = stream.connection();
-                ConnectionLoss loss = connectionLossById.get(connection.localConnectionId());
-                if (null == loss || loss.connection != connection)
-                {
-                    if (null != loss)
-                    {
-                        connectionLosses.remove(loss);
-                    }
-                    loss = new ConnectionLoss(connection, publication.channel().connectionForm());
-                    connectionLossById.put(connection.localConnectionId(), loss);
-                    connectionLosses.add(loss);
-                }
-                loss.round = round;
+                markSampled(publication.senderStream(), publication.channel().connectionForm(), round);
+                continue;
+            }
+            final ArrayList<PublicationDestination> destinations = multiDestination.senderDestinations();
+            for (int j = 0, count = destinations.size(); j < count; j++)
+            {
+                final PublicationDestination destination = destinations.get(j);
+                markSampled(destination.senderStream(), destination.connectionForm(), round);
             }
         }
 
@@ -515,6 +601,27 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
                 connectionLossById.remove(loss.connection.localConnectionId());
             }
         }
+    }
+
+    private void markSampled(final SenderStream stream, final String connectionForm, final long round)
+    {
+        if (null == stream)
+        {
+            return;
+        }
+        final SenderConnection connection = stream.connection();
+        ConnectionLoss loss = connectionLossById.get(connection.localConnectionId());
+        if (null == loss || loss.connection != connection)
+        {
+            if (null != loss)
+            {
+                connectionLosses.remove(loss);
+            }
+            loss = new ConnectionLoss(connection, connectionForm);
+            connectionLossById.put(connection.localConnectionId(), loss);
+            connectionLosses.add(loss);
+        }
+        loss.round = round;
     }
 
     /**
@@ -573,6 +680,11 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      */
     public void onSenderEstablished(final SenderStream stream)
     {
+        if (stream.source instanceof PublicationDestination)
+        {
+            ((PublicationDestination)stream.source).onEstablished(stream);
+            return;
+        }
         final NetworkPublication publication = publicationOf(stream);
         if (null != publication)
         {
@@ -585,6 +697,11 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      */
     public void onSenderAcknowledged(final SenderStream stream, final long position)
     {
+        if (stream.source instanceof PublicationDestination)
+        {
+            ((PublicationDestination)stream.source).onAcknowledged(stream, position);
+            return;
+        }
         final NetworkPublication publication = publicationOf(stream);
         if (null != publication)
         {
@@ -597,6 +714,20 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      */
     public void onSenderTerminated(final SenderStream stream, final int cause)
     {
+        if (stream.source instanceof PublicationDestination)
+        {
+            final PublicationDestination destination = (PublicationDestination)stream.source;
+            final NetworkPublication publication = destination.publication();
+            destination.onTerminated(stream, cause, publication.isClosing(), engineNanoTime());
+            if (TerminationCause.SETUP_REJECTED == cause)
+            {
+                errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
+                    " stream " + stream.streamId() + " session " + stream.sessionId() + " to destination " +
+                    destination.receiver() + ": the receiver refused its opening (" + TerminationCause.name(cause) +
+                    "), opening it again"));
+            }
+            return;
+        }
         final NetworkPublication publication = publicationOf(stream);
         if (null != publication)
         {

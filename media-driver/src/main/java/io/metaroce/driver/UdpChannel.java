@@ -73,6 +73,10 @@ final class UdpChannel
     static final String LOW_LATENCY_CLASS = ChannelUri.LOW_LATENCY_TRAFFIC_CLASS;
     static final String AUTH_PEER_PARAM = ChannelUri.AUTH_PEER_PARAM;
     static final String AUTH_MODE_PARAM = ChannelUri.AUTH_MODE_PARAM;
+    static final String CONTROL_MODE_PARAM = ChannelUri.CONTROL_MODE_PARAM;
+    static final String DESTINATIONS_PARAM = ChannelUri.DESTINATIONS_PARAM;
+    static final String FLOW_CONTROL_PARAM = ChannelUri.FLOW_CONTROL_PARAM;
+    static final String FLOW_CONTROL_TIMEOUT_PARAM = ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM;
 
     /**
      * Parameters of both publications and subscriptions.
@@ -86,7 +90,13 @@ final class UdpChannel
      */
     static final List<String> PUBLICATION_ONLY = List.of(
         INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM,
-        TRAFFIC_CLASS_PARAM, AUTH_PEER_PARAM, AUTH_MODE_PARAM);
+        TRAFFIC_CLASS_PARAM, AUTH_PEER_PARAM, AUTH_MODE_PARAM, CONTROL_MODE_PARAM, DESTINATIONS_PARAM,
+        FLOW_CONTROL_PARAM, FLOW_CONTROL_TIMEOUT_PARAM);
+
+    /**
+     * Default {@code fc-timeout} of a multi-destination publication with {@code fc=fastest}.
+     */
+    static final long FASTEST_FLOW_CONTROL_TIMEOUT_DEFAULT_NS = 5_000_000_000L;
 
     static final int MIN_MTU = 256;
     static final int DEFAULT_TERM_LENGTH = 1024 * 1024;
@@ -131,10 +141,28 @@ final class UdpChannel
      */
     final int batchLength;
     final boolean segmentation;
+    /**
+     * A multi-destination publication ({@code control-mode=manual}): {@link #destinations} instead of one receiver;
+     * {@link #endpoints} is then its first destination, or wildcard addresses on port 0 when it has none.
+     */
+    final boolean isMultiDestination;
+    /**
+     * The receivers a multi-destination publication starts with, each one address per plane; empty otherwise.
+     */
+    final InetSocketAddress[][] destinations;
+    /**
+     * {@code fc=fastest}: the publisher limit follows the fastest destination instead of the slowest.
+     */
+    final boolean fastestFlowControl;
+    /**
+     * {@code fc-timeout}: unacknowledged data older than this drops its destination; 0 never drops.
+     */
+    final long flowControlTimeoutNs;
 
     private final String canonicalForm;
     private final String sendEndpointKey;
     private final String connectionForm;
+    private final String connectionSuffix;
     private final String receiveEndpointKey;
     private final String endpointList;
     private final String transportParams;
@@ -145,13 +173,15 @@ final class UdpChannel
         final Map<String, String> params = uri.params();
         checkKnown(params, isSubscription);
 
-        endpoints = parseEndpoints(params.get(ENDPOINT_PARAM));
-        port = endpoints[0].getPort();
-        if (0 == port && !isSubscription)
-        {
-            throw invalid("parameter 'endpoint': port 0 (the kernel chooses) is for a subscription, which binds " +
-                "it; a publication names the port its subscription resolved (Subscription.localSocketAddresses())");
-        }
+        isMultiDestination = !isSubscription && parseControlMode(params);
+        destinations = isMultiDestination ? parseDestinations(
+            params.get(DESTINATIONS_PARAM), params.get(INTERFACE_PARAM), ctx) : new InetSocketAddress[0][];
+        endpoints = !isMultiDestination ? parseEndpoints(params.get(ENDPOINT_PARAM)) :
+            destinations.length > 0 ? destinations[0] : wildcardEndpoints(params.get(INTERFACE_PARAM));
+        fastestFlowControl = isMultiDestination && parseFastest(params.get(FLOW_CONTROL_PARAM));
+        flowControlTimeoutNs = !isMultiDestination ? 0 : parseDuration(FLOW_CONTROL_TIMEOUT_PARAM,
+            params.get(FLOW_CONTROL_TIMEOUT_PARAM), fastestFlowControl ? FASTEST_FLOW_CONTROL_TIMEOUT_DEFAULT_NS : 0);
+        port = checkPort(endpoints[0].getPort(), isSubscription || isMultiDestination);
         // A subscription ignores the publication-only parameters, as Aeron does, so one channel string serves both.
         interfaces = isSubscription || null == params.get(INTERFACE_PARAM) ?
             null : parseInterfaces(params.get(INTERFACE_PARAM));
@@ -193,8 +223,9 @@ final class UdpChannel
         pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
             defaults.paths().pathCounters());
         trafficClass = parseTrafficClass(isSubscription ? null : params.get(TRAFFIC_CLASS_PARAM));
-        final TrustedPeers.Peer authPeer =
-            isSubscription ? null : authPeer(ctx, params.get(AUTH_PEER_PARAM), endpoints);
+        final TrustedPeers.Peer authPeer = isSubscription ? null : isMultiDestination ?
+            multiDestinationAuthPeer(ctx, params.get(AUTH_PEER_PARAM)) :
+            authPeer(ctx, params.get(AUTH_PEER_PARAM), endpoints);
         authPeerKey = null == authPeer ? null : authPeer.publicKey();
         authEncrypt = parseAuthMode(isSubscription ? null : params.get(AUTH_MODE_PARAM), ctx.authEncrypt());
         linkRateMbps = parseLong(
@@ -219,18 +250,17 @@ final class UdpChannel
             "|link-rate=" + linkRateMbps +
             (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "") +
             authForm(authPeer, authEncrypt);
-        canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
-            (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings + "|term-length=" + termLength +
-            "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
-            (isSubscription ? "" : "|path-counters=" + pathCounters) + transportParams;
-        connectionForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + join(endpoints) +
-            (null == interfaces ? "" : "|interface=" + join(interfaces)) + settings +
-            (isSubscription ? "" : "|path-counters=" + pathCounters) + transportParams;
-        endpointList = join(endpoints);
+        final String interfaceForm = null == interfaces ? "" : "|interface=" + join(interfaces);
+        final String pathCountersForm = isSubscription ? "" : "|path-counters=" + pathCounters;
+        canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?" + receiversForm() + interfaceForm + settings +
+            "|term-length=" + termLength + "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
+            pathCountersForm + transportParams;
+        connectionSuffix = interfaceForm + settings + pathCountersForm + transportParams;
+        connectionForm = connectionForm(join(endpoints));
+        endpointList = isMultiDestination ? joinDestinations(destinations) : join(endpoints);
         receiveEndpointKey = "endpoint=" + endpointList;
-        sendEndpointKey = "planes=" + endpoints.length +
-            (null == interfaces ? "|interface=auto" : "|interface=" + join(interfaces)) + "|entropy=" + entropy +
-            transportParams;
+        sendEndpointKey = "planes=" + endpoints.length + (null == interfaces ? "|interface=auto" : interfaceForm) +
+            "|entropy=" + entropy + transportParams;
         engineSettings = defaults.toBuilder()
             .mtu(isSubscription && !hasMtu ? Configuration.MAX_MTU : mtu)
             .receiverCredit(credit)
@@ -341,7 +371,20 @@ final class UdpChannel
     }
 
     /**
-     * The endpoints as {@code host:port,host:port,...}, in plane order.
+     * The connection form of one receiver of this channel's publication: a multi-destination publication's
+     * destinations each have their own.
+     *
+     * @param receiverEndpoints the receiver's endpoints as {@link #endpointList()} gives them.
+     * @return the form.
+     */
+    String connectionForm(final String receiverEndpoints)
+    {
+        return ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?endpoint=" + receiverEndpoints + connectionSuffix;
+    }
+
+    /**
+     * The endpoints as {@code host:port,host:port,...}, in plane order; a multi-destination publication's
+     * destinations, separated by {@code ;}.
      */
     String endpointList()
     {
@@ -366,6 +409,11 @@ final class UdpChannel
         if (null != interfaces)
         {
             return interfaces.clone();
+        }
+        if (isMultiDestination && 0 == destinations.length)
+        {
+            // no receiver to route to yet: the wildcard, which sends from the address each route picks
+            return new InetAddress[]{ endpoints[0].getAddress() };
         }
 
         final InetAddress[] resolved = new InetAddress[endpoints.length];
@@ -517,6 +565,184 @@ final class UdpChannel
     private static boolean isKnown(final String key)
     {
         return PARAMS.contains(key) || PUBLICATION_ONLY.contains(key);
+    }
+
+    /**
+     * The receivers in the canonical form: the endpoints, or a multi-destination publication's destinations and flow
+     * control.
+     */
+    private String receiversForm()
+    {
+        if (!isMultiDestination)
+        {
+            return ENDPOINT_PARAM + "=" + join(endpoints);
+        }
+
+        return CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE +
+            (0 == destinations.length ? "" : "|" + DESTINATIONS_PARAM + "=" + joinDestinations(destinations)) +
+            "|" + FLOW_CONTROL_PARAM + "=" +
+            (fastestFlowControl ? ChannelUri.FASTEST_FLOW_CONTROL : ChannelUri.SLOWEST_FLOW_CONTROL) +
+            "|" + FLOW_CONTROL_TIMEOUT_PARAM + "=" + flowControlTimeoutNs + "ns";
+    }
+
+    private static int checkPort(final int port, final boolean mayBeZero)
+    {
+        if (0 == port && !mayBeZero)
+        {
+            throw invalid("parameter 'endpoint': port 0 (the kernel chooses) is for a subscription, which binds " +
+                "it; a publication names the port its subscription resolved (Subscription.localSocketAddresses())");
+        }
+
+        return port;
+    }
+
+    private static boolean parseFastest(final String fc)
+    {
+        if (null != fc && !ChannelUri.SLOWEST_FLOW_CONTROL.equals(fc) && !ChannelUri.FASTEST_FLOW_CONTROL.equals(fc))
+        {
+            throw invalid("parameter '" + FLOW_CONTROL_PARAM + "=" + fc + "' must be " +
+                ChannelUri.SLOWEST_FLOW_CONTROL + " or " + ChannelUri.FASTEST_FLOW_CONTROL);
+        }
+
+        return ChannelUri.FASTEST_FLOW_CONTROL.equals(fc);
+    }
+
+    /**
+     * {@code control-mode}: absent for a unicast publication (which may then use none of the multi-destination
+     * parameters), {@code manual} for a multi-destination one.
+     */
+    private static boolean parseControlMode(final Map<String, String> params)
+    {
+        final String mode = params.get(CONTROL_MODE_PARAM);
+        if (null == mode)
+        {
+            for (final String key : List.of(DESTINATIONS_PARAM, FLOW_CONTROL_PARAM, FLOW_CONTROL_TIMEOUT_PARAM))
+            {
+                if (params.containsKey(key))
+                {
+                    throw invalid("parameter '" + key + "' is for a multi-destination publication: add '" +
+                        CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE + "'");
+                }
+            }
+            return false;
+        }
+        if (!ChannelUri.MANUAL_CONTROL_MODE.equals(mode))
+        {
+            throw invalid("parameter '" + CONTROL_MODE_PARAM + "=" + mode + "' must be " +
+                ChannelUri.MANUAL_CONTROL_MODE);
+        }
+        if (params.containsKey(ENDPOINT_PARAM))
+        {
+            throw invalid("parameter '" + ENDPOINT_PARAM + "' names the one receiver of a unicast publication: a " +
+                "multi-destination publication (" + CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE +
+                ") names its receivers in '" + DESTINATIONS_PARAM + "'");
+        }
+
+        return true;
+    }
+
+    /**
+     * The receivers of {@code destinations}: each as {@code endpoint} gives one, all with the same plane count (that
+     * of {@code interface} when it is given), no two equal, at most the driver's limit.
+     */
+    private static InetSocketAddress[][] parseDestinations(
+        final String value, final String interfaceValue, final MediaDriver.Context ctx)
+    {
+        if (null == value)
+        {
+            return new InetSocketAddress[0][];
+        }
+        final String[] parts = value.split(";", -1);
+        if (parts.length > ctx.publicationDestinationsMax())
+        {
+            throw invalid("parameter '" + DESTINATIONS_PARAM + "' names " + parts.length + " destinations: " +
+                Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME + " is " + ctx.publicationDestinationsMax());
+        }
+        final InetSocketAddress[][] destinations = new InetSocketAddress[parts.length][];
+        final int planes = null != interfaceValue ? interfaceValue.split(",", -1).length : -1;
+        for (int i = 0; i < parts.length; i++)
+        {
+            destinations[i] = parseDestination(parts[i], planes >= 0 ? planes : 0 == i ? -1 : destinations[0].length);
+            for (int j = 0; j < i; j++)
+            {
+                if (Arrays.equals(destinations[j], destinations[i]))
+                {
+                    throw invalid("parameter '" + DESTINATIONS_PARAM + "' names " + parts[i] + " twice");
+                }
+            }
+        }
+
+        return destinations;
+    }
+
+    /**
+     * One receiver of a multi-destination publication: its address on each of the publication's planes.
+     *
+     * @param value  {@code host:port} per plane, comma-separated.
+     * @param planes the publication's plane count, or -1 for any.
+     * @return the endpoints.
+     */
+    static InetSocketAddress[] parseDestination(final String value, final int planes)
+    {
+        final InetSocketAddress[] endpoints = parseEndpoints(value);
+        if (0 == endpoints[0].getPort())
+        {
+            throw invalid("destination " + value + ": port 0; give the port its subscription bound");
+        }
+        if (planes >= 0 && endpoints.length != planes)
+        {
+            throw invalid("destination " + value + " has " + endpoints.length + " planes, the publication " +
+                planes + ": every destination has the publication's planes");
+        }
+
+        return endpoints;
+    }
+
+    /**
+     * The placeholder receiver of a multi-destination publication that starts without destinations: the wildcard,
+     * one plane, or one per {@code interface} entry.
+     */
+    private static InetSocketAddress[] wildcardEndpoints(final String interfaceValue)
+    {
+        final int planes = null == interfaceValue ? 1 : interfaceValue.split(",", -1).length;
+        final InetSocketAddress[] endpoints = new InetSocketAddress[planes];
+        for (int i = 0; i < planes; i++)
+        {
+            endpoints[i] = new InetSocketAddress(0);
+        }
+
+        return endpoints;
+    }
+
+    private static String joinDestinations(final InetSocketAddress[][] destinations)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (int i = 0; i < destinations.length; i++)
+        {
+            text.append(0 == i ? "" : ";").append(join(destinations[i]));
+        }
+
+        return text.toString();
+    }
+
+    /**
+     * A multi-destination publication sends to receivers that would each prove a key of their own, and a connection
+     * authenticates one peer: it is refused where authentication is asked for.
+     */
+    private static TrustedPeers.Peer multiDestinationAuthPeer(final MediaDriver.Context ctx, final String peerName)
+    {
+        if (null != peerName)
+        {
+            throw invalid("parameter '" + AUTH_PEER_PARAM + "' is not supported with " + CONTROL_MODE_PARAM + "=" +
+                ChannelUri.MANUAL_CONTROL_MODE + ": each destination would need its own peer key");
+        }
+        if (null != ctx.trustedPeers() && ctx.authRequire())
+        {
+            throw invalid(Configuration.AUTH_REQUIRE_PROP_NAME + " is set and a multi-destination publication (" +
+                CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE + ") cannot authenticate its receivers");
+        }
+
+        return null;
     }
 
     private static InetSocketAddress[] parseEndpoints(final String value)
@@ -872,7 +1098,7 @@ final class UdpChannel
         throw invalid("parameter '" + key + "=" + value + "' must be true or false");
     }
 
-    private static String join(final InetSocketAddress[] addresses)
+    static String join(final InetSocketAddress[] addresses)
     {
         final StringBuilder builder = new StringBuilder();
         for (final InetSocketAddress address : addresses)

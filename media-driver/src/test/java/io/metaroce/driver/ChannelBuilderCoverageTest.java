@@ -58,6 +58,10 @@ class ChannelBuilderCoverageTest
             .authPeer("receiver")
             .authMode(ChannelUri.AUTH_MODE_ENCRYPT)
             .spyHold(true)
+            .controlMode(ChannelUri.MANUAL_CONTROL_MODE)
+            .destinations("127.0.0.2:40456", "127.0.0.3:40456")
+            .flowControl(ChannelUri.FASTEST_FLOW_CONTROL)
+            .flowControlTimeoutNs(2_000_000_000L)
             .build();
 
         final Set<String> known = new TreeSet<>(UdpChannel.PARAMS);

@@ -73,6 +73,10 @@ class ConfigurationTest
         assertConcludeFails(Configuration.PUBLICATION_UNBLOCK_TIMEOUT_PROP_NAME,
             (ctx) -> ctx.publicationUnblockTimeoutNs(TimeUnit.MILLISECONDS.toNanos(500)));
         assertConcludeFails(Configuration.STREAM_SESSION_LIMIT_PROP_NAME, (ctx) -> ctx.streamSessionLimit(0));
+        assertConcludeFails(
+            Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME, (ctx) -> ctx.publicationDestinationsMax(0));
+        assertConcludeFails(
+            Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME, (ctx) -> ctx.publicationDestinationsMax(1025));
         assertConcludeFails(Configuration.SHARED_CPU_PROP_NAME, (ctx) -> ctx.sharedCpu(-2));
         assertConcludeFails(Configuration.THREADING_MODE_PROP_NAME, (ctx) -> ctx.threadingMode(null));
     }

@@ -120,6 +120,7 @@ class SettingErrorMessageTest
             { Configuration.CYCLE_THRESHOLD_PROP_NAME, "0ns" },
             { MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, "150ms" },
             { Configuration.STREAM_SESSION_LIMIT_PROP_NAME, "0" },
+            { Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME, "0" },
             { Configuration.SHARED_CPU_PROP_NAME, "-7" },
             { Configuration.THREADING_MODE_PROP_NAME, "TRIPLE" },
             { Configuration.SHARED_IDLE_STRATEGY_PROP_NAME, "sleep-ns:-9" },

@@ -109,6 +109,8 @@ final class CounterMetricDecoder
         "metaroce_publication_tail_lost_bytes", "Bytes of messages of released publications never acknowledged.");
     static final MetricFamily SPY_IMAGES_LAPPED = counter(
         "metaroce_spy_images_lapped", "Spy images that fell a term behind their publication and were closed.");
+    static final MetricFamily DESTINATIONS_DROPPED = counter(
+        "metaroce_destinations_dropped", "Destinations of multi-destination publications dropped by flow control.");
 
     static final MetricFamily PUBLISHER_LIMIT = byteGauge(
         "metaroce_publisher_limit_bytes", "Position a publication's publishers may not pass.");
@@ -673,6 +675,8 @@ final class CounterMetricDecoder
                 return new SystemMetric(PUBLICATION_TAIL_LOST_BYTES, Labels.EMPTY);
             case SPY_IMAGES_LAPPED:
                 return new SystemMetric(SPY_IMAGES_LAPPED, Labels.EMPTY);
+            case DESTINATIONS_DROPPED:
+                return new SystemMetric(DESTINATIONS_DROPPED, Labels.EMPTY);
             default:
                 return null;
         }

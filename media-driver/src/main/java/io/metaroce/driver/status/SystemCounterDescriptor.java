@@ -123,7 +123,14 @@ public enum SystemCounterDescriptor
      * Spy images that did not hold their publication back and fell a term behind its network receivers: the log space
      * they had not read was reused, so they delivered nothing more and were made unavailable.
      */
-    SPY_IMAGES_LAPPED(19, "Spy images lapped");
+    SPY_IMAGES_LAPPED(19, "Spy images lapped"),
+
+    /**
+     * Destinations of multi-destination publications dropped by their flow control (they stopped acknowledging for
+     * the channel's {@code fc-timeout}, or fell too far behind the fastest with {@code fc=fastest}): each is also in
+     * the error log.
+     */
+    DESTINATIONS_DROPPED(20, "Multi-destination publication destinations dropped");
 
     /**
      * Key of the first per-reason malformed-command counter: the key is this plus the reject reason code.

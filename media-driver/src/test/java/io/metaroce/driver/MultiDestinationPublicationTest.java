@@ -1,0 +1,384 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.driver;
+
+import io.metaroce.client.ChannelUri;
+import io.metaroce.client.ChannelUriStringBuilder;
+import io.metaroce.client.Image;
+import io.metaroce.client.MetaRoce;
+import io.metaroce.client.Publication;
+import io.metaroce.client.Subscription;
+import io.metaroce.client.cnc.CncFile;
+import io.metaroce.client.logbuffer.FragmentAssembler;
+import io.metaroce.driver.status.SystemCounterDescriptor;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.errors.ErrorLogReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Multi-destination publications between real drivers over loopback: one publishing driver sends one log to several
+ * receiving drivers (each bound on its own loopback address), every destination receives every message exactly once
+ * and in order, and the slowest destination holds the publisher back. {@code -Dmetaroce.network.test.seed=S}
+ * replays the message sizes.
+ */
+class MultiDestinationPublicationTest
+{
+    private static final int STREAM_ID = 3001;
+    private static final int TERM_LENGTH = 64 * 1024;
+    private static final long SEED = Long.getLong("metaroce.network.test.seed", System.nanoTime());
+
+    private NetworkTestHarness harness;
+    private final UnsafeBuffer message = new UnsafeBuffer(new byte[4096]);
+
+    @AfterEach
+    void tearDown()
+    {
+        if (null != harness)
+        {
+            harness.close();
+        }
+    }
+
+    @Test
+    void shouldDeliverEveryMessageExactlyOnceInOrderToEveryDestination()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> receivers = launchReceivers(3);
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Publication publication = senderClient.addPublication(channel(receivers, ""), STREAM_ID);
+            awaitImages(receivers, publication);
+
+            final int count = 3_000;
+            publish(publication, receivers, count);
+            for (final Receiver receiver : receivers)
+            {
+                receiver.await(count);
+                assertEquals(0, receiver.first, receiver + " starts at the first message");
+                assertEquals(count, receiver.received, receiver + " got every message once");
+            }
+        });
+    }
+
+    @Test
+    void shouldHoldThePublisherBackBySlowestDestination()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(2);
+            final List<Receiver> receivers = launchReceivers(2);
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Publication publication = senderClient.addPublication(
+                channel(receivers, "|" + ChannelUri.FLOW_CONTROL_PARAM + "=" + ChannelUri.SLOWEST_FLOW_CONTROL),
+                STREAM_ID);
+            awaitImages(receivers, publication);
+
+            final Receiver fast = receivers.get(0);
+            final Receiver slow = receivers.get(1);
+            int sent = 0;
+            int backPressured = 0;
+            final Await.Deadline deadline = new Await.Deadline(20_000);
+            while (backPressured < 200)
+            {
+                deadline.check("back pressure from the slow destination");
+                message.putInt(0, sent);
+                final long result = publication.offer(message, 0, 512);
+                if (result > 0)
+                {
+                    sent++;
+                    backPressured = 0;
+                }
+                else if (Publication.BACK_PRESSURED == result)
+                {
+                    backPressured++;
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+                fast.poll();
+            }
+
+            final Image slowImage = slow.subscription.images().get(0);
+            final long lag = publication.position() - slowImage.position();
+            assertTrue(lag <= TERM_LENGTH, "the publisher is held within the windows of the slow subscriber: " + lag);
+            assertTrue(lag > 0, "the slow subscriber is behind");
+            fast.await(sent);
+
+            // the slow one catches up, and the publisher goes on
+            slow.await(sent);
+            final int more = 500;
+            for (int i = 0; i < more; i++)
+            {
+                message.putInt(0, sent + i);
+                while (publication.offer(message, 0, 512) < 0)
+                {
+                    fast.poll();
+                    slow.poll();
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100));
+                }
+            }
+            fast.await(sent + more);
+            slow.await(sent + more);
+            assertEquals(sent + more, slow.received);
+            assertEquals(sent + more, fast.received);
+        });
+    }
+
+    @Test
+    void shouldDropADestinationWhoseDriverStoppedWithinItsTimeoutAndGoOnWithTheOthersWhenFastest()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> receivers = launchReceivers(2);
+            final String stoppedEndpoint = "127.0.0.4:" + harness.port;
+            final MediaDriver stoppedDriver = MediaDriver.launch(NetworkTestHarness.driverContext());
+            final MetaRoce stoppedClient = MetaRoce.connect(TestContexts.clientContext(stoppedDriver));
+            final Receiver stopped = new Receiver(stoppedEndpoint, stoppedClient.addSubscription(
+                "metaroce:udp?endpoint=" + stoppedEndpoint, STREAM_ID));
+            final List<Receiver> all = new ArrayList<>(receivers);
+            all.add(stopped);
+
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            // a log long enough that the live destinations, which keep up, never fall the two terms behind the
+            // fastest that would drop them too while the stopped one still holds its place
+            final Publication publication = senderClient.addPublication(channel(all, "|" +
+                ChannelUri.FLOW_CONTROL_PARAM + "=" + ChannelUri.FASTEST_FLOW_CONTROL + "|" +
+                ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM + "=2s", 1024 * 1024), STREAM_ID);
+            awaitImages(all, publication);
+            publish(publication, all, 500);
+            stopped.await(500);
+
+            stoppedClient.close();
+            stoppedDriver.close();
+            final long stoppedAtNs = System.nanoTime();
+            final int count = 3_000;
+            publish(publication, receivers, count, 500);
+            // the live subscribers keep consuming: with fc=fastest one that stopped for 2 s would be dropped too
+            Await.until("the stopped destination dropped", 10_000, () ->
+            {
+                receivers.forEach(Receiver::poll);
+                return systemCounter(senderClient, SystemCounterDescriptor.DESTINATIONS_DROPPED) > 0;
+            });
+            final long droppedAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAtNs);
+            assertTrue(droppedAfterMs < 6_000, "dropped within its timeout and a timer tick: " + droppedAfterMs);
+            assertTrue(errors(senderDriver).toString().contains(stoppedEndpoint + " dropped, it acknowledged nothing"),
+                "dropped for its timeout");
+            for (final Receiver receiver : receivers)
+            {
+                try
+                {
+                    receiver.await(500 + count);
+                }
+                catch (final AssertionError ex)
+                {
+                    throw new AssertionError(ex.getMessage() + "; sender errors: " + errors(senderDriver), ex);
+                }
+                assertEquals(0, receiver.first, receiver + " starts at the first message");
+                assertEquals(500 + count, receiver.received, receiver + " got every message once");
+            }
+            final List<String> errors = errors(senderDriver);
+            assertEquals(1, systemCounter(senderClient, SystemCounterDescriptor.DESTINATIONS_DROPPED),
+                errors.toString());
+            assertTrue(errors.stream().anyMatch((error) -> error.contains("destination " + stoppedEndpoint +
+                " dropped")), errors.toString());
+        });
+    }
+
+    private List<Receiver> launchReceivers(final int count)
+    {
+        final List<Receiver> receivers = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            final String endpoint = "127.0.0." + (i + 2) + ":" + harness.port;
+            final MediaDriver driver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce client = harness.connect(driver);
+            receivers.add(new Receiver(endpoint, client.addSubscription(
+                "metaroce:udp?endpoint=" + endpoint, STREAM_ID)));
+        }
+
+        return receivers;
+    }
+
+    private static String channel(final List<Receiver> receivers, final String extra)
+    {
+        return channel(receivers, extra, TERM_LENGTH);
+    }
+
+    private static String channel(final List<Receiver> receivers, final String extra, final int termLength)
+    {
+        final String[] destinations = new String[receivers.size()];
+        for (int i = 0; i < destinations.length; i++)
+        {
+            destinations[i] = receivers.get(i).endpoint;
+        }
+
+        return new ChannelUriStringBuilder()
+            .media(ChannelUri.UDP_MEDIA)
+            .controlMode(ChannelUri.MANUAL_CONTROL_MODE)
+            .destinations(destinations)
+            .networkInterface("127.0.1.1")
+            .termLength(termLength)
+            .build() + extra;
+    }
+
+    private static void awaitImages(final List<Receiver> receivers, final Publication publication)
+    {
+        Await.until("every destination's image", () ->
+        {
+            for (final Receiver receiver : receivers)
+            {
+                if (!receiver.subscription.isConnected())
+                {
+                    return false;
+                }
+            }
+            return publication.isConnected();
+        });
+    }
+
+    /**
+     * Offer messages 0 to count - 1 (sizes drawn from the seed, some fragmented) while polling every receiver.
+     */
+    private void publish(final Publication publication, final List<Receiver> receivers, final int count)
+    {
+        publish(publication, receivers, count, 0);
+    }
+
+    /**
+     * Offer messages {@code from} to {@code from + count - 1}.
+     */
+    private void publish(
+        final Publication publication, final List<Receiver> receivers, final int count, final int from)
+    {
+        final SplittableRandom random = new SplittableRandom(SEED + from);
+        final Await.Deadline deadline = new Await.Deadline(30_000);
+        for (int i = from; i < from + count; i++)
+        {
+            message.putInt(0, i);
+            final int length = Integer.BYTES + random.nextInt(0 == i % 50 ? 3000 : 200);
+            while (publication.offer(message, 0, length) < 0)
+            {
+                deadline.check("offer of message " + i + " (seed " + SEED + ")");
+                pollAll(receivers);
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
+            }
+            // every subscriber keeps up, as a live one does: with fc=fastest one left behind would be dropped
+            pollAll(receivers);
+        }
+    }
+
+    private static void pollAll(final List<Receiver> receivers)
+    {
+        for (int i = 0, size = receivers.size(); i < size; i++)
+        {
+            receivers.get(i).poll();
+        }
+    }
+
+    /**
+     * A subscription on one receiving driver that checks the messages come in order, each once, from the first one
+     * it got.
+     */
+    static final class Receiver
+    {
+        final String endpoint;
+        final Subscription subscription;
+        final FragmentAssembler assembler;
+        int first = -1;
+        int next = -1;
+        int received;
+
+        Receiver(final String endpoint, final Subscription subscription)
+        {
+            this.endpoint = endpoint;
+            this.subscription = subscription;
+            this.assembler = new FragmentAssembler((buffer, offset, length, header) ->
+            {
+                final int sequence = buffer.getInt(offset);
+                if (first < 0)
+                {
+                    first = sequence;
+                }
+                else if (sequence != next)
+                {
+                    throw new AssertionError(endpoint + ": message " + sequence + " where " + next + " was due");
+                }
+                next = sequence + 1;
+                received++;
+            });
+        }
+
+        int poll()
+        {
+            return subscription.poll(assembler, 100);
+        }
+
+        void await(final int lastSequenceExclusive)
+        {
+            final Await.Deadline deadline = new Await.Deadline(20_000);
+            while (next < lastSequenceExclusive)
+            {
+                deadline.check(endpoint + " receiving up to message " + lastSequenceExclusive + " (at " + next + ")");
+                if (0 == poll())
+                {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(100));
+                }
+            }
+        }
+
+        public String toString()
+        {
+            return "destination " + endpoint;
+        }
+    }
+
+    static List<String> errors(final MediaDriver driver)
+    {
+        final List<String> errors = new ArrayList<>();
+        final CncFile cncFile = CncFile.mapExisting(new File(driver.directoryName()), true);
+        try
+        {
+            ErrorLogReader.read(cncFile.errorLogBuffer(),
+                (count, first, last, encodedException) -> errors.add(encodedException));
+        }
+        finally
+        {
+            cncFile.close();
+        }
+        return errors;
+    }
+
+    static long systemCounter(final MetaRoce client, final SystemCounterDescriptor descriptor)
+    {
+        return LivenessTest.counterValue(client.countersReader(), descriptor.label());
+    }
+}
