@@ -53,6 +53,73 @@ public final class GettingStarted
 
             // A spy: a network publication's messages read on the publishing host from its log (SpyExample.java).
             SpyExample.spy(client);
+            // Fan-out: one multi-destination publication sends each message once to three receivers, here three
+            // endpoints of this driver; across hosts each subscriber's own driver and address.
+            fanOut(client, "127.0.0.2:40457", "127.0.0.3:40457", "127.0.0.4:40457");
+        }
+    }
+
+    static void fanOut(final MetaRoce client, final String... destinations)
+    {
+        final IdleStrategy idle = new BackoffIdleStrategy();
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        final String publicationChannel =
+            "metaroce:udp?control-mode=manual|destinations=" + String.join(";", destinations) + "|interface=127.0.1.1";
+        final Subscription[] subscriptions = new Subscription[destinations.length];
+        final int[] received = new int[destinations.length];
+        try (Publication publication = client.addPublication(publicationChannel, STREAM_ID))
+        {
+            for (int i = 0; i < destinations.length; i++)
+            {
+                subscriptions[i] = client.addSubscription("metaroce:udp?endpoint=" + destinations[i], STREAM_ID);
+            }
+            // A destination joins at the publication's position of that moment: wait for all three before sending.
+            for (final Subscription subscription : subscriptions)
+            {
+                while (!subscription.isConnected())
+                {
+                    awaitUntil(deadlineNs, "destination " + subscription.channel());
+                    idle.idle();
+                }
+            }
+
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[256]);
+            for (int i = 0; i < MESSAGES; i++)
+            {
+                final int length = message.putStringWithoutLengthUtf8(0, "fan-out " + i);
+                while (publication.offer(message, 0, length) < 0)
+                {
+                    awaitUntil(deadlineNs, "offer to " + publicationChannel);
+                    idle.idle();
+                }
+            }
+
+            for (int i = 0; i < subscriptions.length; i++)
+            {
+                final String destination = destinations[i];
+                final int index = i;
+                final FragmentHandler handler = (buffer, offset, length, header) ->
+                {
+                    System.out.println(destination + " received '" +
+                        buffer.getStringWithoutLengthUtf8(offset, length) + "'");
+                    received[index]++;
+                };
+                while (received[i] < MESSAGES)
+                {
+                    awaitUntil(deadlineNs, "receive at " + destination);
+                    idle.idle(subscriptions[i].poll(handler, 10));
+                }
+            }
+        }
+        finally
+        {
+            for (final Subscription subscription : subscriptions)
+            {
+                if (null != subscription)
+                {
+                    subscription.close();
+                }
+            }
         }
     }
 
