@@ -217,12 +217,13 @@ public final class ChannelUri
     private final String prefix;
     /**
      * Network parameter of publications: {@link #MANUAL_CONTROL_MODE} makes a multi-destination publication, which
-     * sends its one log to the receivers of {@link #DESTINATIONS_PARAM} instead of the one of {@link #ENDPOINT_PARAM}.
+     * sends its one log to the receivers of {@link #DESTINATIONS_PARAM} and to those added at run time
+     * ({@link Publication#addDestination}), instead of the one receiver of {@link #ENDPOINT_PARAM}.
      */
     public static final String CONTROL_MODE_PARAM = "control-mode";
 
     /**
-     * Value of {@link #CONTROL_MODE_PARAM}: the destinations are named in the channel.
+     * Value of {@link #CONTROL_MODE_PARAM}: destinations named in the channel and added or removed by the client.
      */
     public static final String MANUAL_CONTROL_MODE = "manual";
 

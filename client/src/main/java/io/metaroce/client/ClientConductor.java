@@ -439,6 +439,106 @@ final class ClientConductor implements Agent, DriverEventsHandler
         }
     }
 
+    /**
+     * Send an ADD_DESTINATION or REMOVE_DESTINATION for a publication and wait for the answer.
+     *
+     * @throws io.metaroce.client.exceptions.RegistrationException the driver's refusal.
+     */
+    void destinationCommand(final Publication publication, final String channel, final boolean add)
+    {
+        clientLock.lock();
+        try
+        {
+            ensureActive();
+            ensureOpen(publication);
+            awaitResponse(add ? driverProxy.addDestination(publication.registrationId(), channel) :
+                driverProxy.removeDestination(publication.registrationId(), channel));
+        }
+        finally
+        {
+            clientLock.unlock();
+        }
+    }
+
+    /**
+     * Send an ADD_DESTINATION or REMOVE_DESTINATION and return without waiting: {@link #isCommandActive} tells
+     * when the driver answered.
+     *
+     * @return the command's correlation id.
+     */
+    long asyncDestinationCommand(final Publication publication, final String channel, final boolean add)
+    {
+        clientLock.lock();
+        try
+        {
+            ensureActive();
+            ensureOpen(publication);
+            final long correlationId = add ? driverProxy.addDestination(publication.registrationId(), channel) :
+                driverProxy.removeDestination(publication.registrationId(), channel);
+            pendingRegistrations.put(correlationId, new PendingRegistration(PendingRegistration.Kind.DESTINATION,
+                channel, publication.streamId(), null, null, nanoClock.nanoTime() + driverTimeoutNs));
+            driverEventsAdapter.addAsyncCorrelationId(correlationId);
+
+            return correlationId;
+        }
+        finally
+        {
+            clientLock.unlock();
+        }
+    }
+
+    /**
+     * Is an asynchronous destination command still waiting for the driver's answer?
+     *
+     * @param correlationId returned by {@link #asyncDestinationCommand}.
+     * @return true while pending, false once it succeeded (or for an id this client is not waiting for).
+     * @throws MetaRoceException the driver's refusal or the timeout, once.
+     */
+    boolean isCommandActive(final long correlationId)
+    {
+        clientLock.lock();
+        try
+        {
+            ensureActive();
+            PendingRegistration pending = pendingRegistrations.get(correlationId);
+            if (null != pending && null == pending.failure)
+            {
+                final AgentInvoker driverInvoker = this.driverAgentInvoker;
+                if (null != driverInvoker)
+                {
+                    driverInvoker.invoke();
+                }
+                service();
+                pending = pendingRegistrations.get(correlationId);
+            }
+            if (null == pending || PendingRegistration.Kind.DESTINATION != pending.kind)
+            {
+                return false;
+            }
+            if (null == pending.failure)
+            {
+                return true;
+            }
+            if (!pending.timedOut)
+            {
+                pendingRegistrations.remove(correlationId);
+            }
+            throw pending.failure;
+        }
+        finally
+        {
+            clientLock.unlock();
+        }
+    }
+
+    private static void ensureOpen(final Publication publication)
+    {
+        if (publication.isClosed())
+        {
+            throw new MetaRoceException("publication " + publication.registrationId() + " is closed");
+        }
+    }
+
     void releasePublication(final Publication publication)
     {
         clientLock.lock();
@@ -629,6 +729,14 @@ final class ClientConductor implements Agent, DriverEventsHandler
      */
     public void onOperationSuccess(final long correlationId)
     {
+        final PendingRegistration pending = pendingRegistrations.get(correlationId);
+        if (null != pending && PendingRegistration.Kind.DESTINATION == pending.kind)
+        {
+            driverEventsAdapter.removeAsyncCorrelationId(correlationId);
+            pendingRegistrations.remove(correlationId);
+            return;
+        }
+
         responseErrorCode = null;
     }
 

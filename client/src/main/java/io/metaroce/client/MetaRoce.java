@@ -890,6 +890,21 @@ public final class MetaRoce implements AutoCloseable
     }
 
     /**
+     * Is an asynchronous command ({@link Publication#asyncAddDestination}, {@link Publication#asyncRemoveDestination})
+     * still waiting for the driver's answer? Reads the driver's answers itself.
+     *
+     * @param correlationId returned by the asynchronous call.
+     * @return true while pending, false once the driver accepted it.
+     * @throws io.metaroce.client.exceptions.RegistrationException once, if the driver refused it.
+     * @throws io.metaroce.client.exceptions.DriverTimeoutException once, if the driver did not answer within the
+     *                                                              driver timeout.
+     */
+    public boolean isCommandActive(final long correlationId)
+    {
+        return conductor.isCommandActive(correlationId);
+    }
+
+    /**
      * Add a custom counter with a label and no key.
      *
      * @param typeId of the counter (applications use {@code >= CounterTypeId.MIN_CUSTOM_TYPE_ID}, outside the

@@ -29,7 +29,12 @@ final class PendingRegistration
      */
     enum Kind
     {
-        PUBLICATION, EXCLUSIVE_PUBLICATION, SUBSCRIPTION
+        PUBLICATION, EXCLUSIVE_PUBLICATION, SUBSCRIPTION,
+
+        /**
+         * An ADD_DESTINATION or REMOVE_DESTINATION: nothing to build, only the answer to keep.
+         */
+        DESTINATION
     }
 
     final Kind kind;

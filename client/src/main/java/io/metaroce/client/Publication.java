@@ -337,6 +337,66 @@ public abstract class Publication extends PublicationLhsPadding implements AutoC
     }
 
     /**
+     * Add a receiver to a multi-destination publication ({@code control-mode=manual}): it receives every message
+     * from the publication's position when its driver accepts the stream on, none before. Waits for the driver's
+     * answer, not for the destination to connect.
+     *
+     * @param endpointChannel the receiver, {@code metaroce:udp?endpoint=host:port} (one {@code host:port} per plane).
+     * @throws io.metaroce.client.exceptions.RegistrationException when the driver refuses it: not a
+     *                                                              multi-destination publication, a destination
+     *                                                              already, the limit reached, a bad channel.
+     */
+    public void addDestination(final String endpointChannel)
+    {
+        conductor.destinationCommand(this, checkDestination(endpointChannel), true);
+    }
+
+    /**
+     * Remove a receiver of a multi-destination publication: it receives what was published before, then its image
+     * ends. Waits for the driver's answer.
+     *
+     * @param endpointChannel the receiver as it was added or named in {@code destinations}.
+     * @throws io.metaroce.client.exceptions.RegistrationException when the driver refuses it, for one that is not a
+     *                                                              destination.
+     */
+    public void removeDestination(final String endpointChannel)
+    {
+        conductor.destinationCommand(this, checkDestination(endpointChannel), false);
+    }
+
+    /**
+     * {@link #addDestination} without waiting: poll {@link MetaRoce#isCommandActive(long)} with the returned id.
+     *
+     * @param endpointChannel the receiver.
+     * @return the command's correlation id.
+     */
+    public long asyncAddDestination(final String endpointChannel)
+    {
+        return conductor.asyncDestinationCommand(this, checkDestination(endpointChannel), true);
+    }
+
+    /**
+     * {@link #removeDestination} without waiting: poll {@link MetaRoce#isCommandActive(long)} with the returned id.
+     *
+     * @param endpointChannel the receiver.
+     * @return the command's correlation id.
+     */
+    public long asyncRemoveDestination(final String endpointChannel)
+    {
+        return conductor.asyncDestinationCommand(this, checkDestination(endpointChannel), false);
+    }
+
+    private static String checkDestination(final String endpointChannel)
+    {
+        if (null == endpointChannel)
+        {
+            throw new IllegalArgumentException("destination channel must not be null");
+        }
+
+        return endpointChannel;
+    }
+
+    /**
      * Release the publication. Further offers return {@link #CLOSED}.
      */
     public void close()

@@ -16,6 +16,7 @@
 package io.metaroce.codec;
 
 import io.metaroce.codec.control.AddCounterDecoder;
+import io.metaroce.codec.control.AddDestinationDecoder;
 import io.metaroce.codec.control.AddExclusivePublicationDecoder;
 import io.metaroce.codec.control.AddPublicationDecoder;
 import io.metaroce.codec.control.AddSubscriptionDecoder;
@@ -32,6 +33,7 @@ import io.metaroce.codec.control.MessageHeaderDecoder;
 import io.metaroce.codec.control.OperationSuccessDecoder;
 import io.metaroce.codec.control.PublicationReadyDecoder;
 import io.metaroce.codec.control.RemoveCounterDecoder;
+import io.metaroce.codec.control.RemoveDestinationDecoder;
 import io.metaroce.codec.control.RemovePublicationDecoder;
 import io.metaroce.codec.control.RemoveSubscriptionDecoder;
 import io.metaroce.codec.control.SubscriptionReadyDecoder;
@@ -82,6 +84,10 @@ public final class ControlMessageReader
             .varData(AddCounterDecoder.keyHeaderLength(), VarDataEncodingDecoder.lengthMaxValue())
             .varData(AddCounterDecoder.labelHeaderLength(), VarStringEncodingDecoder.lengthMaxValue()),
         MessageLayout.of(RemoveCounterDecoder.TEMPLATE_ID, RemoveCounterDecoder.BLOCK_LENGTH),
+        MessageLayout.of(AddDestinationDecoder.TEMPLATE_ID, AddDestinationDecoder.BLOCK_LENGTH)
+            .varData(AddDestinationDecoder.channelHeaderLength(), VarStringEncodingDecoder.lengthMaxValue()),
+        MessageLayout.of(RemoveDestinationDecoder.TEMPLATE_ID, RemoveDestinationDecoder.BLOCK_LENGTH)
+            .varData(RemoveDestinationDecoder.channelHeaderLength(), VarStringEncodingDecoder.lengthMaxValue()),
         MessageLayout.of(PublicationReadyDecoder.TEMPLATE_ID, PublicationReadyDecoder.BLOCK_LENGTH)
             .varData(PublicationReadyDecoder.logFileNameHeaderLength(), VarStringEncodingDecoder.lengthMaxValue()),
         MessageLayout.of(SubscriptionReadyDecoder.TEMPLATE_ID, SubscriptionReadyDecoder.BLOCK_LENGTH),
@@ -105,6 +111,8 @@ public final class ControlMessageReader
     private final TerminateDriverDecoder terminateDriver = new TerminateDriverDecoder();
     private final AddCounterDecoder addCounter = new AddCounterDecoder();
     private final RemoveCounterDecoder removeCounter = new RemoveCounterDecoder();
+    private final AddDestinationDecoder addDestination = new AddDestinationDecoder();
+    private final RemoveDestinationDecoder removeDestination = new RemoveDestinationDecoder();
     private final PublicationReadyDecoder publicationReady = new PublicationReadyDecoder();
     private final SubscriptionReadyDecoder subscriptionReady = new SubscriptionReadyDecoder();
     private final ImageAvailableDecoder imageAvailable = new ImageAvailableDecoder();
@@ -176,6 +184,14 @@ public final class ControlMessageReader
 
             case RemoveCounterDecoder.TEMPLATE_ID:
                 removeCounter.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case AddDestinationDecoder.TEMPLATE_ID:
+                addDestination.wrap(buffer, blockOffset, blockLength, version);
+                return templateId;
+
+            case RemoveDestinationDecoder.TEMPLATE_ID:
+                removeDestination.wrap(buffer, blockOffset, blockLength, version);
                 return templateId;
 
             case PublicationReadyDecoder.TEMPLATE_ID:
@@ -254,6 +270,26 @@ public final class ControlMessageReader
     public RemovePublicationDecoder removePublication()
     {
         return removePublication;
+    }
+
+    /**
+     * Decoder of the last valid add-destination command.
+     *
+     * @return the wrapped decoder.
+     */
+    public AddDestinationDecoder addDestination()
+    {
+        return addDestination;
+    }
+
+    /**
+     * Decoder of the last valid remove-destination command.
+     *
+     * @return the wrapped decoder.
+     */
+    public RemoveDestinationDecoder removeDestination()
+    {
+        return removeDestination;
     }
 
     /**

@@ -16,6 +16,7 @@
 package io.metaroce.codec;
 
 import io.metaroce.codec.control.AddCounterEncoder;
+import io.metaroce.codec.control.AddDestinationEncoder;
 import io.metaroce.codec.control.AddExclusivePublicationEncoder;
 import io.metaroce.codec.control.AddPublicationEncoder;
 import io.metaroce.codec.control.AddSubscriptionEncoder;
@@ -32,6 +33,7 @@ import io.metaroce.codec.control.MessageHeaderEncoder;
 import io.metaroce.codec.control.OperationSuccessEncoder;
 import io.metaroce.codec.control.PublicationReadyEncoder;
 import io.metaroce.codec.control.RemoveCounterEncoder;
+import io.metaroce.codec.control.RemoveDestinationEncoder;
 import io.metaroce.codec.control.RemovePublicationEncoder;
 import io.metaroce.codec.control.RemoveSubscriptionEncoder;
 import io.metaroce.codec.control.SubscriptionReadyEncoder;
@@ -64,6 +66,9 @@ final class ControlExamples
         new CodecExample("TERMINATE_DRIVER", TerminateDriverEncoder.TEMPLATE_ID, ControlExamples::terminateDriver),
         new CodecExample("ADD_COUNTER", AddCounterEncoder.TEMPLATE_ID, ControlExamples::addCounter),
         new CodecExample("REMOVE_COUNTER", RemoveCounterEncoder.TEMPLATE_ID, ControlExamples::removeCounter),
+        new CodecExample("ADD_DESTINATION", AddDestinationEncoder.TEMPLATE_ID, ControlExamples::addDestination),
+        new CodecExample("REMOVE_DESTINATION", RemoveDestinationEncoder.TEMPLATE_ID,
+            ControlExamples::removeDestination),
         new CodecExample("PUBLICATION_READY", PublicationReadyEncoder.TEMPLATE_ID, ControlExamples::publicationReady),
         new CodecExample("SUBSCRIPTION_READY", SubscriptionReadyEncoder.TEMPLATE_ID,
             ControlExamples::subscriptionReady),
@@ -163,6 +168,24 @@ final class ControlExamples
         final RemoveCounterEncoder encoder = new RemoveCounterEncoder()
             .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
         encoder.clientId(CLIENT_ID).correlationId(25).registrationId(24);
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int addDestination(final MutableDirectBuffer buffer, final int offset)
+    {
+        final AddDestinationEncoder encoder = new AddDestinationEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        encoder.clientId(CLIENT_ID).correlationId(26).registrationId(17)
+            .channel("metaroce:udp?endpoint=10.77.1.3:40456");
+        return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
+    }
+
+    static int removeDestination(final MutableDirectBuffer buffer, final int offset)
+    {
+        final RemoveDestinationEncoder encoder = new RemoveDestinationEncoder()
+            .wrapAndApplyHeader(buffer, offset, new MessageHeaderEncoder());
+        encoder.clientId(CLIENT_ID).correlationId(27).registrationId(17)
+            .channel("metaroce:udp?endpoint=10.77.1.3:40456");
         return MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength();
     }
 

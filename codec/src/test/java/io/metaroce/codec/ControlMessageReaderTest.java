@@ -68,7 +68,7 @@ class ControlMessageReaderTest
         assertEquals(-RejectReason.UNSUPPORTED_VERSION, read(withShort(bytes, 6, 2)));
         assertEquals(-RejectReason.UNSUPPORTED_VERSION, read(withShort(bytes, 6, 0)));
         assertEquals(-RejectReason.WRONG_SCHEMA_ID, read(withShort(bytes, 4, 19_794)));
-        assertEquals(-RejectReason.UNKNOWN_TEMPLATE, read(withShort(bytes, 2, 11)));
+        assertEquals(-RejectReason.UNKNOWN_TEMPLATE, read(withShort(bytes, 2, 13)));
         assertEquals(-RejectReason.UNKNOWN_TEMPLATE, read(withShort(bytes, 2, 100)));
     }
 

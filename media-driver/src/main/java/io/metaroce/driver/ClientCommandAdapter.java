@@ -18,6 +18,7 @@ package io.metaroce.driver;
 import io.metaroce.codec.ControlMessageReader;
 import io.metaroce.codec.RejectReason;
 import io.metaroce.codec.control.AddCounterDecoder;
+import io.metaroce.codec.control.AddDestinationDecoder;
 import io.metaroce.codec.control.AddExclusivePublicationDecoder;
 import io.metaroce.codec.control.AddPublicationDecoder;
 import io.metaroce.codec.control.AddSubscriptionDecoder;
@@ -26,6 +27,7 @@ import io.metaroce.codec.control.ClientKeepaliveDecoder;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.control.MessageHeaderDecoder;
 import io.metaroce.codec.control.RemoveCounterDecoder;
+import io.metaroce.codec.control.RemoveDestinationDecoder;
 import io.metaroce.codec.control.RemovePublicationDecoder;
 import io.metaroce.codec.control.RemoveSubscriptionDecoder;
 import io.metaroce.codec.control.TerminateDriverDecoder;
@@ -186,6 +188,28 @@ final class ClientCommandAdapter implements MessageHandler
             {
                 final RemovePublicationDecoder decoder = reader.removePublication();
                 conductor.onRemovePublication(decoder.clientId(), decoder.correlationId(), decoder.registrationId());
+                break;
+            }
+
+            case AddDestinationDecoder.TEMPLATE_ID:
+            {
+                final AddDestinationDecoder decoder = reader.addDestination();
+                final long clientId = decoder.clientId();
+                final long correlationId = decoder.correlationId();
+                final long registrationId = decoder.registrationId();
+                final int channelLength = decoder.getChannel(channelBytes, 0, decoder.channelLength());
+                conductor.onAddDestination(clientId, correlationId, registrationId, channel(channelLength));
+                break;
+            }
+
+            case RemoveDestinationDecoder.TEMPLATE_ID:
+            {
+                final RemoveDestinationDecoder decoder = reader.removeDestination();
+                final long clientId = decoder.clientId();
+                final long correlationId = decoder.correlationId();
+                final long registrationId = decoder.registrationId();
+                final int channelLength = decoder.getChannel(channelBytes, 0, decoder.channelLength());
+                conductor.onRemoveDestination(clientId, correlationId, registrationId, channel(channelLength));
                 break;
             }
 

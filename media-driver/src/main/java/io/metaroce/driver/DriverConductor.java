@@ -397,6 +397,60 @@ final class DriverConductor implements Agent
         clientProxy.onOperationSuccess(correlationId);
     }
 
+    /**
+     * ADD_DESTINATION: the client's multi-destination publication sends to one more receiver, from the publication's
+     * position when that receiver accepts. Answered at once; the destination connects on its own.
+     */
+    void onAddDestination(
+        final long clientId, final long correlationId, final long registrationId, final String channel)
+    {
+        final PublicationDestinations destinations = multiDestinationPublication(clientId, registrationId);
+        checkCommandSpace(senderCommands, "sender");
+        final PublicationDestination destination = destinations.add(
+            UdpChannel.parseDestinationChannel(parseChannel(channel), destinations.planeCount()),
+            ctx.publicationDestinationsMax());
+        final NetworkPublication publication = destination.publication();
+        offerCommand(senderCommands, () -> senderAgent.onAddDestination(publication.endpoint(), destination));
+        clientProxy.onOperationSuccess(correlationId);
+    }
+
+    /**
+     * REMOVE_DESTINATION: the destination receives what was published before, then its stream closes.
+     */
+    void onRemoveDestination(
+        final long clientId, final long correlationId, final long registrationId, final String channel)
+    {
+        final PublicationDestinations destinations = multiDestinationPublication(clientId, registrationId);
+        destinations.remove(UdpChannel.parseDestinationChannel(parseChannel(channel), destinations.planeCount()));
+        clientProxy.onOperationSuccess(correlationId);
+    }
+
+    /**
+     * The destinations of a publication the client holds, refusing an unknown publication and one that is not
+     * multi-destination.
+     */
+    private PublicationDestinations multiDestinationPublication(final long clientId, final long registrationId)
+    {
+        for (int i = 0, size = publicationLinks.size(); i < size; i++)
+        {
+            final PublicationLink link = publicationLinks.get(i);
+            if (link.registrationId() == registrationId && link.client().clientId() == clientId)
+            {
+                final NetworkPublication publication = link.networkPublication();
+                if (null == publication || null == publication.destinations())
+                {
+                    throw new ControlProtocolException(ControlErrorCode.NOT_SUPPORTED, "publication " +
+                        registrationId + " is not a multi-destination publication (" + UdpChannel.CONTROL_MODE_PARAM +
+                        "=" + ChannelUri.MANUAL_CONTROL_MODE + "): it has no destinations to add or remove");
+                }
+                return publication.destinations();
+            }
+        }
+
+        throw new ControlProtocolException(ControlErrorCode.UNKNOWN_PUBLICATION,
+            "client " + clientId + " has no publication with registration id " + registrationId);
+    }
+
     void onAddSubscription(final long clientId, final long correlationId, final int streamId, final String channel)
     {
         final ChannelUri uri = parseChannel(channel);

@@ -42,8 +42,9 @@ import java.net.InetSocketAddress;
  * <p>
  * <b>Retained.</b> From that acceptance until the sender is done with it, the destination is retained: the conductor
  * never zeroes the log at or beyond its acknowledged position, and a stream that fails is opened again from that
- * position, so the destination loses nothing. It leaves when flow control drops it (it stops at once: no new data, no
- * retransmission, and its stream closes or its connection fails), or when the publication has drained.
+ * position, so the destination loses nothing. It leaves when the client removes it (it receives everything published
+ * before the removal, then its stream closes with STREAM_CLOSE), when flow control drops it (it stops at once: no new
+ * data, no retransmission, and its stream closes or its connection fails), or when the publication has drained.
  * <p>
  * Threading: fields marked sender are confined to the sender agent; the retained position, the connected flag, and
  * the detached flag are written by the sender and read by the conductor; the leave request goes the other way.
@@ -61,9 +62,14 @@ final class PublicationDestination implements PayloadSource
     static final int STAY = 0;
 
     /**
+     * Leave request: the client removed the destination; it receives what was published before.
+     */
+    static final int REMOVE = 1;
+
+    /**
      * Leave request: flow control dropped the destination; it stops at once.
      */
-    static final int DROP = 1;
+    static final int DROP = 2;
 
     private static final VarHandle RETAINED_POSITION;
 
@@ -172,7 +178,7 @@ final class PublicationDestination implements PayloadSource
     /**
      * Conductor: ask the sender to let the destination go.
      *
-     * @param request {@link #DROP}.
+     * @param request {@link #REMOVE} or {@link #DROP}.
      */
     void requestLeave(final int request)
     {
@@ -434,17 +440,26 @@ final class PublicationDestination implements PayloadSource
     }
 
     /**
-     * A dropped destination gets nothing more and gives up its bytes now: a retransmission it still needs fails its
-     * connection instead of reading a log the conductor may be zeroing.
+     * A removed destination gets what was published until now and then its stream closes; a dropped one gets
+     * nothing more and gives up its bytes now: a retransmission it still needs fails its connection instead of
+     * reading a log the conductor may be zeroing.
      */
     private void leave(final long nowNs)
     {
         isLeaving = true;
         final SenderStream stream = this.stream;
-        endPosition = null == stream ? acknowledgedPosition : Math.max(acknowledgedPosition, stream.senderPosition());
-        refusesRetransmission = true;
-        RETAINED_POSITION.setRelease(this, NOT_RETAINED); // release: the sender reads no more of the log for it
-        isRetained = false;
+        if (DROP == leaveRequest)
+        {
+            endPosition = null == stream ?
+                acknowledgedPosition : Math.max(acknowledgedPosition, stream.senderPosition());
+            refusesRetransmission = true;
+            RETAINED_POSITION.setRelease(this, NOT_RETAINED); // release: the sender reads no more of the log for it
+            isRetained = false;
+        }
+        else
+        {
+            endPosition = publication.producerPosition();
+        }
         if (null == stream)
         {
             detach();

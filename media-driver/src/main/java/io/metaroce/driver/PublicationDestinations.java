@@ -15,11 +15,13 @@
  */
 package io.metaroce.driver;
 
+import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import io.metaroce.driver.status.SystemCounters;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.status.AtomicCounter;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 
 /**
@@ -63,6 +65,7 @@ final class PublicationDestinations
     static final long NO_POSITION = Long.MIN_VALUE;
 
     private final NetworkPublication publication;
+    private final int planeCount;
     private final boolean fastest;
     private final long timeoutNs;
     private final int termLength;
@@ -88,6 +91,7 @@ final class PublicationDestinations
         final ErrorHandler errorHandler)
     {
         this.publication = publication;
+        this.planeCount = channel.planeCount();
         this.fastest = channel.fastestFlowControl;
         this.timeoutNs = channel.flowControlTimeoutNs;
         this.termLength = channel.termLength;
@@ -132,6 +136,82 @@ final class PublicationDestinations
         final long retainedPosition, final long flowControlPosition, final int termLength, final int termWindowLength)
     {
         return retainedPosition + 2L * termLength < flowControlPosition + termWindowLength;
+    }
+
+    /**
+     * Every destination has the publication's planes.
+     */
+    int planeCount()
+    {
+        return planeCount;
+    }
+
+    /**
+     * Conductor: add a destination; the caller hands it to the sender.
+     *
+     * @param endpoints       the receiver's, one per plane.
+     * @param maxDestinations the driver's limit.
+     * @return the destination.
+     * @throws ControlProtocolException CLASH when the receiver is a destination already (or still leaving),
+     *                                  LIMIT_EXCEEDED when the publication has the most destinations allowed.
+     */
+    PublicationDestination add(final InetSocketAddress[] endpoints, final int maxDestinations)
+    {
+        final String receiver = UdpChannel.join(endpoints);
+        if (null != find(receiver))
+        {
+            throw new ControlProtocolException(ControlErrorCode.CLASH, "publication " +
+                publication.registrationId() + " already has destination " + receiver +
+                " (or it is still leaving)");
+        }
+        int count = 0;
+        for (int i = 0, size = conductorDestinations.size(); i < size; i++)
+        {
+            count += conductorDestinations.get(i).isDetached() ? 0 : 1;
+        }
+        if (count >= maxDestinations)
+        {
+            throw new ControlProtocolException(ControlErrorCode.LIMIT_EXCEEDED, "publication " +
+                publication.registrationId() + " has " + count + " destinations: " +
+                Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME + " is " + maxDestinations);
+        }
+
+        final PublicationDestination destination = new PublicationDestination(publication, receiver, endpoints);
+        conductorDestinations.add(destination);
+
+        return destination;
+    }
+
+    /**
+     * Conductor: ask the sender to let a destination go once it received what was published so far.
+     *
+     * @param endpoints the receiver's.
+     * @throws ControlProtocolException INVALID_CHANNEL when the receiver is not a destination of the publication.
+     */
+    void remove(final InetSocketAddress[] endpoints)
+    {
+        final String receiver = UdpChannel.join(endpoints);
+        final PublicationDestination destination = find(receiver);
+        if (null == destination || destination.isLeaving())
+        {
+            throw UdpChannel.invalid("publication " + publication.registrationId() + " has no destination " +
+                receiver);
+        }
+        destination.requestLeave(PublicationDestination.REMOVE);
+    }
+
+    private PublicationDestination find(final String receiver)
+    {
+        for (int i = 0, size = conductorDestinations.size(); i < size; i++)
+        {
+            final PublicationDestination destination = conductorDestinations.get(i);
+            if (!destination.isDetached() && destination.receiver().equals(receiver))
+            {
+                return destination;
+            }
+        }
+
+        return null;
     }
 
     /**

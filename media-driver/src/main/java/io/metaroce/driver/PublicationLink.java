@@ -74,4 +74,14 @@ final class PublicationLink
     {
         return publication;
     }
+
+    /**
+     * The network publication of the link.
+     *
+     * @return it, or null for an IPC publication's link.
+     */
+    NetworkPublication networkPublication()
+    {
+        return networkPublication;
+    }
 }

@@ -200,6 +200,20 @@ final class SenderAgent implements Agent
     }
 
     /**
+     * A destination added to a multi-destination publication: it joins the publication's sender list and registers
+     * its receiver on the endpoint.
+     */
+    void onAddDestination(final SendEndpoint endpoint, final PublicationDestination destination)
+    {
+        if (destination.publication().isSenderDone())
+        {
+            return;
+        }
+        destination.publication().destinations().senderDestinations().add(destination);
+        endpoint.addDestination(destination);
+    }
+
+    /**
      * {@inheritDoc}
      */
     public String roleName()

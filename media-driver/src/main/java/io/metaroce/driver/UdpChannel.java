@@ -699,6 +699,26 @@ final class UdpChannel
     }
 
     /**
+     * The receiver an ADD_DESTINATION or REMOVE_DESTINATION names: {@code metaroce:udp?endpoint=host:port,...},
+     * nothing else.
+     *
+     * @param uri    the command's channel.
+     * @param planes the publication's plane count.
+     * @return the receiver's endpoints.
+     */
+    static InetSocketAddress[] parseDestinationChannel(final ChannelUri uri, final int planes)
+    {
+        if (!ChannelUri.UDP_MEDIA.equals(uri.media()) || 1 != uri.params().size() ||
+            !uri.params().containsKey(ENDPOINT_PARAM))
+        {
+            throw invalid("a destination is metaroce:udp?" + ENDPOINT_PARAM + "=host:port (one per plane) and " +
+                "nothing else: " + uri);
+        }
+
+        return parseDestination(uri.params().get(ENDPOINT_PARAM), planes);
+    }
+
+    /**
      * The placeholder receiver of a multi-destination publication that starts without destinations: the wildcard,
      * one plane, or one per {@code interface} entry.
      */

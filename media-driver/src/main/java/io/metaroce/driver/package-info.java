@@ -39,7 +39,9 @@
  * large log stalls no other stream; a log that does not fit with {@code metaroce.image.storage.reserve} left for
  * local clients, or whose file system fills up while it is zero-filled, is deleted, counted and refused with
  * RESOURCE_EXHAUSTED, and the sender's next opening asks for a new one). Every stream between two drivers with the
- * same connection settings is carried by one connection of the engines (wire version 2). A connection's congestion
+ * same connection settings is carried by one connection of the engines (wire version 2). A multi-destination
+ * publication ({@code control-mode=manual}) has one stream per receiver on those connections, all reading its one
+ * log, and its flow control across them in {@code PublicationDestinations}. A connection's congestion
  * controller and path policy come from the suppliers of the driver's context, which it hands to both engines and
  * asks, when it validates a channel, whether they know the names its {@code cc} and {@code path-policy} give.
  * Positions cross threads

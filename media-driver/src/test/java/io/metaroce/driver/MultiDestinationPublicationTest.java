@@ -22,7 +22,11 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.cnc.CncFile;
+import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.client.logbuffer.FragmentAssembler;
+import io.metaroce.codec.control.AddDestinationEncoder;
+import io.metaroce.codec.control.ControlErrorCode;
+import io.metaroce.codec.control.MessageHeaderEncoder;
 import io.metaroce.driver.status.SystemCounterDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.errors.ErrorLogReader;
@@ -38,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -211,6 +216,163 @@ class MultiDestinationPublicationTest
             assertTrue(errors.stream().anyMatch((error) -> error.contains("destination " + stoppedEndpoint +
                 " dropped")), errors.toString());
         });
+    }
+
+    @Test
+    void shouldStartALateJoinerAtTheCurrentPositionWhileTheOthersLoseNothing()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> all = launchReceivers(3);
+            final List<Receiver> first = all.subList(0, 2);
+            final Receiver late = all.get(2);
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Publication publication = senderClient.addPublication(channel(first, ""), STREAM_ID);
+            awaitImages(first, publication);
+
+            publish(publication, first, 1_000, 0);
+            final long positionAtJoin = publication.position();
+            final long correlationId = publication.asyncAddDestination("metaroce:udp?endpoint=" + late.endpoint);
+            // under load: the others keep receiving while the late joiner connects
+            int sequence = 1_000;
+            while (!late.subscription.isConnected())
+            {
+                publish(publication, first, 10, sequence);
+                sequence += 10;
+            }
+            assertTrue(!senderClient.isCommandActive(correlationId), "the driver accepted the destination");
+            publish(publication, all, 2_000, sequence);
+            final int total = sequence + 2_000;
+
+            for (final Receiver receiver : first)
+            {
+                receiver.await(total);
+                assertEquals(0, receiver.first, receiver + " starts at the first message");
+                assertEquals(total, receiver.received, receiver + " got every message once");
+            }
+            late.await(total);
+            final Image image = late.subscription.images().get(0);
+            assertTrue(image.joinPosition() >= positionAtJoin, "joins at the position of its join: " +
+                image.joinPosition() + " < " + positionAtJoin);
+            assertTrue(late.first >= 1_000, "nothing from before its join: " + late.first);
+            assertEquals(total - late.first, late.received, "every message from its join on, once");
+        });
+    }
+
+    @Test
+    void shouldRemoveADestinationUnderLoadWhileTheOthersLoseNothing()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> all = launchReceivers(3);
+            final List<Receiver> kept = all.subList(0, 2);
+            final Receiver removed = all.get(2);
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Publication publication = senderClient.addPublication(channel(all, ""), STREAM_ID);
+            awaitImages(all, publication);
+
+            publish(publication, all, 1_500, 0);
+            publication.removeDestination("metaroce:udp?endpoint=" + removed.endpoint);
+            publish(publication, kept, 2_000, 1_500);
+
+            for (final Receiver receiver : kept)
+            {
+                receiver.await(3_500);
+                assertEquals(3_500, receiver.received, receiver + " got every message once");
+            }
+            Await.until("the removed destination's image ends", () ->
+            {
+                removed.poll();
+                return !removed.subscription.isConnected();
+            });
+            assertEquals(0, removed.first, "the removed one started at the first message");
+            assertTrue(removed.received >= 1_500, "it got everything published before its removal: " +
+                removed.received);
+            assertEquals(removed.next, removed.received, "in order, without a gap");
+            assertEquals(0, systemCounter(senderClient, SystemCounterDescriptor.DESTINATIONS_DROPPED));
+        });
+    }
+
+    @Test
+    void shouldRefuseBadDestinationCommandsNamingTheReason()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> receivers = launchReceivers(2);
+            final MediaDriver senderDriver = harness.launch(
+                NetworkTestHarness.driverContext().publicationDestinationsMax(2));
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Publication publication = senderClient.addPublication(channel(receivers, ""), STREAM_ID);
+            final Publication unicast = senderClient.addPublication(
+                "metaroce:udp?endpoint=" + receivers.get(0).endpoint + "|interface=127.0.1.1", STREAM_ID + 1);
+            final String third = "metaroce:udp?endpoint=127.0.0.4:" + harness.port;
+
+            assertRefused(() -> unicast.addDestination(third), ControlErrorCode.NOT_SUPPORTED,
+                "not a multi-destination publication");
+            assertRefused(() -> publication.addDestination("metaroce:udp?endpoint=" + receivers.get(0).endpoint),
+                ControlErrorCode.CLASH, "already has destination");
+            assertRefused(() -> publication.addDestination(third), ControlErrorCode.LIMIT_EXCEEDED,
+                Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME);
+            assertRefused(() -> publication.removeDestination(third), ControlErrorCode.INVALID_CHANNEL,
+                "has no destination");
+            assertRefused(() -> publication.addDestination(third + "|mtu=1408"), ControlErrorCode.INVALID_CHANNEL,
+                "nothing else");
+            assertRefused(() -> publication.addDestination("metaroce:udp?endpoint=127.0.0.4:0"),
+                ControlErrorCode.INVALID_CHANNEL, "port 0");
+            final long refused = publication.asyncAddDestination("metaroce:ipc");
+            final RegistrationException asyncRefusal = assertThrows(RegistrationException.class, () ->
+            {
+                final Await.Deadline deadline = new Await.Deadline(5_000);
+                while (senderClient.isCommandActive(refused))
+                {
+                    deadline.check("the answer to an asynchronous add");
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            });
+            assertEquals(ControlErrorCode.INVALID_CHANNEL, asyncRefusal.errorCode());
+
+            try (RawControlChannel raw = new RawControlChannel(senderDriver.directoryName()))
+            {
+                final UnsafeBuffer buffer = raw.scratch();
+                final long correlationId = raw.nextCorrelationId();
+                final AddDestinationEncoder encoder = new AddDestinationEncoder()
+                    .wrapAndApplyHeader(buffer, 0, new MessageHeaderEncoder());
+                encoder.clientId(senderClient.clientId()).correlationId(correlationId).registrationId(123_456_789L)
+                    .channel(third);
+                assertTrue(raw.write(AddDestinationEncoder.TEMPLATE_ID, buffer, 0,
+                    MessageHeaderEncoder.ENCODED_LENGTH + encoder.encodedLength()));
+                assertEquals("ERROR UNKNOWN_PUBLICATION: client " + senderClient.clientId() +
+                    " has no publication with registration id 123456789", raw.awaitAnswer(correlationId, 5_000));
+            }
+
+            publication.removeDestination("metaroce:udp?endpoint=" + receivers.get(1).endpoint);
+            Await.until("the removed destination leaves", () ->
+            {
+                try
+                {
+                    publication.addDestination(third);
+                    return true;
+                }
+                catch (final RegistrationException ex)
+                {
+                    assertEquals(ControlErrorCode.LIMIT_EXCEEDED, ex.errorCode(), ex.getMessage());
+                    return false;
+                }
+            });
+        });
+    }
+
+    private static void assertRefused(
+        final org.junit.jupiter.api.function.Executable command, final ControlErrorCode code, final String reason)
+    {
+        final RegistrationException ex = assertThrows(RegistrationException.class, command);
+        assertEquals(code, ex.errorCode(), ex.getMessage());
+        assertTrue(ex.getMessage().contains(reason), ex.getMessage());
     }
 
     private List<Receiver> launchReceivers(final int count)

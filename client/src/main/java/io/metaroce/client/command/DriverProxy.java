@@ -16,6 +16,7 @@
 package io.metaroce.client.command;
 
 import io.metaroce.codec.control.AddCounterEncoder;
+import io.metaroce.codec.control.AddDestinationEncoder;
 import io.metaroce.codec.control.AddExclusivePublicationEncoder;
 import io.metaroce.codec.control.AddPublicationEncoder;
 import io.metaroce.codec.control.AddSubscriptionEncoder;
@@ -23,6 +24,7 @@ import io.metaroce.codec.control.ClientCloseEncoder;
 import io.metaroce.codec.control.ClientKeepaliveEncoder;
 import io.metaroce.codec.control.MessageHeaderEncoder;
 import io.metaroce.codec.control.RemoveCounterEncoder;
+import io.metaroce.codec.control.RemoveDestinationEncoder;
 import io.metaroce.codec.control.RemovePublicationEncoder;
 import io.metaroce.codec.control.RemoveSubscriptionEncoder;
 import io.metaroce.codec.control.TerminateDriverEncoder;
@@ -54,6 +56,8 @@ public final class DriverProxy
     private final AddPublicationEncoder addPublication = new AddPublicationEncoder();
     private final AddExclusivePublicationEncoder addExclusivePublication = new AddExclusivePublicationEncoder();
     private final RemovePublicationEncoder removePublication = new RemovePublicationEncoder();
+    private final AddDestinationEncoder addDestination = new AddDestinationEncoder();
+    private final RemoveDestinationEncoder removeDestination = new RemoveDestinationEncoder();
     private final AddSubscriptionEncoder addSubscription = new AddSubscriptionEncoder();
     private final RemoveSubscriptionEncoder removeSubscription = new RemoveSubscriptionEncoder();
     private final ClientKeepaliveEncoder clientKeepalive = new ClientKeepaliveEncoder();
@@ -137,6 +141,47 @@ public final class DriverProxy
             .registrationId(registrationId);
         write(RemovePublicationEncoder.TEMPLATE_ID,
             MessageHeaderEncoder.ENCODED_LENGTH + removePublication.encodedLength());
+
+        return correlationId;
+    }
+
+    /**
+     * Ask the driver to add a destination to a multi-destination publication.
+     *
+     * @param registrationId of the publication.
+     * @param channel        the destination, {@code metaroce:udp?endpoint=host:port[,host:port...]}.
+     * @return the correlation id of the command.
+     */
+    public long addDestination(final long registrationId, final String channel)
+    {
+        final long correlationId = toDriverCommands.nextCorrelationId();
+        addDestination.wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .clientId(clientId)
+            .correlationId(correlationId)
+            .registrationId(registrationId)
+            .channel(channel);
+        write(AddDestinationEncoder.TEMPLATE_ID, MessageHeaderEncoder.ENCODED_LENGTH + addDestination.encodedLength());
+
+        return correlationId;
+    }
+
+    /**
+     * Ask the driver to remove a destination of a multi-destination publication.
+     *
+     * @param registrationId of the publication.
+     * @param channel        the destination as it was added.
+     * @return the correlation id of the command.
+     */
+    public long removeDestination(final long registrationId, final String channel)
+    {
+        final long correlationId = toDriverCommands.nextCorrelationId();
+        removeDestination.wrapAndApplyHeader(buffer, 0, headerEncoder)
+            .clientId(clientId)
+            .correlationId(correlationId)
+            .registrationId(registrationId)
+            .channel(channel);
+        write(RemoveDestinationEncoder.TEMPLATE_ID,
+            MessageHeaderEncoder.ENCODED_LENGTH + removeDestination.encodedLength());
 
         return correlationId;
     }
