@@ -219,6 +219,47 @@ class MultiDestinationPublicationTest
     }
 
     @Test
+    void shouldDrainTheTailToTheLiveDestinationAndReportWhatTheGoneOneLost()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> receivers = launchReceivers(1);
+            final Receiver live = receivers.get(0);
+            final String goneEndpoint = "127.0.0.3:" + harness.port;
+            final MediaDriver goneDriver = MediaDriver.launch(NetworkTestHarness.driverContext());
+            final MetaRoce goneClient = MetaRoce.connect(TestContexts.clientContext(goneDriver));
+            final Receiver gone = new Receiver(goneEndpoint, goneClient.addSubscription(
+                "metaroce:udp?endpoint=" + goneEndpoint, STREAM_ID));
+            final List<Receiver> all = List.of(live, gone);
+
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Publication publication = senderClient.addPublication(channel(all, ""), STREAM_ID);
+            awaitImages(all, publication);
+            publish(publication, all, 200);
+            gone.await(200);
+            goneClient.close();
+            goneDriver.close();
+
+            // within the window the slowest destination still allows: the gone one never acknowledges these
+            publish(publication, receivers, 20, 200);
+            publication.close();
+            live.await(220);
+            Await.until("the gone destination's lost tail reported", 10_000,
+                () -> systemCounter(senderClient, SystemCounterDescriptor.PUBLICATION_TAILS_LOST) > 0);
+
+            assertEquals(220, live.received, "the live destination got the whole tail");
+            assertEquals(1, systemCounter(senderClient, SystemCounterDescriptor.PUBLICATION_TAILS_LOST),
+                "one destination lost its tail");
+            assertTrue(systemCounter(senderClient, SystemCounterDescriptor.PUBLICATION_TAIL_BYTES_LOST) > 0);
+            final List<String> errors = errors(senderDriver);
+            assertTrue(errors.stream().anyMatch((error) -> error.contains("never acknowledged by the receiver " +
+                goneEndpoint)), errors.toString());
+        });
+    }
+
+    @Test
     void shouldStartALateJoinerAtTheCurrentPositionWhileTheOthersLoseNothing()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
