@@ -142,6 +142,12 @@ public final class Configuration
     public static final String THREADING_MODE_PROP_NAME = "metaroce.threading.mode";
 
     /**
+     * Property: a group whose members may use the driver directory (files 0660, directories 0770, given to the group);
+     * unset, the directory is owner-only.
+     */
+    public static final String DIR_GROUP_PROP_NAME = "metaroce.dir.group";
+
+    /**
      * Property: delete the driver directory when the driver shuts down.
      */
     public static final String DIR_DELETE_ON_SHUTDOWN_PROP_NAME = "metaroce.dir.delete.on.shutdown";

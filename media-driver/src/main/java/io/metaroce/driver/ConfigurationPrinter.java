@@ -74,6 +74,8 @@ final class ConfigurationPrinter
         value(rows, ctx, fresh, MetaRoce.Configuration.DIR_PROP_NAME, MediaDriver.Context::directoryName);
         value(rows, ctx, fresh, Configuration.DIR_DELETE_ON_SHUTDOWN_PROP_NAME,
             MediaDriver.Context::dirDeleteOnShutdown);
+        value(rows, ctx, fresh, Configuration.DIR_GROUP_PROP_NAME,
+            (c) -> null == c.dirGroup() ? "none (owner only)" : c.dirGroup());
         value(rows, ctx, fresh, Configuration.THREADING_MODE_PROP_NAME, MediaDriver.Context::threadingMode);
         value(rows, ctx, fresh, MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME,
             (c) -> c.driverTimeoutMs() + "ms");

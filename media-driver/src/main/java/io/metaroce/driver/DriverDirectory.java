@@ -21,6 +21,7 @@ import io.metaroce.client.cnc.CncFile;
 import io.metaroce.client.cnc.CncFileDescriptor;
 import io.metaroce.client.exceptions.ActiveDriverException;
 import io.metaroce.client.exceptions.ConfigurationException;
+import io.metaroce.driver.buffer.FileAccess;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.status.LossReportDescriptor;
@@ -45,7 +46,6 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -55,7 +55,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The driver directory and the files the driver maps from it:
+ * The driver directory and the files the driver maps from it, owner-only as shown, or with a group
+ * ({@code metaroce.dir.group}) also readable and writable by that group (files 0660, directories 0770):
  * <pre>
  *   &lt;dir&gt;/                       0700
  *   &lt;dir&gt;/cnc.dat                0600  command and control (CncFileDescriptor)
@@ -68,10 +69,11 @@ import java.util.Set;
  * At start the driver uses a directory only if it is absent (then created owner-only), empty, or holds a stale
  * driver's {@code cnc.dat} and nothing but these entries, and only if it is a real directory (not a symbolic link)
  * owned by the user of the process, not writable by every user and not a mount point (the driver makes it
- * owner-only and may delete it). Anything else is refused with a {@link ConfigurationException} naming
- * {@code metaroce.dir} and what was found there; a directory whose CnC file shows a live driver with an
- * {@link ActiveDriverException}. The driver deletes nothing but its own entries, never through a symbolic link, and
- * deletes {@code cnc.dat} last, so that an interrupted deletion still leaves a directory it can reclaim.
+ * owner-only, or gives it to the group, and may delete it). Anything else is refused with a
+ * {@link ConfigurationException} naming {@code metaroce.dir} and what was found there; a directory whose CnC file
+ * shows a live driver with an {@link ActiveDriverException}. The driver deletes nothing but its own entries, never
+ * through a symbolic link, and deletes {@code cnc.dat} last, so that an interrupted deletion still leaves a
+ * directory it can reclaim.
  * <p>
  * Symbolic links are not followed in the last component of the directory's path nor below it; links in its parents
  * are, as the operator wrote them. Not thread safe; used at start and at close.
@@ -83,6 +85,7 @@ final class DriverDirectory
     private static final boolean IS_POSIX = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
     private static final boolean IS_UNIX = FileSystems.getDefault().supportedFileAttributeViews().contains("unix");
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
+    private static final String GROUP_PROP_NAME = Configuration.DIR_GROUP_PROP_NAME;
 
     private final File directory;
     private final Object fileKey;
@@ -118,6 +121,7 @@ final class DriverDirectory
      * @param driverTimeoutMs  younger heartbeats than this mean a live driver.
      * @param epochClock       to age the heartbeat with.
      * @param storageAllocator to check the space and create the files with.
+     * @param fileAccess       who may use the directory and its sub-directories (the allocator's files likewise).
      * @param out              where to report a reclaimed directory.
      * @return the directory with its files mapped.
      * @throws ActiveDriverException  if a live driver uses the directory.
@@ -129,14 +133,15 @@ final class DriverDirectory
         final long driverTimeoutMs,
         final EpochClock epochClock,
         final StorageAllocator storageAllocator,
+        final FileAccess fileAccess,
         final PrintStream out)
     {
         final Path path = directory.toPath();
-        final boolean created = createIfAbsent(path);
+        final boolean created = createIfAbsent(path, fileAccess);
         final Object fileKey;
         try
         {
-            fileKey = prepare(path, created, driverTimeoutMs, epochClock, out);
+            fileKey = prepare(path, created, driverTimeoutMs, epochClock, fileAccess, out);
         }
         catch (final RuntimeException ex)
         {
@@ -151,8 +156,8 @@ final class DriverDirectory
             storageAllocator.createFile(cncFile, cncLength, false, "CnC file");
             cncMapping = IoUtil.mapExistingFile(cncFile, CncFileDescriptor.CNC_FILE);
 
-            createLogDirectory(path.resolve(LogFactory.PUBLICATIONS_DIR));
-            createLogDirectory(path.resolve(LogFactory.IMAGES_DIR));
+            createLogDirectory(path.resolve(LogFactory.PUBLICATIONS_DIR), fileAccess);
+            createLogDirectory(path.resolve(LogFactory.IMAGES_DIR), fileAccess);
 
             final File lossReportFile = new File(directory, LossReportDescriptor.FILE_NAME);
             storageAllocator.createFile(lossReportFile, LossReportDescriptor.FILE_LENGTH, false, "loss report");
@@ -281,6 +286,7 @@ final class DriverDirectory
         final boolean created,
         final long driverTimeoutMs,
         final EpochClock epochClock,
+        final FileAccess fileAccess,
         final PrintStream out)
     {
         final BasicFileAttributes attributes = checkUsable(path);
@@ -291,42 +297,27 @@ final class DriverDirectory
 
         try
         {
-            setOwnerOnly(path);
+            fileAccess.restrictDirectory(path);
         }
         catch (final IOException ex)
         {
-            throw new ConfigurationException(DIR_PROP_NAME + "=" + path + " cannot be made owner-only: " +
-                describe(ex));
+            throw cannotRestrict(path, fileAccess, ex);
         }
 
         return attributes.fileKey();
     }
 
-    private static boolean createIfAbsent(final Path path)
+    private static boolean createIfAbsent(final Path path, final FileAccess fileAccess)
     {
         final Path parent = path.toAbsolutePath().getParent();
-        try
+        if (null != parent && !Files.isDirectory(parent))
         {
-            if (null != parent && !Files.isDirectory(parent))
-            {
-                if (IS_POSIX)
-                {
-                    Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-                }
-                else
-                {
-                    Files.createDirectories(parent);
-                }
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw cannotCreate(path, ex);
+            createParents(path, parent, fileAccess);
         }
 
         try
         {
-            createOwnerOnlyDirectory(path);
+            createDirectory(path, fileAccess);
             return true;
         }
         catch (final FileAlreadyExistsException ex)
@@ -578,11 +569,59 @@ final class DriverDirectory
         });
     }
 
-    private static void createLogDirectory(final Path path)
+    /**
+     * Create the missing parents of the directory owner-only; with a group, the members may pass through the ones
+     * created here, since they must reach the directory (parents that exist are left as the operator made them).
+     */
+    private static void createParents(final Path path, final Path parent, final FileAccess fileAccess)
+    {
+        Path firstMissing = parent;
+        while (null != firstMissing.getParent() && !Files.exists(firstMissing.getParent(), LinkOption.NOFOLLOW_LINKS))
+        {
+            firstMissing = firstMissing.getParent();
+        }
+
+        try
+        {
+            if (IS_POSIX)
+            {
+                Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            }
+            else
+            {
+                Files.createDirectories(parent);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw cannotCreate(path, ex);
+        }
+
+        if (fileAccess.isGroup())
+        {
+            try
+            {
+                for (Path created = parent; null != created; created = created.getParent())
+                {
+                    fileAccess.restrictCreatedParent(created);
+                    if (created.equals(firstMissing))
+                    {
+                        break;
+                    }
+                }
+            }
+            catch (final IOException ex)
+            {
+                throw cannotRestrict(parent, fileAccess, ex);
+            }
+        }
+    }
+
+    private static void createLogDirectory(final Path path, final FileAccess fileAccess)
     {
         try
         {
-            createOwnerOnlyDirectory(path);
+            createDirectory(path, fileAccess);
         }
         catch (final IOException ex)
         {
@@ -591,14 +630,15 @@ final class DriverDirectory
         }
     }
 
-    private static void createOwnerOnlyDirectory(final Path path) throws IOException
+    private static void createDirectory(final Path path, final FileAccess fileAccess) throws IOException
     {
         if (IS_POSIX)
         {
+            // created owner-only: the group, if any, is opened only once the directory belongs to it
             final FileAttribute<Set<PosixFilePermission>> permissions = PosixFilePermissions.asFileAttribute(
                 OWNER_ONLY);
             Files.createDirectory(path, permissions);
-            setOwnerOnly(path);
+            fileAccess.restrictDirectory(path);
         }
         else
         {
@@ -606,13 +646,18 @@ final class DriverDirectory
         }
     }
 
-    private static void setOwnerOnly(final Path path) throws IOException
+    private static ConfigurationException cannotRestrict(
+        final Path path, final FileAccess fileAccess, final IOException ex)
     {
-        if (IS_POSIX)
+        if (fileAccess.isGroup())
         {
-            Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                .setPermissions(OWNER_ONLY);
+            return new ConfigurationException(DIR_PROP_NAME + "=" + path + " cannot be made " + fileAccess +
+                " (" + GROUP_PROP_NAME + "): " + describe(ex) + "; the driver's user must own it and be a member " +
+                "of the group");
         }
+
+        return new ConfigurationException(DIR_PROP_NAME + "=" + path + " cannot be made owner-only: " +
+            describe(ex));
     }
 
     private static ConfigurationException cannotCreate(final Path path, final IOException ex)

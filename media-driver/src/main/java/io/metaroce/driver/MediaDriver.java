@@ -34,6 +34,7 @@ import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
 import io.metaroce.datapath.settings.SenderPathPolicySupplier;
 import io.metaroce.datapath.settings.SenderPolicies;
+import io.metaroce.driver.buffer.FileAccess;
 import io.metaroce.driver.buffer.LogFactory;
 import io.metaroce.driver.buffer.StorageAllocator;
 import io.metaroce.driver.security.TrustedPeers;
@@ -66,9 +67,12 @@ import org.agrona.concurrent.status.ConcurrentCountersManager;
 import org.agrona.concurrent.status.CountersManager;
 
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.MappedByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.attribute.UserPrincipalNotFoundException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -122,7 +126,7 @@ public final class MediaDriver implements AutoCloseable
     {
         this.ctx = ctx;
         final File directory = new File(ctx.directoryName());
-        final StorageAllocator storageAllocator = new StorageAllocator(ctx.usableSpaceFunction());
+        final StorageAllocator storageAllocator = new StorageAllocator(ctx.usableSpaceFunction(), ctx.fileAccess());
 
         final int toDriverLength = ctx.toDriverBufferLength() + RingBufferDescriptor.TRAILER_LENGTH;
         final int toClientsLength = ctx.toClientsBufferLength() + BroadcastBufferDescriptor.TRAILER_LENGTH;
@@ -135,7 +139,8 @@ public final class MediaDriver implements AutoCloseable
             ctx.filePageSize());
 
         driverDirectory = DriverDirectory.create(
-            directory, cncLength, ctx.driverTimeoutMs(), ctx.epochClock(), storageAllocator, System.out);
+            directory, cncLength, ctx.driverTimeoutMs(), ctx.epochClock(), storageAllocator, ctx.fileAccess(),
+            System.out);
         final MappedByteBuffer cncMapping = driverDirectory.cncMapping();
         try
         {
@@ -482,6 +487,8 @@ public final class MediaDriver implements AutoCloseable
         private String directoryName = MetaRoce.Configuration.directoryName();
         private boolean dirDeleteOnShutdown = Configuration.booleanProperty(
             Configuration.DIR_DELETE_ON_SHUTDOWN_PROP_NAME, false);
+        private String dirGroup = System.getProperty(Configuration.DIR_GROUP_PROP_NAME);
+        private FileAccess fileAccess;
         private ThreadingMode threadingMode = threadingModeProperty();
         private long driverTimeoutNs = Configuration.durationProperty(
             MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, MetaRoce.Configuration.DRIVER_TIMEOUT_DEFAULT_NS);
@@ -572,6 +579,7 @@ public final class MediaDriver implements AutoCloseable
             PropertyRegistry.checkSystemProperties("the media driver", System.err);
 
             concludeTimeouts();
+            concludeFileAccess();
             concludeLogSettings();
             concludeBuffers();
             concludeAgents();
@@ -913,6 +921,36 @@ public final class MediaDriver implements AutoCloseable
             }
         }
 
+        private void concludeFileAccess()
+        {
+            if (null == dirGroup)
+            {
+                fileAccess = FileAccess.ownerOnly();
+                return;
+            }
+            if (dirGroup.isBlank())
+            {
+                fail(Configuration.DIR_GROUP_PROP_NAME, "must name a group (or be unset for an owner-only directory)",
+                    "'" + dirGroup + "'");
+            }
+
+            try
+            {
+                fileAccess = FileAccess.group(dirGroup, FileSystems.getDefault().getUserPrincipalLookupService()
+                    .lookupPrincipalByGroupName(dirGroup));
+            }
+            catch (final UserPrincipalNotFoundException ex)
+            {
+                fail(Configuration.DIR_GROUP_PROP_NAME, "names no group of this system (see getent group)",
+                    dirGroup);
+            }
+            catch (final IOException | UnsupportedOperationException ex)
+            {
+                fail(Configuration.DIR_GROUP_PROP_NAME, "needs a file system with POSIX groups (" + ex + ")",
+                    dirGroup);
+            }
+        }
+
         private void concludeLogSettings()
         {
             // Checked here rather than by LogBufferDescriptor, whose message would show the value a second time.
@@ -1175,6 +1213,40 @@ public final class MediaDriver implements AutoCloseable
         public boolean dirDeleteOnShutdown()
         {
             return dirDeleteOnShutdown;
+        }
+
+        /**
+         * Name a group whose members may use the driver directory: its files are made readable and writable by
+         * the group (0660, directories 0770) and given to it, others still get no access. The driver's user must
+         * be a member of the group (or root).
+         *
+         * @param dirGroup name (or numeric id) of the group, null for an owner-only directory.
+         * @return this for a fluent API.
+         */
+        public Context dirGroup(final String dirGroup)
+        {
+            this.dirGroup = dirGroup;
+            return this;
+        }
+
+        /**
+         * The group whose members may use the driver directory.
+         *
+         * @return the group name, or null for an owner-only directory.
+         */
+        public String dirGroup()
+        {
+            return dirGroup;
+        }
+
+        /**
+         * Who may use the driver's files, from {@link #dirGroup()}; set by {@link #conclude()}.
+         *
+         * @return the access.
+         */
+        FileAccess fileAccess()
+        {
+            return fileAccess;
         }
 
         /**

@@ -65,7 +65,22 @@ final class ChildProcess implements AutoCloseable
         final String mainClass,
         final String... args)
     {
-        final List<String> command = new ArrayList<>();
+        return start(name, List.of(), testClassPath(), withAgronaFlag, jvmOptions, mainClass, args);
+    }
+
+    /**
+     * Start a JVM through a command prefix (such as {@code setpriv} to run it as another user) with a class path.
+     */
+    static ChildProcess start(
+        final String name,
+        final List<String> commandPrefix,
+        final String classPath,
+        final boolean withAgronaFlag,
+        final List<String> jvmOptions,
+        final String mainClass,
+        final String... args)
+    {
+        final List<String> command = new ArrayList<>(commandPrefix);
         command.add(System.getProperty("java.home") + File.separator + "bin" + File.separator + "java");
         if (withAgronaFlag)
         {
@@ -79,7 +94,7 @@ final class ChildProcess implements AutoCloseable
         command.add("-XX:+UseSerialGC");
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-cp");
-        command.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
+        command.add(classPath);
         command.add(mainClass);
         command.addAll(Arrays.asList(args));
 
@@ -91,6 +106,14 @@ final class ChildProcess implements AutoCloseable
         {
             throw new UncheckedIOException("cannot start " + name, ex);
         }
+    }
+
+    /**
+     * The class path of the tests, as surefire gives it to a forked JVM.
+     */
+    static String testClassPath()
+    {
+        return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     }
 
     String awaitLine(final String contains, final long timeoutMs) throws InterruptedException

@@ -178,7 +178,8 @@ public final class CncFile implements AutoCloseable
     {
         return new ConfigurationException("permission denied: this process may not " +
             (readOnly ? "read " : "read and write ") + file + " (" + MetaRoce.Configuration.DIR_PROP_NAME + "=" +
-            file.getParent() + "); run as the media driver's user, or point " +
+            file.getParent() + "); run as the media driver's user or as a member of the group its directory is " +
+            "shared with, or point " +
             MetaRoce.Configuration.DIR_PROP_NAME + " at a driver of your own");
     }
 

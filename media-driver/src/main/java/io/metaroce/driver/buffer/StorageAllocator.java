@@ -28,14 +28,14 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
-import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.function.ToLongFunction;
 
 /**
- * Creates the driver's files safely: owner-only permissions (0600), never through a symbolic link, and a free-space
+ * Creates the driver's files safely: owner-only permissions (0600, or 0660 with a group: {@link FileAccess}), never
+ * through a symbolic link, and a free-space
  * check before every file, so that an undersized file system (a small {@code /dev/shm} in a container, say) fails
  * with a {@link StorageSpaceException} naming the numbers instead of a SIGBUS when a mapped page cannot be backed.
  * Files that are not sparse are filled with zeros when created, which makes the file system back every page up front.
@@ -46,18 +46,31 @@ public final class StorageAllocator
 {
     private static final boolean IS_POSIX =
         java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
-    private static final Set<PosixFilePermission> FILE_PERMISSIONS = PosixFilePermissions.fromString("rw-------");
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private final ToLongFunction<File> usableSpaceFunction;
+    private final FileAccess fileAccess;
 
     /**
-     * Create an allocator.
+     * Create an allocator of owner-only files.
      *
      * @param usableSpaceFunction gives the usable bytes of the file system holding a path.
      */
     public StorageAllocator(final ToLongFunction<File> usableSpaceFunction)
     {
+        this(usableSpaceFunction, FileAccess.ownerOnly());
+    }
+
+    /**
+     * Create an allocator.
+     *
+     * @param usableSpaceFunction gives the usable bytes of the file system holding a path.
+     * @param fileAccess          who may use the files created.
+     */
+    public StorageAllocator(final ToLongFunction<File> usableSpaceFunction, final FileAccess fileAccess)
+    {
         this.usableSpaceFunction = usableSpaceFunction;
+        this.fileAccess = fileAccess;
     }
 
     /**
@@ -108,7 +121,7 @@ public final class StorageAllocator
     }
 
     /**
-     * Create a new file with owner-only permissions after checking the space for it.
+     * Create a new file with this allocator's permissions after checking the space for it.
      *
      * @param file   to create; must not exist.
      * @param length of the file.
@@ -125,8 +138,8 @@ public final class StorageAllocator
     }
 
     /**
-     * Start creating a new file with owner-only permissions after checking the space for it, to be filled with zeros
-     * a chunk at a time by {@link FileAllocation#fill(long)}, so that a caller with other duties (the conductor
+     * Start creating a new file with this allocator's permissions after checking the space for it, to be filled with
+     * zeros a chunk at a time by {@link FileAllocation#fill(long)}, so that a caller with other duties (the conductor
      * creating a 3 GiB image log) can do them between the chunks. A sparse file is complete at once.
      *
      * @param file   to create; must not exist.
@@ -147,12 +160,12 @@ public final class StorageAllocator
         {
             if (IS_POSIX)
             {
+                // created owner-only: the group, if any, is opened only once the file belongs to it
                 final FileAttribute<Set<PosixFilePermission>> permissions =
-                    PosixFilePermissions.asFileAttribute(FILE_PERMISSIONS);
+                    PosixFilePermissions.asFileAttribute(OWNER_ONLY);
                 Files.createFile(path, permissions);
                 isCreated = true;
-                Files.getFileAttributeView(path, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                    .setPermissions(FILE_PERMISSIONS);
+                fileAccess.restrictFile(path);
             }
             else
             {

@@ -14,7 +14,8 @@
  * limitations under the License.
  */
 /**
- * Files the driver creates: owner-only, checked against the usable space of their file system before they exist
+ * Files the driver creates: owner-only, or open to one group as well ({@link io.metaroce.driver.buffer.FileAccess}),
+ * checked against the usable space of their file system before they exist
  * ({@link io.metaroce.driver.buffer.StorageAllocator}), and the publication log buffers laid out as
  * {@link io.metaroce.client.logbuffer.LogBufferDescriptor} describes ({@link io.metaroce.driver.buffer.LogFactory},
  * {@link io.metaroce.driver.buffer.RawLog}). Used by the conductor only.
