@@ -16,24 +16,21 @@
 package io.metaroce.samples;
 
 import io.metaroce.client.MetaRoce;
-import io.metaroce.driver.MediaDriver;
-import io.metaroce.driver.ThreadingMode;
+import io.metaroce.test.EmbeddedDriver;
+import io.metaroce.test.MetaRoceExtension;
 import org.HdrHistogram.Histogram;
-import org.agrona.concurrent.SleepingIdleStrategy;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,7 +44,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SamplesTest
 {
-    private MediaDriver driver;
+    @RegisterExtension
+    final MetaRoceExtension metaroce = new MetaRoceExtension();
+
+    private EmbeddedDriver driver;
     private MetaRoce client;
 
     @BeforeAll
@@ -69,35 +69,10 @@ class SamplesTest
     }
 
     @BeforeEach
-    void setUp()
+    void setUp(final EmbeddedDriver driver)
     {
-        driver = MediaDriver.launch(new MediaDriver.Context()
-            .directoryName(new File("/dev/shm").isDirectory() ?
-                "/dev/shm/metaroce-samples-test-" + UUID.randomUUID() :
-                new File(System.getProperty("java.io.tmpdir"), "metaroce-samples-test-" + UUID.randomUUID()).getPath())
-            .dirDeleteOnShutdown(true)
-            .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(100)))
-            .ipcTermLength(64 * 1024)
-            .termSparseFile(true)
-            .toDriverBufferLength(64 * 1024)
-            .toClientsBufferLength(64 * 1024)
-            .countersBufferLength(64 * 1024)
-            .errorBufferLength(64 * 1024));
-        client = MetaRoce.connect(new MetaRoce.Context().directoryName(driver.directoryName()));
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != client)
-        {
-            client.close();
-        }
-        if (null != driver)
-        {
-            driver.close();
-        }
+        this.driver = driver;
+        client = driver.client();
     }
 
     @Test

@@ -20,14 +20,15 @@ import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.cnc.CncFile;
 import io.metaroce.driver.MediaDriver;
+import io.metaroce.test.EmbeddedDriver;
+import io.metaroce.test.MetaRoceExtension;
 import io.metaroce.driver.ThreadingMode;
 import org.agrona.IoUtil;
-import org.agrona.concurrent.SleepingIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -41,7 +42,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,50 +55,32 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The operator tools against a real embedded driver (SHARED threading, sleeping idle) carrying an IPC stream and a
- * two-plane network stream over loopback, published and subscribed in the same driver: {@code stat}'s filters and
- * state names, {@code streams} and {@code backlog} positions, and the publisher and subscriber options. Tools run
- * in-process through their {@code run} methods.
+ * The operator tools against a real embedded driver ({@link MetaRoceExtension}: SHARED threading, sleeping idle)
+ * carrying an IPC stream and a two-plane network stream over loopback, published and subscribed in the same driver:
+ * {@code stat}'s filters and state names, {@code streams} and {@code backlog} positions, and the publisher and
+ * subscriber options. Tools run in-process through their {@code run} methods.
  */
 class ToolsTest
 {
     private static final int IPC_STREAM = 3001;
     private static final int NET_STREAM = 3002;
 
-    private MediaDriver driver;
+    @RegisterExtension
+    final MetaRoceExtension metaroce = new MetaRoceExtension()
+        .driverSettings((ctx) -> ctx.countersBufferLength(1024 * 1024).toDriverBufferLength(1024 * 1024)
+            .toClientsBufferLength(1024 * 1024));
+
+    private EmbeddedDriver driver;
     private MetaRoce client;
     private String networkChannel;
 
     @BeforeEach
-    void setUp()
+    void setUp(final EmbeddedDriver driver)
     {
-        driver = MediaDriver.launch(new MediaDriver.Context()
-            .directoryName(new File("/dev/shm").isDirectory() ?
-                "/dev/shm/metaroce-tools-test-" + UUID.randomUUID() :
-                new File(System.getProperty("java.io.tmpdir"), "metaroce-tools-test-" + UUID.randomUUID()).getPath())
-            .dirDeleteOnShutdown(true)
-            .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(100)))
-            .ipcTermLength(64 * 1024)
-            .termSparseFile(true)
-            .countersBufferLength(1024 * 1024)
-            .errorBufferLength(64 * 1024));
-        client = MetaRoce.connect(new MetaRoce.Context().directoryName(driver.directoryName()));
+        this.driver = driver;
+        client = driver.client();
         final int port = freePort();
         networkChannel = "metaroce:udp?endpoint=127.0.0.2:" + port + ",127.0.0.3:" + port;
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        if (null != client)
-        {
-            client.close();
-        }
-        if (null != driver)
-        {
-            driver.close();
-        }
     }
 
     @Test
