@@ -625,20 +625,22 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
-     * Report a connection's retransmissions since the last sample as loss observations (bytes estimated from the
-     * connection's average DATA payload) in the entry of its connection form.
+     * Report a connection's retransmissions since the last sample, less those the receiver reported it already held
+     * (spurious: an ACK was lost or late, not DATA), as loss observations (bytes estimated from the connection's
+     * average DATA payload) in the entry of its connection form. The report only grows: a spurious report that
+     * arrives after its retransmission was sampled offsets later retransmissions instead of taking loss back.
      */
     private void sampleLoss(final ConnectionLoss loss, final long nowMs)
     {
         final SenderConnection connection = loss.connection;
-        final long retransmits = connection.retransmits();
-        final long observations = retransmits - loss.sampledRetransmits;
+        final long lost = connection.retransmits() - connection.spuriousRetransmits();
+        final long observations = lost - loss.sampledLost;
         if (observations <= 0)
         {
             return;
         }
 
-        loss.sampledRetransmits = retransmits;
+        loss.sampledLost = lost;
         int entry = lossEntryByConnectionForm.getValue(loss.connectionForm);
         if (NO_LOSS_ENTRY == entry)
         {
@@ -832,7 +834,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     {
         final SenderConnection connection;
         final String connectionForm;
-        long sampledRetransmits;
+        long sampledLost;
         long round;
 
         ConnectionLoss(final SenderConnection connection, final String connectionForm)

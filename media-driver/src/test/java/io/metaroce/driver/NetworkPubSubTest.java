@@ -36,6 +36,7 @@ import java.io.File;
 import java.nio.MappedByteBuffer;
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 
@@ -108,6 +109,58 @@ class NetworkPubSubTest
         final NetworkLossGenerator senderLoss = new NetworkLossGenerator(SEED + 1)
             .controlRate(0, 0.03).controlRate(3, 0.1);
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> transfer(4, 2_000, "", receiverLoss, senderLoss));
+    }
+
+    @Test
+    void shouldNotReportSpuriousRetransmissionsAsLossWhenOnlyAcksAreLost()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            System.out.println("network test seed " + SEED + " (replay with -Dmetaroce.network.test.seed=" + SEED +
+                ")");
+            harness = new NetworkTestHarness(2);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext(threadingMode));
+            // only what the sender receives is dropped: ACKs (and credit), never DATA
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext(threadingMode)
+                .lossGenerator(new NetworkLossGenerator(SEED).controlRate(0, 0.4).controlRate(1, 0.4)));
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID);
+            final ExclusivePublication publication = senderClient.addExclusivePublication(
+                harness.publicationChannel("|path-counters=true"), STREAM_ID);
+            Await.until("publication connected", 10_000, publication::isConnected);
+
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1024]);
+            final int[] received = { 0 };
+            long spurious = 0;
+            for (int sent = 0; spurious < 5 || received[0] < sent; )
+            {
+                if (sent < 20_000 && publication.offer(buffer, 0, buffer.capacity()) > 0)
+                {
+                    sent++;
+                }
+                if (0 == subscription.poll((b, offset, length, header) -> received[0]++, 16))
+                {
+                    LockSupport.parkNanos(10_000);
+                }
+                spurious = sumCounters(senderClient, "snd-spurious-retransmits: ");
+                assertTrue(sent < 20_000 || received[0] < sent || spurious >= 5,
+                    "too few spurious retransmissions to tell: " + spurious);
+            }
+
+            // every retransmission counted below is sampled into the report by the time it is read
+            final long sampleIntervalMs = TimeUnit.NANOSECONDS.toMillis(SendEndpoint.LOSS_SAMPLE_INTERVAL_NS);
+            Thread.sleep(3 * sampleIntervalMs);
+            final long retransmits = sumCounters(senderClient, "snd-retransmits: ");
+            spurious = sumCounters(senderClient, "snd-spurious-retransmits: ");
+            Thread.sleep(3 * sampleIntervalMs);
+            final long observations = lossObservations(senderDriver, harness.endpoints());
+            System.out.println("ACK loss only: retransmits " + retransmits + ", spurious " + spurious +
+                ", loss observations " + observations);
+            assertTrue(observations < retransmits, "spurious retransmissions are not loss: " + observations +
+                " of " + retransmits + " retransmissions, " + spurious + " spurious");
+        });
     }
 
     @Test
