@@ -25,6 +25,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -218,6 +219,25 @@ class StartConfigurationTest
             assertTrue(line.contains("the client needs the JVM flag " + flag), line);
             assertEquals(1, client.awaitExit(TIMEOUT_MS));
             assertFalse(new File(directoryName).exists(), "nothing left in the driver directory's place");
+        });
+    }
+
+    @Test
+    void shouldNameTheSunNioChFlagTheReadmeGivesWhenItIsMissing() throws IOException
+    {
+        final String flag = "--add-opens java.base/sun.nio.ch=ALL-UNNAMED";
+        final String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+        assertTrue(readme.contains("A JVM that runs the driver also wants `" + flag + "`"), "the README's flag");
+
+        assertTimeoutPreemptively(Duration.ofSeconds(90), () ->
+        {
+            writeProperties();
+            final ChildProcess driver = start("driver", false,
+                List.of("--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"), MediaDriver.class.getName(),
+                propertiesFile.getPath());
+            final String line = driver.awaitLine("the batched transport", TIMEOUT_MS);
+            assertTrue(line.contains("cannot run here (the JVM lacks " + flag + " ("), line);
+            driver.awaitLine("running in " + directoryName, TIMEOUT_MS);
         });
     }
 

@@ -50,7 +50,8 @@ import java.nio.channels.DatagramChannel;
  *         (byte[]);</li>
  *     <li>{@code sun.nio.ch.SelChImpl.getFDVal()} of {@code java.base}, public in a package it does not export, for
  *         a channel's descriptor: it needs {@code --add-exports java.base/sun.nio.ch=ALL-UNNAMED}, which
- *         {@code --add-opens} includes.</li>
+ *         {@code --add-opens} includes; the reason it gives without it names {@code --add-opens}, the one flag the
+ *         documentation asks for.</li>
  * </ul>
  * The public API used besides: {@code Epoll.ensureAvailability()}, {@code LinuxSocket.newSocket(int)},
  * {@code setIntOpt} and {@code writevAddresses}, and {@code Errors.NativeIoException.expectedErr()}.
@@ -169,7 +170,9 @@ public final class NativeDatagrams
         catch (final Throwable ex)
         {
             reason = ex instanceof IllegalAccessException ?
-                "the JVM lacks --add-exports java.base/sun.nio.ch=ALL-UNNAMED (" + ex.getMessage() + ")" :
+                // the flag the documentation gives: it includes the export needed here and opens what the NIO
+                // transport's allocation-free receive needs
+                "the JVM lacks --add-opens java.base/sun.nio.ch=ALL-UNNAMED (" + ex.getMessage() + ")" :
                 ex.toString();
         }
         PACKET = packet;
