@@ -140,7 +140,7 @@ public final class MediaDriver implements AutoCloseable
 
         driverDirectory = DriverDirectory.create(
             directory, cncLength, ctx.driverTimeoutMs(), ctx.epochClock(), storageAllocator, ctx.fileAccess(),
-            System.out);
+            ctx.driverLog().lines(System.Logger.Level.INFO));
         final MappedByteBuffer cncMapping = driverDirectory.cncMapping();
         try
         {
@@ -166,7 +166,7 @@ public final class MediaDriver implements AutoCloseable
 
             final DistinctErrorLog errorLog = new DistinctErrorLog(
                 CncFileDescriptor.createErrorLogBuffer(cncMapping, metaData), ctx.epochClock(), StandardCharsets.UTF_8);
-            loggingErrorHandler = new LoggingErrorHandler(errorLog, System.err);
+            loggingErrorHandler = new LoggingErrorHandler(errorLog, ctx.driverLog().lines(System.Logger.Level.ERROR));
             ctx.driverErrorHandler(ApplicationErrorHandler.around(new CountedErrorHandler(
                 loggingErrorHandler, systemCounters.get(SystemCounterDescriptor.ERRORS)), ctx.errorHandler()));
 
@@ -276,6 +276,7 @@ public final class MediaDriver implements AutoCloseable
      */
     public static void main(final String[] args)
     {
+        DriverLog.printToConsole();
         final MediaDriver driver;
         final ShutdownSignalBarrier barrier;
         try
@@ -466,7 +467,8 @@ public final class MediaDriver implements AutoCloseable
     {
         final AgentRunner runner = new AgentRunner(idleStrategy, ctx.driverErrorHandler(), null, agent);
         runners.add(runner);
-        AgentRunner.startOnThread(runner, CpuAffinity.threadFactory(agent.roleName(), cpuId, System.err));
+        AgentRunner.startOnThread(runner, CpuAffinity.threadFactory(
+            agent.roleName(), cpuId, ctx.driverLog().lines(System.Logger.Level.WARNING)));
     }
 
     /**
@@ -489,6 +491,8 @@ public final class MediaDriver implements AutoCloseable
             Configuration.DIR_DELETE_ON_SHUTDOWN_PROP_NAME, false);
         private String dirGroup = System.getProperty(Configuration.DIR_GROUP_PROP_NAME);
         private FileAccess fileAccess;
+        private System.Logger logger;
+        private DriverLog driverLog;
         private ThreadingMode threadingMode = threadingModeProperty();
         private long driverTimeoutNs = Configuration.durationProperty(
             MetaRoce.Configuration.DRIVER_TIMEOUT_PROP_NAME, MetaRoce.Configuration.DRIVER_TIMEOUT_DEFAULT_NS);
@@ -575,8 +579,9 @@ public final class MediaDriver implements AutoCloseable
                 throw new ConfigurationException("driver context already concluded: use one Context per driver");
             }
             isConcluded = true;
+            driverLog = new DriverLog(null == logger ? System.getLogger(DriverLog.DRIVER_LOGGER) : logger);
             AgronaAccess.check("the media driver");
-            PropertyRegistry.checkSystemProperties("the media driver", System.err);
+            PropertyRegistry.checkSystemProperties("the media driver", driverLog.lines(System.Logger.Level.WARNING));
 
             concludeTimeouts();
             concludeFileAccess();
@@ -621,7 +626,7 @@ public final class MediaDriver implements AutoCloseable
                 Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, Configuration.TRANSPORT_SEGMENTATION_PROP_NAME);
             if (null == transportFactory)
             {
-                transportFactory = transportFactoryProperty();
+                transportFactory = transportFactoryProperty(driverLog);
             }
 
             recordSetInCode(null != lossGenerator, Configuration.LOSS_DATA_RATE_PROP_NAME,
@@ -1123,7 +1128,7 @@ public final class MediaDriver implements AutoCloseable
             return 0 == bytes % 1024 ? bytes / 1024 + "k" : String.valueOf(bytes);
         }
 
-        static PacketTransportFactory transportFactoryProperty()
+        static PacketTransportFactory transportFactoryProperty(final DriverLog driverLog)
         {
             final String kind = System.getProperty(Configuration.TRANSPORT_PROP_NAME, Configuration.TRANSPORT_DEFAULT)
                 .trim();
@@ -1149,8 +1154,9 @@ public final class MediaDriver implements AutoCloseable
             }
             if (!NativeDatagrams.isAvailable())
             {
-                System.err.println("metaroce: the batched transport (" + Configuration.TRANSPORT_PROP_NAME +
-                    "=batched) cannot run here (" + NativeDatagrams.unavailableReason() + "); running nio");
+                driverLog.log(System.Logger.Level.WARNING, "metaroce: the batched transport (" +
+                    Configuration.TRANSPORT_PROP_NAME + "=batched) cannot run here (" +
+                    NativeDatagrams.unavailableReason() + "); running nio");
                 return PacketTransportFactory.udp();
             }
 
@@ -1247,6 +1253,41 @@ public final class MediaDriver implements AutoCloseable
         FileAccess fileAccess()
         {
             return fileAccess;
+        }
+
+        /**
+         * Route the driver's messages (a reclaimed directory, a transport that falls back, a thread that cannot be
+         * pinned, an unknown property) to a logger; by default {@code System.getLogger("io.metaroce.driver")}, which
+         * an application configures with its own logging. The standalone driver prints them as lines on standard
+         * output and error.
+         *
+         * @param logger for the driver's messages, null for the default.
+         * @return this for a fluent API.
+         */
+        public Context logger(final System.Logger logger)
+        {
+            this.logger = logger;
+            return this;
+        }
+
+        /**
+         * The logger set for the driver's messages.
+         *
+         * @return the logger, or null for {@code System.getLogger("io.metaroce.driver")}.
+         */
+        public System.Logger logger()
+        {
+            return logger;
+        }
+
+        /**
+         * The driver's messages; set by {@link #conclude()}.
+         *
+         * @return the log.
+         */
+        DriverLog driverLog()
+        {
+            return driverLog;
         }
 
         /**

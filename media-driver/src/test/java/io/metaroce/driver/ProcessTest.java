@@ -194,7 +194,10 @@ class ProcessTest
             Thread.sleep(TestContexts.DRIVER_TIMEOUT_MS + 200);
             final ChildProcess third = startProcess(
                 "third-driver", MediaDriver.class.getName(), propertiesFile.getPath());
-            third.awaitLine("reclaiming stale driver directory " + directoryName, START_TIMEOUT_MS);
+            final String reclaimed = third.awaitLine("reclaiming stale driver directory " + directoryName,
+                START_TIMEOUT_MS);
+            // a logged message, printed by the standalone driver as the plain line it always was
+            assertTrue(reclaimed.startsWith("metaroce: reclaiming stale driver directory "), reclaimed);
             third.awaitLine("running in " + directoryName, START_TIMEOUT_MS);
         });
     }

@@ -40,16 +40,17 @@ class TransportPropertyTest
     void shouldRunBatchedByDefaultAndNioWhenAsked()
     {
         assertEquals("udp (batched: up to 32 datagrams per sendmmsg/recvmmsg, segmentation offload on)",
-            MediaDriver.Context.transportFactoryProperty().toString(), "this build runs where the native library does");
+            MediaDriver.Context.transportFactoryProperty(DriverLog.driverLog()).toString(),
+            "this build runs where the native library does");
 
         System.setProperty(Configuration.TRANSPORT_PROP_NAME, "nio");
-        assertTrue(MediaDriver.Context.transportFactoryProperty().toString().contains("NIO"));
+        assertTrue(MediaDriver.Context.transportFactoryProperty(DriverLog.driverLog()).toString().contains("NIO"));
 
         System.setProperty(Configuration.TRANSPORT_PROP_NAME, "batched");
         System.setProperty(Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, "16");
         System.setProperty(Configuration.TRANSPORT_SEGMENTATION_PROP_NAME, "false");
         assertEquals("udp (batched: up to 16 datagrams per sendmmsg/recvmmsg, segmentation offload off)",
-            MediaDriver.Context.transportFactoryProperty().toString());
+            MediaDriver.Context.transportFactoryProperty(DriverLog.driverLog()).toString());
     }
 
     @Test
@@ -70,7 +71,8 @@ class TransportPropertyTest
     private static void assertNames(final String property)
     {
         final ConfigurationException ex =
-            assertThrows(ConfigurationException.class, MediaDriver.Context::transportFactoryProperty);
+            assertThrows(ConfigurationException.class,
+                () -> MediaDriver.Context.transportFactoryProperty(DriverLog.driverLog()));
         assertTrue(ex.getMessage().startsWith(property + " "), ex.getMessage());
     }
 }

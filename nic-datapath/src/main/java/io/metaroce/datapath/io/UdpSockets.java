@@ -175,7 +175,9 @@ final class UdpSockets
             new UnsafeBuffer(BufferUtil.allocateDirectAligned(JdkDatagramReceive.SOCKADDR_LENGTH, 64)) : null;
         if (null == receiveFileDescriptors && REPORTED_FALLBACK.compareAndSet(false, true))
         {
-            System.err.println(JdkDatagramReceive.BINDING.fallbackLine());
+            // a System.Logger, so that an application embedding the engine routes the line with its own logging
+            System.getLogger("io.metaroce.datapath").log(System.Logger.Level.WARNING,
+                JdkDatagramReceive.BINDING.fallbackLine());
         }
     }
 
