@@ -22,15 +22,73 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
+import java.util.function.IntSupplier;
 
 /**
  * Finds UDP ports that are free on loopback at the time of asking: on 127.0.0.1, or on every one of a list of
- * loopback addresses (the planes of a {@code metaroce:udp} endpoint all use one port).
+ * loopback addresses (the planes of a {@code metaroce:udp} endpoint all use one port); and binds a port picked that
+ * way, picking another while some other process takes the port first.
  */
 final class FreePorts
 {
+    /**
+     * Ports tried by {@link #bindFresh(IntSupplier, IntConsumer)} before it gives up.
+     */
+    static final int BIND_ATTEMPTS = 10;
+
     private FreePorts()
     {
+    }
+
+    /**
+     * Pick a free port and bind it, again with a fresh port while the bind finds the port taken ("Address already in
+     * use": another process bound it between the pick and the bind); any other failure ends it at once.
+     *
+     * @param freePort picks a port free at the time of asking.
+     * @param bind     binds a port, throwing when it cannot.
+     * @return the port bound.
+     * @throws IllegalStateException when {@link #BIND_ATTEMPTS} ports in a row were taken.
+     */
+    static int bindFresh(final IntSupplier freePort, final IntConsumer bind)
+    {
+        IllegalStateException failure = null;
+        for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++)
+        {
+            final int port = freePort.getAsInt();
+            try
+            {
+                bind.accept(port);
+                return port;
+            }
+            catch (final RuntimeException ex)
+            {
+                if (!isPortTaken(ex))
+                {
+                    throw ex;
+                }
+                if (null == failure)
+                {
+                    failure = new IllegalStateException("no free port stayed free until it was bound: " +
+                        BIND_ATTEMPTS + " ports in a row were taken first");
+                }
+                failure.addSuppressed(ex);
+            }
+        }
+
+        throw failure;
+    }
+
+    private static boolean isPortTaken(final Throwable ex)
+    {
+        for (Throwable cause = ex; null != cause; cause = cause.getCause())
+        {
+            if (null != cause.getMessage() && cause.getMessage().contains("Address already in use"))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     static int udpPort()

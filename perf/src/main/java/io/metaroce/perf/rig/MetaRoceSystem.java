@@ -52,6 +52,8 @@ public final class MetaRoceSystem implements IncastSource
     private static final int PING_STREAM = 1001;
     private static final int PONG_STREAM = 1002;
     private static final int ONE_WAY_STREAM = 1003;
+    // subscribed to hold a picked port until the streams subscribe (NetworkPlanes.bindFreePort); never published
+    private static final int PORT_HOLD_STREAM = 1004;
 
     private final MediaDriver driver;
     private final MetaRoce client;
@@ -145,8 +147,8 @@ public final class MetaRoceSystem implements IncastSource
         else
         {
             final String term = "|term-length=" + settings.termLength();
-            dataPort = network.freePort();
-            final int pongPort = network.freePort();
+            dataPort = network.bindFreePort(client, term, PORT_HOLD_STREAM);
+            final int pongPort = network.bindFreePort(client, term, PORT_HOLD_STREAM);
             pingPublicationChannel = network.publicationChannel(dataPort) + term + echoParams;
             pingSubscriptionChannel = network.subscriptionChannel(dataPort) + term;
             pongPublicationChannel = network.publicationChannel(pongPort) + term + echoParams;

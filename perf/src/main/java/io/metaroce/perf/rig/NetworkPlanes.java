@@ -15,6 +15,7 @@
  */
 package io.metaroce.perf.rig;
 
+import io.metaroce.client.MetaRoce;
 import io.metaroce.driver.NetworkLossGenerator;
 
 import java.util.ArrayList;
@@ -151,6 +152,22 @@ public record NetworkPlanes(
     public int freePort()
     {
         return FreePorts.udpPort(receiverHosts);
+    }
+
+    /**
+     * A port free on every receiver address, bound at once by a subscription of a client on a stream of its own, so
+     * that no other process takes it before the streams subscribe (their subscriptions on the same channel share the
+     * bound endpoint); a port another process takes between the pick and the bind is replaced by a fresh one.
+     *
+     * @param client       that subscribes; its close releases the port.
+     * @param suffix       appended to {@link #subscriptionChannel(int)}, as the streams' subscriptions append it.
+     * @param holdStreamId a stream id no stream of the run uses.
+     * @return the port.
+     */
+    public int bindFreePort(final MetaRoce client, final String suffix, final int holdStreamId)
+    {
+        return FreePorts.bindFresh(this::freePort,
+            (port) -> client.addSubscription(subscriptionChannel(port) + suffix, holdStreamId));
     }
 
     private String endpoints(final int port)

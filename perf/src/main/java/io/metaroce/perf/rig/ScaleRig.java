@@ -77,6 +77,8 @@ final class ScaleRig
     private static final int PONG_STREAM_ID = 902;
     private static final int LATENCY_PING_STREAM_ID = 903;
     private static final int LATENCY_PONG_STREAM_ID = 904;
+    // subscribed to hold a picked port until the streams subscribe (NetworkPlanes.bindFreePort); never published
+    private static final int PORT_HOLD_STREAM_ID = 999_999_001;
     private static final String LATENCY_CLASS = "|traffic-class=low-latency";
 
     private ScaleRig()
@@ -774,7 +776,7 @@ final class ScaleRig
                 new MetaRoce.Context().directoryName(receiverDriver.context().directoryName()));
             publisher = MetaRoce.connect(new MetaRoce.Context().directoryName(senderDriver.context().directoryName()));
             planes = NetworkPlanes.loopbackPlanes(PLANES, "|term-length=" + TERM_LENGTH, null);
-            final int port = planes.freePort();
+            final int port = planes.bindFreePort(subscriber, "", PORT_HOLD_STREAM_ID);
             publicationChannel = planes.publicationChannel(port);
             subscriptionChannel = planes.subscriptionChannel(port);
             subscriptions = new Subscription[streams];
@@ -838,7 +840,7 @@ final class ScaleRig
             // channel of its own in the other direction (the receiver's driver sending to the sender's).
             final NetworkPlanes reverse = new NetworkPlanes(
                 planes.senderHosts(), planes.receiverHosts(), planes.extraParams(), null);
-            final int port = reverse.freePort();
+            final int port = reverse.bindFreePort(publisher, "", PORT_HOLD_STREAM_ID);
             pingSubscription = subscriber.addSubscription(subscriptionChannel, PING_STREAM_ID);
             ping = publisher.addExclusivePublication(publicationChannel, PING_STREAM_ID);
             pongSubscription = publisher.addSubscription(reverse.subscriptionChannel(port), PONG_STREAM_ID);
