@@ -112,6 +112,61 @@ class NetworkPubSubTest
     }
 
     @Test
+    void shouldCountTheDataPacketsEachPlaneDeliversOnTheReceivingSide()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(2);
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext(threadingMode));
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext(threadingMode));
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Subscription subscription = receiverClient.addSubscription(harness.subscriptionChannel(""),
+                STREAM_ID);
+            final ExclusivePublication publication = senderClient.addExclusivePublication(
+                harness.publicationChannel(""), STREAM_ID);
+            Await.until("publication connected", 10_000, publication::isConnected);
+
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
+            final int[] received = { 0 };
+            for (int sent = 0; received[0] < 500; )
+            {
+                if (sent < 500 && publication.offer(buffer, 0, buffer.capacity()) > 0)
+                {
+                    sent++;
+                }
+                if (0 == subscription.poll((b, offset, length, header) -> received[0]++, 16))
+                {
+                    LockSupport.parkNanos(10_000);
+                }
+            }
+
+            final String prefix = "plane-packets-received: engine agent=receiver";
+            assertEquals(1, countLabels(receiverClient, prefix, " plane=0"), "one total per plane of the endpoint");
+            assertEquals(1, countLabels(receiverClient, prefix, " plane=1"));
+            assertEquals(0, countLabels(senderClient, "plane-packets-received: "), "a sender receives no DATA");
+            Await.until("every DATA packet sent counted where it arrived", 10_000, () ->
+                sumCounters(receiverClient, "plane-packets-received: ") ==
+                sumCounters(senderClient, "plane-packets: "));
+            assertTrue(planeValue(receiverClient, prefix, 0) > 0 && planeValue(receiverClient, prefix, 1) > 0,
+                "DATA is sprayed over both planes");
+        });
+    }
+
+    private static long planeValue(final MetaRoce client, final String prefix, final int plane)
+    {
+        final long[] value = { -1 };
+        client.countersReader().forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith(prefix) && label.endsWith(" plane=" + plane))
+            {
+                value[0] = client.countersReader().getCounterValue(counterId);
+            }
+        });
+        return value[0];
+    }
+
+    @Test
     void shouldNotReportSpuriousRetransmissionsAsLossWhenOnlyAcksAreLost()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->

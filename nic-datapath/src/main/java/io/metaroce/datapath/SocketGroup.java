@@ -24,6 +24,7 @@ import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.datapath.counters.EngineCounters;
 import io.metaroce.datapath.counters.IoCounters;
 import io.metaroce.datapath.counters.PlaneCounters;
+import io.metaroce.datapath.counters.PlaneReceiveCounters;
 import io.metaroce.datapath.io.PacketHandler;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -67,6 +68,7 @@ public final class SocketGroup
     private final String planeCounterContext;
     private final String connectionLabel;
     private PlaneCounters planeCounters;
+    private PlaneReceiveCounters planeReceiveCounters;
     private IoCounters ioCounters;
     boolean isRemoved;
 
@@ -152,6 +154,21 @@ public final class SocketGroup
     }
 
     /**
+     * The per-plane receive totals of the group's receiver connections, allocated when the first DATA packet for one
+     * arrives.
+     */
+    PlaneReceiveCounters planeReceiveCounters()
+    {
+        if (null == planeReceiveCounters)
+        {
+            planeReceiveCounters = new PlaneReceiveCounters(
+                countersManager, planeCounterContext, transport.planeCount());
+        }
+
+        return planeReceiveCounters;
+    }
+
+    /**
      * What the label of each counter of one of the group's connections starts with: the connection's id, then the
      * engine's and the group's labels.
      */
@@ -185,6 +202,11 @@ public final class SocketGroup
         {
             ioCounters.close();
             ioCounters = null;
+        }
+        if (null != planeReceiveCounters)
+        {
+            planeReceiveCounters.close();
+            planeReceiveCounters = null;
         }
         if (null != planeCounters)
         {

@@ -988,6 +988,10 @@ public final class TransportEngine implements AutoCloseable
             counters.drop(DropReason.WRONG_ROLE);
             return;
         }
+        if (DataDecoder.TEMPLATE_ID == templateId)
+        {
+            group.planeReceiveCounters().onDataPacket(plane);
+        }
 
         connection.onDatagram(templateId, reader, plane, nowNs);
     }

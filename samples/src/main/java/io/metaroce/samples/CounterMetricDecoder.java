@@ -212,6 +212,9 @@ final class CounterMetricDecoder
 
     static final MetricFamily PLANE_PACKETS = counter(
         "metaroce_plane_packets", "DATA packets a send endpoint sent on a plane, over all its connections.");
+    static final MetricFamily PLANE_PACKETS_RECEIVED = counter(
+        "metaroce_plane_packets_received", "DATA packets a receive endpoint received on a plane, over all its " +
+        "connections, duplicates included.");
     static final MetricFamily PLANE_RETRANSMITS = counter(
         "metaroce_plane_retransmits", "Retransmitted DATA packets a send endpoint sent on a plane.");
     static final MetricFamily PLANE_LOSSES_CHARGED = counter(
@@ -349,6 +352,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.PATH_TYPE_ID, "path-probes", PATH_PROBES);
 
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-packets", PLANE_PACKETS);
+        datapath(DatapathCounters.PLANE_TYPE_ID, "plane-packets-received", PLANE_PACKETS_RECEIVED);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-retransmits", PLANE_RETRANSMITS);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-losses-charged", PLANE_LOSSES_CHARGED);
         datapath(DatapathCounters.PLANE_TYPE_ID, "plane-losses-shared", PLANE_LOSSES_SHARED);
