@@ -111,6 +111,12 @@ class DriverDistributionIT
             assertEquals("java.base/jdk.internal.misc", attributes.getValue("Add-Exports"));
             assertEquals("java.base/sun.nio.ch", attributes.getValue("Add-Opens"));
             assertEquals("ALL-UNNAMED", attributes.getValue("Enable-Native-Access"));
+            // the batched transport's native library for both Linux architectures the README names
+            for (final String arch : new String[]{ "x86_64", "aarch_64" })
+            {
+                final String library = "META-INF/native/libnetty_transport_native_epoll_" + arch + ".so";
+                assertTrue(null != jar.getEntry(library), "the driver jar has no " + library);
+            }
         }
     }
 

@@ -20,11 +20,14 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class CpuAffinityTest
 {
@@ -45,6 +48,24 @@ class CpuAffinityTest
         final String text = output.toString(StandardCharsets.UTF_8);
         assertEquals(1, text.lines().count(), text);
         assertTrue(text.contains("metaroce-sender") && text.contains("running unpinned"), text);
+    }
+
+    @Test
+    void shouldPinThroughAffinityAndJnaOnLinux() throws Exception
+    {
+        // Linux lets a thread pin itself to any CPU of the process's set; CPU 0 is in it unless a cpuset took it away
+        assumeTrue(System.getProperty("os.name").startsWith("Linux") &&
+            Files.readString(Path.of("/proc/self/status")).lines()
+                .anyMatch((line) -> line.matches("Cpus_allowed_list:\\s+0([-,].*)?")),
+            "skipped: pins CPU 0 on Linux only, where the process may use it");
+        final AtomicBoolean pinned = new AtomicBoolean();
+        final Thread thread = new Thread(
+            () -> pinned.set(CpuAffinity.pinCurrentThread("metaroce-sender", 0, warnings)), "pinned");
+        thread.start();
+        thread.join();
+
+        assertEquals("", output.toString(StandardCharsets.UTF_8));
+        assertTrue(pinned.get(), "Chronicle Affinity pinned the thread through JNA");
     }
 
     @Test

@@ -16,6 +16,9 @@
 package io.metaroce.datapath.io;
 
 import io.netty.util.Version;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * The Netty binding, {@link NativeDatagrams}: the contract of {@link PrivateApiBindingTest}, on the Netty version the
@@ -26,6 +29,18 @@ class NativeDatagramsTest extends PrivateApiBindingTest
     PrivateApiBinding binding()
     {
         return NativeDatagrams.BINDING;
+    }
+
+    @Test
+    void shouldShipTheNativeLibraryForBothLinuxArchitectures()
+    {
+        // Netty loads META-INF/native/lib<name>_<arch>.so for the architecture it runs on: aarch64 needs its own
+        for (final String arch : new String[]{ "x86_64", "aarch_64" })
+        {
+            final String library = "META-INF/native/libnetty_transport_native_epoll_" + arch + ".so";
+            assertNotNull(NativeDatagrams.class.getClassLoader().getResource(library), "not on the class path: " +
+                library);
+        }
     }
 
     boolean runsCheckedVersion()
