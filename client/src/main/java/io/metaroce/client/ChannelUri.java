@@ -205,6 +205,13 @@ public final class ChannelUri
     public static final String AUTH_MODE_PARAM = "auth-mode";
 
     /**
+     * Network parameter of publications and subscriptions: {@code true} makes the channel authenticate whatever the
+     * driver's {@code metaroce.auth.require}: a subscription's receive endpoint refuses every connection without a
+     * handshake, a publication must find the peer its receiver proves.
+     */
+    public static final String AUTH_REQUIRE_PARAM = "auth-require";
+
+    /**
      * Value of {@link #AUTH_MODE_PARAM}: authenticated and encrypted.
      */
     public static final String AUTH_MODE_ENCRYPT = "encrypt";

@@ -403,6 +403,17 @@ public final class ChannelUriStringBuilder
     }
 
     /**
+     * {@link ChannelUri#AUTH_REQUIRE_PARAM}.
+     *
+     * @param authRequire true to require authentication on the channel, or null for the driver's setting.
+     * @return this.
+     */
+    public ChannelUriStringBuilder authRequire(final Boolean authRequire)
+    {
+        return param(ChannelUri.AUTH_REQUIRE_PARAM, text(authRequire));
+    }
+
+    /**
      * The channel's text.
      *
      * @return {@code [prefix:]metaroce:<media>[?key=value|...]}.

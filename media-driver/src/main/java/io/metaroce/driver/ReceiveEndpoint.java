@@ -129,6 +129,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             .imageAdmission(this)
             .settings(channel.engineSettings)
             .creditScheduler(creditScheduler)
+            .requireAuthentication(channel.authRequire)
             .counterLabel("rcv=" + channel.endpointList());
         this.clock = engine.context().clock();
         this.pendingImageTimeoutNs = channel.engineSettings.timers().connectionTimeoutNs();

@@ -77,13 +77,15 @@ final class UdpChannel
     static final String DESTINATIONS_PARAM = ChannelUri.DESTINATIONS_PARAM;
     static final String FLOW_CONTROL_PARAM = ChannelUri.FLOW_CONTROL_PARAM;
     static final String FLOW_CONTROL_TIMEOUT_PARAM = ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM;
+    static final String AUTH_REQUIRE_PARAM = ChannelUri.AUTH_REQUIRE_PARAM;
 
     /**
      * Parameters of both publications and subscriptions.
      */
     static final List<String> PARAMS = List.of(ENDPOINT_PARAM, ENTROPY_PARAM, ChannelUri.MTU_PARAM,
         ChannelUri.TERM_LENGTH_PARAM, RECEIVER_WINDOW_PARAM, CREDIT_PARAM, CONGESTION_PARAM, LINK_RATE_PARAM,
-        PATH_EVICTION_PARAM, ChannelUri.SPARSE_PARAM, TRANSPORT_PARAM, BATCH_LENGTH_PARAM, SEGMENTATION_PARAM);
+        PATH_EVICTION_PARAM, ChannelUri.SPARSE_PARAM, TRANSPORT_PARAM, BATCH_LENGTH_PARAM, SEGMENTATION_PARAM,
+        AUTH_REQUIRE_PARAM);
 
     /**
      * Parameters of publications only, which a subscription accepts and ignores.
@@ -131,6 +133,12 @@ final class UdpChannel
     final TrafficClass trafficClass;
     final byte[] authPeerKey;
     final boolean authEncrypt;
+    /**
+     * The channel authenticates: a subscription's endpoint refuses connections without a handshake, a publication
+     * must have a peer to authenticate to.
+     */
+    final boolean authRequire;
+    private final boolean authRequireNamed;
     final long linkRateMbps;
     final long lingerTimeoutNs;
     final boolean isSparse;
@@ -223,9 +231,11 @@ final class UdpChannel
         pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
             defaults.paths().pathCounters());
         trafficClass = parseTrafficClass(isSubscription ? null : params.get(TRAFFIC_CLASS_PARAM));
+        authRequireNamed = params.containsKey(AUTH_REQUIRE_PARAM);
+        authRequire = parseAuthRequire(ctx, params.get(AUTH_REQUIRE_PARAM));
         final TrustedPeers.Peer authPeer = isSubscription ? null : isMultiDestination ?
-            multiDestinationAuthPeer(ctx, params.get(AUTH_PEER_PARAM)) :
-            authPeer(ctx, params.get(AUTH_PEER_PARAM), endpoints);
+            multiDestinationAuthPeer(params.get(AUTH_PEER_PARAM), authRequire) :
+            authPeer(ctx, params.get(AUTH_PEER_PARAM), endpoints, authRequire);
         authPeerKey = null == authPeer ? null : authPeer.publicKey();
         authEncrypt = parseAuthMode(isSubscription ? null : params.get(AUTH_MODE_PARAM), ctx.authEncrypt());
         linkRateMbps = parseLong(
@@ -249,7 +259,7 @@ final class UdpChannel
             (isSubscription ? "" : "|path-policy=" + pathPolicy) + "|path-eviction=" + pathEviction +
             "|link-rate=" + linkRateMbps +
             (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "") +
-            authForm(authPeer, authEncrypt);
+            authForm(authPeer, authEncrypt) + (isSubscription && authRequire ? "|" + AUTH_REQUIRE_PARAM + "=true" : "");
         final String interfaceForm = null == interfaces ? "" : "|interface=" + join(interfaces);
         final String pathCountersForm = isSubscription ? "" : "|path-counters=" + pathCounters;
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?" + receiversForm() + interfaceForm + settings +
@@ -454,6 +464,12 @@ final class UdpChannel
         checkSame(LINK_RATE_PARAM, linkRateMbps, existing.linkRateMbps);
         checkSame(RECEIVER_WINDOW_PARAM, receiverWindowLength, existing.receiverWindowLength);
         checkSame(ChannelUri.TERM_LENGTH_PARAM, termLength, existing.termLength);
+        // a subscription that names no requirement takes the endpoint's; one that names another is refused
+        if (authRequireNamed && authRequire != existing.authRequire)
+        {
+            throw invalid("parameter '" + AUTH_REQUIRE_PARAM + "' conflicts with the subscription already bound to " +
+                "these endpoints: " + authRequire + " requested, " + existing.authRequire + " in use");
+        }
         // a subscription that names no transport takes the endpoint's, whichever it is
         if (!transportParams.isEmpty() && !transportParams.equals(existing.transportParams))
         {
@@ -465,12 +481,15 @@ final class UdpChannel
     }
 
     /**
-     * The peer whose key the publication's receiver must prove: the trusted peer {@code auth-peer} names; with
-     * {@code metaroce.auth.require}, else the one whose hosts list the endpoint's host; null for an unauthenticated
-     * publication.
+     * The peer whose key the publication's receiver must prove: the trusted peer {@code auth-peer} names; when the
+     * channel requires authentication, else the one whose hosts list the endpoint's host; null for an
+     * unauthenticated publication.
      */
     private static TrustedPeers.Peer authPeer(
-        final MediaDriver.Context ctx, final String peerName, final InetSocketAddress[] endpoints)
+        final MediaDriver.Context ctx,
+        final String peerName,
+        final InetSocketAddress[] endpoints,
+        final boolean require)
     {
         final TrustedPeers peers = ctx.trustedPeers();
         if (null == peers)
@@ -492,14 +511,15 @@ final class UdpChannel
             }
             return peer;
         }
-        if (!ctx.authRequire())
+        if (!require)
         {
             return null;
         }
         final TrustedPeers.Peer peer = peers.byHost(endpoints[0].getHostString());
         if (null == peer)
         {
-            throw invalid(Configuration.AUTH_REQUIRE_PROP_NAME + " is set and no peer of " +
+            throw invalid((ctx.authRequire() ? Configuration.AUTH_REQUIRE_PROP_NAME + " is set" :
+                "parameter '" + AUTH_REQUIRE_PARAM + "=true'") + " and no peer of " +
                 Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " lists host " + endpoints[0].getHostString() +
                 ": name the receiver with '" + AUTH_PEER_PARAM + "'");
         }
@@ -514,6 +534,26 @@ final class UdpChannel
     {
         return null == authPeer ? "" : "|" + AUTH_PEER_PARAM + "=" + authPeer.name() + "|" + AUTH_MODE_PARAM + "=" +
             (encrypt ? ChannelUri.AUTH_MODE_ENCRYPT : ChannelUri.AUTH_MODE_INTEGRITY);
+    }
+
+    /**
+     * Whether the channel authenticates: {@code auth-require}, by default the driver's {@code metaroce.auth.require},
+     * which a channel cannot lift; requiring it needs the driver's key and allow-list.
+     */
+    private static boolean parseAuthRequire(final MediaDriver.Context ctx, final String value)
+    {
+        final boolean require = parseBoolean(AUTH_REQUIRE_PARAM, value, ctx.authRequire());
+        if (!require && ctx.authRequire())
+        {
+            throw invalid("parameter '" + AUTH_REQUIRE_PARAM + "=false' cannot lift the driver's " +
+                Configuration.AUTH_REQUIRE_PROP_NAME);
+        }
+        if (require && null == ctx.trustedPeers())
+        {
+            throw invalid("parameter '" + AUTH_REQUIRE_PARAM + "=true' needs the driver's " +
+                Configuration.AUTH_KEY_FILE_PROP_NAME + " and " + Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+        }
+        return require;
     }
 
     private static boolean parseAuthMode(final String mode, final boolean defaultEncrypt)
@@ -749,17 +789,18 @@ final class UdpChannel
      * A multi-destination publication sends to receivers that would each prove a key of their own, and a connection
      * authenticates one peer: it is refused where authentication is asked for.
      */
-    private static TrustedPeers.Peer multiDestinationAuthPeer(final MediaDriver.Context ctx, final String peerName)
+    private static TrustedPeers.Peer multiDestinationAuthPeer(final String peerName, final boolean require)
     {
         if (null != peerName)
         {
             throw invalid("parameter '" + AUTH_PEER_PARAM + "' is not supported with " + CONTROL_MODE_PARAM + "=" +
                 ChannelUri.MANUAL_CONTROL_MODE + ": each destination would need its own peer key");
         }
-        if (null != ctx.trustedPeers() && ctx.authRequire())
+        if (require)
         {
-            throw invalid(Configuration.AUTH_REQUIRE_PROP_NAME + " is set and a multi-destination publication (" +
-                CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE + ") cannot authenticate its receivers");
+            throw invalid(Configuration.AUTH_REQUIRE_PROP_NAME + " or '" + AUTH_REQUIRE_PARAM + "=true' is set and a " +
+                "multi-destination publication (" + CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE +
+                ") cannot authenticate its receivers");
         }
 
         return null;

@@ -62,6 +62,7 @@ class ChannelBuilderCoverageTest
             .destinations("127.0.0.2:40456", "127.0.0.3:40456")
             .flowControl(ChannelUri.FASTEST_FLOW_CONTROL)
             .flowControlTimeoutNs(2_000_000_000L)
+            .authRequire(true)
             .build();
 
         final Set<String> known = new TreeSet<>(UdpChannel.PARAMS);

@@ -19,6 +19,7 @@ import io.metaroce.client.ExclusivePublication;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.ConfigurationException;
+import io.metaroce.client.exceptions.RegistrationException;
 import io.metaroce.datapath.security.X25519;
 import io.metaroce.driver.security.DriverKeyFile;
 import org.junit.jupiter.api.AfterEach;
@@ -139,6 +140,78 @@ class NetworkAuthenticationTest
             assertEquals(0, NetworkForgedSetupTest.counterSum(receiverClient, "snd-datagrams: engine", ""),
                 "the receiver never answers a stranger");
         });
+    }
+
+    @Test
+    void shouldRefuseAnUnauthenticatedPeerOnlyOnASubscriptionThatRequiresAuthentication()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final NetworkTestHarness open = new NetworkTestHarness(1);
+            try
+            {
+                final Identity receiver = identity("receiver");
+                final Identity sender = identity("sender");
+                final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                    .authKeyFile(receiver.keyFile.toString())
+                    .trustedPeersFile(allowList("receiver-trusts", sender.line("")).toString()));
+                final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
+                    .authKeyFile(sender.keyFile.toString())
+                    .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
+                final MetaRoce receiverClient = harness.connect(receiverDriver);
+                final MetaRoce senderClient = harness.connect(senderDriver);
+
+                final Subscription required = receiverClient.addSubscription(
+                    harness.subscriptionChannel("|auth-require=true"), STREAM_ID);
+                final Subscription unrequired = receiverClient.addSubscription(
+                    open.subscriptionChannel(""), STREAM_ID);
+                final ExclusivePublication plain = senderClient.addExclusivePublication(
+                    harness.publicationChannel(""), STREAM_ID);
+                final ExclusivePublication toOpen = senderClient.addExclusivePublication(
+                    open.publicationChannel(""), STREAM_ID);
+
+                Await.until("the unauthenticated SETUPs to the requiring endpoint are refused", () ->
+                    NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=DOWNGRADE") >= 2);
+                Await.until("the endpoint that requires nothing connects", toOpen::isConnected);
+                NetworkPubSubTest.sendAndReceive(toOpen, unrequired, toOpen.sessionId(), 200);
+                assertFalse(plain.isConnected(), "an unauthenticated peer never reaches the requiring endpoint");
+                assertEquals(0, required.imageCount(), "no image from an unauthenticated peer");
+
+                final ExclusivePublication authenticated = senderClient.addExclusivePublication(
+                    harness.publicationChannel("|auth-peer=receiver"), STREAM_ID);
+                Await.until("the authenticated publication connects", authenticated::isConnected);
+                NetworkPubSubTest.sendAndReceive(authenticated, required, authenticated.sessionId(), 200);
+                assertFalse(plain.isConnected(), "still refused");
+
+                final RegistrationException conflict = assertThrows(RegistrationException.class, () ->
+                    receiverClient.addSubscription(harness.subscriptionChannel("|auth-require=false"), STREAM_ID));
+                assertTrue(conflict.getMessage().contains("auth-require"), conflict.getMessage());
+            }
+            finally
+            {
+                open.close();
+            }
+        });
+    }
+
+    @Test
+    void shouldRefuseARequirementTheDriverCannotMeetOrLift() throws IOException
+    {
+        harness = new NetworkTestHarness(1);
+        final MetaRoce plainClient = harness.connect(harness.launch(NetworkTestHarness.driverContext()));
+        final RegistrationException noKeys = assertThrows(RegistrationException.class, () ->
+            plainClient.addSubscription(harness.subscriptionChannel("|auth-require=true"), STREAM_ID));
+        assertTrue(noKeys.getMessage().contains("auth-require=true") &&
+            noKeys.getMessage().contains("metaroce.auth.key.file"), noKeys.getMessage());
+
+        final Identity receiver = identity("receiver");
+        final MetaRoce requiringClient = harness.connect(harness.launch(NetworkTestHarness.driverContext()
+            .authKeyFile(receiver.keyFile.toString()).authRequire(true)
+            .trustedPeersFile(allowList("receiver-trusts", receiver.line(" 127.0.0.2")).toString())));
+        final RegistrationException lifted = assertThrows(RegistrationException.class, () ->
+            requiringClient.addPublication(harness.publicationChannel("|auth-require=false"), STREAM_ID));
+        assertTrue(lifted.getMessage().contains("cannot lift"), lifted.getMessage());
     }
 
     @Test

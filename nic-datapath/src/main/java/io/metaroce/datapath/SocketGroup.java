@@ -60,6 +60,7 @@ public final class SocketGroup
     final ImageAdmission admission;
     final SharedCreditScheduler creditScheduler;
     final String counterLabel;
+    final boolean requiresAuthentication;
     final DatagramProxy proxy;
     final Long2ObjectHashMap<ReceiverStream> streamsByKey = new Long2ObjectHashMap<>();
     final PacketHandler datagramHandler;
@@ -89,6 +90,7 @@ public final class SocketGroup
         this.admission = ctx.imageAdmission;
         this.creditScheduler = creditScheduler;
         this.counterLabel = ctx.counterLabel;
+        this.requiresAuthentication = ctx.requireAuthentication;
         this.proxy = new DatagramProxy(transport, counters);
         this.countersManager = countersManager;
         this.planeCounterContext = DatapathCounters.withLabel(counters.context(), counterLabel);
@@ -360,6 +362,7 @@ public final class SocketGroup
         private EngineSettings settings;
         private SharedCreditScheduler creditScheduler;
         private String counterLabel = "";
+        private boolean requireAuthentication;
 
         /**
          * The group's packet I/O; its owner closes it after removing the group.
@@ -493,6 +496,30 @@ public final class SocketGroup
         public String counterLabel()
         {
             return counterLabel;
+        }
+
+        /**
+         * Whether a SETUP arriving on the group's sockets must carry a handshake, whatever the engine's own policy
+         * ({@link io.metaroce.datapath.security.AuthSettings#requireAuthentication()}): a receive channel that asks
+         * for authentication. One without is dropped unanswered and counted as a downgrade.
+         *
+         * @param requireAuthentication true to refuse unauthenticated connections; needs the engine's authSettings.
+         * @return this.
+         */
+        public Context requireAuthentication(final boolean requireAuthentication)
+        {
+            this.requireAuthentication = requireAuthentication;
+            return this;
+        }
+
+        /**
+         * Whether a SETUP arriving on the group's sockets must carry a handshake.
+         *
+         * @return true when the group refuses unauthenticated connections.
+         */
+        public boolean requireAuthentication()
+        {
+            return requireAuthentication;
         }
     }
 }

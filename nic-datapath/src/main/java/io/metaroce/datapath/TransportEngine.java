@@ -219,6 +219,10 @@ public final class TransportEngine implements AutoCloseable
         {
             throw new IllegalArgumentException("a socket group's connectionHandler must be set");
         }
+        if (groupCtx.requireAuthentication() && null == authenticator)
+        {
+            throw new IllegalArgumentException("a socket group that requires authentication needs authSettings");
+        }
 
         final EngineSettings settings = reserveTransportOverhead(
             null == groupCtx.settings() ? ctx.settings() : groupCtx.settings(), transport.datagramOverhead());
@@ -1080,7 +1084,8 @@ public final class TransportEngine implements AutoCloseable
         {
             // a refused handshake draws no answer: an ERROR would tell a stranger which keys we trust [MR-SEC-4]
             auth = authenticator.respond(setup.buffer(), setup.offset() - MessageHeaderDecoder.ENCODED_LENGTH,
-                setup.limit() + SetupDecoder.extensionsHeaderLength(), setup.extensionsLength());
+                setup.limit() + SetupDecoder.extensionsHeaderLength(), setup.extensionsLength(),
+                group.requiresAuthentication);
             if (null == auth && 0 != authenticator.refusal())
             {
                 counters.drop(authRefusal(authenticator.refusal()));

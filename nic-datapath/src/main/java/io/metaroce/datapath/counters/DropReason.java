@@ -194,8 +194,8 @@ public final class DropReason
     public static final int UNTRUSTED_KEY = NO_CONNECTION + 29;
 
     /**
-     * A SETUP without HANDSHAKE at an engine that requires authentication, or a SETUP_ACK without HANDSHAKE for an
-     * authenticated SETUP; no answer [MR-SEC-5].
+     * A SETUP without HANDSHAKE at an engine or a socket group that requires authentication, or a SETUP_ACK without
+     * HANDSHAKE for an authenticated SETUP; no answer [MR-SEC-5].
      */
     public static final int DOWNGRADE = NO_CONNECTION + 30;
 

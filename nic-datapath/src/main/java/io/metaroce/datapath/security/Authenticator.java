@@ -106,18 +106,24 @@ public final class Authenticator
      * @param messageOffset where it starts.
      * @param blockOffset   where its extension block's bytes start.
      * @param blockLength   their length.
+     * @param require       true when the socket the SETUP arrived on requires authentication, whatever the
+     *                      engine's policy ({@link AuthSettings#requireAuthentication()}).
      * @return the connection's authentication, its message 1 read; or null: unauthenticated when {@link #refusal()}
      *         is 0, else refused for that reason.
      */
     public ConnectionAuth respond(
-        final DirectBuffer message, final int messageOffset, final int blockOffset, final int blockLength)
+        final DirectBuffer message,
+        final int messageOffset,
+        final int blockOffset,
+        final int blockLength,
+        final boolean require)
     {
         refusal = 0;
         final int valueOffset = SetupExtensions.find(message, blockOffset, blockLength, SetupExtensions.HANDSHAKE);
         final int flags = message.getShort(messageOffset + 64, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
         if (valueOffset < 0)
         {
-            refusal = settings.requireAuthentication() ||
+            refusal = require || settings.requireAuthentication() ||
                 0 != (flags & SetupExtensions.SETUP_FLAG_AUTHENTICATED) ? MISSING : 0;
             return null;
         }

@@ -70,7 +70,7 @@ class SecurityTestVectorsTest
         final byte[] setupBytes = copy(setup, 72 + setupBlock);
 
         final Authenticator responderSide = new Authenticator(settings(responderStatic), fixed(responderEphemeral));
-        final ConnectionAuth responder = responderSide.respond(setup, 0, 72, setupBlock);
+        final ConnectionAuth responder = responderSide.respond(setup, 0, 72, setupBlock, false);
         assertNotNull(responder, "refusal " + responderSide.refusal());
         final UnsafeBuffer setupAck = new UnsafeBuffer(new byte[512]);
         setupAck.putBytes(0, spec.get("golden SETUP_ACK"), 0, 68);
