@@ -21,20 +21,53 @@ import io.metaroce.datapath.security.PacketSealer;
 import io.metaroce.driver.security.DriverKeyFile;
 import io.metaroce.driver.security.TrustedPeers;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * The driver's authentication as its settings ask for it: the engines' {@link AuthSettings} (the driver's private
  * key and the trusted-key test) and the allow-list that publications' {@code auth-peer} names resolve in. Loaded at
  * start, so that a missing, unreadable or malformed key or allow-list fails the start with a message naming its
  * setting rather than the first connection.
- *
- * @param settings     for the transport engines.
- * @param trustedPeers the allow-list.
+ * <p>
+ * The allow-list is read again when its file changes: the conductor looks at the file's modification time, size and
+ * identity at most once per {@link #ALLOW_LIST_CHECK_INTERVAL_NS} ({@link #reloadIfChanged()}), and the engines'
+ * trusted-key test reads whichever list was loaded last. A new file that cannot be used (unsafe or malformed) leaves
+ * the list in force. Conductor-confined but for {@link #trustedPeers()}, which any thread may read.
  */
-record DriverAuthentication(AuthSettings settings, TrustedPeers trustedPeers)
+final class DriverAuthentication
 {
+    /**
+     * How often the conductor looks for a changed allow-list: once a second.
+     */
+    static final long ALLOW_LIST_CHECK_INTERVAL_NS = 1_000_000_000L;
+
+    private final Path trustedPeersFile;
+    private final AuthSettings settings;
+    private volatile TrustedPeers trustedPeers; // volatile: the engines' threads test keys against the latest list
+    private Object fileStamp;
+
+    private DriverAuthentication(
+        final byte[] privateKey,
+        final Path trustedPeersFile,
+        final TrustedPeers trustedPeers,
+        final Object fileStamp,
+        final boolean require,
+        final long keyUpdatePackets)
+    {
+        this.trustedPeersFile = trustedPeersFile;
+        this.trustedPeers = trustedPeers;
+        this.fileStamp = fileStamp;
+        this.settings = new AuthSettings(privateKey, (key) -> null != this.trustedPeers.byKey(key), require,
+            keyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS, AuthSettings::wallClockNs);
+    }
+
     /**
      * Load the key and the allow-list the settings name.
      *
@@ -72,11 +105,10 @@ record DriverAuthentication(AuthSettings settings, TrustedPeers trustedPeers)
         final byte[] privateKey = DriverKeyFile.readPrivateKey(Path.of(keyFile), Configuration.AUTH_KEY_FILE_PROP_NAME);
         try
         {
-            final TrustedPeers peers =
-                TrustedPeers.load(Path.of(trustedPeersFile), Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
-            final AuthSettings settings = new AuthSettings(privateKey, (key) -> null != peers.byKey(key), require,
-                updatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS, AuthSettings::wallClockNs);
-            return new DriverAuthentication(settings, peers);
+            final Path peersFile = Path.of(trustedPeersFile);
+            final Object stamp = fileStamp(peersFile);
+            final TrustedPeers peers = TrustedPeers.load(peersFile, Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+            return new DriverAuthentication(privateKey, peersFile, peers, stamp, require, updatePackets);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -85,6 +117,75 @@ record DriverAuthentication(AuthSettings settings, TrustedPeers trustedPeers)
         finally
         {
             Arrays.fill(privateKey, (byte)0);
+        }
+    }
+
+    /**
+     * For the transport engines.
+     *
+     * @return the identity and policy, whose trusted-key test follows the allow-list in force.
+     */
+    AuthSettings settings()
+    {
+        return settings;
+    }
+
+    /**
+     * The allow-list in force.
+     *
+     * @return the trusted peers last loaded.
+     */
+    TrustedPeers trustedPeers()
+    {
+        return trustedPeers;
+    }
+
+    /**
+     * Conductor: read the allow-list again when its file's modification time, size or identity changed since it was
+     * last read. A file that cannot be read or used leaves the list in force and is tried again at the next change.
+     *
+     * @return true when a new list is in force (connections of keys it no longer holds are to be closed).
+     * @throws ConfigurationException naming {@link Configuration#AUTH_TRUSTED_PEERS_FILE_PROP_NAME} and the problem
+     *                                when the changed file cannot be used.
+     */
+    boolean reloadIfChanged()
+    {
+        final Object stamp;
+        try
+        {
+            stamp = fileStamp(trustedPeersFile);
+        }
+        catch (final ConfigurationException ex)
+        {
+            if (null == fileStamp)
+            {
+                return false;
+            }
+            fileStamp = null;
+            throw ex;
+        }
+        if (stamp.equals(fileStamp))
+        {
+            return false;
+        }
+        fileStamp = stamp;
+        trustedPeers = TrustedPeers.load(trustedPeersFile, Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+
+        return true;
+    }
+
+    private static Object fileStamp(final Path file)
+    {
+        try
+        {
+            final BasicFileAttributes attributes =
+                Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return List.of(attributes.lastModifiedTime(), attributes.size(),
+                Objects.requireNonNullElse(attributes.fileKey(), ""));
+        }
+        catch (final IOException ex)
+        {
+            throw fail(Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME, "cannot be read (" + ex + ")", file);
         }
     }
 

@@ -143,6 +143,7 @@ final class DriverConductor implements Agent
     private final UnsafeBuffer defaultHeaderBuffer = new UnsafeBuffer(new byte[FrameDescriptor.HEADER_LENGTH]);
 
     private long timerDeadlineNs;
+    private long allowListDeadlineNs;
     private int publicationCursor;
     private int imageCursor;
     private long lastCommandConsumerPosition;
@@ -179,6 +180,7 @@ final class DriverConductor implements Agent
         this.epochClock = ctx.epochClock();
         this.nanoClock = ctx.nanoClock();
         this.timerIntervalNs = ctx.timerIntervalNs();
+        this.allowListDeadlineNs = nanoClock.nanoTime() + DriverAuthentication.ALLOW_LIST_CHECK_INTERVAL_NS;
         this.clientLivenessTimeoutNs = ctx.clientLivenessTimeoutNs();
         this.clientLivenessTimeoutMs = TimeUnit.NANOSECONDS.toMillis(clientLivenessTimeoutNs);
         this.commandUnblockTimeoutNs = clientLivenessTimeoutNs / 2;
@@ -705,8 +707,37 @@ final class DriverConductor implements Agent
         }
 
         onNetworkTimer(nowNs);
+        checkAllowList(nowNs);
 
         return 1;
+    }
+
+    /**
+     * At most once per {@link DriverAuthentication#ALLOW_LIST_CHECK_INTERVAL_NS}, read a changed allow-list again and
+     * have both engines close the authenticated connections of every key it no longer holds. A changed file that
+     * cannot be used goes to the error log and leaves the list in force.
+     */
+    private void checkAllowList(final long nowNs)
+    {
+        final DriverAuthentication authentication = ctx.authentication();
+        if (null == authentication || nowNs - allowListDeadlineNs < 0)
+        {
+            return;
+        }
+        allowListDeadlineNs = nowNs + DriverAuthentication.ALLOW_LIST_CHECK_INTERVAL_NS;
+        try
+        {
+            if (authentication.reloadIfChanged())
+            {
+                offerCommand(senderCommands, () -> senderAgent.engine().revokeUntrusted());
+                offerCommand(receiverCommands, () -> receiverAgent.engine().revokeUntrusted());
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            ctx.driverErrorHandler().onError(new IllegalStateException(
+                "the changed allow-list is not used, the previous one stays in force: " + ex.getMessage(), ex));
+        }
     }
 
     private void checkClientLiveness(final long nowMs)

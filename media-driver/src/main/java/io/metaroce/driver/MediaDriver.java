@@ -564,7 +564,7 @@ public final class MediaDriver implements AutoCloseable
         private boolean authEncrypt = Configuration.booleanProperty(Configuration.AUTH_ENCRYPT_PROP_NAME, true);
         private String authKeyUpdatePackets = System.getProperty(Configuration.AUTH_KEY_UPDATE_PACKETS_PROP_NAME);
         private AuthSettings authSettings;
-        private TrustedPeers trustedPeers;
+        private DriverAuthentication authentication;
 
         /**
          * Validate every setting and fill in the defaults. Called by {@link MediaDriver#launch(Context)}.
@@ -650,10 +650,9 @@ public final class MediaDriver implements AutoCloseable
             }
 
             concludeEngineSettings();
-            final DriverAuthentication authentication = DriverAuthentication.load(
+            authentication = DriverAuthentication.load(
                 authKeyFile, trustedPeersFile, authRequire, authKeyUpdatePackets);
             authSettings = null == authentication ? null : authentication.settings();
-            trustedPeers = null == authentication ? null : authentication.trustedPeers();
 
             if (null == congestionControlSupplier)
             {
@@ -858,13 +857,23 @@ public final class MediaDriver implements AutoCloseable
         }
 
         /**
-         * The allow-list loaded by {@link #conclude()}.
+         * The allow-list in force: loaded by {@link #conclude()}, and again whenever its file changes.
          *
          * @return the trusted peers, or null when connections are not authenticated.
          */
         public TrustedPeers trustedPeers()
         {
-            return trustedPeers;
+            return null == authentication ? null : authentication.trustedPeers();
+        }
+
+        /**
+         * The driver's authentication, which the conductor keeps up to date with the allow-list's file.
+         *
+         * @return it, or null when connections are not authenticated.
+         */
+        DriverAuthentication authentication()
+        {
+            return authentication;
         }
 
         private void concludeTimeouts()

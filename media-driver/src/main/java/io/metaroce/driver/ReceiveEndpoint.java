@@ -24,6 +24,7 @@ import io.metaroce.datapath.stream.FramePlacement;
 import io.metaroce.datapath.stream.ImageAdmission;
 import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.stream.SenderStream;
+import io.metaroce.datapath.stream.TerminationCause;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2IntHashMap;
@@ -535,6 +536,14 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     public void onReceiverTerminated(final ReceiverStream stream, final int cause)
     {
         final NetworkImage image = (NetworkImage)stream.placement();
+        if (TerminationCause.KEY_REVOKED == cause)
+        {
+            // the image goes unavailable like any other; the error log says why the driver closed its connection
+            errorHandler.onError(new IllegalStateException("image of stream " + image.streamId() + " session " +
+                image.sessionId() + " from " + image.sourceIdentity() + " on rcv=" + channel.endpointList() +
+                " unavailable: its sender's key left " + Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " (" +
+                TerminationCause.name(cause) + ")"));
+        }
         rememberEnd(image);
         conductor.offerAgentEvent(() -> conductor.onNetworkImageEnded(image));
     }

@@ -735,6 +735,14 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
         {
             publicationByStream.remove(streamKey(stream.streamId(), stream.sessionId()));
             publication.onTerminated(engineNanoTime(), cause);
+            if (TerminationCause.KEY_REVOKED == cause)
+            {
+                errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
+                    " stream " + stream.streamId() + " session " + stream.sessionId() + " on " +
+                    publication.channel().canonicalForm() + ": the receiver's key left " +
+                    Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " (" + TerminationCause.name(cause) +
+                    "), not connected until it is back"));
+            }
             if (TerminationCause.SETUP_REJECTED == cause)
             {
                 // The receiver's answer broke the rules, typically an image of the session that already ended beyond

@@ -30,6 +30,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -46,8 +48,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * driver has a key file and an allow-list ({@code metaroce.auth.*}); a publication authenticates to the receiver its
  * endpoint's host names in the allow-list, and streams flow exactly once and in order; a driver whose key the
  * receiver does not trust is refused without an answer and counted ({@code rcv-drops ... reason=UNTRUSTED_KEY}); a
- * receiver that requires authentication drops an unauthenticated SETUP (DOWNGRADE); settings that cannot work fail the
- * start with a message naming them.
+ * receiver that requires authentication, driver-wide or on one subscription channel ({@code auth-require}), drops an
+ * unauthenticated SETUP (DOWNGRADE); a key taken out of an allow-list while its connection lives closes that
+ * connection on either side ({@code auth-revoked}) and opens no new one, while a malformed new list is ignored;
+ * settings that cannot work fail the start with a message naming them.
  */
 class NetworkAuthenticationTest
 {
@@ -215,6 +219,101 @@ class NetworkAuthenticationTest
     }
 
     @Test
+    void shouldCloseTheConnectionsOfAKeyTakenOutOfTheAllowList()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(90), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final Identity receiver = identity("receiver");
+            final Identity revoked = identity("revoked");
+            final Identity kept = identity("kept");
+            final Path receiverTrusts = allowList("receiver-trusts", revoked.line(""), kept.line(""));
+            final Path revokedTrusts = allowList("revoked-trusts", receiver.line(""));
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(receiver.keyFile.toString()).trustedPeersFile(receiverTrusts.toString()));
+            final MediaDriver revokedDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(revoked.keyFile.toString()).trustedPeersFile(revokedTrusts.toString()));
+            final MediaDriver keptDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(kept.keyFile.toString())
+                .trustedPeersFile(allowList("kept-trusts", receiver.line("")).toString()));
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final MetaRoce revokedClient = harness.connect(revokedDriver);
+            final MetaRoce keptClient = harness.connect(keptDriver);
+
+            final Subscription subscription = receiverClient.addSubscription(
+                harness.subscriptionChannel(""), STREAM_ID);
+            final ExclusivePublication toRevoke = revokedClient.addExclusivePublication(
+                harness.publicationChannel("|auth-peer=receiver"), STREAM_ID);
+            final ExclusivePublication keep = keptClient.addExclusivePublication(
+                harness.publicationChannel("|auth-peer=receiver"), STREAM_ID);
+            Await.until("both connected", () -> toRevoke.isConnected() && keep.isConnected() &&
+                2 == subscription.imageCount());
+            NetworkPubSubTest.sendAndReceive(toRevoke, subscription, toRevoke.sessionId(), 100);
+            NetworkPubSubTest.sendAndReceive(keep, subscription, keep.sessionId(), 100);
+
+            // the receiver takes the key out: that connection closes, its image goes, the other stream goes on
+            replace(receiverTrusts, kept.line(""));
+            Await.until("the revoked key's connection is closed", () ->
+                1 == NetworkForgedSetupTest.counterSum(receiverClient, "auth-revoked: ", "") &&
+                null == subscription.imageBySessionId(toRevoke.sessionId()));
+            assertTrue(EndpointLifetimeTest.errorLogContains(receiverDriver, "session " + toRevoke.sessionId()) &&
+                EndpointLifetimeTest.errorLogContains(receiverDriver, "KEY_REVOKED"), "the error log says why");
+            NetworkPubSubTest.sendAndReceive(keep, subscription, keep.sessionId(), 100, 100);
+            assertTrue(keep.isConnected(), "the trusted peer's connection lives");
+
+            // the revoked driver takes the receiver out too: its connection closes and nothing opens again
+            replace(revokedTrusts, kept.line(""));
+            Await.until("the sender's side is closed", () ->
+                1 == NetworkForgedSetupTest.counterSum(revokedClient, "auth-revoked: ", "") &&
+                !toRevoke.isConnected());
+            // and back in its list: it opens a connection the receiver, which no longer trusts it, refuses
+            replace(revokedTrusts, receiver.line(""));
+            Await.until("the receiver refuses the key it took out", () ->
+                NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=UNTRUSTED_KEY") >= 1);
+            assertFalse(toRevoke.isConnected(), "no connection with a key taken out");
+            assertNull(subscription.imageBySessionId(toRevoke.sessionId()), "no image with a key taken out");
+
+            // trusted again, it connects and its stream goes on where the receiver's image had stopped
+            replace(receiverTrusts, kept.line(""), revoked.line(""));
+            Await.until("trusted again", () -> toRevoke.isConnected() &&
+                null != subscription.imageBySessionId(toRevoke.sessionId()));
+            NetworkPubSubTest.sendAndReceive(toRevoke, subscription, toRevoke.sessionId(), 100, 100);
+            NetworkPubSubTest.sendAndReceive(keep, subscription, keep.sessionId(), 100, 200);
+        });
+    }
+
+    @Test
+    void shouldKeepTheAllowListInForceWhenTheChangedFileIsMalformed()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final Identity receiver = identity("receiver");
+            final Identity sender = identity("sender");
+            final Path receiverTrusts = allowList("receiver-trusts", sender.line(""));
+            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(receiver.keyFile.toString()).trustedPeersFile(receiverTrusts.toString()));
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
+                .authKeyFile(sender.keyFile.toString())
+                .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
+            final MetaRoce receiverClient = harness.connect(receiverDriver);
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Subscription subscription = receiverClient.addSubscription(
+                harness.subscriptionChannel(""), STREAM_ID);
+            final ExclusivePublication publication = senderClient.addExclusivePublication(
+                harness.publicationChannel("|auth-peer=receiver"), STREAM_ID);
+            Await.until("connected", publication::isConnected);
+
+            replace(receiverTrusts, "not-a-key sender");
+            Await.until("the malformed list is reported", () ->
+                EndpointLifetimeTest.errorLogContains(receiverDriver, "the changed allow-list is not used"));
+            NetworkPubSubTest.sendAndReceive(publication, subscription, publication.sessionId(), 100);
+            assertEquals(0, NetworkForgedSetupTest.counterSum(receiverClient, "auth-revoked: ", ""));
+            assertTrue(publication.isConnected(), "the list in force still trusts the sender");
+        });
+    }
+
+    @Test
     void shouldFailTheStartNamingTheSetting() throws IOException
     {
         final Identity receiver = identity("receiver");
@@ -254,6 +353,17 @@ class NetworkAuthenticationTest
         final Path file = directory.resolve(name + ".peers");
         Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.US_ASCII);
         return file;
+    }
+
+    /**
+     * Replace an allow-list as an operator should: a new file renamed over the old one, so that the driver never
+     * reads half of it.
+     */
+    private void replace(final Path file, final String... lines) throws IOException
+    {
+        final Path next = Files.createTempFile(directory, "next", ".peers");
+        Files.writeString(next, String.join("\n", lines) + "\n", StandardCharsets.US_ASCII);
+        Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     private record Identity(String name, Path keyFile, byte[] publicKey)

@@ -48,6 +48,7 @@ import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.security.Authenticator;
 import io.metaroce.datapath.security.ConnectionAuth;
 import io.metaroce.datapath.security.SealTrailerDescriptor;
+import io.metaroce.datapath.security.TrustedKeys;
 import io.metaroce.datapath.settings.Configuration;
 import io.metaroce.datapath.settings.ConnectionSettings;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -503,6 +504,11 @@ public final class TransportEngine implements AutoCloseable
         {
             throw new IllegalArgumentException("an authenticated stream needs the engine's authSettings");
         }
+        if (null != peerKey && !authenticator.settings().trustedKeys().isTrusted(peerKey))
+        {
+            // a key taken out of the allow-list opens nothing, in either direction
+            throw new IllegalStateException("the stream's peer key is not trusted (no longer in the allow-list)");
+        }
         final ConnectionSettings connectionSettings = new ConnectionSettings(new ConnectionSettings(
             planes, pathsPerPlane, settings.trafficClass(), settings.congestionControl(), settings.pathPolicy(),
             settings.pathCounters(), engineSettings), peerKey, settings.encrypt());
@@ -544,6 +550,55 @@ public final class TransportEngine implements AutoCloseable
         }
 
         return connection.addStream(settings, source);
+    }
+
+    /**
+     * Close every authenticated connection, in either direction, whose peer's key its trusted keys no longer hold:
+     * after the allow-list changed. Each ends at once with {@link TerminationCause#KEY_REVOKED}, sending nothing
+     * more (its peer, whose datagrams now find no connection, times out and its next handshake is refused), its
+     * streams handed back to their handlers with that cause, and is counted ({@code auth-revoked}).
+     *
+     * @return the connections closed.
+     */
+    public int revokeUntrusted()
+    {
+        if (null == authenticator || isClosed)
+        {
+            return 0;
+        }
+        final TrustedKeys trustedKeys = authenticator.settings().trustedKeys();
+        int revoked = 0;
+        for (int i = 0, size = senders.size(); i < size; i++)
+        {
+            final SenderConnection sender = senders.get(i);
+            if (isRevoked(sender, trustedKeys))
+            {
+                sender.revoke();
+                revoked++;
+            }
+        }
+        for (int i = 0, size = receivers.size(); i < size; i++)
+        {
+            final ReceiverConnection receiver = receivers.get(i);
+            if (isRevoked(receiver, trustedKeys))
+            {
+                receiver.terminate(TerminationCause.KEY_REVOKED);
+                revoked++;
+            }
+        }
+        if (revoked > 0)
+        {
+            counters.authRevoked.getAndAddRelease(revoked);
+            sweepTerminated();
+        }
+
+        return revoked;
+    }
+
+    private static boolean isRevoked(final Connection connection, final TrustedKeys trustedKeys)
+    {
+        final byte[] peerKey = connection.peerKey();
+        return null != peerKey && !connection.isTerminated() && !trustedKeys.isTrusted(peerKey);
     }
 
     /**

@@ -144,6 +144,9 @@ final class CounterMetricDecoder
     static final MetricFamily ENGINE_UNPROVED_EVICTED = counter(
         "metaroce_engine_unproved_evicted", "Receiver connections of senders that never proved their address, " +
         "evicted to make room for new ones.");
+    static final MetricFamily ENGINE_AUTH_REVOKED = counter(
+        "metaroce_engine_auth_revoked", "Authenticated connections closed because their peer's key left the " +
+        "allow-list.");
     static final MetricFamily ENGINE_LATENCY_ROUTE_FAILURES = counter(
         "metaroce_engine_latency_route_failures", "Latency-class connections that could not open their route to " +
         "the receiver's latency queue and go on through its receive port.");
@@ -321,6 +324,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-reject-replies-limited", ENGINE_REJECT_REPLIES_LIMITED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-amplification-limited", ENGINE_AMPLIFICATION_LIMITED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-unproved-evicted", ENGINE_UNPROVED_EVICTED);
+        datapath(DatapathCounters.ENGINE_TYPE_ID, "auth-revoked", ENGINE_AUTH_REVOKED);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "snd-latency-route-failures", ENGINE_LATENCY_ROUTE_FAILURES);
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-drops" + REASON_SUFFIX, ENGINE_DROPPED_DATAGRAMS);
 

@@ -16,8 +16,9 @@
 /**
  * The identity of a driver for authenticated connections: its private key file
  * ({@link io.metaroce.driver.security.DriverKeyFile}) and the allow-list of the drivers it trusts
- * ({@link io.metaroce.driver.security.TrustedPeers}), both read once at start and refused with a message naming the
- * setting when they are unsafe or malformed. The cryptography itself is in the datapath's
+ * ({@link io.metaroce.driver.security.TrustedPeers}), both read at start and refused with a message naming the
+ * setting when they are unsafe or malformed; the driver reads the allow-list again when its file changes. The
+ * cryptography itself is in the datapath's
  * {@code io.metaroce.datapath.security}.
  */
 package io.metaroce.driver.security;

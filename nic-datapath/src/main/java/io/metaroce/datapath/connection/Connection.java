@@ -239,6 +239,17 @@ public abstract class Connection
     }
 
     /**
+     * The long-term public key the connection's peer proves (or must prove) in its handshake.
+     *
+     * @return a copy, or null for an unauthenticated connection.
+     */
+    public final byte[] peerKey()
+    {
+        final ConnectionAuth auth = this.auth;
+        return null == auth ? null : auth.peerKey();
+    }
+
+    /**
      * Whether the connection authenticates, keyed or not yet.
      *
      * @return true for an authenticated connection.

@@ -962,6 +962,15 @@ public final class SenderConnection extends Connection
         return 0;
     }
 
+    /**
+     * End the connection at once because its peer's key is no longer trusted: FAILED with
+     * {@link TerminationCause#KEY_REVOKED}, nothing more sent; the engine frees it and ends its streams.
+     */
+    public void revoke()
+    {
+        terminate(ConnectionState.FAILED, TerminationCause.KEY_REVOKED);
+    }
+
     private void terminate(final ConnectionState finalState, final int cause)
     {
         if (isTerminated())

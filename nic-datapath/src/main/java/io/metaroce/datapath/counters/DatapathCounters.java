@@ -86,7 +86,7 @@ public final class DatapathCounters
     /**
      * Counters an engine allocates for itself.
      */
-    public static final int ENGINE_COUNTERS = 10 + DropReason.COUNT - 1;
+    public static final int ENGINE_COUNTERS = 11 + DropReason.COUNT - 1;
 
     /**
      * Counters an engine with sender connections allocates per plane (its {@code plane-*} totals).

@@ -46,6 +46,11 @@ public final class EngineCounters implements AutoCloseable
     public final AtomicCounter amplificationLimited;
     /** Connections of unproved senders evicted to make room for new ones ({@code rcv-unproved-evicted}). */
     public final AtomicCounter unprovedEvicted;
+    /**
+     * Authenticated connections, of either direction, closed because their peer's key left the allow-list
+     * ({@code auth-revoked}).
+     */
+    public final AtomicCounter authRevoked;
     /** Latency-class connections that run through the receive port because a latency queue or the route to one
      * could not be opened ({@code snd-latency-route-failures}). */
     public final AtomicCounter latencyRouteFailures;
@@ -73,6 +78,7 @@ public final class EngineCounters implements AutoCloseable
         rejectRepliesLimited = DatapathCounters.allocate(countersManager, type, "snd-reject-replies-limited", context);
         amplificationLimited = DatapathCounters.allocate(countersManager, type, "snd-amplification-limited", context);
         unprovedEvicted = DatapathCounters.allocate(countersManager, type, "rcv-unproved-evicted", context);
+        authRevoked = DatapathCounters.allocate(countersManager, type, "auth-revoked", context);
         latencyRouteFailures = DatapathCounters.allocate(countersManager, type, "snd-latency-route-failures", context);
         for (int reason = 1; reason < DropReason.COUNT; reason++)
         {
@@ -132,7 +138,8 @@ public final class EngineCounters implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(datagramsReceived, bytesReceived, datagramsSent, sendBackPressured, sendErrors,
-            sendNoRoute, rejectRepliesLimited, amplificationLimited, unprovedEvicted, latencyRouteFailures);
+            sendNoRoute, rejectRepliesLimited, amplificationLimited, unprovedEvicted, authRevoked,
+            latencyRouteFailures);
         CloseHelper.closeAll(drops);
     }
 }

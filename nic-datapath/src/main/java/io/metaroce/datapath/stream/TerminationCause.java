@@ -93,11 +93,17 @@ public final class TerminationCause
      */
     public static final int EVICTED = 13;
 
+    /**
+     * The peer's key left the allow-list of an authenticated connection while it lived: the connection was closed
+     * at once, with no message to the peer (specification section 18.6).
+     */
+    public static final int KEY_REVOKED = 14;
+
     private static final String[] NAMES =
     {
         "NORMAL", "CLOSE_UNANSWERED", "RETRANSMIT_LIMIT", "ERROR_RECEIVED", "NO_CONNECTION", "EPOCH_MISMATCH",
         "TIMEOUT", "SOURCE_UNAVAILABLE", "RESTARTED", "FATAL", "SHUTDOWN", "SETUP_REJECTED",
-        "STREAM_CLOSED", "EVICTED"
+        "STREAM_CLOSED", "EVICTED", "KEY_REVOKED"
     };
 
     private TerminationCause()

@@ -347,7 +347,8 @@ class AuthenticatedConnectionTest
         scenario.receiverAuth = new AuthSettings(receiverPrivate, (key) -> Arrays.equals(key, senderPublic),
             requireAuthentication, keyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS,
             () -> scenario.clock.nanoTime());
-        scenario.senderAuth = new AuthSettings(initiatorKey, (key) -> false, true, keyUpdatePackets,
+        scenario.senderAuth = new AuthSettings(initiatorKey, (key) -> Arrays.equals(key, receiverPublic), true,
+            keyUpdatePackets,
             AuthSettings.DEFAULT_REPLAY_RING_BITS, () -> scenario.clock.nanoTime());
         scenario.settingsConfig = (settings) -> settings.peerKey(receiverPublic).encrypt(encrypt);
         scenario.receiverTransportWrap = (transport) -> receiverSide = new OnPathAttacker(transport);
