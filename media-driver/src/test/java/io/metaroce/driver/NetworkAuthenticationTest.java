@@ -20,18 +20,12 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.RegistrationException;
-import io.metaroce.datapath.security.X25519;
-import io.metaroce.driver.security.DriverKeyFile;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -77,15 +71,15 @@ class NetworkAuthenticationTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(2);
-            final Identity receiver = identity("receiver");
-            final Identity sender = identity("sender");
+            final AuthIdentity receiver = identity("receiver");
+            final AuthIdentity sender = identity("sender");
             final Path receiverTrusts = allowList("receiver-trusts", sender.line(""));
             final Path senderTrusts = allowList("sender-trusts", receiver.line(" 127.0.0.2"));
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(receiver.keyFile.toString()).trustedPeersFile(receiverTrusts.toString())
+                .authKeyFile(receiver.keyFile().toString()).trustedPeersFile(receiverTrusts.toString())
                 .authRequire(true));
             final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(sender.keyFile.toString()).trustedPeersFile(senderTrusts.toString())
+                .authKeyFile(sender.keyFile().toString()).trustedPeersFile(senderTrusts.toString())
                 .authRequire(true));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             final MetaRoce senderClient = harness.connect(senderDriver);
@@ -115,14 +109,14 @@ class NetworkAuthenticationTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(1);
-            final Identity receiver = identity("receiver");
-            final Identity sender = identity("sender");
-            final Identity stranger = identity("stranger");
+            final AuthIdentity receiver = identity("receiver");
+            final AuthIdentity sender = identity("sender");
+            final AuthIdentity stranger = identity("stranger");
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(receiver.keyFile.toString())
+                .authKeyFile(receiver.keyFile().toString())
                 .trustedPeersFile(allowList("receiver-trusts", sender.line("")).toString()));
             final MediaDriver strangerDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(stranger.keyFile.toString())
+                .authKeyFile(stranger.keyFile().toString())
                 .trustedPeersFile(allowList("stranger-trusts", receiver.line("")).toString()));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             final MetaRoce strangerClient = harness.connect(strangerDriver);
@@ -155,13 +149,13 @@ class NetworkAuthenticationTest
             final NetworkTestHarness open = new NetworkTestHarness(1);
             try
             {
-                final Identity receiver = identity("receiver");
-                final Identity sender = identity("sender");
+                final AuthIdentity receiver = identity("receiver");
+                final AuthIdentity sender = identity("sender");
                 final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                    .authKeyFile(receiver.keyFile.toString())
+                    .authKeyFile(receiver.keyFile().toString())
                     .trustedPeersFile(allowList("receiver-trusts", sender.line("")).toString()));
                 final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                    .authKeyFile(sender.keyFile.toString())
+                    .authKeyFile(sender.keyFile().toString())
                     .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
                 final MetaRoce receiverClient = harness.connect(receiverDriver);
                 final MetaRoce senderClient = harness.connect(senderDriver);
@@ -209,9 +203,9 @@ class NetworkAuthenticationTest
         assertTrue(noKeys.getMessage().contains("auth-require=true") &&
             noKeys.getMessage().contains("metaroce.auth.key.file"), noKeys.getMessage());
 
-        final Identity receiver = identity("receiver");
+        final AuthIdentity receiver = identity("receiver");
         final MetaRoce requiringClient = harness.connect(harness.launch(NetworkTestHarness.driverContext()
-            .authKeyFile(receiver.keyFile.toString()).authRequire(true)
+            .authKeyFile(receiver.keyFile().toString()).authRequire(true)
             .trustedPeersFile(allowList("receiver-trusts", receiver.line(" 127.0.0.2")).toString())));
         final RegistrationException lifted = assertThrows(RegistrationException.class, () ->
             requiringClient.addPublication(harness.publicationChannel("|auth-require=false"), STREAM_ID));
@@ -224,17 +218,17 @@ class NetworkAuthenticationTest
         assertTimeoutPreemptively(Duration.ofSeconds(90), () ->
         {
             harness = new NetworkTestHarness(1);
-            final Identity receiver = identity("receiver");
-            final Identity revoked = identity("revoked");
-            final Identity kept = identity("kept");
+            final AuthIdentity receiver = identity("receiver");
+            final AuthIdentity revoked = identity("revoked");
+            final AuthIdentity kept = identity("kept");
             final Path receiverTrusts = allowList("receiver-trusts", revoked.line(""), kept.line(""));
             final Path revokedTrusts = allowList("revoked-trusts", receiver.line(""));
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(receiver.keyFile.toString()).trustedPeersFile(receiverTrusts.toString()));
+                .authKeyFile(receiver.keyFile().toString()).trustedPeersFile(receiverTrusts.toString()));
             final MediaDriver revokedDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(revoked.keyFile.toString()).trustedPeersFile(revokedTrusts.toString()));
+                .authKeyFile(revoked.keyFile().toString()).trustedPeersFile(revokedTrusts.toString()));
             final MediaDriver keptDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(kept.keyFile.toString())
+                .authKeyFile(kept.keyFile().toString())
                 .trustedPeersFile(allowList("kept-trusts", receiver.line("")).toString()));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             final MetaRoce revokedClient = harness.connect(revokedDriver);
@@ -288,13 +282,13 @@ class NetworkAuthenticationTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(1);
-            final Identity receiver = identity("receiver");
-            final Identity sender = identity("sender");
+            final AuthIdentity receiver = identity("receiver");
+            final AuthIdentity sender = identity("sender");
             final Path receiverTrusts = allowList("receiver-trusts", sender.line(""));
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(receiver.keyFile.toString()).trustedPeersFile(receiverTrusts.toString()));
+                .authKeyFile(receiver.keyFile().toString()).trustedPeersFile(receiverTrusts.toString()));
             final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(sender.keyFile.toString())
+                .authKeyFile(sender.keyFile().toString())
                 .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             final MetaRoce senderClient = harness.connect(senderDriver);
@@ -316,9 +310,9 @@ class NetworkAuthenticationTest
     @Test
     void shouldFailTheStartNamingTheSetting() throws IOException
     {
-        final Identity receiver = identity("receiver");
+        final AuthIdentity receiver = identity("receiver");
         final ConfigurationException noAllowList = assertThrows(ConfigurationException.class,
-            () -> NetworkTestHarness.driverContext().authKeyFile(receiver.keyFile.toString()).conclude());
+            () -> NetworkTestHarness.driverContext().authKeyFile(receiver.keyFile().toString()).conclude());
         assertTrue(noAllowList.getMessage().contains("metaroce.auth.trusted.peers.file"), noAllowList.getMessage());
 
         final ConfigurationException noKey = assertThrows(ConfigurationException.class,
@@ -332,45 +326,24 @@ class NetworkAuthenticationTest
         assertTrue(noFile.getMessage().contains("metaroce.auth.key.file"), noFile.getMessage());
 
         final ConfigurationException badUpdate = assertThrows(ConfigurationException.class,
-            () -> NetworkTestHarness.driverContext().authKeyFile(receiver.keyFile.toString())
+            () -> NetworkTestHarness.driverContext().authKeyFile(receiver.keyFile().toString())
                 .trustedPeersFile(allowList("trusts-2", receiver.line("")).toString())
                 .authKeyUpdatePackets("10").conclude());
         assertTrue(badUpdate.getMessage().startsWith("metaroce.auth.key.update.packets"), badUpdate.getMessage());
     }
 
-    private Identity identity(final String name) throws IOException
+    private AuthIdentity identity(final String name) throws IOException
     {
-        final byte[] privateKey = X25519.newPrivateKey(new SecureRandom());
-        final byte[] publicKey = new byte[X25519.KEY_LENGTH];
-        assertTrue(new X25519().publicKey(privateKey, publicKey, 0));
-        final Path keyFile = directory.resolve(name + ".key");
-        DriverKeyFile.writeNewPrivateKey(keyFile, privateKey);
-        return new Identity(name, keyFile, publicKey);
+        return AuthIdentity.create(directory, name);
     }
 
     private Path allowList(final String name, final String... lines) throws IOException
     {
-        final Path file = directory.resolve(name + ".peers");
-        Files.writeString(file, String.join("\n", lines) + "\n", StandardCharsets.US_ASCII);
-        return file;
+        return AuthIdentity.allowList(directory, name, lines);
     }
 
-    /**
-     * Replace an allow-list as an operator should: a new file renamed over the old one, so that the driver never
-     * reads half of it.
-     */
     private void replace(final Path file, final String... lines) throws IOException
     {
-        final Path next = Files.createTempFile(directory, "next", ".peers");
-        Files.writeString(next, String.join("\n", lines) + "\n", StandardCharsets.US_ASCII);
-        Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    }
-
-    private record Identity(String name, Path keyFile, byte[] publicKey)
-    {
-        String line(final String hosts)
-        {
-            return DriverKeyFile.encode(publicKey) + " " + name + hosts;
-        }
+        AuthIdentity.replace(directory, file, lines);
     }
 }

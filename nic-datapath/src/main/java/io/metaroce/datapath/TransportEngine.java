@@ -1107,7 +1107,11 @@ public final class TransportEngine implements AutoCloseable
             sweepTerminated();
         }
         final ReceiverConnection existing = liveReceiver(group, setup.connEpoch());
-        if (null != existing)
+        // only a copy stripped of its handshake can have opened an unauthenticated connection of an incarnation whose
+        // SETUP authenticates: one that verifies replaces it, so that one stripped copy locks no sender out [MR-SEC-5]
+        final boolean displaces = null != existing && null != authenticator && !existing.isAuthenticated() &&
+            0 != (setup.setupFlags() & SetupExtensions.SETUP_FLAG_AUTHENTICATED);
+        if (null != existing && !displaces)
         {
             onSetupOfLiveConnection(group.transport, existing, header, plane, length);
             return;
@@ -1146,6 +1150,12 @@ public final class TransportEngine implements AutoCloseable
                 counters.drop(authRefusal(authenticator.refusal()));
                 return;
             }
+        }
+
+        if (displaces)
+        {
+            existing.terminate(TerminationCause.RESTARTED);
+            sweepTerminated();
         }
 
         final PacketTransport transport = group.transport;
