@@ -28,6 +28,7 @@ import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.stream.TerminationCause;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
+import io.metaroce.driver.security.DriverKeyFile;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.Agent;
@@ -43,6 +44,7 @@ import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -108,6 +110,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
     private final List<Publication> publications = new ArrayList<>();
     private final Set<String> reasonNames = new HashSet<>();
     private int cycles;
+    private final List<Path> authFiles = new ArrayList<>();
 
     DriverPeerUnderTest(final TargetSettings settings)
     {
@@ -132,7 +135,12 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
 
         final String directory = new File(new File("/dev/shm").isDirectory() ? "/dev/shm" :
             System.getProperty("java.io.tmpdir"), "metaroce-compliance-" + UUID.randomUUID()).getPath();
-        driver = MediaDriver.launch(new MediaDriver.Context()
+        final MediaDriver.Context driverContext = new MediaDriver.Context();
+        if (null != settings.authPrivateKey)
+        {
+            authenticate(driverContext, settings);
+        }
+        driver = MediaDriver.launch(driverContext
             .directoryName(directory)
             .dirDeleteOnShutdown(true)
             .threadingMode(ThreadingMode.SHARED)
@@ -409,7 +417,47 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
 
     public void close()
     {
-        CloseHelper.closeAll(runner, listener, client, driver);
+        try
+        {
+            CloseHelper.closeAll(runner, listener, client, driver);
+        }
+        finally
+        {
+            for (final Path file : authFiles)
+            {
+                CloseHelper.quietClose(() -> Files.deleteIfExists(file));
+            }
+        }
+    }
+
+    /**
+     * The key file and allow-list of the settings' authentication, written to a directory of their own (deleted on
+     * close), as an operator would set them.
+     */
+    private void authenticate(final MediaDriver.Context ctx, final TargetSettings settings)
+    {
+        try
+        {
+            final Path directory = Files.createTempDirectory("metaroce-compliance-keys");
+            final Path keyFile = directory.resolve("target.key");
+            final Path peersFile = directory.resolve("target.peers");
+            authFiles.add(keyFile);
+            authFiles.add(peersFile);
+            authFiles.add(directory);
+            DriverKeyFile.writeNewPrivateKey(keyFile, settings.authPrivateKey);
+            final StringBuilder peers = new StringBuilder();
+            for (int i = 0; i < settings.authTrustedKeys.length; i++)
+            {
+                peers.append(DriverKeyFile.encode(settings.authTrustedKeys[i])).append(" peer-").append(i).append('\n');
+            }
+            Files.writeString(peersFile, peers, StandardCharsets.US_ASCII);
+            ctx.authKeyFile(keyFile.toString()).trustedPeersFile(peersFile.toString())
+                .authRequire(settings.authRequire);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     public String roleName()

@@ -23,6 +23,7 @@ import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.io.PacketTransportFactory;
 import io.metaroce.datapath.io.TransportSpec;
+import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.sim.SimulatedImage;
@@ -139,6 +140,22 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
                 new UnsafeBuffer(ByteBuffer.allocateDirect(counters * CountersReader.COUNTER_LENGTH))))
             .connectionHandler(this)
             .imageAdmission(this);
+        if (null != s.authPrivateKey)
+        {
+            final byte[][] trusted = s.authTrustedKeys;
+            ctx.authSettings(new AuthSettings(s.authPrivateKey, (key) ->
+            {
+                for (final byte[] trustedKey : trusted)
+                {
+                    if (Arrays.equals(trustedKey, key))
+                    {
+                        return true;
+                    }
+                }
+                return false;
+            }, s.authRequire, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS, AuthSettings.DEFAULT_REPLAY_RING_BITS,
+                AuthSettings::wallClockNs));
+        }
         final EngineSettings.Builder builder = EngineSettings.builder()
             .mtu(s.mtu)
             .pathsPerPlane(s.entropyPerPlane)

@@ -76,6 +76,7 @@ final class RawPeer implements AutoCloseable
     private final List<Consumer<Datagram>> observers = new ArrayList<>();
     private final Map<Long, Integer> setupLengths = new HashMap<>();
     private final Map<Long, Boolean> latencySetups = new HashMap<>();
+    private final Map<Long, Boolean> authenticatedSetups = new HashMap<>();
     private final Set<Integer> version1Setups = new HashSet<>();
     private final int port;
     private final long[] drainedNs;
@@ -208,6 +209,10 @@ final class RawPeer implements AutoCloseable
         {
             setupLengths.merge(setupKey(srcConnId, psn), bytes.length, Math::max);
             latencySetups.merge(setupKey(srcConnId, psn), asksLatencyQueue(datagram, bytes.length), Boolean::logicalOr);
+            // the latest SETUP of the connection decides: an answer is held to what was asked last
+            authenticatedSetups.put(setupKey(srcConnId, psn), bytes.length > 72 &&
+                0 != (datagram.getShort(64, ByteOrder.LITTLE_ENDIAN) & SetupExtensions.SETUP_FLAG_AUTHENTICATED) &&
+                SetupExtensions.find(datagram, 72, bytes.length - 72, SetupExtensions.HANDSHAKE) >= 0);
         }
     }
 
@@ -250,6 +255,15 @@ final class RawPeer implements AutoCloseable
     Boolean setupAskedLatencyQueue(final int srcConnId, final int psn)
     {
         return latencySetups.get(setupKey(srcConnId, psn));
+    }
+
+    /**
+     * Did the latest SETUP of a connection (by the peer's srcConnId and ISN) authenticate: the flag and HANDSHAKE
+     * (section 18.6)?
+     */
+    boolean setupAuthenticated(final int srcConnId, final int psn)
+    {
+        return Boolean.TRUE.equals(authenticatedSetups.get(setupKey(srcConnId, psn)));
     }
 
     /**

@@ -65,6 +65,22 @@ final class TargetSettings
     long maxImageBytesPerConnection = -1;
     long maxImageBytesPerSource = -1;
     int countersReserve = -1;
+    byte[] authPrivateKey;
+    byte[][] authTrustedKeys;
+    boolean authRequire;
+
+    /**
+     * Authenticated connections (section 18.6): the target's long-term X25519 private key, the public keys it
+     * trusts, and whether it requires every connection to authenticate (the engine target's {@code AuthSettings}, the
+     * driver target's key file, allow-list and {@code metaroce.auth.require}).
+     */
+    TargetSettings authentication(final byte[] privateKey, final boolean require, final byte[]... trustedKeys)
+    {
+        this.authPrivateKey = privateKey.clone();
+        this.authRequire = require;
+        this.authTrustedKeys = trustedKeys.clone();
+        return this;
+    }
 
     TargetSettings planes(final int planes)
     {

@@ -16,6 +16,7 @@
 package io.metaroce.systemtest.compliance;
 
 import io.metaroce.codec.RejectReason;
+import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.WireProtocol;
 import io.metaroce.codec.wire.AckDecoder;
@@ -41,6 +42,7 @@ import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.codec.wire.WireErrorCode;
 
+import java.nio.ByteOrder;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -62,6 +64,11 @@ import java.util.List;
  */
 final class WireInvariants
 {
+    /**
+     * Bytes of the HANDSHAKE value of a SETUP_ACK: Noise IK message 2 (section 18.6).
+     */
+    static final int SETUP_ACK_HANDSHAKE_VALUE_LENGTH = 80;
+
     private WireInvariants()
     {
     }
@@ -158,10 +165,19 @@ final class WireInvariants
                 final SetupAckDecoder setupAck = reader.setupAck();
                 check(violations, 0 == setupAck.reserved1() && 0 == setupAck.reserved2(),
                     "MR-ENC-6: SETUP_ACK reserved");
-                check(violations, 0 == setupAck.setupFlags(), "MR-EXT-4: SETUP_ACK setupFlags");
+                // an authenticated SETUP is answered with the flag and HANDSHAKE (message 2) last [MR-SEC-7]
+                final boolean authenticated = peer.setupAuthenticated(d.dstConnId(), d.psn());
+                check(violations, (authenticated ? SetupExtensions.SETUP_FLAG_AUTHENTICATED : 0) ==
+                    setupAck.setupFlags(), "MR-EXT-4/MR-SEC-7: SETUP_ACK setupFlags " + setupAck.setupFlags());
                 check(violations, setupAck.maxStreams() >= 1, "MR-SETUP-13: maxStreams " + setupAck.maxStreams());
                 check(violations, 0 == (setupAck.congestionModes().getRaw() & 0xFC), "MR-SETUP-10: SETUP_ACK modes");
-                final int extensions = setupAck.extensionsLength();
+                final int handshake = authenticated ? 4 + SETUP_ACK_HANDSHAKE_VALUE_LENGTH : 0;
+                final int extensions = setupAck.extensionsLength() - handshake;
+                check(violations, !authenticated || (extensions >= 0 &&
+                    SetupExtensions.HANDSHAKE == (d.buffer.getShort(d.length - handshake, ByteOrder.LITTLE_ENDIAN) &
+                    0xFFFF) && SETUP_ACK_HANDSHAKE_VALUE_LENGTH ==
+                    (d.buffer.getShort(d.length - handshake + 2, ByteOrder.LITTLE_ENDIAN) & 0xFFFF)),
+                    "MR-SEC-7: SETUP_ACK to an authenticated SETUP without HANDSHAKE of 80 bytes last");
                 final int latencyPort = d.latencyQueue();
                 check(violations, 0 == extensions || latencyPort > 0, "MR-EXT-6/MR-CLASS-3: SETUP_ACK extensions " +
                     "that are not one LATENCY_QUEUE with a port: " + Arrays.toString(d.extensions()));
