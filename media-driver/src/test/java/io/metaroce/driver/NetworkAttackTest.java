@@ -316,6 +316,8 @@ class NetworkAttackTest
             stream(8_000, 1_024, 0);
 
             assertTrue(epochsToReceiver.size() >= 5, "the sender's keys changed several times: " + epochsToReceiver);
+            Await.until("the sender's connection shows its key epoch", () ->
+                NetworkForgedSetupTest.counterSum(senderClient, "snd-auth-key-epoch: ", "") >= 4);
             for (final String reason : AUTH_REASONS)
             {
                 assertEquals(0, drops(reason), "no legitimate datagram refused: " + reason);

@@ -100,6 +100,12 @@ class NetworkAuthenticationTest
             }
             assertTrue(NetworkForgedSetupTest.counterCount(receiverClient, "rcv-drops: ") > 0,
                 "the authentication drop counters are there for stat");
+            Await.until("each side shows its connection authenticated and encrypted", () ->
+                3 == NetworkForgedSetupTest.counterSum(receiverClient, "rcv-auth-state: ", "") &&
+                3 == NetworkForgedSetupTest.counterSum(senderClient, "snd-auth-state: ", ""));
+            assertEquals(1, NetworkForgedSetupTest.counterCount(senderClient, "snd-auth-key-epoch: "));
+            assertEquals(0, NetworkForgedSetupTest.counterCount(senderClient, "rcv-auth-state: "),
+                "only authenticated connections have them");
         });
     }
 

@@ -16,6 +16,7 @@
 package io.metaroce.datapath;
 
 import io.metaroce.codec.wire.StreamCode;
+import io.metaroce.datapath.counters.AuthCounters;
 import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.settings.Configuration;
@@ -162,6 +163,38 @@ class DatapathCountersTest
             full, DatapathCounters.SENDER_STREAM_TYPE_ID, "snd-stream-state", "conn=1 stream=7 session=9"));
         assertEquals("counters file full (metaroce.counters.buffer.length=512 holds 4 counters): cannot allocate " +
             "snd-stream-state: conn=1 stream=7 session=9", ex.getMessage());
+    }
+
+    @Test
+    void shouldShowAnAuthenticatedConnectionsStateAndKeyEpochInTwoCountersFreedTogether()
+    {
+        final int before = allocated();
+        final AuthCounters auth = new AuthCounters(
+            f.engine.context().countersManager(), DatapathCounters.RECEIVER_TYPE_ID, "rcv", "connection 7");
+        assertEquals(before + AuthCounters.COUNTERS, allocated());
+        assertEquals(1, count(DatapathCounters.RECEIVER_TYPE_ID, "rcv-auth-state"));
+        assertEquals(AuthCounters.HANDSHAKE, value("rcv-auth-state"), "the handshake first");
+        auth.update(AuthCounters.ENCRYPTED, 3);
+        assertEquals(AuthCounters.ENCRYPTED, value("rcv-auth-state"));
+        assertEquals(3, value("rcv-auth-key-epoch"));
+        assertEquals("ENCRYPTED", AuthCounters.stateName(AuthCounters.ENCRYPTED));
+        assertEquals("INTEGRITY", AuthCounters.stateName(AuthCounters.INTEGRITY));
+        assertEquals("9", AuthCounters.stateName(9));
+        auth.close();
+        assertEquals(before, allocated());
+    }
+
+    private long value(final String prefix)
+    {
+        final long[] value = { -1 };
+        counters.forEach((id, typeId, key, label) ->
+        {
+            if (label.startsWith(prefix + ":"))
+            {
+                value[0] = counters.getCounterValue(id);
+            }
+        });
+        return value[0];
     }
 
     private int allocated()

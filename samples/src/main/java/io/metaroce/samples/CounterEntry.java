@@ -19,6 +19,7 @@ import io.metaroce.client.status.CounterTypeId;
 import io.metaroce.client.status.StreamCounterDescriptor;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.PathState;
+import io.metaroce.datapath.counters.AuthCounters;
 import io.metaroce.datapath.counters.DatapathCounters;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -202,7 +203,8 @@ record CounterEntry(
     /**
      * The value as the tools show it: the state's name for a connection or stream state ({@code snd-state},
      * {@code rcv-state}, {@code snd-stream-state}, {@code rcv-stream-state}: {@link ConnectionState}) or path state
-     * ({@code path-state}: {@link PathState}) counter, otherwise the number.
+     * ({@code path-state}: {@link PathState}) counter, an authenticated connection's {@code snd-auth-state} or
+     * {@code rcv-auth-state} ({@link AuthCounters#stateName}), otherwise the number.
      *
      * @return the text.
      */
@@ -216,6 +218,11 @@ record CounterEntry(
         if (DatapathCounters.PATH_TYPE_ID == typeId && "path-state".equals(name))
         {
             return stateName(value, false);
+        }
+        if ((DatapathCounters.SENDER_TYPE_ID == typeId && "snd-auth-state".equals(name)) ||
+            (DatapathCounters.RECEIVER_TYPE_ID == typeId && "rcv-auth-state".equals(name)))
+        {
+            return AuthCounters.stateName(value);
         }
 
         return Long.toString(value);

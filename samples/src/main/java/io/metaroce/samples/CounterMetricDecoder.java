@@ -157,6 +157,18 @@ final class CounterMetricDecoder
         "metaroce_engine_dropped_datagrams", "Received datagrams rejected by the wire reader or the engine, by " +
         "reason.");
 
+    static final MetricFamily SENDER_AUTH_STATE = gauge(
+        "metaroce_sender_auth_state", "Authentication of an authenticated sender connection: 1 handshake, " +
+        "2 integrity only, 3 encrypted.");
+    static final MetricFamily SENDER_AUTH_KEY_EPOCH = gauge(
+        "metaroce_sender_auth_key_epoch", "Epoch of the keys an authenticated sender connection seals under: " +
+        "how often they changed.");
+    static final MetricFamily RECEIVER_AUTH_STATE = gauge(
+        "metaroce_receiver_auth_state", "Authentication of an authenticated receiver connection: 1 handshake, " +
+        "2 integrity only, 3 encrypted.");
+    static final MetricFamily RECEIVER_AUTH_KEY_EPOCH = gauge(
+        "metaroce_receiver_auth_key_epoch", "Epoch of the keys an authenticated receiver connection seals under: " +
+        "how often they changed.");
     static final MetricFamily SENDER_STATE = gauge(
         "metaroce_sender_state", "State of a sender connection: 1 SETUP, 2 ESTABLISHED, 3 CLOSING, 4 CLOSED, " +
         "5 FAILED.");
@@ -329,6 +341,8 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-drops" + REASON_SUFFIX, ENGINE_DROPPED_DATAGRAMS);
 
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-state", SENDER_STATE);
+        datapath(DatapathCounters.SENDER_TYPE_ID, "snd-auth-state", SENDER_AUTH_STATE);
+        datapath(DatapathCounters.SENDER_TYPE_ID, "snd-auth-key-epoch", SENDER_AUTH_KEY_EPOCH);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-data-packets", SENDER_DATA_PACKETS);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-data-bytes", SENDER_DATA_BYTES);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-retransmits", SENDER_RETRANSMITS);
@@ -371,6 +385,8 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.IO_TYPE_ID, "io-latency-datagrams", IO_LATENCY_DATAGRAMS);
 
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-state", RECEIVER_STATE);
+        datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-auth-state", RECEIVER_AUTH_STATE);
+        datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-auth-key-epoch", RECEIVER_AUTH_KEY_EPOCH);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-data-packets", RECEIVER_DATA_PACKETS);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-data-bytes", RECEIVER_DATA_BYTES);
         datapath(DatapathCounters.RECEIVER_TYPE_ID, "rcv-duplicates", RECEIVER_DUPLICATES);

@@ -17,6 +17,7 @@ package io.metaroce.datapath.connection;
 
 import io.metaroce.codec.WireDatagramReader;
 import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.datapath.counters.AuthCounters;
 import io.metaroce.datapath.security.ConnectionAuth;
 import io.metaroce.datapath.stream.TerminationCause;
 
@@ -51,6 +52,7 @@ public abstract class Connection
     ConnectionState state;
     int mtu;
     ConnectionAuth auth;
+    private AuthCounters authCounters;
 
     Connection(
         final ConnectionHost host,
@@ -224,7 +226,56 @@ public abstract class Connection
         {
             throw new IllegalStateException("the connection is authenticated already");
         }
+        try
+        {
+            authCounters = newAuthCounters();
+        }
+        catch (final IllegalStateException ex)
+        {
+            // counters full: the connection still authenticates, only its two gauges are not shown
+            authCounters = null;
+        }
         this.auth = auth;
+    }
+
+    /**
+     * Allocate the authentication counters of the connection, beside its own.
+     *
+     * @return the counters.
+     */
+    abstract AuthCounters newAuthCounters();
+
+    /**
+     * Show the authentication's state and key epoch in its counters; from the connection's timers.
+     */
+    final void refreshAuthCounters()
+    {
+        final AuthCounters authCounters = this.authCounters;
+        if (null != authCounters)
+        {
+            final ConnectionAuth keyed = protection();
+            if (null == keyed)
+            {
+                authCounters.update(AuthCounters.HANDSHAKE, 0);
+            }
+            else
+            {
+                authCounters.update(keyed.encrypts() ? AuthCounters.ENCRYPTED : AuthCounters.INTEGRITY,
+                    keyed.sealer().epoch());
+            }
+        }
+    }
+
+    /**
+     * Free the authentication counters, with the connection's own.
+     */
+    final void closeAuthCounters()
+    {
+        if (null != authCounters)
+        {
+            authCounters.close();
+            authCounters = null;
+        }
     }
 
     /**

@@ -31,6 +31,8 @@ import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.StreamCloseDecoder;
 import io.metaroce.codec.wire.StreamOpenDecoder;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
+import io.metaroce.datapath.counters.AuthCounters;
+import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.counters.ReceiverCounters;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -85,6 +87,7 @@ public final class ReceiverConnection extends Connection
     private final EngineSettings settings;
     private final ReceiveTracker tracker;
     private final ReceiverCounters counters;
+    private final CountersManager countersManager;
     private final ReceiverEncoder encoder;
     private final ReceiverAckState ack;
     private final ReceiverCredit credit;
@@ -143,6 +146,7 @@ public final class ReceiverConnection extends Connection
         this.mtu = Math.min(setup.mtu(), settings.mtu());
         this.maxStreams = host.maxStreamsPerConnection();
         this.windowMode = setup.congestionModes().senderWindow();
+        this.countersManager = countersManager;
         this.counters = new ReceiverCounters(countersManager, host.connectionCounterContext(localId));
         this.tracker = new ReceiveTracker(window);
         this.tracker.reset(isn, window);
@@ -572,6 +576,7 @@ public final class ReceiverConnection extends Connection
     public int onTimers(final long nowNs)
     {
         this.nowNs = nowNs;
+        refreshAuthCounters();
         if (isTerminated())
         {
             return 0;
@@ -650,6 +655,13 @@ public final class ReceiverConnection extends Connection
         encoder.release();
         streams.release();
         counters.close();
+        closeAuthCounters();
+    }
+
+    AuthCounters newAuthCounters()
+    {
+        return new AuthCounters(
+            countersManager, DatapathCounters.RECEIVER_TYPE_ID, "rcv", host.connectionCounterContext(localId));
     }
 
     /**

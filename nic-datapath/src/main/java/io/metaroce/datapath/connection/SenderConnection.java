@@ -38,6 +38,7 @@ import io.metaroce.codec.wire.TransportHeaderDecoder;
 import io.metaroce.datapath.congestion.CongestionControl;
 import io.metaroce.datapath.congestion.CongestionControlSupplier;
 import io.metaroce.datapath.congestion.RttEstimator;
+import io.metaroce.datapath.counters.AuthCounters;
 import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.counters.SenderCounters;
@@ -106,6 +107,7 @@ public final class SenderConnection extends Connection
     public final ConnectionSettings connectionSettings;
     private final String streamCounterLabel;
     private final CountersManager countersManager;
+    private final String authCounterContext;
     private final int pathCount;
     private final int isn;
     private final int askedWindow;
@@ -176,8 +178,9 @@ public final class SenderConnection extends Connection
             congestionControl.newInstance(connectionSettings, mtu, initialWindow, maxWindow);
         this.streamCounterLabel = DatapathCounters.withLabel(host.connectionLabel(), senderSettings.counterLabel());
 
-        this.counters = new SenderCounters(countersManager, DatapathCounters.withLabel(
-            host.connectionCounterContext(localId), senderSettings.counterLabel()),
+        this.authCounterContext = DatapathCounters.withLabel(
+            host.connectionCounterContext(localId), senderSettings.counterLabel());
+        this.counters = new SenderCounters(countersManager, authCounterContext,
             pathCount, pathsPerPlane, connectionSettings.pathCounters() || settings.paths().pathCounters(),
             host.planeCounters());
         this.tracker = new SendTracker(askedWindow, pathCount, pathsPerPlane, parts);
@@ -640,6 +643,7 @@ public final class SenderConnection extends Connection
     public int onTimers(final long nowNs)
     {
         this.nowNs = nowNs;
+        refreshAuthCounters();
         if (ConnectionState.SETUP == state)
         {
             if (nowNs >= setupDeadlineNs)
@@ -756,6 +760,12 @@ public final class SenderConnection extends Connection
             latencyDestination = -1;
         }
         counters.close();
+        closeAuthCounters();
+    }
+
+    AuthCounters newAuthCounters()
+    {
+        return new AuthCounters(countersManager, DatapathCounters.SENDER_TYPE_ID, "snd", authCounterContext);
     }
 
     /**

@@ -21,7 +21,7 @@
  * {@link io.metaroce.datapath.counters.DropReason} lists why a datagram was dropped, each with a counter; the engine's,
  * the transport's, each plane's and each connection's counters are grouped in {@code EngineCounters},
  * {@code IoCounters}, {@code PlaneCounters} (sending), {@code PlaneReceiveCounters}, {@code SenderCounters} and
- * {@code ReceiverCounters}; a statistic a
+ * {@code ReceiverCounters}, with {@code AuthCounters} added for an authenticated connection; a statistic a
  * connection keeps in a field of its own, mirrored into a counter only when that counter was allocated, is a
  * {@code MirroredCounter}.
  * <p>
