@@ -295,6 +295,48 @@ class NetworkAttackTest
     }
 
     @Test
+    void shouldOpenTwoConnectionsOfOneKeyWhoseSetupsArriveOutOfOrder()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            // not an attack: loss or another path lets the later connection's SETUP arrive first, and the earlier
+            // one's handshake, older, must still open its connection rather than look like a replay
+            start(false, null);
+            final int[] first = { 0 };
+            final AtomicInteger held = new AtomicInteger();
+            relay.tactic((toReceiver, datagram, port, forward) ->
+            {
+                if (toReceiver && SetupDecoder.TEMPLATE_ID == UdpRelay.templateId(datagram))
+                {
+                    final int srcConnId = ByteBuffer.wrap(datagram).order(ByteOrder.LITTLE_ENDIAN).getInt(20);
+                    if (0 == first[0])
+                    {
+                        first[0] = srcConnId;
+                    }
+                    if (srcConnId == first[0] && held.get() >= 0)
+                    {
+                        held.incrementAndGet();
+                        return;
+                    }
+                    held.set(-1);
+                }
+                forward.send(datagram, port);
+            });
+            // a connection setting of its own, so a second connection to the same receiver
+            final ExclusivePublication second = senderClient.addExclusivePublication(
+                "metaroce:udp?endpoint=" + relay.endpoint() + "|interface=127.0.1.1|auth-peer=receiver" +
+                "|path-counters=true", STREAM_ID + 1);
+            final Subscription secondSubscription = receiverClient.addSubscription(
+                harness.subscriptionChannel(""), STREAM_ID + 1);
+
+            Await.until("both connected", 20_000, () -> publication.isConnected() && second.isConnected());
+            stream(200, 64, 0);
+            assertEquals(0, receiverDrops("HANDSHAKE_REPLAY"), "an older handshake is no replay");
+            assertTrue(secondSubscription.imageCount() > 0);
+        });
+    }
+
+    @Test
     void shouldDeliverAStreamUnderLoadAcrossManyKeyChanges()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(90), () ->

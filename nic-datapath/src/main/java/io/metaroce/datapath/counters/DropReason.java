@@ -205,7 +205,8 @@ public final class DropReason
     public static final int HANDSHAKE_FAILED = NO_CONNECTION + 31;
 
     /**
-     * A SETUP whose handshake timestamp is not newer than one accepted from the same key; no answer [MR-SEC-6].
+     * A SETUP whose handshake timestamp already opened a connection from the same key, or lies behind that key's
+     * replay window; no answer [MR-SEC-6].
      */
     public static final int HANDSHAKE_REPLAY = NO_CONNECTION + 32;
 

@@ -26,7 +26,8 @@ import java.util.random.RandomGenerator;
 /**
  * An engine's side of authentication: starts the handshake of each authenticated connection it opens, and checks
  * the handshake of each SETUP it receives: the tag, the initiator's key against the allow-list, and its timestamp
- * against the greatest one taken from that key, so that a recorded SETUP replayed later opens nothing.
+ * against those of the handshakes that key already opened connections with, so that a recorded SETUP replayed later
+ * opens nothing, while SETUPs of connections opened at about the same time may arrive in any order.
  * <p>
  * Not thread-safe: the engine's thread. Allocates per handshake, never per datagram.
  */
@@ -48,13 +49,25 @@ public final class Authenticator
     public static final int UNTRUSTED = 3;
 
     /**
-     * {@link #refusal()}: the timestamp is not newer than one taken from the same key.
+     * {@link #refusal()}: the timestamp is one a connection was opened with already, or older than the key's replay
+     * window.
      */
     public static final int REPLAYED = 4;
 
+    /**
+     * How far a handshake's timestamp may lie behind the newest accepted from its key and still open a connection:
+     * SETUPs of connections opened at about the same time may arrive in any order.
+     */
+    public static final long REPLAY_WINDOW_NS = 60_000_000_000L;
+
+    /**
+     * Timestamps of accepted handshakes remembered per key; an older one forgotten raises the floor.
+     */
+    public static final int REMEMBERED_HANDSHAKES = 64;
+
     private final AuthSettings settings;
     private final RandomGenerator random;
-    private final HashMap<String, Long> greatestTimestamps = new HashMap<>();
+    private final HashMap<String, AcceptedHandshakes> accepted = new HashMap<>();
     private long lastTimestampNs;
     private int refusal;
 
@@ -161,8 +174,8 @@ public final class Authenticator
             refusal = FAILED;
             return null;
         }
-        final Long greatest = greatestTimestamps.get(Base64.getEncoder().encodeToString(peerKey));
-        if (null != greatest && timestamp <= greatest)
+        final AcceptedHandshakes handshakes = accepted.get(Base64.getEncoder().encodeToString(peerKey));
+        if (null != handshakes && handshakes.isReplay(timestamp))
         {
             refusal = REPLAYED;
             return null;
@@ -180,8 +193,8 @@ public final class Authenticator
      */
     public void commit(final ConnectionAuth auth)
     {
-        greatestTimestamps.merge(
-            Base64.getEncoder().encodeToString(auth.peerKey()), auth.timestampNs(), Math::max);
+        accepted.computeIfAbsent(Base64.getEncoder().encodeToString(auth.peerKey()), (key) -> new AcceptedHandshakes())
+            .add(auth.timestampNs());
     }
 
     /**
@@ -200,5 +213,50 @@ public final class Authenticator
         final byte[] key = new byte[X25519.KEY_LENGTH];
         random.nextBytes(key);
         return key;
+    }
+
+    /**
+     * The handshakes that opened connections from one key: the last {@link #REMEMBERED_HANDSHAKES} timestamps, the
+     * greatest, and the greatest one forgotten. A timestamp is a replay when it is remembered, not newer than a
+     * forgotten one, or more than {@link #REPLAY_WINDOW_NS} behind the greatest [MR-SEC-6].
+     */
+    private static final class AcceptedHandshakes
+    {
+        private final long[] timestamps = new long[REMEMBERED_HANDSHAKES];
+        private int count;
+        private int next;
+        private long greatest = Long.MIN_VALUE;
+        private long forgotten = Long.MIN_VALUE;
+
+        boolean isReplay(final long timestamp)
+        {
+            if (timestamp <= forgotten || (0 != count && timestamp <= greatest - REPLAY_WINDOW_NS))
+            {
+                return true;
+            }
+            for (int i = 0; i < count; i++)
+            {
+                if (timestamps[i] == timestamp)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        void add(final long timestamp)
+        {
+            if (REMEMBERED_HANDSHAKES == count)
+            {
+                forgotten = Math.max(forgotten, timestamps[next]);
+            }
+            else
+            {
+                count++;
+            }
+            timestamps[next] = timestamp;
+            next = (next + 1) % REMEMBERED_HANDSHAKES;
+            greatest = Math.max(greatest, timestamp);
+        }
     }
 }
