@@ -22,15 +22,23 @@ import io.metaroce.client.logbuffer.BufferClaim;
 import io.metaroce.client.logbuffer.FragmentAssembler;
 import io.metaroce.client.logbuffer.FragmentHandler;
 import io.metaroce.datapath.io.PacketTransportFactory;
+import io.metaroce.datapath.security.X25519;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
+import io.metaroce.driver.security.DriverKeyFile;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -65,6 +73,7 @@ public final class MetaRoceSystem implements IncastSource
     private final int dataPort;
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final DutyCycleCounter dutyCycles;
+    private final List<Path> authFiles = new ArrayList<>();
 
     /**
      * Launch an embedded driver and connect a client, for IPC.
@@ -117,6 +126,28 @@ public final class MetaRoceSystem implements IncastSource
         final PacketTransportFactory transportFactory,
         final String echoParams)
     {
+        this(settings, network, transportFactory, echoParams, false);
+    }
+
+    /**
+     * Launch an embedded driver as above, optionally with every network connection authenticated: the driver gets a
+     * fresh key and an allow-list that trusts that key for every receiver address of the network, and
+     * {@code metaroce.auth.require}, so that each of its connections (to itself) runs the handshake and seals and
+     * encrypts every datagram, with no channel parameter changed.
+     *
+     * @param settings         idle strategies and term length.
+     * @param network          the planes, extra channel parameters and loss, or null for IPC.
+     * @param transportFactory the driver's packet I/O, or null for its default.
+     * @param echoParams       parameters appended to the ping and pong publications' network channels, or empty.
+     * @param authenticated    true to authenticate and encrypt every network connection.
+     */
+    public MetaRoceSystem(
+        final SystemSettings settings,
+        final NetworkPlanes network,
+        final PacketTransportFactory transportFactory,
+        final String echoParams,
+        final boolean authenticated)
+    {
         dutyCycles = new DutyCycleCounter(SystemSettings.idleStrategy(settings.driverIdle()));
         final MediaDriver.Context context = new MediaDriver.Context()
             .threadingMode(ThreadingMode.SHARED)
@@ -130,6 +161,10 @@ public final class MetaRoceSystem implements IncastSource
             if (null != network.loss())
             {
                 context.lossGenerator(network.loss());
+            }
+            if (authenticated)
+            {
+                authenticate(context, network);
             }
         }
         driver = MediaDriver.launchEmbedded(context);
@@ -455,6 +490,41 @@ public final class MetaRoceSystem implements IncastSource
     {
         CloseHelper.closeAll(resources);
         CloseHelper.closeAll(client, driver);
+        for (final Path file : authFiles)
+        {
+            CloseHelper.quietClose(() -> Files.deleteIfExists(file));
+        }
+    }
+
+    /**
+     * A fresh key file and an allow-list trusting its key under every receiver address of the network, owner-only in
+     * a directory of their own (deleted on close), and every connection required to authenticate.
+     */
+    private void authenticate(final MediaDriver.Context context, final NetworkPlanes network)
+    {
+        try
+        {
+            final Path directory = Files.createTempDirectory("metaroce-bench-keys");
+            final Path keyFile = directory.resolve("driver.key");
+            final Path peersFile = directory.resolve("driver.peers");
+            authFiles.add(keyFile);
+            authFiles.add(peersFile);
+            authFiles.add(directory);
+            final byte[] privateKey = X25519.newPrivateKey(new SecureRandom());
+            final byte[] publicKey = new byte[X25519.KEY_LENGTH];
+            if (!new X25519().publicKey(privateKey, publicKey, 0))
+            {
+                throw new IllegalStateException("an unusable X25519 key");
+            }
+            DriverKeyFile.writeNewPrivateKey(keyFile, privateKey);
+            Files.writeString(peersFile, DriverKeyFile.encode(publicKey) + " self " +
+                String.join(" ", network.receiverHosts()) + "\n", StandardCharsets.US_ASCII);
+            context.authKeyFile(keyFile.toString()).trustedPeersFile(peersFile.toString()).authRequire(true);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     private <T extends AutoCloseable> T track(final T resource)

@@ -94,6 +94,13 @@ final class Scenarios
         {
             systems.add(new BenchRunner.SystemFactory("metaroce-batched",
                 (s) -> new MetaRoceSystem(s, NetworkPlanes.loopback(), batched())));
+            systems.add(new BenchRunner.SystemFactory("metaroce-batched-auth",
+                (s) -> new MetaRoceSystem(s, NetworkPlanes.loopback(), batched(), "", true)));
+        }
+        else
+        {
+            systems.add(new BenchRunner.SystemFactory("metaroce-auth",
+                (s) -> new MetaRoceSystem(s, NetworkPlanes.loopback(), PacketTransportFactory.udp(), "", true)));
         }
         if (!smoke)
         {
@@ -115,7 +122,9 @@ final class Scenarios
             "one embedded driver each, and a plain NIO `DatagramChannel` echo (raw). `metaroce-batched` is the " +
             "same driver on the " +
             "batched transport (`sendmmsg`/`recvmmsg` and segmentation offload, where Netty's native library " +
-            "loads). `metaroce-no-cc` (full runs only) is the same " +
+            "loads). `metaroce-batched-auth` is that system with every connection authenticated and " +
+            "encrypted (Noise IK handshake, AES-128-GCM on every datagram; `metaroce-auth` on the NIO transport " +
+            "where the batched one cannot run). `metaroce-no-cc` (full runs only) is the same " +
             "channel with `cc=false`: without the sender's delay-based congestion window, which on a loaded " +
             "loopback reads CPU scheduling delay as queueing and shrinks to a few packets; Aeron has no " +
             "congestion control by default.");
