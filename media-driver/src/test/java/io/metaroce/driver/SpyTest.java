@@ -125,9 +125,13 @@ class SpyTest
                         spy.poll(spyAssembler, 10);
                         LockSupport.parkNanos(10_000);
                     }
+                    // a spy that does not hold must keep up: the publisher may run a term past the acknowledged
+                    // position, and a spy more than a term behind it is lapped
+                    spy.poll(spyAssembler, 10);
                 }
                 while (network.count < count || spied.count < count)
                 {
+                    assertFalse(spyImage.isLapped(), "the spy kept up and was not lapped");
                     final int work = subscription.poll(networkAssembler, 10) + spy.poll(spyAssembler, 10);
                     if (0 == work)
                     {
