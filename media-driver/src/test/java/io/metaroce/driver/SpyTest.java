@@ -218,11 +218,13 @@ class SpyTest
                 // the spy is polled on a thread of its own that falls behind: parked 5 ms every 4 messages
                 final Messages spied = new Messages();
                 final AtomicBoolean running = new AtomicBoolean(true);
+                final AtomicBoolean spiedOne = new AtomicBoolean();
                 final Thread spyThread = new Thread(() ->
                 {
                     final FragmentAssembler assembler = new FragmentAssembler((buffer, offset, length, header) ->
                     {
                         spied.onFragment(buffer, offset, length, header);
+                        spiedOne.lazySet(true);
                         if (0 == spied.count % 4)
                         {
                             LockSupport.parkNanos(5_000_000);
@@ -241,6 +243,9 @@ class SpyTest
                 final Messages network = new Messages();
                 final UnsafeBuffer buffer = new UnsafeBuffer(new byte[Messages.MAX_LENGTH]);
                 int seq = 0;
+                // the spy reads the first message before the flood, or a starved spy thread is lapped unread
+                offer(publication, subscription, network, buffer, Messages.write(buffer, seq++, random));
+                Await.until("the spy read the first message", spiedOne::get);
                 while (!unavailable.contains(spyImage) && seq < 200_000)
                 {
                     offer(publication, subscription, network, buffer, Messages.write(buffer, seq++, random));
