@@ -202,6 +202,7 @@ final class FabricIncast implements ConnectionHandler, ImageAdmission
         LongArrayList[] depthBytes;
         final LongArrayList windowBytes = new LongArrayList();
         final LongArrayList creditOutstandingBytes = new LongArrayList();
+        final LongArrayList creditWindowBytes = new LongArrayList();
         final LongArrayList deliveredBytes = new LongArrayList();
     }
 
@@ -783,6 +784,7 @@ final class FabricIncast implements ConnectionHandler, ImageAdmission
         }
         r.windowBytes.addLong(window);
         r.creditOutstandingBytes.addLong(receiver.creditScheduler().outstandingBytes());
+        r.creditWindowBytes.addLong(receiver.creditScheduler().adaptedWindowBytes());
         long delivered = 0;
         for (final StreamChecker checker : checkers)
         {

@@ -542,7 +542,7 @@ public final class FabricScaleReport
         {
             sb.append(",plane").append(p).append("_depth_bytes");
         }
-        sb.append(",cwnd_sum_bytes,credit_outstanding_bytes,delivered_bytes\n");
+        sb.append(",cwnd_sum_bytes,credit_outstanding_bytes,credit_window_bytes,delivered_bytes\n");
         for (int k = 0; k < r.sampleTimeNs.size(); k++)
         {
             sb.append(String.format(Locale.ROOT, "%.3f", r.sampleTimeNs.getLong(k) / 1e3));
@@ -556,6 +556,7 @@ public final class FabricScaleReport
             }
             sb.append(',').append(r.windowBytes.getLong(k))
                 .append(',').append(r.creditOutstandingBytes.getLong(k))
+                .append(',').append(r.creditWindowBytes.getLong(k))
                 .append(',').append(r.deliveredBytes.getLong(k)).append('\n');
         }
         return sb.toString();
