@@ -105,6 +105,8 @@ final class PublicationDestination implements PayloadSource
     // conductor
     private long lastRetainedPosition = NOT_RETAINED;
     private long timeOfLastProgressNs;
+    private boolean isHoldingBackFastest;
+    private long heldBackFastestSinceNs;
 
     // sender
     private int transportDestination = -1;
@@ -215,6 +217,34 @@ final class PublicationDestination implements PayloadSource
         }
 
         return timeoutNs > 0 && nowNs - timeOfLastProgressNs > timeoutNs;
+    }
+
+    /**
+     * Conductor timer, with {@code fc=fastest}: the destination holds the fastest back now; has it done so at every
+     * tick for longer than a timeout?
+     *
+     * @param timeoutNs the flow control timeout, 0 for never.
+     * @param nowNs     current time.
+     * @return true when it held the fastest back for the whole timeout.
+     */
+    boolean hasHeldBackFastest(final long timeoutNs, final long nowNs)
+    {
+        if (!isHoldingBackFastest)
+        {
+            isHoldingBackFastest = true;
+            heldBackFastestSinceNs = nowNs;
+            return false;
+        }
+
+        return timeoutNs > 0 && nowNs - heldBackFastestSinceNs > timeoutNs;
+    }
+
+    /**
+     * Conductor timer: the destination does not hold the fastest back now.
+     */
+    void onNotHoldingBackFastest()
+    {
+        isHoldingBackFastest = false;
     }
 
     /**

@@ -41,8 +41,10 @@ import java.util.ArrayList;
  * {@link #publisherLimit(long, long, int, int) min(F + term window, R + 2 x term length)}: writing a term reuses the
  * partition of the term three before it, which then lies wholly below {@code R}, so no byte a destination may still
  * send or retransmit is ever zeroed or overwritten. With {@code fc=slowest} that bound never binds (F is at least
- * R); with {@code fc=fastest} a destination that falls so far behind the fastest that it would bind is dropped
- * ({@link #isOverrun}).
+ * R); with {@code fc=fastest} a destination so far behind the fastest that it binds ({@link #isOverrun}) holds the
+ * fastest back, and is dropped when it has done so for the whole {@code fc-timeout}: a live destination is often
+ * that far behind for a while (its acknowledgements lag by up to its window, a term by default), so dropping it at
+ * once would drop receivers that keep up.
  * <p>
  * <b>Dropping.</b> With {@code fc-timeout} (default 5 s with {@code fc=fastest}, never with {@code fc=slowest}) a
  * retained destination whose acknowledged position stands still below the producer position for longer than the
@@ -130,7 +132,7 @@ final class PublicationDestinations
      * @param flowControlPosition the fastest's.
      * @param termLength          of the log.
      * @param termWindowLength    of the publication.
-     * @return true when the destination must be dropped to let the fastest go on.
+     * @return true when the destination holds the fastest back (and is dropped when it does so for the timeout).
      */
     static boolean isOverrun(
         final long retainedPosition, final long flowControlPosition, final int termLength, final int termWindowLength)
@@ -329,7 +331,7 @@ final class PublicationDestinations
 
     /**
      * Conductor timer: drop the destinations that stopped acknowledging for the timeout, and with {@code fc=fastest}
-     * those that fell too far behind the fastest.
+     * those that held the fastest back for the timeout.
      *
      * @param producerPosition of the publication.
      * @param nowNs            current time.
@@ -353,7 +355,16 @@ final class PublicationDestinations
                 PublicationDestination.NOT_RETAINED != destination.retainedPosition() &&
                 isOverrun(destination.retainedPosition(), flowControlPosition, termLength, termWindowLength))
             {
-                drop(destination, "fell more than two terms behind the fastest destination (fc=fastest)");
+                if (destination.hasHeldBackFastest(timeoutNs, nowNs))
+                {
+                    drop(destination, "held the fastest destination back for " + timeoutNs / 1_000_000 +
+                        " ms (" + UdpChannel.FLOW_CONTROL_TIMEOUT_PARAM + ", fc=fastest), too far behind it for " +
+                        "the log to keep its data");
+                }
+            }
+            else
+            {
+                destination.onNotHoldingBackFastest();
             }
         }
     }

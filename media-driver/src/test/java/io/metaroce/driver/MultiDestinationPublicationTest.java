@@ -32,6 +32,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.errors.ErrorLogReader;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.File;
 import java.time.Duration;
@@ -175,11 +177,9 @@ class MultiDestinationPublicationTest
 
             final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
             final MetaRoce senderClient = harness.connect(senderDriver);
-            // a log long enough that the live destinations, which keep up, never fall the two terms behind the
-            // fastest that would drop them too while the stopped one still holds its place
             final Publication publication = senderClient.addPublication(channel(all, "|" +
                 ChannelUri.FLOW_CONTROL_PARAM + "=" + ChannelUri.FASTEST_FLOW_CONTROL + "|" +
-                ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM + "=2s", 1024 * 1024), STREAM_ID);
+                ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM + "=2s"), STREAM_ID);
             awaitImages(all, publication);
             publish(publication, all, 500);
             stopped.await(500);
@@ -215,6 +215,60 @@ class MultiDestinationPublicationTest
             final List<String> errors = errors(senderDriver);
             assertEquals(1, systemCounter(senderClient, SystemCounterDescriptor.DESTINATIONS_DROPPED),
                 errors.toString());
+            assertTrue(errors.stream().anyMatch((error) -> error.contains("destination " + stoppedEndpoint +
+                " dropped")), errors.toString());
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { ChannelUri.FASTEST_FLOW_CONTROL, ChannelUri.SLOWEST_FLOW_CONTROL })
+    void shouldKeepEveryLiveDestinationWhenAReceivingDriverStopsWithShortTerms(final String flowControl)
+    {
+        System.out.println("multi-destination test seed " + SEED + " fc=" + flowControl);
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> receivers = launchReceivers(2);
+            final String stoppedEndpoint = "127.0.0.4:" + harness.port;
+            final MediaDriver stoppedDriver = MediaDriver.launch(NetworkTestHarness.driverContext());
+            final MetaRoce stoppedClient = MetaRoce.connect(TestContexts.clientContext(stoppedDriver));
+            final Receiver stopped = new Receiver(stoppedEndpoint, stoppedClient.addSubscription(
+                "metaroce:udp?endpoint=" + stoppedEndpoint, STREAM_ID));
+            final List<Receiver> all = new ArrayList<>(receivers);
+            all.add(stopped);
+
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            // 64 KiB terms: the live destinations' acknowledgements are often more than a term apart
+            final Publication publication = senderClient.addPublication(channel(all, "|" +
+                ChannelUri.FLOW_CONTROL_PARAM + "=" + flowControl + "|" +
+                ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM + "=1s"), STREAM_ID);
+            awaitImages(all, publication);
+            publish(publication, all, 500);
+            stopped.await(500);
+
+            stoppedClient.close();
+            stoppedDriver.close();
+            final int count = 6_000;
+            publish(publication, receivers, count, 500);
+            for (final Receiver receiver : receivers)
+            {
+                try
+                {
+                    receiver.await(500 + count);
+                }
+                catch (final AssertionError ex)
+                {
+                    throw new AssertionError(ex.getMessage() + "; sender errors: " + errors(senderDriver), ex);
+                }
+                assertEquals(0, receiver.first, receiver + " starts at the first message");
+                assertEquals(500 + count, receiver.received, receiver + " got every message once");
+            }
+            Await.until("the stopped destination dropped", 10_000,
+                () -> systemCounter(senderClient, SystemCounterDescriptor.DESTINATIONS_DROPPED) > 0);
+            final List<String> errors = errors(senderDriver);
+            assertEquals(1, systemCounter(senderClient, SystemCounterDescriptor.DESTINATIONS_DROPPED),
+                "only the stopped destination was dropped: " + errors);
             assertTrue(errors.stream().anyMatch((error) -> error.contains("destination " + stoppedEndpoint +
                 " dropped")), errors.toString());
         });
@@ -435,11 +489,6 @@ class MultiDestinationPublicationTest
 
     private static String channel(final List<Receiver> receivers, final String extra)
     {
-        return channel(receivers, extra, TERM_LENGTH);
-    }
-
-    private static String channel(final List<Receiver> receivers, final String extra, final int termLength)
-    {
         final String[] destinations = new String[receivers.size()];
         for (int i = 0; i < destinations.length; i++)
         {
@@ -451,7 +500,7 @@ class MultiDestinationPublicationTest
             .controlMode(ChannelUri.MANUAL_CONTROL_MODE)
             .destinations(destinations)
             .networkInterface("127.0.1.1")
-            .termLength(termLength)
+            .termLength(TERM_LENGTH)
             .build() + extra;
     }
 

@@ -127,8 +127,8 @@ public enum SystemCounterDescriptor
 
     /**
      * Destinations of multi-destination publications dropped by their flow control (they stopped acknowledging for
-     * the channel's {@code fc-timeout}, or fell too far behind the fastest with {@code fc=fastest}): each is also in
-     * the error log.
+     * the channel's {@code fc-timeout}, or held the fastest back that long with {@code fc=fastest}): each is also
+     * in the error log.
      */
     DESTINATIONS_DROPPED(20, "Multi-destination publication destinations dropped");
 
