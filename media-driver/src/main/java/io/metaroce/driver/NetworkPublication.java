@@ -348,7 +348,8 @@ final class NetworkPublication implements PayloadSource
 
     /**
      * The limit of a multi-destination publication: {@link PublicationDestinations#publisherLimit}, after zeroing the
-     * log up to the retained position.
+     * log up to the retained position; a holding spy takes part in both positions as a destination of
+     * {@code fc=slowest} would, so the publisher waits for it and the log it has not read is kept.
      */
     private int updateMultiDestinationLimit()
     {
@@ -370,9 +371,9 @@ final class NetworkPublication implements PayloadSource
         {
             senderPosition.setRelease(flowControlPosition);
         }
-        final long retainedPosition = destinations.retainedPosition();
+        final long retainedPosition = spies.consumerPosition(destinations.retainedPosition());
         final long proposedLimit = PublicationDestinations.publisherLimit(
-            flowControlPosition, retainedPosition, termLength, termWindowLength);
+            spies.consumerPosition(flowControlPosition), retainedPosition, termLength, termWindowLength);
         if (isConnected && proposedLimit > tripLimit)
         {
             cleanBufferTo(destinations.safeCleanPosition(retainedPosition));

@@ -40,11 +40,12 @@ import java.util.ArrayList;
  * The conductor zeroes the log up to {@code R} and sets the publisher limit to
  * {@link #publisherLimit(long, long, int, int) min(F + term window, R + 2 x term length)}: writing a term reuses the
  * partition of the term three before it, which then lies wholly below {@code R}, so no byte a destination may still
- * send or retransmit is ever zeroed or overwritten. With {@code fc=slowest} that bound never binds (F is at least
- * R); with {@code fc=fastest} a destination so far behind the fastest that it binds ({@link #isOverrun}) holds the
- * fastest back, and is dropped when it has done so for the whole {@code fc-timeout}: a live destination is often
- * that far behind for a while (its acknowledgements lag by up to its window, a term by default), so dropping it at
- * once would drop receivers that keep up.
+ * send or retransmit is ever zeroed or overwritten. Holding spies join both positions
+ * ({@link PublicationSpies#consumerPosition}), as destinations of {@code fc=slowest} would. With {@code fc=slowest}
+ * that bound never binds (F is at least R); with {@code fc=fastest} a destination so far behind the fastest that it
+ * binds ({@link #isOverrun}) holds the fastest back, and is dropped when it has done so for the whole
+ * {@code fc-timeout}: a live destination is often that far behind for a while (its acknowledgements lag by up to its
+ * window, a term by default), so dropping it at once would drop receivers that keep up.
  * <p>
  * <b>Dropping.</b> With {@code fc-timeout} (default 5 s with {@code fc=fastest}, never with {@code fc=slowest}) a
  * retained destination whose acknowledged position stands still below the producer position for longer than the

@@ -70,7 +70,8 @@ final class SpyLinks
 
     /**
      * Validate a spy's channel: the spy prefix on a {@code metaroce:udp} channel that is a valid publication channel
-     * (it names the publication), plus {@link ChannelUri#SPY_HOLD_PARAM}.
+     * (it names the publication), plus {@link ChannelUri#SPY_HOLD_PARAM}; a multi-destination one names no
+     * {@code destinations} (see {@link SpySubscriptionLink}).
      *
      * @throws ControlProtocolException {@code INVALID_CHANNEL} naming what is wrong.
      */
@@ -96,6 +97,13 @@ final class SpyLinks
         }
 
         final UdpChannel publicationChannel = UdpChannel.forPublication(uri.withoutSpy(), ctx);
+        if (publicationChannel.isMultiDestination && null != uri.get(UdpChannel.DESTINATIONS_PARAM))
+        {
+            throw UdpChannel.invalid("a spy of multi-destination publications names '" +
+                UdpChannel.CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE + "' without '" +
+                UdpChannel.DESTINATIONS_PARAM + "': it reads every one of its stream, whose destinations change " +
+                "at run time");
+        }
         return new SpySubscriptionLink(
             registrationId, client, streamId, uri.toString(), publicationChannel, "true".equals(hold));
     }
@@ -213,8 +221,10 @@ final class SpyLinks
                 publication.streamId(),
                 position.counterId(),
                 publication.logFileName(),
-                ChannelUri.SPY_PREFIX + ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?" + UdpChannel.ENDPOINT_PARAM +
-                "=" + publication.channel().endpointList());
+                ChannelUri.SPY_PREFIX + ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?" +
+                (publication.channel().isMultiDestination ?
+                UdpChannel.CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE :
+                UdpChannel.ENDPOINT_PARAM + "=" + publication.channel().endpointList()));
         }
     }
 }

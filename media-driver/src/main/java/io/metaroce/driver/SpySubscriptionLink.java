@@ -19,8 +19,11 @@ import java.util.Arrays;
 
 /**
  * A spy's subscription ({@code metaroce-spy:metaroce:udp?...}): it gets an image of every active network publication
- * of this driver with its stream id and its endpoints (and, when the spy names {@code interface}, its interfaces),
- * reading the publication's own log. It matches no IPC publication and no network image. Owned by the conductor.
+ * of this driver with its stream id and its receivers (and, when the spy names {@code interface}, its interfaces),
+ * reading the publication's own log. A spy names the receivers as a publication does: {@code endpoint=...} matches
+ * the unicast publications to that endpoint, {@code control-mode=manual} (without {@code destinations}) matches every
+ * multi-destination publication, whose destinations change at run time and so cannot identify it. It matches no IPC
+ * publication and no network image. Owned by the conductor.
  */
 final class SpySubscriptionLink extends SubscriptionLink
 {
@@ -63,7 +66,8 @@ final class SpySubscriptionLink extends SubscriptionLink
         final UdpChannel channel = publication.channel();
         return streamId() == publication.streamId() &&
             NetworkPublication.State.ACTIVE == publication.state() &&
-            publicationChannel.endpointList().equals(channel.endpointList()) &&
+            publicationChannel.isMultiDestination == channel.isMultiDestination &&
+            (channel.isMultiDestination || publicationChannel.endpointList().equals(channel.endpointList())) &&
             (null == publicationChannel.interfaces || Arrays.equals(publicationChannel.interfaces, channel.interfaces));
     }
 }
