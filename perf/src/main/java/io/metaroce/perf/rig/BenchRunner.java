@@ -48,7 +48,9 @@ import java.util.function.Function;
  * credit on and off, and a latency-class ping under the incast and alone); {@code longhaul} (the simulated fabric at 1,
  * 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network namespaces, each rate-limited by {@code tc tbf}; needs
  * root); {@code scale} (1 to 4,000 streams between two drivers, beside Aeron, with a ping-pong beside them and a plane
- * down under load; then 64 senders' incast, random loss and 4 against 8 planes on the simulated fabric). Each run is
+ * down under load; then 64 senders' incast, random loss and 4 against 8 planes on the simulated fabric); {@code
+ * fanout} (one multi-destination publication to 1 and 8 destinations, a spy, destinations added and removed under
+ * load, a stopped receiving driver dropped, see {@link FanOutRig}). Each run is
  * repeated ({@code --reps}, default 3) and the median run is reported: by p99 for latency, by rate for throughput.
  * Every repetition's histogram is kept as a {@code .hgrm} file. {@code --systems a,b} runs only the named systems of
  * the scenarios other than {@link #RIG_SCENARIOS}. {@code --hogs n} keeps n CPU-hog processes ({@link CpuHogs})
@@ -64,13 +66,14 @@ public final class BenchRunner
      * Names of every scenario, in the order a run without names runs them.
      */
     public static final List<String> SCENARIOS =
-        List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns", "scale");
+        List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns", "scale",
+            FanOutRig.NAME);
 
     /**
      * Scenarios with a rig of their own: their grid and systems are fixed, so {@code --lengths}, {@code --rates} and
      * {@code --systems} do not apply to them.
      */
-    static final List<String> RIG_SCENARIOS = List.of("failover", "longhaul", "netns", "scale");
+    static final List<String> RIG_SCENARIOS = List.of("failover", "longhaul", "netns", "scale", FanOutRig.NAME);
 
     /**
      * How one system is built for one medium.
@@ -216,7 +219,9 @@ public final class BenchRunner
                 "rate-limited by tc tbf; needs root); scale (1 to 4,000 streams between two drivers: connect time, " +
                 "descriptors, counters, memory, goodput, fairness, a ping-pong beside them and a plane down under " +
                 "load, beside Aeron; then the simulated fabric's 64-sender incast, 10 % loss and 4 against 8 " +
-                "planes).")
+                "planes); fanout (one multi-destination publication to 1 and 8 destinations: rates and their " +
+                "ratio, a spy beside it, a destination added and removed under load, a SIGSTOPped receiving driver " +
+                "dropped by fc=fastest).")
             .note("Output: '<out>/<yyyy-MM-ddTHH-mm-ss>[-smoke]/' with a folder per scenario (every repetition's " +
                 ".hgrm histogram, CSV and SVG charts) and summary.md; the last line printed is 'results: <folder>'.");
     }
@@ -363,6 +368,10 @@ public final class BenchRunner
         else if ("scale".equals(name))
         {
             ScaleRig.runScenario(this, smoke);
+        }
+        else if (FanOutRig.NAME.equals(name))
+        {
+            FanOutRig.runScenario(this, smoke);
         }
         else
         {

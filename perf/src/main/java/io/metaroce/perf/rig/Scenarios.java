@@ -133,7 +133,7 @@ final class Scenarios
     /**
      * The batched transport with the driver's batch and segmentation settings, from their properties where set.
      */
-    private static PacketTransportFactory batched()
+    static PacketTransportFactory batched()
     {
         return PacketTransportFactory.batchedUdp(
             Integer.getInteger(Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME,

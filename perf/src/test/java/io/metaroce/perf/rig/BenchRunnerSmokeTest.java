@@ -243,6 +243,27 @@ class BenchRunnerSmokeTest
     }
 
     @Test
+    void shouldRunFanOutSmokeWithEveryMessageOnceInOrderAndTheStoppedDriverDropped(@TempDir final Path dir)
+        throws IOException
+    {
+        final BenchRunner runner = new BenchRunner(dir, 1, 100_000_000L, 300_000_000L);
+        assertTimeoutPreemptively(Duration.ofSeconds(120), () -> FanOutRig.runScenario(runner, true));
+        runner.writeSummary();
+
+        final String summary = Files.readString(dir.resolve("summary.md"));
+        final String row = summary.lines().filter((l) -> l.startsWith("| 1 |")).findFirst().orElseThrow();
+        final String[] cells = row.split("\\|");
+        assertTrue(Double.parseDouble(cells[2].trim()) > 0 && Double.parseDouble(cells[5].trim()) > 0, row);
+        assertTrue(List.of("yes", "lapped").contains(cells[4].trim()), "the spy delivered nothing wrong: " + row);
+        assertEquals("yes", cells[7].trim(), "every destination got every message once, in order: " + row);
+        assertTrue(Integer.parseInt(cells[8].trim()) > 0, "the ninth destination was added and removed: " + row);
+        assertEquals("0", cells[9].trim(), "lost by the others: " + row);
+        assertEquals("0", cells[10].trim(), "duplicated for the others: " + row);
+        assertTrue(cells[12].trim().endsWith(" ms"), "the stopped driver's destination was dropped: " + row);
+        assertEquals("yes", cells[14].trim(), "the others got every message once, in order: " + row);
+    }
+
+    @Test
     void shouldRunFailoverSmokeWithoutLossOrDuplicates(@TempDir final Path dir) throws IOException
     {
         final BenchRunner runner = new BenchRunner(dir, 1, 100_000_000L, 300_000_000L);
