@@ -65,6 +65,8 @@ public final class PacketOpener
     private final SecretKeySpec[] slotKeys = new SecretKeySpec[3];
     private final byte[][] slotIvs = new byte[3][TrafficKeys.IV_LENGTH];
     private final byte[] nonce = new byte[TrafficKeys.IV_LENGTH];
+    private final byte[] aad = new byte[PacketSealer.AAD_SCRATCH_LENGTH];
+    private final byte[] tag = new byte[TAG_LENGTH];
     private long currentEpoch;
 
     /**
@@ -122,17 +124,20 @@ public final class PacketOpener
         {
             cipher.init(Cipher.DECRYPT_MODE, slotKeys[slot],
                 new GCMParameterSpec(GCM_TAG_BITS, PacketSealer.nonce(slotIvs[slot], sealWord, nonce)));
-            if (encrypted)
+            if (encrypted && bodyLength > 0)
             {
-                cipher.updateAAD(buffer, offset, clearLength);
-                cipher.updateAAD(buffer, tagOffset + SEAL_WORD_OFFSET, SEAL_WORD_LENGTH);
+                PacketSealer.updateAad(cipher, aad, buffer, offset, clearLength, sealWord);
                 cipher.doFinal(buffer, bodyOffset, bodyLength + TAG_LENGTH, buffer, bodyOffset);
             }
             else
             {
-                cipher.updateAAD(buffer, offset, clearLength + bodyLength);
-                cipher.updateAAD(buffer, tagOffset + SEAL_WORD_OFFSET, SEAL_WORD_LENGTH);
-                cipher.doFinal(buffer, tagOffset, TAG_LENGTH, buffer, tagOffset);
+                // as the sealer does: the seal word over the tag makes the authenticated bytes one piece, and the
+                // tag, kept aside, is put back once the cipher has buffered them
+                System.arraycopy(buffer, tagOffset, tag, 0, TAG_LENGTH);
+                SealTrailerDescriptor.putLongBigEndian(buffer, tagOffset, sealWord);
+                cipher.updateAAD(buffer, offset, clearLength + bodyLength + SEAL_WORD_LENGTH);
+                System.arraycopy(tag, 0, buffer, tagOffset, SEAL_WORD_LENGTH);
+                cipher.doFinal(tag, 0, TAG_LENGTH, tag, 0);
             }
         }
         catch (final AEADBadTagException ex)

@@ -33,8 +33,9 @@ import static io.metaroce.datapath.security.SealTrailerDescriptor.TRAILER_LENGTH
  * confidentiality limit of 2^23 datagrams per key (RFC 9001, section 6.6).
  * <p>
  * Not thread-safe: the sending engine's thread. Works on a heap array because the JDK's AES-GCM is fastest there.
- * The JDK's cipher takes a nonce only at initialisation, which builds its engine anew: sealing allocates about 1 KiB
- * per datagram there, and more with a long authenticated-only body, whose bytes the cipher buffers.
+ * The JDK's cipher takes a nonce only at initialisation, which builds its engine anew: sealing allocates about 1,000
+ * bytes per datagram there, and twice the authenticated bytes more when integrity only, which the cipher buffers; the
+ * authenticated data goes to it in one call, since each call that adds to its buffer grows and copies it.
  */
 public final class PacketSealer
 {
@@ -53,6 +54,12 @@ public final class PacketSealer
      */
     public static final long MAX_KEY_UPDATE_PACKETS = 1L << 23;
 
+    /**
+     * Room for a clear part (a message header and fixed block) and the seal word, copied so that the cipher gets its
+     * authenticated data in one call.
+     */
+    static final int AAD_SCRATCH_LENGTH = 256;
+
     private static final int GCM_TAG_BITS = TAG_LENGTH * 8;
 
     private final TrafficKeys keys;
@@ -62,6 +69,7 @@ public final class PacketSealer
     private final long[] laneCounters = new long[SealTrailerDescriptor.MAX_LANES];
     private final byte[] iv = new byte[TrafficKeys.IV_LENGTH];
     private final byte[] nonce = new byte[TrafficKeys.IV_LENGTH];
+    private final byte[] aad = new byte[AAD_SCRATCH_LENGTH];
     private SecretKeySpec key;
     private long sealedInEpoch;
 
@@ -118,20 +126,20 @@ public final class PacketSealer
         final int bodyOffset = offset + clearLength;
         final int tagOffset = bodyOffset + bodyLength;
         final long sealWord = SealTrailerDescriptor.sealWord(keys.epoch(), lane, counter);
-        SealTrailerDescriptor.putLongBigEndian(buffer, tagOffset + SEAL_WORD_OFFSET, sealWord);
         try
         {
             cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(GCM_TAG_BITS, nonce(iv, sealWord, nonce)));
-            if (encrypt)
+            if (encrypt && bodyLength > 0)
             {
-                cipher.updateAAD(buffer, offset, clearLength);
-                cipher.updateAAD(buffer, tagOffset + SEAL_WORD_OFFSET, SEAL_WORD_LENGTH);
+                updateAad(cipher, aad, buffer, offset, clearLength, sealWord);
                 cipher.doFinal(buffer, bodyOffset, bodyLength, buffer, bodyOffset);
             }
             else
             {
-                cipher.updateAAD(buffer, offset, clearLength + bodyLength);
-                cipher.updateAAD(buffer, tagOffset + SEAL_WORD_OFFSET, SEAL_WORD_LENGTH);
+                // the tag's place is free until doFinal writes it: the seal word there makes the authenticated
+                // bytes contiguous, so the JDK buffers them in one piece rather than growing its buffer
+                SealTrailerDescriptor.putLongBigEndian(buffer, tagOffset, sealWord);
+                cipher.updateAAD(buffer, offset, clearLength + bodyLength + SEAL_WORD_LENGTH);
                 cipher.doFinal(buffer, tagOffset, 0, buffer, tagOffset);
             }
         }
@@ -140,6 +148,7 @@ public final class PacketSealer
             // a fresh nonce, a valid key and room for the tag: the JDK has no reason to refuse
             throw new IllegalStateException("AES-GCM refused to seal", ex);
         }
+        SealTrailerDescriptor.putLongBigEndian(buffer, tagOffset + SEAL_WORD_OFFSET, sealWord);
         laneCounters[lane] = counter + 1;
         sealedInEpoch++;
         return clearLength + bodyLength + TRAILER_LENGTH;
@@ -153,6 +162,32 @@ public final class PacketSealer
     public long epoch()
     {
         return keys.epoch();
+    }
+
+    /**
+     * Give the cipher the clear part and the seal word as one piece of authenticated data: each updateAAD call that
+     * adds to the JDK's buffer grows and copies it.
+     */
+    static void updateAad(
+        final Cipher cipher,
+        final byte[] aad,
+        final byte[] buffer,
+        final int offset,
+        final int clearLength,
+        final long sealWord)
+    {
+        if (clearLength + SEAL_WORD_LENGTH <= aad.length)
+        {
+            System.arraycopy(buffer, offset, aad, 0, clearLength);
+            SealTrailerDescriptor.putLongBigEndian(aad, clearLength, sealWord);
+            cipher.updateAAD(aad, 0, clearLength + SEAL_WORD_LENGTH);
+        }
+        else
+        {
+            SealTrailerDescriptor.putLongBigEndian(aad, 0, sealWord);
+            cipher.updateAAD(buffer, offset, clearLength);
+            cipher.updateAAD(aad, 0, SEAL_WORD_LENGTH);
+        }
     }
 
     static byte[] nonce(final byte[] iv, final long sealWord, final byte[] nonce)

@@ -30,8 +30,9 @@
  * native code. Contracts: single-threaded; a datagram that fails to open is reported by a return code and changes no
  * state. The handshake and key derivation allocate, once per connection and once per key epoch. Sealing and opening
  * allocate inside the JDK's AES-GCM only, which builds its engine anew at every initialisation, and a datagram needs
- * one for its nonce: about 1 KiB per datagram on JDK 17 and 25 ({@code PacketProtectionBenchmark} with
- * {@code -prof gc}; Amazon Corretto Crypto Provider 2.5.0 about 140 B), plus the {@code GCMParameterSpec} the JDK's
- * API asks for. Everything around the cipher (staging copies, lookups, counters, replay windows) allocates nothing.
+ * one for its nonce, with the {@code GCMParameterSpec} the JDK's API asks for: about 1,000 bytes per datagram on JDK
+ * 17 and 950 on 25, plus twice the authenticated bytes when integrity only, which the cipher buffers (pinned by
+ * {@code PacketProtectionAllocationTest}; docs/performance.md; Amazon Corretto Crypto Provider 2.5.0 about 140 B).
+ * Everything around the cipher (staging copies, lookups, counters, replay windows) allocates nothing.
  */
 package io.metaroce.datapath.security;
