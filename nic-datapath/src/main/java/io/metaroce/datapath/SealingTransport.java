@@ -38,7 +38,8 @@ import java.nio.ByteOrder;
  * it is encoded and opened before it is decoded, SETUP and SETUP_ACK excepted, which carry the handshake. The
  * connection is found by the local id a datagram names: srcConnId going out, dstConnId coming in. The clear part is
  * the messageHeader and fixed block ({@code 8 + blockLength}), the rest is the body; the lane is the header's pathId
- * modulo 256, so each path has its own counter and replay window. A datagram that does not open is dropped, counted
+ * modulo 256, so each path has its own counter and replay window, and a datagram sealed on another lane is dropped
+ * (NO_SUCH_LANE) before it is opened. A datagram that does not open is dropped, counted
  * by reason, answered by nothing, and never reaches the engine.
  * <p>
  * Works on two heap staging arrays (one each way) because the JDK's AES-GCM is fastest there; the staging copies
@@ -183,8 +184,17 @@ final class SealingTransport extends ForwardingPacketTransport
             return;
         }
         buffer.getBytes(offset, receiveStaging, 0, length);
-        final int opened = auth.opener().open(
-            receiveStaging, 0, length, clearLength(receiveBuffer, length - SealTrailerDescriptor.TRAILER_LENGTH));
+        if (length >= CLEAR_MINIMUM + SealTrailerDescriptor.TRAILER_LENGTH && SealTrailerDescriptor.lane(
+            SealTrailerDescriptor.getLongBigEndian(receiveStaging, length - SealTrailerDescriptor.SEAL_WORD_LENGTH)) !=
+            (receiveBuffer.getShort(PATH_ID_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFF))
+        {
+            // a path's datagrams have its lane only, so that another lane's window cannot be spent or replayed into
+            engine.drop(DropReason.NO_SUCH_LANE);
+            return;
+        }
+        // the clear part its fixed block says, so that a datagram too short for it and the trailer is UNSEALED
+        final int opened = auth.opener().open(receiveStaging, 0, length,
+            MESSAGE_HEADER_LENGTH + (receiveBuffer.getShort(0, ByteOrder.LITTLE_ENDIAN) & 0xFFFF));
         if (opened < 0)
         {
             engine.drop(dropReason(opened));

@@ -135,13 +135,13 @@ public final class SealTrailerDescriptor
     }
 
     /**
-     * Read a long big-endian.
+     * Read a long big-endian, such as the seal word at the end of a sealed datagram.
      *
      * @param buffer where.
      * @param offset at which index.
      * @return the value.
      */
-    static long getLongBigEndian(final byte[] buffer, final int offset)
+    public static long getLongBigEndian(final byte[] buffer, final int offset)
     {
         long value = 0;
         for (int i = 0; i < Long.BYTES; i++)
