@@ -16,18 +16,26 @@
 package io.metaroce.systemtest.compliance;
 
 import io.metaroce.codec.SetupExtensions;
+import io.metaroce.codec.wire.ErrorDecoder;
+import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.security.Authenticator;
 import io.metaroce.datapath.security.ConnectionAuth;
+import io.metaroce.datapath.security.SealTrailerDescriptor;
 import io.metaroce.datapath.security.X25519;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,19 +47,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * target must answer a trusted key with message 2 in the same bytes every time, and refuse, count and leave
  * unanswered a stranger's key, a stripped or malformed handshake where it requires one, and a timestamp used already
  * or behind the replay window, while an older one inside the window opens its connection.
- * What follows the handshake (sealing, MR-SEC-8 to MR-SEC-10) needs a raw peer that seals and opens every datagram;
- * docs/compliance.md says where it is tested instead.
+ * After the handshake the raw peer seals and opens every datagram of the connection ({@link RawSealing}, with the
+ * datapath's own sealer and opener): the target must drop, count and leave unanswered a replayed, old, wrongly laned,
+ * altered or cut datagram without any change of state, seal everything it sends with a fresh (epoch, lane, counter),
+ * move to the next key epoch by itself, and open the epochs beside its newest but no other.
  */
 class AuthenticationComplianceTest extends ComplianceTest
 {
     private static final int STREAM_ID = 1801;
     private static final int SESSION_ID = 0x1808_0001;
     private static final long QUIET_MS = 300;
+    private static final int KEY_UPDATE_PACKETS = 1024;
+    private static final List<String> OPEN_REASONS =
+        List.of("UNSEALED", "BAD_TAG", "REPLAYED", "TOO_OLD", "UNKNOWN_EPOCH", "NO_SUCH_LANE");
 
     private final byte[] targetPrivate = X25519.newPrivateKey(new SecureRandom());
     private final byte[] targetPublic = publicKey(targetPrivate);
     private final byte[] peerPrivate = X25519.newPrivateKey(new SecureRandom());
     private final byte[] peerPublic = publicKey(peerPrivate);
+    private RawSender sender;
 
     @Test
     @Requirement({ "MR-SEC-3", "MR-SEC-7", "MR-SEC-1" })
@@ -168,13 +182,209 @@ class AuthenticationComplianceTest extends ComplianceTest
         assertEquals(2, target.drops("HANDSHAKE_REPLAY"), "MR-SEC-6 counted");
     }
 
+    @Test
+    @Requirement({ "MR-SEC-8" })
+    void shouldDropAReplayedAnOldAndAnotherLanesDatagramAndSealEachWithAFreshCounter()
+    {
+        final RawSealing sealing = keyedConnection(AuthSettings.DEFAULT_KEY_UPDATE_PACKETS);
+        final RawSender sender = this.sender;
+        final int[] seq = new int[1];
+        final byte[] first = sealedData(sender, sealing, sender.isn, seq);
+        peer.sendUnsealed(0, target.address(0), first);
+        peer.await(RawSender.ackEchoing(0, seq[0]), "ACK of the first sealed DATA");
+
+        peer.sendUnsealed(0, target.address(0), first);
+        assertUnanswered(seq[0], "MR-SEC-8 a replayed datagram");
+        assertEquals(1, target.drops("REPLAYED"), "MR-SEC-8 REPLAYED");
+
+        final int[] oldSeq = new int[1];
+        final byte[] old = sealedData(sender, sealing, sender.isn + 1, oldSeq);
+        sealing.spend(AuthSettings.DEFAULT_REPLAY_RING_BITS);
+        final int[] newSeq = new int[1];
+        peer.sendUnsealed(0, target.address(0), sealedData(sender, sealing, sender.isn + 2, newSeq));
+        peer.await(RawSender.ackEchoing(0, newSeq[0]), "ACK of a DATA a window ahead");
+        peer.sendUnsealed(0, target.address(0), old);
+        assertUnanswered(oldSeq[0], "MR-SEC-8 a counter behind the window");
+        assertEquals(1, target.drops("TOO_OLD"), "MR-SEC-8 TOO_OLD");
+
+        final int[] otherSeq = new int[1];
+        final int length = sender.encodeData(sender.isn + 1, Flags.ACK_REQUEST, 0);
+        otherSeq[0] = sender.pathSeq[0] - 1;
+        peer.sendUnsealed(0, target.address(0), sealing.seal(peer.copy(length), 1));
+        assertUnanswered(otherSeq[0], "MR-SEC-8 a lane other than the pathId's");
+        assertEquals(1, target.drops("NO_SUCH_LANE"), "MR-SEC-8 NO_SUCH_LANE");
+
+        final Set<Long> seen = new HashSet<>();
+        final Map<Integer, Long> lastCounter = new HashMap<>();
+        for (int i = 0; i < sealing.receivedSealWords.size(); i++)
+        {
+            final long sealWord = sealing.receivedSealWords.get(i);
+            final int lane = SealTrailerDescriptor.lane(sealWord);
+            assertTrue(seen.add(sealWord), "MR-SEC-8 a fresh (epoch, lane, counter) for every datagram");
+            assertEquals(sealing.receivedPathIds.get(i) & 0xFF, lane, "MR-SEC-8 the lane is the pathId mod 256");
+            final long counter = SealTrailerDescriptor.counter(sealWord);
+            assertEquals(lastCounter.getOrDefault(lane, -1L) + 1, counter, "MR-SEC-8 a counter from 0, one a datagram");
+            lastCounter.put(lane, counter);
+        }
+        assertTrue(seen.size() >= 3, "the target sealed what it sent: " + seen.size());
+        assertEquals(List.of(), sealing.unopened, "every datagram of the target opened");
+    }
+
+    @Test
+    @Requirement({ "MR-SEC-9" })
+    void shouldDropEveryAlteredOrCutDatagramUnansweredAndUnchanged()
+    {
+        final RawSealing sealing = keyedConnection(AuthSettings.DEFAULT_KEY_UPDATE_PACKETS);
+        final RawSender sender = this.sender;
+        final int[] seq = new int[1];
+        peer.sendUnsealed(0, target.address(0), sealedData(sender, sealing, sender.isn, seq));
+        peer.await(RawSender.ackEchoing(0, seq[0]), "ACK of the first sealed DATA");
+
+        final int[] genuineSeq = new int[1];
+        final byte[] genuine = sealedData(sender, sealing, sender.isn + 1, genuineSeq);
+        final List<byte[]> bad = new ArrayList<>();
+        for (int i = 0; i < genuine.length; i++)
+        {
+            // the templateId and dstConnId say whether a datagram is a keyed connection's at all: any other byte
+            if (i == 2 || i == 3 || (i >= 16 && i < 20))
+            {
+                continue;
+            }
+            final byte[] altered = genuine.clone();
+            altered[i] ^= 0x01;
+            bad.add(altered);
+        }
+        final int clear = 8 + (new UnsafeBuffer(genuine).getShort(0, ByteOrder.LITTLE_ENDIAN) & 0xFFFF);
+        bad.add(Arrays.copyOf(genuine, clear + SealTrailerDescriptor.TRAILER_LENGTH - 1));
+        bad.add(Arrays.copyOf(genuine, genuine.length - 1));
+        for (final byte[] datagram : bad)
+        {
+            peer.sendUnsealed(0, target.address(0), datagram);
+        }
+
+        assertUnanswered(genuineSeq[0], "MR-SEC-9 an altered or cut datagram");
+        assertEquals(List.of(), peer.collect((d) -> d.is(NackDecoder.TEMPLATE_ID) || d.is(ErrorDecoder.TEMPLATE_ID),
+            QUIET_MS), "MR-SEC-9 no NACK or ERROR answers one");
+        long dropped = 0;
+        for (final String reason : OPEN_REASONS)
+        {
+            dropped += target.drops(reason);
+        }
+        assertEquals(bad.size(), dropped, "MR-SEC-9 each counted by its reason");
+        assertTrue(target.drops("BAD_TAG") > 0 && target.drops("UNSEALED") == 1, "MR-SEC-9 BAD_TAG " +
+            target.drops("BAD_TAG") + " and UNSEALED " + target.drops("UNSEALED"));
+
+        peer.sendUnsealed(0, target.address(0), genuine);
+        peer.await(RawSender.ackEchoing(0, genuineSeq[0]), "MR-SEC-9 the genuine datagram after them, unchanged state");
+        assertEquals(List.of(), sealing.unopened, "MR-SEC-9 every datagram of the target sealed");
+        assertTrue(sealing.receivedSealWords.size() >= 3, "the target's datagrams opened");
+    }
+
+    @Test
+    @Requirement({ "MR-SEC-10" })
+    void shouldMoveToTheNextEpochByItselfAndOpenTheEpochsBesideTheNewest()
+    {
+        final RawSealing sealing = keyedConnection(KEY_UPDATE_PACKETS);
+        final RawSender sender = this.sender;
+        final int rounds = KEY_UPDATE_PACKETS + 100;
+        // sealed now under epoch 0 and sent once both sides are at epoch 1; its PSN is left out until then, inside
+        // the window the target announced first
+        final int held = 1000;
+        final int[] previousSeq = new int[1];
+        final byte[] previous = sealedData(sender, sealing, sender.isn + held, previousSeq);
+        for (int k = 0; k <= rounds; k++)
+        {
+            if (k != held)
+            {
+                sender.dataAndAck(sender.isn + k);
+            }
+        }
+        peer.discardPending();
+
+        int inFirstEpoch = 0;
+        int newest = 0;
+        for (final long sealWord : sealing.receivedSealWords)
+        {
+            final int epoch = SealTrailerDescriptor.epochByte(sealWord);
+            assertTrue(epoch >= newest && epoch <= 1, "MR-SEC-10 epochs in order: " + epoch + " after " + newest);
+            newest = epoch;
+            inFirstEpoch += 0 == epoch ? 1 : 0;
+        }
+        System.out.printf("the target sealed %d datagrams under epoch 0 of %d%n",
+            inFirstEpoch, sealing.receivedSealWords.size());
+        assertTrue(1 == newest && inFirstEpoch <= KEY_UPDATE_PACKETS,
+            "MR-SEC-10 the target moved on after at most " + KEY_UPDATE_PACKETS + ": " + inFirstEpoch);
+        assertEquals(List.of(), sealing.unopened, "MR-SEC-10 without a message: every datagram opened as it came");
+
+        peer.sendUnsealed(0, target.address(0), previous);
+        peer.await(RawSender.ackEchoing(0, previousSeq[0]), "MR-SEC-10 a datagram of the epoch before the newest");
+
+        sealing.spendUntilEpoch(2);
+        final int[] nextSeq = new int[1];
+        final byte[] next = sealedData(sender, sealing, sender.isn + rounds + 1, nextSeq);
+        sealing.spendUntilEpoch(3);
+        final int[] farSeq = new int[1];
+        final byte[] far = sealedData(sender, sealing, sender.isn + rounds + 1, farSeq);
+        peer.sendUnsealed(0, target.address(0), far);
+        assertUnanswered(farSeq[0], "MR-SEC-10 an epoch two ahead");
+        assertEquals(1, target.drops("UNKNOWN_EPOCH"), "MR-SEC-10 UNKNOWN_EPOCH");
+        peer.sendUnsealed(0, target.address(0), next);
+        peer.await(RawSender.ackEchoing(0, nextSeq[0]), "MR-SEC-10 a datagram of the epoch after the newest");
+        assertEquals(0, target.drops("BAD_TAG") + target.drops("REPLAYED") + target.drops("TOO_OLD"));
+    }
+
+    /**
+     * A keyed connection from the raw peer to the target, required to authenticate, with its stream open; the raw
+     * peer's keys move on after the given number of datagrams, the target's after {@link #KEY_UPDATE_PACKETS}.
+     */
+    private RawSealing keyedConnection(final long peerKeyUpdatePackets)
+    {
+        start(new TargetSettings().planes(1).termLength(1 << 20).keyUpdatePackets(KEY_UPDATE_PACKETS)
+            .authentication(targetPrivate, true, peerPublic));
+        target.subscribe(STREAM_ID);
+        sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0A0B_0010, 1000);
+        final ConnectionAuth auth = initiate(peerPrivate, 1_000_000L, peerKeyUpdatePackets);
+        final byte[] setup = authenticatedSetup(sender, auth);
+        final Datagram ack = peer.awaitRetrying(() -> peer.sendBytes(0, target.address(0), setup),
+            (d) -> d.is(SetupAckDecoder.TEMPLATE_ID) && d.dstConnId() == sender.localId, "SETUP_ACK");
+        final int extensionsLength = ack.read().setupAck().extensionsLength();
+        assertEquals(ConnectionAuth.OK, auth.onSetupAck(ack.buffer, 0, ack.length - extensionsLength,
+            extensionsLength), "message 2 verifies");
+        sender.peerId = ack.srcConnId();
+        sender.setupAck = ack;
+        final RawSealing sealing = new RawSealing(auth, sender.localId);
+        peer.seal(sealing);
+        sender.open(sender.stream);
+        return sealing;
+    }
+
+    /**
+     * A DATA of the default stream with ackRequest on path 0, sealed but not sent; its pathSeq goes to {@code seq}.
+     */
+    private byte[] sealedData(final RawSender sender, final RawSealing sealing, final int psn, final int[] seq)
+    {
+        final int length = sender.encodeData(psn, Flags.ACK_REQUEST, 0);
+        seq[0] = sender.pathSeq[0] - 1;
+        return sealing.outgoing(peer.copy(length));
+    }
+
+    private void assertUnanswered(final int seq, final String what)
+    {
+        assertEquals(List.of(), peer.collect(RawSender.ackEchoing(0, seq), QUIET_MS), what + ": no ACK");
+    }
+
     /**
      * The initiator's side of a connection to the target, its handshake stamped with the given timestamp.
      */
     private ConnectionAuth initiate(final byte[] privateKey, final long timestampNs)
     {
+        return initiate(privateKey, timestampNs, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS);
+    }
+
+    private ConnectionAuth initiate(final byte[] privateKey, final long timestampNs, final long keyUpdatePackets)
+    {
         final AuthSettings settings = new AuthSettings(privateKey, (key) -> true, false,
-            AuthSettings.DEFAULT_KEY_UPDATE_PACKETS, AuthSettings.DEFAULT_REPLAY_RING_BITS, () -> timestampNs);
+            keyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS, () -> timestampNs);
         return new Authenticator(settings, new SecureRandom()).initiate(targetPublic, true);
     }
 

@@ -452,7 +452,8 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             }
             Files.writeString(peersFile, peers, StandardCharsets.US_ASCII);
             ctx.authKeyFile(keyFile.toString()).trustedPeersFile(peersFile.toString())
-                .authRequire(settings.authRequire);
+                .authRequire(settings.authRequire)
+                .authKeyUpdatePackets(Long.toString(settings.authKeyUpdatePackets));
         }
         catch (final IOException ex)
         {

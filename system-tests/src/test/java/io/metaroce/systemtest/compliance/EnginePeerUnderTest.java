@@ -153,7 +153,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
                     }
                 }
                 return false;
-            }, s.authRequire, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS, AuthSettings.DEFAULT_REPLAY_RING_BITS,
+            }, s.authRequire, s.authKeyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS,
                 AuthSettings::wallClockNs));
         }
         final EngineSettings.Builder builder = EngineSettings.builder()

@@ -81,6 +81,7 @@ final class RawPeer implements AutoCloseable
     private final int port;
     private final long[] drainedNs;
     int mtu = 1408;
+    private RawSealing sealing;
 
     RawPeer(final PeerUnderTest target)
     {
@@ -178,9 +179,25 @@ final class RawPeer implements AutoCloseable
         sendBytes(plane, to, bytes);
     }
 
+    /**
+     * From now on seal what the peer sends on an authenticated connection and open what it receives on it.
+     */
+    void seal(final RawSealing sealing)
+    {
+        this.sealing = sealing;
+    }
+
     void sendBytes(final int plane, final InetSocketAddress to, final byte[] bytes)
     {
         recordSetup(bytes);
+        sendUnsealed(plane, to, null == sealing ? bytes : sealing.outgoing(bytes));
+    }
+
+    /**
+     * Send bytes as they are, sealed or not: a replayed or altered sealed datagram.
+     */
+    void sendUnsealed(final int plane, final InetSocketAddress to, final byte[] bytes)
+    {
         try
         {
             channels[plane].send(ByteBuffer.wrap(bytes), to);
@@ -415,8 +432,13 @@ final class RawPeer implements AutoCloseable
                 InetSocketAddress source;
                 while (null != (source = (InetSocketAddress)channels[plane].receive(receiveBuffer.clear())))
                 {
-                    final byte[] bytes = new byte[receiveBuffer.position()];
-                    receiveBuffer.flip().get(bytes);
+                    final byte[] received = new byte[receiveBuffer.position()];
+                    receiveBuffer.flip().get(received);
+                    final byte[] bytes = null == sealing ? received : sealing.incoming(received);
+                    if (null == bytes)
+                    {
+                        continue;
+                    }
                     final Datagram datagram = new Datagram(bytes, plane, source, System.nanoTime());
                     // Sent after this socket was last drained, give or take the loopback and a duty cycle.
                     final long maxAgeNs = datagram.receivedNs - previousDrainNs + MAX_TRANSIT_NS;

@@ -15,6 +15,7 @@
  */
 package io.metaroce.systemtest.compliance;
 
+import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.settings.EngineSettings;
 
 import java.util.concurrent.TimeUnit;
@@ -68,6 +69,7 @@ final class TargetSettings
     byte[] authPrivateKey;
     byte[][] authTrustedKeys;
     boolean authRequire;
+    long authKeyUpdatePackets = AuthSettings.DEFAULT_KEY_UPDATE_PACKETS;
 
     /**
      * Authenticated connections (section 18.6): the target's long-term X25519 private key, the public keys it
@@ -79,6 +81,16 @@ final class TargetSettings
         this.authPrivateKey = privateKey.clone();
         this.authRequire = require;
         this.authTrustedKeys = trustedKeys.clone();
+        return this;
+    }
+
+    /**
+     * Datagrams the target seals under one key before it moves to the next epoch ({@code
+     * metaroce.auth.key.update.packets}, MR-SEC-10).
+     */
+    TargetSettings keyUpdatePackets(final long packets)
+    {
+        this.authKeyUpdatePackets = packets;
         return this;
     }
 
