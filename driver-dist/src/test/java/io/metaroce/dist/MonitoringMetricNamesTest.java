@@ -18,8 +18,10 @@ package io.metaroce.dist;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
+import io.metaroce.datapath.security.X25519;
 import io.metaroce.driver.MediaDriver;
 import io.metaroce.driver.ThreadingMode;
+import io.metaroce.driver.security.DriverKeyFile;
 import io.metaroce.samples.PrometheusExporter;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.SleepingIdleStrategy;
@@ -39,6 +41,9 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -55,8 +60,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Every metric a panel of the Grafana dashboard or a Prometheus rule of the distribution reads is one the exporter
  * serves: the names are taken from the queries, and the served ones from a scrape of a real exporter over an embedded
- * driver with an IPC stream and a two-plane UDP stream with per-path counters (so every family of a connection is
- * there). A name of the form {@code metaroce:...} must be recorded by the rules file.
+ * driver with an IPC stream and a two-plane UDP stream with per-path counters, authenticated to the driver itself
+ * (so every family of a connection is there, its authentication's too). A name of the form {@code metaroce:...}
+ * must be recorded by the rules file.
  */
 class MonitoringMetricNamesTest
 {
@@ -118,9 +124,19 @@ class MonitoringMetricNamesTest
         MediaDriver driver = null;
         MetaRoce client = null;
         PrometheusExporter exporter = null;
+        final Path keys = Files.createTempDirectory("metaroce-monitoring-keys");
+        final Path keyFile = keys.resolve("driver.key");
+        final Path peersFile = keys.resolve("driver.peers");
         try
         {
+            final byte[] privateKey = X25519.newPrivateKey(new SecureRandom());
+            final byte[] publicKey = new byte[X25519.KEY_LENGTH];
+            new X25519().publicKey(privateKey, publicKey, 0);
+            DriverKeyFile.writeNewPrivateKey(keyFile, privateKey);
+            Files.writeString(peersFile, DriverKeyFile.encode(publicKey) + " self\n", StandardCharsets.US_ASCII);
             driver = MediaDriver.launch(new MediaDriver.Context()
+                .authKeyFile(keyFile.toString())
+                .trustedPeersFile(peersFile.toString())
                 .directoryName(directory.getPath())
                 .dirDeleteOnShutdown(true)
                 .threadingMode(ThreadingMode.SHARED)
@@ -138,7 +154,8 @@ class MonitoringMetricNamesTest
             final Subscription udpSubscription = client.addSubscription(
                 "metaroce:udp?endpoint=" + endpoints + "|entropy=2", 1002);
             final Publication udpPublication = client.addPublication(
-                "metaroce:udp?endpoint=" + endpoints + "|interface=127.0.1.1,127.0.1.2|entropy=2|path-counters=true",
+                "metaroce:udp?endpoint=" + endpoints +
+                "|interface=127.0.1.1,127.0.1.2|entropy=2|path-counters=true|auth-peer=self",
                 1002);
             final Publication ipcPublication = client.addPublication("metaroce:ipc", 1001);
             final Subscription ipcSubscription = client.addSubscription("metaroce:ipc", 1001);
@@ -161,12 +178,16 @@ class MonitoringMetricNamesTest
                 }
             }
             assertTrue(names.contains("metaroce_path_state") && names.contains("metaroce_sender_streams") &&
-                names.contains("metaroce_receiver_state"), names.toString());
+                names.contains("metaroce_receiver_state") && names.contains("metaroce_sender_auth_state"),
+                names.toString());
             return names;
         }
         finally
         {
             CloseHelper.quietCloseAll(exporter, client, driver);
+            Files.deleteIfExists(keyFile);
+            Files.deleteIfExists(peersFile);
+            Files.deleteIfExists(keys);
         }
     }
 
