@@ -458,8 +458,10 @@ public final class BenchRunner
                                 SystemSettings.idleStrategy(appIdle));
                             results.add(result);
                             counters.add(system.transportCounters());
-                            System.out.printf(Locale.ROOT, "%s %-8s %5dB throughput rep %d: %.2f M msgs/s%n",
-                                scenario.name(), factory.name(), length, rep, result.messagesPerSecond() / 1e6);
+                            System.out.printf(Locale.ROOT,
+                                "%s %-8s %5dB throughput rep %d: %.2f M msgs/s, longest gap %.0f us%n",
+                                scenario.name(), factory.name(), length, rep, result.messagesPerSecond() / 1e6,
+                                us(result.longestGapNs()));
                         }
                     }
                     final ThroughputRig.Result median =
@@ -560,15 +562,17 @@ public final class BenchRunner
 
         if (!throughput.isEmpty())
         {
-            summary.add("One-way throughput, millions of messages per second received.");
+            summary.add("One-way throughput, millions of messages per second received, and the longest time between " +
+                "two deliveries in the measured phase (the stream's worst pause under full load).");
             summary.add("");
-            summary.add("| length | system | M msgs/s | MB/s | / aeron | / limit | transport |");
-            summary.add("|---:|---|---:|---:|---:|---:|---|");
+            summary.add("| length | system | M msgs/s | MB/s | longest gap µs | / aeron | / limit | transport |");
+            summary.add("|---:|---|---:|---:|---:|---:|---:|---|");
             for (final ThroughputRow row : throughput)
             {
                 final double rate = row.result().messagesPerSecond();
-                summary.add(String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %s | %s | %s |", row.length(),
+                summary.add(String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %.0f | %s | %s | %s |", row.length(),
                     row.system().name(), rate / 1e6, row.result().bytes() * 1e3 / row.result().elapsedNs(),
+                    us(row.result().longestGapNs()),
                     ratio(rate, find(throughput, row.system().aeronReference(), row.length())),
                     ratio(rate, find(throughput, row.system().limitReference(), row.length())), row.counters()));
             }

@@ -41,6 +41,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * This project with an embedded media driver in SHARED mode, configured like {@link AeronSystem}: exclusive
@@ -74,6 +75,7 @@ public final class MetaRoceSystem implements IncastSource
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final DutyCycleCounter dutyCycles;
     private final List<Path> authFiles = new ArrayList<>();
+    private long connectNs;
 
     /**
      * Launch an embedded driver and connect a client, for IPC.
@@ -204,10 +206,11 @@ public final class MetaRoceSystem implements IncastSource
      */
     public MessageTransceiver transceiver(final MessageTransceiver.EchoListener listener)
     {
+        final long addedNs = System.nanoTime();
         final ExclusivePublication publication =
             track(client.addExclusivePublication(pingPublicationChannel, PING_STREAM));
         final Subscription subscription = track(client.addSubscription(pongSubscriptionChannel, PONG_STREAM));
-        awaitConnected(publication, subscription);
+        connectNs = awaitConnected(publication, subscription) - addedNs;
         final BufferClaim claim = new BufferClaim();
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
         final FragmentHandler handler =
@@ -299,8 +302,10 @@ public final class MetaRoceSystem implements IncastSource
      */
     public ThroughputPublisher throughputPublisher()
     {
+        final long addedNs = System.nanoTime();
         final ExclusivePublication publication = oneWayPublication(null == network ? List.of() :
             network.senderHosts());
+        connectNs = awaitConnected(publication, null) - addedNs;
         final BufferClaim claim = new BufferClaim();
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64 * 1024));
 
@@ -439,7 +444,8 @@ public final class MetaRoceSystem implements IncastSource
      * <p>
      * Over the network: the sums, over every connection and endpoint of the driver, of the receivers' dropped
      * datagrams (engine drops by reason and DATA dropped by receiver connections), the senders' retransmissions and
-     * the receivers' duplicate DATA.
+     * the receivers' duplicate DATA; the highest key epoch of an authenticated sender connection; then how long the
+     * run's publication took from being added to connected.
      */
     public String transportCounters()
     {
@@ -448,7 +454,7 @@ public final class MetaRoceSystem implements IncastSource
             return "";
         }
 
-        final long[] sums = new long[4];
+        final long[] sums = new long[5];
         final CountersReader counters = client.countersReader();
         counters.forEach((counterId, typeId, keyBuffer, label) ->
         {
@@ -469,10 +475,19 @@ public final class MetaRoceSystem implements IncastSource
             {
                 sums[3] += value;
             }
+            else if (label.startsWith("snd-auth-key-epoch:"))
+            {
+                // how many key changes the busiest authenticated sender connection made under the run's load
+                sums[4] = Math.max(sums[4], value + 1);
+            }
         });
 
+        // the connection's setup, the handshake and key exchange of an authenticated one included
+        final String connected = 0 == connectNs ? "" :
+            String.format(Locale.ROOT, ", connected in %.2f ms", connectNs / 1e6);
+        final String keys = 0 == sums[4] ? "" : ", key epoch " + (sums[4] - 1);
         return "drops " + sums[0] + ", retransmits " + sums[1] + ", duplicates " + sums[2] + ", path state changes " +
-            sums[3];
+            sums[3] + keys + connected;
     }
 
     /**
@@ -538,12 +553,31 @@ public final class MetaRoceSystem implements IncastSource
         return driver.context().ipcTermLength();
     }
 
-    static void awaitConnected(final ExclusivePublication publication, final Subscription subscription)
+    /**
+     * Wait until a publication and a subscription are connected.
+     *
+     * @param publication  the publication.
+     * @param subscription the subscription, or null.
+     * @return when the publication was first seen connected, {@link System#nanoTime()}.
+     */
+    static long awaitConnected(final ExclusivePublication publication, final Subscription subscription)
     {
         final long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!publication.isConnected() || (null != subscription && !subscription.isConnected()))
+        boolean publicationConnected = false;
+        long connectedNs = 0;
+        while (true)
         {
-            if (System.nanoTime() > deadline)
+            final long nowNs = System.nanoTime();
+            if (!publicationConnected && publication.isConnected())
+            {
+                publicationConnected = true;
+                connectedNs = nowNs;
+            }
+            if (publicationConnected && (null == subscription || subscription.isConnected()))
+            {
+                return connectedNs;
+            }
+            if (nowNs > deadline)
             {
                 throw new IllegalStateException("MetaRoCE streams did not connect within 10 s");
             }

@@ -19,12 +19,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the receiving end of a one-way stream has received: written by the subscriber's thread, read by the rig.
- * The counts are published with release stores ({@link AtomicLong#lazySet}); the rig's reads are volatile.
+ * The counts are published with release stores ({@link AtomicLong#lazySet}); the rig's reads are volatile. It also
+ * keeps the longest time between two deliveries after the rig marked the start of its measured phase: a pause of the
+ * stream under full load, such as a key change of an authenticated connection would cause, shows there.
  */
 public final class ReceiveCounts
 {
     private final AtomicLong messages = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong longestGapNs = new AtomicLong();
+    private volatile long measuredFromNs = Long.MAX_VALUE;
+    private long lastDeliveryNs;
+    private long longestGap;
 
     /**
      * Add received messages (subscriber thread only).
@@ -34,6 +40,17 @@ public final class ReceiveCounts
      */
     public void add(final long messageCount, final long byteCount)
     {
+        if (messageCount > 0)
+        {
+            final long nowNs = System.nanoTime();
+            // only gaps wholly inside the measured phase: the warm-up's start and connection are not pauses
+            if (lastDeliveryNs >= measuredFromNs && nowNs - lastDeliveryNs > longestGap)
+            {
+                longestGap = nowNs - lastDeliveryNs;
+                longestGapNs.lazySet(longestGap);
+            }
+            lastDeliveryNs = nowNs;
+        }
         messages.lazySet(messages.get() + messageCount);
         bytes.lazySet(bytes.get() + byteCount);
     }
@@ -56,5 +73,25 @@ public final class ReceiveCounts
     public long bytes()
     {
         return bytes.get();
+    }
+
+    /**
+     * Start measuring the gaps between deliveries (the rig's thread).
+     *
+     * @param nowNs the start of the measured phase, {@link System#nanoTime()}.
+     */
+    public void measureFrom(final long nowNs)
+    {
+        measuredFromNs = nowNs;
+    }
+
+    /**
+     * The longest time between two deliveries since {@link #measureFrom}.
+     *
+     * @return nanoseconds, 0 before two deliveries were measured.
+     */
+    public long longestGapNs()
+    {
+        return longestGapNs.get();
     }
 }

@@ -159,6 +159,15 @@ final class Scenarios
                     (s) -> new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(planes, "", null), batched())));
             }
         }
+        for (final int planes : smoke ? new int[0] : new int[]{1, 4})
+        {
+            // the issue 31 targets: authenticated and encrypted against the same planes unauthenticated
+            final boolean batched = NativeDatagrams.isAvailable();
+            final String name = "metaroce-" + planes + "p" + (batched ? "-batched" : "") + "-auth";
+            systems.add(new BenchRunner.SystemFactory(name,
+                (s) -> new MetaRoceSystem(s, NetworkPlanes.loopbackPlanes(planes, "", null),
+                batched ? batched() : PacketTransportFactory.udp(), "", true)));
+        }
         systems.add(new BenchRunner.SystemFactory("aeron", (s) -> new AeronSystem(true, s)));
         systems.add(new BenchRunner.SystemFactory("raw", (s) -> new RawUdpSystem(MAX_LENGTH)));
 
@@ -171,7 +180,8 @@ final class Scenarios
             true,
             "`metaroce:udp` over K = 1, 2 and 4 loopback planes (receiver 127.0.0.2.., sender 127.0.1.1.., " +
             "4 paths per plane), against Aeron on its one path (127.0.0.1) and the raw single-socket limit; " +
-            "on the NIO transport, and `-batched` on the batched one. " +
+            "on the NIO transport, and `-batched` on the batched one; `-auth` (full runs only, 1 and 4 planes) " +
+            "with every connection authenticated and encrypted. " +
             "Loopback planes share the CPU and have no capacity of their own: the sum of the planes' capacities " +
             "needs the namespace topology with `tc tbf` (not run here).");
     }

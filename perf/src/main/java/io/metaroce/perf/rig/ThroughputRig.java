@@ -33,8 +33,9 @@ public final class ThroughputRig
      * @param bytes         payload bytes received during the measured phase.
      * @param elapsedNs     length of the measured phase.
      * @param backPressured offers refused during the measured phase.
+     * @param longestGapNs  longest time between two deliveries during the measured phase: the stream's worst pause.
      */
-    public record Result(long messages, long bytes, long elapsedNs, long backPressured)
+    public record Result(long messages, long bytes, long elapsedNs, long backPressured, long longestGapNs)
     {
         /**
          * Messages per second received.
@@ -81,11 +82,12 @@ public final class ThroughputRig
             final long messagesBefore = counts.messages();
             final long bytesBefore = counts.bytes();
             final long start = System.nanoTime();
+            counts.measureFrom(start);
             final long refused = publish(publisher, length, measureNs, publisherIdle);
             final long elapsedNs = System.nanoTime() - start;
 
-            return new Result(
-                counts.messages() - messagesBefore, counts.bytes() - bytesBefore, elapsedNs, refused);
+            return new Result(counts.messages() - messagesBefore, counts.bytes() - bytesBefore, elapsedNs, refused,
+                counts.longestGapNs());
         }
         finally
         {
