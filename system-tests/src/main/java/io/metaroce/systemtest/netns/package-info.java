@@ -33,6 +33,11 @@
  *     ({@link io.metaroce.systemtest.netns.UdpStats}, {@link io.metaroce.systemtest.netns.UdpSocketStats}) tell
  *     self-inflicted loss (a reader that did not keep up) apart from the injected loss counted by nftables
  *     ({@link io.metaroce.systemtest.netns.PlaneCounters}).</li>
+ *     <li>A real delay, which the kernel's missing {@code netem} cannot give, comes from
+ *     {@link io.metaroce.systemtest.netns.DelayStage}: a user-space relay in a third host that holds every datagram
+ *     for a one-way delay per plane and direction, with an optional rate and buffer and seeded random loss, and
+ *     counts what it forwards and drops. Senders address the relay; it preserves their ports, so both MetaRoCE and
+ *     Aeron run through it unchanged.</li>
  *     <li>Every wait has a deadline; nothing here is a timed assertion.</li>
  * </ul>
  */

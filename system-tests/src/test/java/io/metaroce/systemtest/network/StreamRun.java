@@ -47,13 +47,23 @@ final class StreamRun implements AutoCloseable
         Configuration.TRANSPORT_BATCH_LENGTH_PROP_NAME, Configuration.TRANSPORT_SEGMENTATION_PROP_NAME);
 
     private final NetnsTopology topology;
+    private final String sourceEndpoints;
     private final List<String> directories = new ArrayList<>();
     private NetnsProcess sink;
     private NetnsProcess source;
 
     StreamRun(final NetnsTopology topology)
     {
+        this(topology, null);
+    }
+
+    /**
+     * A run whose source sends to other endpoints than the sink's, e.g. a relay's between them.
+     */
+    StreamRun(final NetnsTopology topology, final String sourceEndpoints)
+    {
         this.topology = topology;
+        this.sourceEndpoints = sourceEndpoints;
     }
 
     NetnsProcess startSink(final String... options)
@@ -213,7 +223,8 @@ final class StreamRun implements AutoCloseable
     {
         final String directory = directory(name);
         directories.add(directory);
-        final List<String> args = new ArrayList<>(List.of("--endpoints", endpoints(), "--dir", directory));
+        final String endpoints = Host.A == host && null != sourceEndpoints ? sourceEndpoints : endpoints();
+        final List<String> args = new ArrayList<>(List.of("--endpoints", endpoints, "--dir", directory));
         args.addAll(List.of(options));
         final JavaCommand command = new JavaCommand(mainClass.getName())
             .name(name)
