@@ -47,10 +47,12 @@ import java.util.function.Function;
  * same loss on its one path); {@code failover} (a plane taken down mid-run); {@code incast} (N senders to one receiver,
  * credit on and off, and a latency-class ping under the incast and alone); {@code longhaul} (the simulated fabric at 1,
  * 10 and 50 ms RTT); {@code netns} (1, 2 and 4 planes in network namespaces, each rate-limited by {@code tc tbf}; needs
- * root); {@code scale} (1 to 4,000 streams between two drivers, beside Aeron, with a ping-pong beside them and a plane
- * down under load; then 64 senders' incast, random loss and 4 against 8 planes on the simulated fabric); {@code
- * fanout} (one multi-destination publication to 1 and 8 destinations, a spy, destinations added and removed under
- * load, a stopped receiving driver dropped, see {@link FanOutRig}). Each run is
+ * root); {@code delay} (a real 10 ms round trip through a user-space delay element between namespaces, 2 planes beside
+ * Aeron, lossless and with 1 % loss; needs root); {@code scale} (1 to 4,000 streams between two drivers, beside
+ * Aeron, with a ping-pong beside them and a plane down under load; then 64 senders' incast, random loss and 4 against
+ * 8 planes on the simulated fabric); {@code fanout} (one multi-destination publication to 1 and 8 destinations, a
+ * spy, destinations added and removed under load, a stopped receiving driver dropped, see {@link FanOutRig}). Each
+ * run is
  * repeated ({@code --reps}, default 3) and the median run is reported: by p99 for latency, by rate for throughput.
  * Every repetition's histogram is kept as a {@code .hgrm} file. {@code --systems a,b} runs only the named systems of
  * the scenarios other than {@link #RIG_SCENARIOS}. {@code --hogs n} keeps n CPU-hog processes ({@link CpuHogs})
@@ -66,14 +68,15 @@ public final class BenchRunner
      * Names of every scenario, in the order a run without names runs them.
      */
     public static final List<String> SCENARIOS =
-        List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns", "scale",
+        List.of("ipc", "udp", "multipath", "loss", "failover", "incast", "longhaul", "netns", "delay", "scale",
             FanOutRig.NAME);
 
     /**
      * Scenarios with a rig of their own: their grid and systems are fixed, so {@code --lengths}, {@code --rates} and
      * {@code --systems} do not apply to them.
      */
-    static final List<String> RIG_SCENARIOS = List.of("failover", "longhaul", "netns", "scale", FanOutRig.NAME);
+    static final List<String> RIG_SCENARIOS =
+        List.of("failover", "longhaul", "netns", "delay", "scale", FanOutRig.NAME);
 
     /**
      * How one system is built for one medium.
@@ -211,12 +214,23 @@ public final class BenchRunner
                 "Mbit/s")
             .property(NetnsMultipathRig.EXTRA_PARAMS_PROP_NAME, "none", "netns: parameters appended to the " +
                 "MetaRoCE channel")
+            .property(DelayRig.RTT_MS_PROP_NAME, "10", "delay: round trip added by the delay element, in ms")
+            .property(DelayRig.MBIT_PROP_NAME, "200 (20 with --smoke)", "delay: rate per plane and direction in " +
+                "Mbit/s")
+            .property(DelayRig.LOSS_PROP_NAME, "1", "delay: random loss of the lossy runs in percent")
+            .property(DelayRig.PLANES_PROP_NAME, "2", "delay: planes MetaRoCE runs over")
+            .property(DelayRig.REALTIME_PRIORITY_PROP_NAME, "10", "delay: SCHED_FIFO priority of the delay " +
+                "element's threads, 0 for none")
+            .property(DelayRig.EXTRA_PARAMS_PROP_NAME, "none", "delay: parameters appended to the MetaRoCE channel")
+            .property(DelayRig.AERON_PARAMS_PROP_NAME, "none", "delay: parameters appended to the Aeron channel")
             .note("Scenarios: ipc; udp (loopback, single path); multipath (1, 2 and 4 loopback planes); loss (random " +
                 "loss on one of four planes and on all, Aeron with the same loss on its one path); failover (a " +
                 "plane taken down mid-run); incast (N senders to one receiver, credit on and off, and a " +
                 "latency-class ping under the incast and alone); longhaul (the " +
                 "simulated fabric at 1, 10 and 50 ms RTT); netns (1, 2 and 4 planes in network namespaces, each " +
-                "rate-limited by tc tbf; needs root); scale (1 to 4,000 streams between two drivers: connect time, " +
+                "rate-limited by tc tbf; needs root); delay (a real 10 ms round trip through a user-space delay " +
+                "element between namespaces, 2 planes beside Aeron, lossless and with 1 % loss; needs root); scale " +
+                "(1 to 4,000 streams between two drivers: connect time, " +
                 "descriptors, counters, memory, goodput, fairness, a ping-pong beside them and a plane down under " +
                 "load, beside Aeron; then the simulated fabric's 64-sender incast, 10 % loss and 4 against 8 " +
                 "planes); fanout (one multi-destination publication to 1 and 8 destinations: rates and their " +
@@ -364,6 +378,10 @@ public final class BenchRunner
         else if ("netns".equals(name))
         {
             NetnsMultipathRig.runScenario(this, smoke);
+        }
+        else if ("delay".equals(name))
+        {
+            DelayRig.runScenario(this, smoke);
         }
         else if ("scale".equals(name))
         {

@@ -35,9 +35,11 @@
  * senders into one receiver; {@link io.metaroce.perf.rig.LonghaulReport} runs the transport engines over the datapath
  * module's simulated fabric in virtual time; {@link io.metaroce.perf.rig.NetnsMultipathRig} runs a sender and a
  * receiver JVM ({@link io.metaroce.perf.rig.NetnsPeerMain}) in network namespaces whose planes are rate-limited by
- * {@code tc tbf}; {@code FanOutRig} sends one multi-destination publication to 1 and 8 destinations, with a spy, a
- * destination added and removed under load and a receiving driver in a JVM of its own stopped with {@code SIGSTOP},
- * checking every message by its sequence number; {@link io.metaroce.perf.rig.CpuHogs} keeps busy-loop processes
+ * {@code tc tbf}; {@link io.metaroce.perf.rig.DelayRig} runs them through a real round trip made by the
+ * system-tests module's user-space delay element; {@code FanOutRig} sends one multi-destination publication to 1 and
+ * 8 destinations, with a spy, a destination added and removed under load and a receiving driver in a JVM of its own
+ * stopped with {@code SIGSTOP}, checking every message by its sequence number; {@link io.metaroce.perf.rig.CpuHogs}
+ * keeps busy-loop processes
  * beside the drivers, as on a loaded host. Every system owns what it starts (drivers, directories, sockets,
  * threads) and releases it on close.
  */

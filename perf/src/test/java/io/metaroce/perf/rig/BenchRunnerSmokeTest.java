@@ -52,7 +52,7 @@ class BenchRunnerSmokeTest
         final String usage = bytes.toString(StandardCharsets.UTF_8);
         for (final String option : List.of("--smoke", "--reps", "--warmup", "--measure", "--lengths", "--rates",
             "--out", "--systems", "--hogs", "metaroce.bench.seed", "metaroce.bench.udp.application.idle", "longhaul",
-            "netns"))
+            "netns", "delay", "metaroce.bench.delay.mbit"))
         {
             assertTrue(usage.contains(option), option + " in " + usage);
         }
@@ -316,6 +316,30 @@ class BenchRunnerSmokeTest
                 assertTrue(Double.parseDouble(row.split("\\|")[7].trim()) > 0, "bytes on the wire: " + row);
             }
             assertTrue(Files.exists(dir.resolve("netns").resolve("goodput.svg")));
+        }
+    }
+
+    @Test
+    void shouldRunDelaySmokeOrSayWhyNot(@TempDir final Path dir) throws IOException
+    {
+        final BenchRunner runner = new BenchRunner(dir, 1, 100_000_000L, 300_000_000L);
+        assertTimeoutPreemptively(Duration.ofSeconds(120), () -> DelayRig.runScenario(runner, true));
+        runner.writeSummary();
+
+        final String summary = Files.readString(dir.resolve("summary.md"));
+        assertTrue(summary.contains("## delay"), summary);
+        if (!summary.contains("Not run: network namespaces are not available"))
+        {
+            final List<String> rows = summary.lines().filter((l) -> l.startsWith("| metaroce |") ||
+                l.startsWith("| aeron |")).toList();
+            assertEquals(4, rows.size(), summary);
+            for (final String row : rows)
+            {
+                final String[] cells = row.split("\\|");
+                assertTrue(Double.parseDouble(cells[5].trim()) > 0, "goodput: " + row);
+                assertTrue(Long.parseLong(cells[8].trim()) > 0, "the delay element forwarded datagrams: " + row);
+                assertTrue(Long.parseLong(cells[11].trim()) > 0, "answers came back through it: " + row);
+            }
         }
     }
 }
