@@ -346,6 +346,8 @@ public final class DelayStage implements AutoCloseable
         {
             final String self = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString();
             final String tid = self.substring(self.lastIndexOf('/') + 1);
+            // the slack first, so that a thread the real-time priority is refused to still wakes on time
+            Files.writeString(Path.of("/proc/" + tid + "/timerslack_ns"), TIMER_SLACK_NS);
             if (ctx.realtimePriority() > 0)
             {
                 final Process chrt = new ProcessBuilder("chrt", "-f", "-p", Integer.toString(ctx.realtimePriority()),
@@ -356,10 +358,6 @@ public final class DelayStage implements AutoCloseable
                     System.out.println("WARNING no real-time priority for " + Thread.currentThread().getName() + ": " +
                         output.trim());
                 }
-            }
-            else
-            {
-                Files.writeString(Path.of("/proc/" + tid + "/timerslack_ns"), TIMER_SLACK_NS);
             }
         }
         catch (final IOException | RuntimeException ex)
@@ -650,8 +648,9 @@ public final class DelayStage implements AutoCloseable
 
         /**
          * SCHED_FIFO priority of the stage's threads (set with {@code chrt}, which needs root), 1 to 99, or 0 for the
-         * normal scheduler with a timer slack of 1 us. Default 0. A real-time relay is woken ahead of the drivers, as
-         * a network would not wait for the hosts' CPUs; it never spins, so it takes no more CPU than it uses.
+         * normal scheduler; the timer slack is 1 us either way. Default 0. A real-time relay is woken ahead of the
+         * drivers, as a network would not wait for the hosts' CPUs; it never spins, so it takes no more CPU than it
+         * uses.
          *
          * @param realtimePriority the priority, 0 for none.
          * @return this for a fluent API.
