@@ -157,8 +157,9 @@ final class DelayRig
             "leaves at most 1344 / 1482 = 0.907 of it for this project's payload and 1344 / 1418 = 0.948 for " +
             "Aeron's. `/ aeron`: goodput over Aeron's at the same loss. Delay element, A to B over the planes used: " +
             "datagrams `forwarded`, dropped by its buffer (`queue drops`) and by the loss (`loss drops`); B to A: " +
-            "`answers` forwarded; `late p50/p99/max`: release time minus deadline, largest over planes and " +
-            "directions; `relay CPU`: the element's CPU time over its run (its JVM's start included).");
+            "`answers` forwarded; `late p50/p99/max`: release time minus deadline during the measured phase, " +
+            "largest over planes and directions; `relay CPU`: the element's CPU time over its run (its JVM's start " +
+            "included).");
         lines.add("");
         lines.add("| system | loss % | planes | capacity Mb/s | goodput Mb/s | / capacity | / aeron | forwarded | " +
             "queue drops | loss drops | answers | late p50/p99/max us | relay CPU |");
@@ -220,6 +221,9 @@ final class DelayRig
                 args("send", system, channel(topology, system, planes, true), warmupMs, measureMs)));
             try
             {
+                // the stage's lateness statistics cover the measured phase, not the start of three cold JVMs
+                receiver.awaitLine("MEASURING", LINE_TIMEOUT_MS + warmupMs);
+                stage.writeLine("mark");
                 final String result = receiver.awaitLine("RESULT", LINE_TIMEOUT_MS + warmupMs + measureMs);
                 final String[] fields = result.split("[ =]");
                 goodputMbps = Long.parseLong(fields[2]) * 8e3 / Long.parseLong(fields[4]);

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -85,6 +86,8 @@ final class DelayLine implements Runnable
     private final AtomicLong holdNsTotal = new AtomicLong();
     private final long[] latenessUs = new long[HISTOGRAM_US];
     private volatile long latenessMaxNs;
+    private volatile int markRequested;
+    private int markSeen;
     private volatile boolean running = true;
     private volatile Thread releaser;
 
@@ -285,7 +288,15 @@ final class DelayLine implements Runnable
         }
         if (sent > 0)
         {
-            forwarded.lazySet(forwarded.get() + 1);
+            final int mark = markRequested;
+            if (mark != markSeen)
+            {
+                // the releaser owns the lateness statistics, so it is the one that starts them again
+                markSeen = mark;
+                Arrays.fill(latenessUs, 0);
+                latenessMaxNs = 0;
+                holdNsTotal.lazySet(0);
+            }
             final long latenessNs = nowNs - deadlines[index];
             final int bucket = (int)Math.min(HISTOGRAM_US - 1, latenessNs / 1000);
             latenessUs[bucket]++;
@@ -294,6 +305,8 @@ final class DelayLine implements Runnable
                 latenessMaxNs = latenessNs;
             }
             holdNsTotal.lazySet(holdNsTotal.get() + nowNs - arrivals[index]);
+            // release: a reader that sees the count sees the statistics of the datagrams it counts
+            forwarded.lazySet(forwarded.get() + 1);
         }
         else
         {
@@ -306,61 +319,36 @@ final class DelayLine implements Runnable
         return name;
     }
 
-    long received()
+    /**
+     * Start the lateness and hold statistics again from the next datagram released; the counters go on.
+     */
+    void mark()
     {
-        return received.get();
-    }
-
-    long forwarded()
-    {
-        return forwarded.get();
-    }
-
-    long lossDrops()
-    {
-        return lossDrops.get();
-    }
-
-    long queueDrops()
-    {
-        return queueDrops.get();
-    }
-
-    long ringDrops()
-    {
-        return ringDrops.get();
-    }
-
-    long oversizeDrops()
-    {
-        return oversizeDrops.get();
-    }
-
-    long sendDrops()
-    {
-        return sendDrops.get();
+        markRequested = markRequested + 1;
     }
 
     /**
-     * The counters and the release lateness as one {@code key=value} list.
+     * The counters, and the release lateness and mean hold since the last {@link #mark()}, as one {@code key=value}
+     * list.
      *
-     * @return e.g. {@code received=.. forwarded=.. ... late_p50_us=.. late_p99_us=.. late_max_us=.. hold_mean_us=..}.
+     * @return e.g. {@code received=.. forwarded=.. ... late_count=.. late_p50_us=.. late_p99_us=.. late_max_us=..
+     * hold_mean_us=..}, {@code late_count} being the datagrams released since the mark.
      */
     String statistics()
     {
+        final long sent = forwarded.get();
         final long[] counts = latenessUs.clone();
         long total = 0;
         for (final long count : counts)
         {
             total += count;
         }
-        final long sent = forwarded.get();
         return String.format(Locale.ROOT, "received=%d forwarded=%d loss_drops=%d queue_drops=%d ring_drops=%d " +
-            "oversize_drops=%d send_drops=%d late_p50_us=%d late_p99_us=%d late_p999_us=%d late_max_us=%d " +
-            "hold_mean_us=%d",
+            "oversize_drops=%d send_drops=%d late_count=%d late_p50_us=%d late_p99_us=%d late_p999_us=%d " +
+            "late_max_us=%d hold_mean_us=%d",
             received.get(), sent, lossDrops.get(), queueDrops.get(), ringDrops.get(), oversizeDrops.get(),
-            sendDrops.get(), percentile(counts, total, 0.5), percentile(counts, total, 0.99),
-            percentile(counts, total, 0.999), latenessMaxNs / 1000, 0 == sent ? 0 : holdNsTotal.get() / sent / 1000);
+            sendDrops.get(), total, percentile(counts, total, 0.5), percentile(counts, total, 0.99),
+            percentile(counts, total, 0.999), latenessMaxNs / 1000, 0 == total ? 0 : holdNsTotal.get() / total / 1000);
     }
 
     private static long percentile(final long[] counts, final long total, final double quantile)

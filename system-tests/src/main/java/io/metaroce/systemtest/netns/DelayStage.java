@@ -66,9 +66,10 @@ import java.util.concurrent.TimeUnit;
  * [--queue-bytes n] [--loss-percent x] [--seed n] [--slots n] [--realtime-priority n]}: one {@code --plane} per
  * plane, in plane order. Prints {@code SEED seed=<n>}, {@code READY ...}, a {@code FLOW} line per client as it
  * appears, {@code STATS} lines (one per plane and direction, see {@link DelayLine}) for each {@code stats} line read
- * from standard input, and at the end of its input {@code FINAL} lines of the same form, one {@code PLANE} line per
- * plane ({@code flows}, {@code flows_refused}, {@code ports_not_preserved}, {@code read_errors}), {@code PROCESS}
- * with the JVM's CPU time and uptime ({@code cpu_ms}, {@code uptime_ms}) and {@code DONE}.
+ * from standard input, {@code MARKED} for each {@code mark} line (see {@link #mark()}), and at the end of its input
+ * {@code FINAL} lines of the same form, one {@code PLANE} line per plane ({@code flows}, {@code flows_refused},
+ * {@code ports_not_preserved}, {@code read_errors}), {@code PROCESS} with the JVM's CPU time and uptime ({@code
+ * cpu_ms}, {@code uptime_ms}) and {@code DONE}.
  */
 public final class DelayStage implements AutoCloseable
 {
@@ -168,6 +169,11 @@ public final class DelayStage implements AutoCloseable
             {
                 stage.statistics("STATS").forEach(System.out::println);
             }
+            else if ("mark".equals(line.trim()))
+            {
+                stage.mark();
+                System.out.println("MARKED");
+            }
         }
         stage.close();
         stage.statistics("FINAL").forEach(System.out::println);
@@ -199,6 +205,18 @@ public final class DelayStage implements AutoCloseable
         }
 
         return statistics;
+    }
+
+    /**
+     * Start the lateness and hold statistics of every line again, e.g. when a measured phase begins, so that they
+     * leave out the first datagrams through a cold JVM; the counters go on.
+     */
+    public void mark()
+    {
+        for (final DelayLine line : lines)
+        {
+            line.mark();
+        }
     }
 
     /**

@@ -113,6 +113,25 @@ public final class NetnsProcess implements AutoCloseable
     }
 
     /**
+     * Write a line to the process's standard input.
+     *
+     * @param line the line, without its end.
+     * @throws NetnsException if the process no longer reads its input.
+     */
+    public void writeLine(final String line)
+    {
+        try
+        {
+            process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            process.getOutputStream().flush();
+        }
+        catch (final IOException ex)
+        {
+            throw new NetnsException("cannot write to " + name + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
      * Close the process's standard input, so that it reads end of input.
      */
     public void closeInput()

@@ -99,6 +99,27 @@ class DelayStageTest
     }
 
     @Test
+    void shouldStartTheLatenessStatisticsAgainAtAMarkAndKeepTheCounters() throws IOException
+    {
+        start(new DelayStage.Context().delayUs(100).seed(5));
+        final ByteBuffer buffer = ByteBuffer.allocate(64);
+        for (int i = 0; i < 5; i++)
+        {
+            client.write(buffer.clear().putInt(i).flip());
+        }
+        assertEquals(5, awaitSettled(5).longValue("late_count"));
+
+        stage.mark();
+        for (int i = 0; i < 3; i++)
+        {
+            client.write(buffer.clear().putInt(i).flip());
+        }
+        final KeyValueLine forward = awaitSettled(8);
+        assertEquals(8, forward.longValue("forwarded"), forward.toString());
+        assertEquals(3, forward.longValue("late_count"), "released since the mark: " + forward);
+    }
+
+    @Test
     void shouldDropTheSeededShareAndCountItWhenLossIsSet() throws IOException
     {
         start(new DelayStage.Context().delayUs(100).lossPercent(20).seed(7));
