@@ -42,6 +42,13 @@ public final class BenchPropertyNames implements PropertyNames
         final List<String> names = PropertyRegistry.declaredNames(SystemSettings.class);
         names.add(NetnsMultipathRig.EXTRA_PARAMS_PROP_NAME);
         names.add(NetnsMultipathRig.MBIT_PROP_NAME);
+        names.add(DelayRig.RTT_MS_PROP_NAME);
+        names.add(DelayRig.MBIT_PROP_NAME);
+        names.add(DelayRig.LOSS_PROP_NAME);
+        names.add(DelayRig.PLANES_PROP_NAME);
+        names.add(DelayRig.REALTIME_PRIORITY_PROP_NAME);
+        names.add(DelayRig.EXTRA_PARAMS_PROP_NAME);
+        names.add(DelayRig.AERON_PARAMS_PROP_NAME);
         names.add(Scenarios.SEED_PROP_NAME);
 
         return names;
