@@ -199,8 +199,11 @@ public final class ChannelUri
     public static final String AUTH_PEER_PARAM = "auth-peer";
 
     /**
-     * Network parameter of publications: {@link #AUTH_MODE_ENCRYPT} (payloads encrypted, the driver's default) or
-     * {@link #AUTH_MODE_INTEGRITY} (every datagram authenticated, payloads in the clear).
+     * Network parameter of publications and subscriptions: on a publication {@link #AUTH_MODE_ENCRYPT} (payloads
+     * encrypted, the driver's default) or {@link #AUTH_MODE_INTEGRITY} (every datagram authenticated, payloads in the
+     * clear); on a subscription {@link #AUTH_MODE_ENCRYPT} makes its receive endpoint refuse every connection that is
+     * not authenticated and encrypted (it implies {@link #AUTH_REQUIRE_PARAM}), {@link #AUTH_MODE_INTEGRITY} accepts
+     * both.
      */
     public static final String AUTH_MODE_PARAM = "auth-mode";
 

@@ -346,7 +346,8 @@ public final class ChannelUriStringBuilder
     }
 
     /**
-     * {@link ChannelUri#AUTH_MODE_PARAM}.
+     * {@link ChannelUri#AUTH_MODE_PARAM}: on a publication how its authenticated connection protects DATA bodies, on
+     * a subscription whether its receive endpoint requires them encrypted.
      *
      * @param authMode {@link ChannelUri#AUTH_MODE_ENCRYPT} or {@link ChannelUri#AUTH_MODE_INTEGRITY}, or null.
      * @return this.

@@ -131,6 +131,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
             .settings(channel.engineSettings)
             .creditScheduler(creditScheduler)
             .requireAuthentication(channel.authRequire)
+            .requireEncryption(channel.authEncryptRequired)
             .counterLabel("rcv=" + channel.endpointList());
         this.clock = engine.context().clock();
         this.pendingImageTimeoutNs = channel.engineSettings.timers().connectionTimeoutNs();

@@ -85,14 +85,14 @@ final class UdpChannel
     static final List<String> PARAMS = List.of(ENDPOINT_PARAM, ENTROPY_PARAM, ChannelUri.MTU_PARAM,
         ChannelUri.TERM_LENGTH_PARAM, RECEIVER_WINDOW_PARAM, CREDIT_PARAM, CONGESTION_PARAM, LINK_RATE_PARAM,
         PATH_EVICTION_PARAM, ChannelUri.SPARSE_PARAM, TRANSPORT_PARAM, BATCH_LENGTH_PARAM, SEGMENTATION_PARAM,
-        AUTH_REQUIRE_PARAM);
+        AUTH_REQUIRE_PARAM, AUTH_MODE_PARAM);
 
     /**
      * Parameters of publications only, which a subscription accepts and ignores.
      */
     static final List<String> PUBLICATION_ONLY = List.of(
         INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM,
-        TRAFFIC_CLASS_PARAM, AUTH_PEER_PARAM, AUTH_MODE_PARAM, CONTROL_MODE_PARAM, DESTINATIONS_PARAM,
+        TRAFFIC_CLASS_PARAM, AUTH_PEER_PARAM, CONTROL_MODE_PARAM, DESTINATIONS_PARAM,
         FLOW_CONTROL_PARAM, FLOW_CONTROL_TIMEOUT_PARAM);
 
     /**
@@ -139,6 +139,11 @@ final class UdpChannel
      */
     final boolean authRequire;
     private final boolean authRequireNamed;
+    /**
+     * A subscription's {@code auth-mode=encrypt}: its endpoint refuses every connection whose DATA bodies are not
+     * encrypted, unauthenticated or integrity-only; implies {@link #authRequire}.
+     */
+    final boolean authEncryptRequired;
     final long linkRateMbps;
     final long lingerTimeoutNs;
     final boolean isSparse;
@@ -232,10 +237,10 @@ final class UdpChannel
             defaults.paths().pathCounters());
         trafficClass = parseTrafficClass(isSubscription ? null : params.get(TRAFFIC_CLASS_PARAM));
         authRequireNamed = params.containsKey(AUTH_REQUIRE_PARAM);
-        authRequire = parseAuthRequire(ctx, params.get(AUTH_REQUIRE_PARAM));
-        final TrustedPeers.Peer authPeer = isSubscription ? null : isMultiDestination ?
-            multiDestinationAuthPeer(params.get(AUTH_PEER_PARAM), authRequire) :
-            authPeer(ctx, params.get(AUTH_PEER_PARAM), endpoints, authRequire);
+        authEncryptRequired = isSubscription && parseAuthMode(params.get(AUTH_MODE_PARAM), false);
+        authRequire = parseAuthRequire(ctx, params.get(AUTH_REQUIRE_PARAM), authEncryptRequired);
+        final TrustedPeers.Peer authPeer = isSubscription ?
+            null : publicationAuthPeer(ctx, params.get(AUTH_PEER_PARAM));
         authPeerKey = null == authPeer ? null : authPeer.publicKey();
         authEncrypt = parseAuthMode(isSubscription ? null : params.get(AUTH_MODE_PARAM), ctx.authEncrypt());
         linkRateMbps = parseLong(
@@ -259,7 +264,7 @@ final class UdpChannel
             (isSubscription ? "" : "|path-policy=" + pathPolicy) + "|path-eviction=" + pathEviction +
             "|link-rate=" + linkRateMbps +
             (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "") +
-            authForm(authPeer, authEncrypt) + (isSubscription && authRequire ? "|" + AUTH_REQUIRE_PARAM + "=true" : "");
+            (isSubscription ? subscriptionAuthForm() : authForm(authPeer, authEncrypt));
         final String interfaceForm = null == interfaces ? "" : "|interface=" + join(interfaces);
         final String pathCountersForm = isSubscription ? "" : "|path-counters=" + pathCounters;
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?" + receiversForm() + interfaceForm + settings +
@@ -470,6 +475,13 @@ final class UdpChannel
             throw invalid("parameter '" + AUTH_REQUIRE_PARAM + "' conflicts with the subscription already bound to " +
                 "these endpoints: " + authRequire + " requested, " + existing.authRequire + " in use");
         }
+        // integrity accepts what encrypt accepts and more: only the requirement itself must agree
+        if (uri.params().containsKey(AUTH_MODE_PARAM) && authEncryptRequired != existing.authEncryptRequired)
+        {
+            throw invalid("parameter '" + AUTH_MODE_PARAM + "' conflicts with the subscription already bound to " +
+                "these endpoints: " + authModeForm(authEncryptRequired) + " requested, " +
+                authModeForm(existing.authEncryptRequired) + " in use");
+        }
         // a subscription that names no transport takes the endpoint's, whichever it is
         if (!transportParams.isEmpty() && !transportParams.equals(existing.transportParams))
         {
@@ -527,6 +539,25 @@ final class UdpChannel
     }
 
     /**
+     * The peer a publication authenticates to: one connection authenticates one peer, so a multi-destination
+     * publication has its own rule.
+     */
+    private TrustedPeers.Peer publicationAuthPeer(final MediaDriver.Context ctx, final String peerName)
+    {
+        return isMultiDestination ? multiDestinationAuthPeer(peerName, authRequire) :
+            authPeer(ctx, peerName, endpoints, authRequire);
+    }
+
+    /**
+     * What a subscription requires of its endpoint's connections, in its canonical form.
+     */
+    private String subscriptionAuthForm()
+    {
+        return (authRequire ? "|" + AUTH_REQUIRE_PARAM + "=true" : "") +
+            (authEncryptRequired ? "|" + AUTH_MODE_PARAM + "=" + ChannelUri.AUTH_MODE_ENCRYPT : "");
+    }
+
+    /**
      * The authentication of a publication in its canonical form: a connection setting, so publications that
      * authenticate differently never share a log.
      */
@@ -540,20 +571,33 @@ final class UdpChannel
      * Whether the channel authenticates: {@code auth-require}, by default the driver's {@code metaroce.auth.require},
      * which a channel cannot lift; requiring it needs the driver's key and allow-list.
      */
-    private static boolean parseAuthRequire(final MediaDriver.Context ctx, final String value)
+    private static boolean parseAuthRequire(
+        final MediaDriver.Context ctx, final String value, final boolean encryptRequired)
     {
-        final boolean require = parseBoolean(AUTH_REQUIRE_PARAM, value, ctx.authRequire());
+        final boolean require = parseBoolean(AUTH_REQUIRE_PARAM, value, ctx.authRequire() || encryptRequired);
         if (!require && ctx.authRequire())
         {
             throw invalid("parameter '" + AUTH_REQUIRE_PARAM + "=false' cannot lift the driver's " +
                 Configuration.AUTH_REQUIRE_PROP_NAME);
         }
+        if (!require && encryptRequired)
+        {
+            throw invalid("parameter '" + AUTH_MODE_PARAM + "=" + ChannelUri.AUTH_MODE_ENCRYPT + "' on a " +
+                "subscription requires authentication: it conflicts with '" + AUTH_REQUIRE_PARAM + "=false'");
+        }
         if (require && null == ctx.trustedPeers())
         {
-            throw invalid("parameter '" + AUTH_REQUIRE_PARAM + "=true' needs the driver's " +
-                Configuration.AUTH_KEY_FILE_PROP_NAME + " and " + Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
+            throw invalid("parameter '" + (encryptRequired && null == value ?
+                AUTH_MODE_PARAM + "=" + ChannelUri.AUTH_MODE_ENCRYPT : AUTH_REQUIRE_PARAM + "=true") +
+                "' needs the driver's " + Configuration.AUTH_KEY_FILE_PROP_NAME + " and " +
+                Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME);
         }
         return require;
+    }
+
+    private static String authModeForm(final boolean encryptRequired)
+    {
+        return encryptRequired ? ChannelUri.AUTH_MODE_ENCRYPT : ChannelUri.AUTH_MODE_INTEGRITY + " or none";
     }
 
     private static boolean parseAuthMode(final String mode, final boolean defaultEncrypt)

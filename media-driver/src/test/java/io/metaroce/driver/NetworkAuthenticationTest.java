@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * endpoint's host names in the allow-list, and streams flow exactly once and in order; a driver whose key the
  * receiver does not trust is refused without an answer and counted ({@code rcv-drops ... reason=UNTRUSTED_KEY}); a
  * receiver that requires authentication, driver-wide or on one subscription channel ({@code auth-require}), drops an
- * unauthenticated SETUP (DOWNGRADE); a key taken out of an allow-list while its connection lives closes that
+ * unauthenticated SETUP (DOWNGRADE), and one that requires encryption ({@code auth-mode=encrypt}) an integrity-only
+ * one as well; a key taken out of an allow-list while its connection lives closes that
  * connection on either side ({@code auth-revoked}) and opens no new one, while a malformed new list is ignored;
  * settings that cannot work fail the start with a message naming them.
  */
@@ -217,6 +218,85 @@ class NetworkAuthenticationTest
     }
 
     @Test
+    void shouldAdmitOnlyEncryptedConnectionsOnASubscriptionThatRequiresEncryption()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final NetworkTestHarness lenient = new NetworkTestHarness(1);
+            try
+            {
+                final AuthIdentity receiver = identity("receiver");
+                final AuthIdentity sender = identity("sender");
+                final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+                    .authKeyFile(receiver.keyFile().toString())
+                    .trustedPeersFile(allowList("receiver-trusts", sender.line("")).toString()));
+                final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
+                    .authKeyFile(sender.keyFile().toString())
+                    .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
+                final MetaRoce receiverClient = harness.connect(receiverDriver);
+                final MetaRoce senderClient = harness.connect(senderDriver);
+
+                final Subscription encrypted = receiverClient.addSubscription(
+                    harness.subscriptionChannel("|auth-mode=encrypt"), STREAM_ID);
+                final ExclusivePublication integrityOnly = senderClient.addExclusivePublication(
+                    harness.publicationChannel("|auth-peer=receiver|auth-mode=integrity"), STREAM_ID);
+                Await.until("the integrity-only SETUPs are refused", () ->
+                    NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=DOWNGRADE") >= 2);
+                final ExclusivePublication plain = senderClient.addExclusivePublication(
+                    harness.publicationChannel(""), STREAM_ID);
+                Await.until("the unauthenticated SETUPs are refused too", () ->
+                    NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=DOWNGRADE") >= 4);
+                final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+                while (System.nanoTime() - untilNs < 0)
+                {
+                    LockSupport.parkNanos(1_000_000);
+                }
+                assertFalse(integrityOnly.isConnected(), "an integrity-only connection never reaches the endpoint");
+                assertFalse(plain.isConnected(), "an unauthenticated one neither");
+                assertEquals(0, encrypted.imageCount(), "no image from a connection that does not encrypt");
+                assertEquals(0, NetworkForgedSetupTest.counterSum(receiverClient, "snd-datagrams: engine", ""),
+                    "a refused SETUP draws no answer");
+
+                final ExclusivePublication encrypting = senderClient.addExclusivePublication(
+                    harness.publicationChannel("|auth-peer=receiver|auth-mode=encrypt"), STREAM_ID);
+                Await.until("the encrypting publication connects", encrypting::isConnected);
+                NetworkPubSubTest.sendAndReceive(encrypting, encrypted, encrypting.sessionId(), 200);
+                Await.until("its connection shows encrypted (3)", () ->
+                    3 == NetworkForgedSetupTest.counterSum(receiverClient, "rcv-auth-state: ", ""));
+                assertFalse(integrityOnly.isConnected(), "still refused");
+
+                // one that names none takes the endpoint's requirement; one that names another is refused
+                final Subscription unnamed = receiverClient.addSubscription(
+                    harness.subscriptionChannel(""), STREAM_ID + 1);
+                assertEquals(0, unnamed.imageCount());
+                final RegistrationException conflict = assertThrows(RegistrationException.class, () ->
+                    receiverClient.addSubscription(harness.subscriptionChannel("|auth-mode=integrity"), STREAM_ID));
+                assertTrue(conflict.getMessage().contains("auth-mode"), conflict.getMessage());
+                final RegistrationException contradicted = assertThrows(RegistrationException.class, () ->
+                    receiverClient.addSubscription(
+                    lenient.subscriptionChannel("|auth-mode=encrypt|auth-require=false"), STREAM_ID));
+                assertTrue(contradicted.getMessage().contains("auth-mode=encrypt"), contradicted.getMessage());
+
+                // auth-mode=integrity on a subscription admits both kinds of authenticated connection
+                final Subscription either = receiverClient.addSubscription(
+                    lenient.subscriptionChannel("|auth-mode=integrity"), STREAM_ID);
+                final ExclusivePublication lenientIntegrity = senderClient.addExclusivePublication(
+                    lenient.publicationChannel("|auth-peer=receiver|auth-mode=integrity"), STREAM_ID);
+                final ExclusivePublication lenientEncrypting = senderClient.addExclusivePublication(
+                    lenient.publicationChannel("|auth-peer=receiver|auth-mode=encrypt"), STREAM_ID);
+                Await.until("both connect", () -> lenientIntegrity.isConnected() && lenientEncrypting.isConnected());
+                NetworkPubSubTest.sendAndReceive(lenientIntegrity, either, lenientIntegrity.sessionId(), 100);
+                NetworkPubSubTest.sendAndReceive(lenientEncrypting, either, lenientEncrypting.sessionId(), 100);
+            }
+            finally
+            {
+                lenient.close();
+            }
+        });
+    }
+
+    @Test
     void shouldRefuseARequirementTheDriverCannotMeetOrLift() throws IOException
     {
         harness = new NetworkTestHarness(1);
@@ -225,6 +305,10 @@ class NetworkAuthenticationTest
             plainClient.addSubscription(harness.subscriptionChannel("|auth-require=true"), STREAM_ID));
         assertTrue(noKeys.getMessage().contains("auth-require=true") &&
             noKeys.getMessage().contains("metaroce.auth.key.file"), noKeys.getMessage());
+        final RegistrationException noKeysToEncrypt = assertThrows(RegistrationException.class, () ->
+            plainClient.addSubscription(harness.subscriptionChannel("|auth-mode=encrypt"), STREAM_ID));
+        assertTrue(noKeysToEncrypt.getMessage().contains("auth-mode=encrypt") &&
+            noKeysToEncrypt.getMessage().contains("metaroce.auth.key.file"), noKeysToEncrypt.getMessage());
 
         final AuthIdentity receiver = identity("receiver");
         final MetaRoce requiringClient = harness.connect(harness.launch(NetworkTestHarness.driverContext()

@@ -61,6 +61,7 @@ public final class SocketGroup
     final SharedCreditScheduler creditScheduler;
     final String counterLabel;
     final boolean requiresAuthentication;
+    final boolean requiresEncryption;
     final DatagramProxy proxy;
     final Long2ObjectHashMap<ReceiverStream> streamsByKey = new Long2ObjectHashMap<>();
     final PacketHandler datagramHandler;
@@ -90,7 +91,8 @@ public final class SocketGroup
         this.admission = ctx.imageAdmission;
         this.creditScheduler = creditScheduler;
         this.counterLabel = ctx.counterLabel;
-        this.requiresAuthentication = ctx.requireAuthentication;
+        this.requiresAuthentication = ctx.requireAuthentication || ctx.requireEncryption;
+        this.requiresEncryption = ctx.requireEncryption;
         this.proxy = new DatagramProxy(transport, counters);
         this.countersManager = countersManager;
         this.planeCounterContext = DatapathCounters.withLabel(counters.context(), counterLabel);
@@ -363,6 +365,7 @@ public final class SocketGroup
         private SharedCreditScheduler creditScheduler;
         private String counterLabel = "";
         private boolean requireAuthentication;
+        private boolean requireEncryption;
 
         /**
          * The group's packet I/O; its owner closes it after removing the group.
@@ -520,6 +523,31 @@ public final class SocketGroup
         public boolean requireAuthentication()
         {
             return requireAuthentication;
+        }
+
+        /**
+         * Whether a SETUP arriving on the group's sockets must carry a handshake that asks for encrypted DATA bodies:
+         * a receive channel that needs confidentiality. It implies {@link #requireAuthentication(boolean)}; an
+         * unauthenticated or integrity-only SETUP is dropped unanswered and counted as a downgrade.
+         *
+         * @param requireEncryption true to refuse every connection whose DATA bodies are not encrypted; needs the
+         *                          engine's authSettings.
+         * @return this.
+         */
+        public Context requireEncryption(final boolean requireEncryption)
+        {
+            this.requireEncryption = requireEncryption;
+            return this;
+        }
+
+        /**
+         * Whether a SETUP arriving on the group's sockets must ask for encrypted DATA bodies.
+         *
+         * @return true when the group refuses unauthenticated and integrity-only connections.
+         */
+        public boolean requireEncryption()
+        {
+            return requireEncryption;
         }
     }
 }

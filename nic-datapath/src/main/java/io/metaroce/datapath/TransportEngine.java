@@ -220,7 +220,7 @@ public final class TransportEngine implements AutoCloseable
         {
             throw new IllegalArgumentException("a socket group's connectionHandler must be set");
         }
-        if (groupCtx.requireAuthentication() && null == authenticator)
+        if ((groupCtx.requireAuthentication() || groupCtx.requireEncryption()) && null == authenticator)
         {
             throw new IllegalArgumentException("a socket group that requires authentication needs authSettings");
         }
@@ -1148,6 +1148,12 @@ public final class TransportEngine implements AutoCloseable
             if (null == auth && 0 != authenticator.refusal())
             {
                 counters.drop(authRefusal(authenticator.refusal()));
+                return;
+            }
+            // integrity only where confidentiality is required: a downgrade, unanswered like any refusal [MR-SEC-5]
+            if (null != auth && group.requiresEncryption && !auth.encrypts())
+            {
+                counters.drop(DropReason.DOWNGRADE);
                 return;
             }
         }
