@@ -441,7 +441,7 @@ class WireDatagramReaderTest
             8 + CloseAckDecoder.reasonEncodingOffset(), 9)));
         assertEquals(-RejectReason.INVALID_ENUM_VALUE, read(withByte(WireExamples.byName("STATUS").bytes(), 54, 0)));
         assertEquals(-RejectReason.INVALID_ENUM_VALUE, read(withShort(WireExamples.byName("ERROR").bytes(), 32, 0)));
-        assertEquals(-RejectReason.INVALID_ENUM_VALUE, read(withShort(WireExamples.byName("ERROR").bytes(), 32, 9)));
+        assertEquals(-RejectReason.INVALID_ENUM_VALUE, read(withShort(WireExamples.byName("ERROR").bytes(), 32, 10)));
     }
 
     @Test

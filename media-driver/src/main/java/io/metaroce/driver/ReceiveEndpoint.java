@@ -545,6 +545,13 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
                 " unavailable: its sender's key left " + Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " (" +
                 TerminationCause.name(cause) + ")"));
         }
+        else if (TerminationCause.REVOKED_BY_PEER == cause)
+        {
+            errorHandler.onError(new IllegalStateException("image of stream " + image.streamId() + " session " +
+                image.sessionId() + " from " + image.sourceIdentity() + " on rcv=" + channel.endpointList() +
+                " unavailable: its sender took this driver's key out of its allow-list (" +
+                TerminationCause.name(cause) + ")"));
+        }
         rememberEnd(image);
         conductor.offerAgentEvent(() -> conductor.onNetworkImageEnded(image));
     }

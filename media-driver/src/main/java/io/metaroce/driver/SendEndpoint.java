@@ -743,6 +743,13 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
                     Configuration.AUTH_TRUSTED_PEERS_FILE_PROP_NAME + " (" + TerminationCause.name(cause) +
                     "), not connected until it is back"));
             }
+            if (TerminationCause.REVOKED_BY_PEER == cause)
+            {
+                errorHandler.onError(new IllegalStateException("publication " + publication.registrationId() +
+                    " stream " + stream.streamId() + " session " + stream.sessionId() + " on " +
+                    publication.channel().canonicalForm() + ": the receiver took this driver's key out of its " +
+                    "allow-list (" + TerminationCause.name(cause) + "), opening it again"));
+            }
             if (TerminationCause.SETUP_REJECTED == cause)
             {
                 // The receiver's answer broke the rules, typically an image of the session that already ended beyond

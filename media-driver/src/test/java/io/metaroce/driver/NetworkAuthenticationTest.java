@@ -40,13 +40,13 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 /**
  * Authenticated connections between two embedded drivers (SHARED threading, backoff idle) over loopback planes: each
  * driver has a key file and an allow-list ({@code metaroce.auth.*}); a publication authenticates to the receiver its
- * endpoint's host names in the allow-list, and streams flow exactly once and in order; a driver whose key the
- * receiver does not trust is refused without an answer and counted ({@code rcv-drops ... reason=UNTRUSTED_KEY}); a
- * receiver that requires authentication, driver-wide or on one subscription channel ({@code auth-require}), drops an
+ * endpoint's host names in the allow-list, and streams flow exactly once and in order; a driver whose key the receiver
+ * does not trust is refused without an answer and counted ({@code rcv-drops ... reason=UNTRUSTED_KEY}); a receiver
+ * that requires authentication, driver-wide or on one subscription channel ({@code auth-require}), drops an
  * unauthenticated SETUP (DOWNGRADE), and one that requires encryption ({@code auth-mode=encrypt}) an integrity-only
- * one as well; a key taken out of an allow-list while its connection lives closes that
- * connection on either side ({@code auth-revoked}) and opens no new one, while a malformed new list is ignored;
- * settings that cannot work fail the start with a message naming them.
+ * one as well; a key taken out of an allow-list while its connection lives closes that connection on either side
+ * ({@code auth-revoked}), tells the peer, whose side closes at once, and opens no new one, while a malformed new list
+ * is ignored; settings that cannot work fail the start with a message naming them.
  */
 class NetworkAuthenticationTest
 {
@@ -330,13 +330,14 @@ class NetworkAuthenticationTest
             final AuthIdentity kept = identity("kept");
             final Path receiverTrusts = allowList("receiver-trusts", revoked.line(""), kept.line(""));
             final Path revokedTrusts = allowList("revoked-trusts", receiver.line(""));
+            final Path keptTrusts = allowList("kept-trusts", receiver.line(""));
             final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
                 .authKeyFile(receiver.keyFile().toString()).trustedPeersFile(receiverTrusts.toString()));
             final MediaDriver revokedDriver = harness.launch(NetworkTestHarness.driverContext()
                 .authKeyFile(revoked.keyFile().toString()).trustedPeersFile(revokedTrusts.toString()));
             final MediaDriver keptDriver = harness.launch(NetworkTestHarness.driverContext()
                 .authKeyFile(kept.keyFile().toString())
-                .trustedPeersFile(allowList("kept-trusts", receiver.line("")).toString()));
+                .trustedPeersFile(keptTrusts.toString()));
             final MetaRoce receiverClient = harness.connect(receiverDriver);
             final MetaRoce revokedClient = harness.connect(revokedDriver);
             final MetaRoce keptClient = harness.connect(keptDriver);
@@ -353,22 +354,30 @@ class NetworkAuthenticationTest
             NetworkPubSubTest.sendAndReceive(keep, subscription, keep.sessionId(), 100);
 
             // the receiver takes the key out: that connection closes, its image goes, the other stream goes on
+            final long revokedNs = System.nanoTime();
             replace(receiverTrusts, kept.line(""));
             Await.until("the revoked key's connection is closed", () ->
                 1 == NetworkForgedSetupTest.counterSum(receiverClient, "auth-revoked: ", "") &&
                 null == subscription.imageBySessionId(toRevoke.sessionId()));
             assertTrue(EndpointLifetimeTest.errorLogContains(receiverDriver, "session " + toRevoke.sessionId()) &&
                 EndpointLifetimeTest.errorLogContains(receiverDriver, "KEY_REVOKED"), "the error log says why");
+            // and tells the sender (ERROR(KEY_REVOKED), MR-SEC-11), whose side closes long before its timeout
+            Await.until("the sender's publication is told", () -> !toRevoke.isConnected());
+            final long toldMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - revokedNs);
+            final long timeoutMs = TimeUnit.NANOSECONDS.toMillis(
+                revokedDriver.context().engineSettings().timers().connectionTimeoutNs());
+            System.out.printf("the revoked sender's publication disconnected %d ms after the allow-list changed " +
+                "(the driver looks at the file once a second; connection timeout %d ms)%n", toldMs, timeoutMs);
+            assertTrue(toldMs < timeoutMs / 2, "told, not timed out: " + toldMs + " ms");
+            assertTrue(EndpointLifetimeTest.errorLogContains(revokedDriver, "session " + toRevoke.sessionId()) &&
+                EndpointLifetimeTest.errorLogContains(revokedDriver, "REVOKED_BY_PEER"), "the sender's log says why");
+            assertEquals(0, NetworkForgedSetupTest.counterSum(revokedClient, "rcv-drops: ", "reason=BAD_TAG") +
+                NetworkForgedSetupTest.counterSum(revokedClient, "rcv-drops: ", "reason=UNSEALED"),
+                "the ERROR arrived sealed with the connection's keys");
             NetworkPubSubTest.sendAndReceive(keep, subscription, keep.sessionId(), 100, 100);
             assertTrue(keep.isConnected(), "the trusted peer's connection lives");
 
-            // the revoked driver takes the receiver out too: its connection closes and nothing opens again
-            replace(revokedTrusts, kept.line(""));
-            Await.until("the sender's side is closed", () ->
-                1 == NetworkForgedSetupTest.counterSum(revokedClient, "auth-revoked: ", "") &&
-                !toRevoke.isConnected());
-            // and back in its list: it opens a connection the receiver, which no longer trusts it, refuses
-            replace(revokedTrusts, receiver.line(""));
+            // the told sender opens its stream again: a connection the receiver, which no longer trusts it, refuses
             Await.until("the receiver refuses the key it took out", () ->
                 NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=UNTRUSTED_KEY") >= 1);
             assertFalse(toRevoke.isConnected(), "no connection with a key taken out");
@@ -380,6 +389,20 @@ class NetworkAuthenticationTest
                 null != subscription.imageBySessionId(toRevoke.sessionId()));
             NetworkPubSubTest.sendAndReceive(toRevoke, subscription, toRevoke.sessionId(), 100, 100);
             NetworkPubSubTest.sendAndReceive(keep, subscription, keep.sessionId(), 100, 200);
+
+            // a sender that takes its receiver out tells it too: the receiver's image goes long before its timeout
+            final long senderRevokedNs = System.nanoTime();
+            replace(keptTrusts, revoked.line(""));
+            Await.until("the sender closes its side and the receiver is told", () ->
+                1 == NetworkForgedSetupTest.counterSum(keptClient, "auth-revoked: ", "") &&
+                null == subscription.imageBySessionId(keep.sessionId()));
+            final long receiverToldMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - senderRevokedNs);
+            assertTrue(receiverToldMs < TimeUnit.NANOSECONDS.toMillis(
+                receiverDriver.context().engineSettings().timers().connectionTimeoutNs()) / 2,
+                "told, not timed out: " + receiverToldMs + " ms");
+            assertTrue(EndpointLifetimeTest.errorLogContains(receiverDriver, "REVOKED_BY_PEER"),
+                "the receiver's log says why");
+            assertTrue(null != subscription.imageBySessionId(toRevoke.sessionId()), "the other stream goes on");
         });
     }
 

@@ -554,9 +554,9 @@ public final class TransportEngine implements AutoCloseable
 
     /**
      * Close every authenticated connection, in either direction, whose peer's key its trusted keys no longer hold:
-     * after the allow-list changed. Each ends at once with {@link TerminationCause#KEY_REVOKED}, sending nothing
-     * more (its peer, whose datagrams now find no connection, times out and its next handshake is refused), its
-     * streams handed back to their handlers with that cause, and is counted ({@code auth-revoked}).
+     * after the allow-list changed. Each ends at once with {@link TerminationCause#KEY_REVOKED}, after one sealed
+     * ERROR(KEY_REVOKED) that ends the peer's side too (its next handshake is refused), its streams handed back to
+     * their handlers with that cause, and is counted ({@code auth-revoked}).
      *
      * @return the connections closed.
      */
@@ -582,7 +582,7 @@ public final class TransportEngine implements AutoCloseable
             final ReceiverConnection receiver = receivers.get(i);
             if (isRevoked(receiver, trustedKeys))
             {
-                receiver.terminate(TerminationCause.KEY_REVOKED);
+                receiver.revoke();
                 revoked++;
             }
         }

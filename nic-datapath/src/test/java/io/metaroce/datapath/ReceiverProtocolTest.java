@@ -1223,6 +1223,13 @@ class ReceiverProtocolTest
         // [MR-ERR-8]
         assertEquals(TerminationCause.ERROR_RECEIVED, f.receiverTermination);
         assertLingersThenFrees(failed);
+
+        final int revoked = establish();
+        f.inject(f.error(revoked, WireFixture.PEER_ID, 0, WireErrorCode.KEY_REVOKED), 0);
+        f.work();
+        // [MR-SEC-11] the sender no longer trusts this end's key: the image ends at once, saying so
+        assertEquals(TerminationCause.REVOKED_BY_PEER, f.receiverTermination);
+        assertLingersThenFrees(revoked);
     }
 
     /**

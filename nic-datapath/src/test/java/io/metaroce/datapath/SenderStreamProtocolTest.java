@@ -754,7 +754,15 @@ class SenderStreamProtocolTest
         assertEquals(ConnectionState.FAILED, open.state());
         assertEquals(ConnectionState.FAILED, opening.state());
         assertEquals(0, f.engine.senderCount());
-        assertEquals(2, f.senderTerminations.size());
+
+        final SenderStream revoked = establish(3);
+        answer(revoked, StreamCode.OPEN, 0, 0, WINDOW);
+        f.inject(f.error(revoked.connection().localConnectionId(), RECEIVER_ID, 0, WireErrorCode.KEY_REVOKED), 0);
+        f.work();
+        // [MR-SEC-11] the receiver no longer trusts this end's key: the stream fails at once, saying so
+        assertEquals(TerminationCause.REVOKED_BY_PEER, revoked.terminationCause());
+        assertEquals(ConnectionState.FAILED, revoked.state());
+        assertEquals(3, f.senderTerminations.size());
 
         // A new stream of the same session gets a new connection.
         final SenderStream again = open(1);

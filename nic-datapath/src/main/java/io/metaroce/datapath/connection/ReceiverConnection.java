@@ -31,6 +31,7 @@ import io.metaroce.codec.wire.StatusDecoder;
 import io.metaroce.codec.wire.StreamCloseDecoder;
 import io.metaroce.codec.wire.StreamOpenDecoder;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.counters.AuthCounters;
 import io.metaroce.datapath.counters.DatapathCounters;
 import io.metaroce.datapath.counters.DropReason;
@@ -439,7 +440,8 @@ public final class ReceiverConnection extends Connection
                 break;
 
             case ErrorDecoder.TEMPLATE_ID:
-                end(TerminationCause.ERROR_RECEIVED);
+                end(WireErrorCode.KEY_REVOKED.value() == reader.error().codeRaw() ?
+                    TerminationCause.REVOKED_BY_PEER : TerminationCause.ERROR_RECEIVED);
                 break;
 
             default:
@@ -672,6 +674,21 @@ public final class ReceiverConnection extends Connection
     public boolean hasEnded()
     {
         return endCause >= 0;
+    }
+
+    /**
+     * Free the connection at once because its peer's key is no longer trusted, with
+     * {@link TerminationCause#KEY_REVOKED}, after telling the peer with one ERROR(KEY_REVOKED) on every plane it
+     * can reach, sealed under the connection's current keys, so that the peer need not wait for its timeout
+     * [MR-SEC-11].
+     */
+    public void revoke()
+    {
+        if (!isTerminated())
+        {
+            encoder.keyRevoked(nowNs);
+        }
+        terminate(TerminationCause.KEY_REVOKED);
     }
 
     /**

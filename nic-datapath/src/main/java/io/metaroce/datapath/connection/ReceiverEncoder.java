@@ -22,6 +22,7 @@ import io.metaroce.codec.wire.CloseAckEncoder;
 import io.metaroce.codec.wire.CloseReason;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.CreditEncoder;
+import io.metaroce.codec.wire.ErrorEncoder;
 import io.metaroce.codec.wire.NackEncoder;
 import io.metaroce.codec.wire.NackReason;
 import io.metaroce.codec.wire.ProbeAckEncoder;
@@ -33,6 +34,7 @@ import io.metaroce.codec.wire.StreamCode;
 import io.metaroce.codec.wire.StreamWindowEncoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.counters.ReceiverCounters;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.security.ConnectionAuth;
@@ -40,6 +42,8 @@ import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.tracking.ReceiveTracker;
 import io.metaroce.datapath.tracking.Serial;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.charset.StandardCharsets;
 
 /**
  * Every message a {@link ReceiverConnection} sends, encoded and handed to its socket group's {@link DatagramProxy}:
@@ -62,6 +66,8 @@ final class ReceiverEncoder
     static final int AMPLIFICATION_LIMIT = 3;
 
     private static final byte[] NO_EXTENSIONS = new byte[0];
+    private static final UnsafeBuffer KEY_REVOKED_TEXT =
+        new UnsafeBuffer("key revoked".getBytes(StandardCharsets.UTF_8));
     private static final int EXTENSIONS_CAPACITY = 512;
 
     private final ConnectionHost host;
@@ -420,6 +426,30 @@ final class ReceiverEncoder
             .grantLimit(grantLimit);
         send(sendPlane, DatagramProxy.length(probeAck));
         counters.probeAcks.incrementRelease();
+    }
+
+    /**
+     * ERROR(KEY_REVOKED) on every plane whose reply address is known (on the first when none is): the sender's key
+     * left this engine's allow-list [MR-SEC-11].
+     *
+     * @param nowNs current time, as the header's timestamp.
+     */
+    void keyRevoked(final long nowNs)
+    {
+        for (int plane = 0; plane < planeCount; plane++)
+        {
+            if (routedPlane(plane) != plane)
+            {
+                continue;
+            }
+            final ErrorEncoder error = proxy.error();
+            // psn 0: no packet caused it (section 7.13)
+            DatagramProxy.header(error.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId, 0,
+                (int)nowNs);
+            error.code(WireErrorCode.KEY_REVOKED).reserved1(0).detail(0)
+                .putMessage(KEY_REVOKED_TEXT, 0, KEY_REVOKED_TEXT.capacity());
+            send(plane, DatagramProxy.length(error));
+        }
     }
 
     /**

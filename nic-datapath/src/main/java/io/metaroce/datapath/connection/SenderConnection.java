@@ -35,6 +35,7 @@ import io.metaroce.codec.wire.StreamAckDecoder;
 import io.metaroce.codec.wire.StreamWindowDecoder;
 import io.metaroce.codec.wire.TrafficClass;
 import io.metaroce.codec.wire.TransportHeaderDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.congestion.CongestionControl;
 import io.metaroce.datapath.congestion.CongestionControlSupplier;
 import io.metaroce.datapath.congestion.RttEstimator;
@@ -621,7 +622,8 @@ public final class SenderConnection extends Connection
                 break;
 
             case ErrorDecoder.TEMPLATE_ID:
-                terminate(ConnectionState.FAILED, TerminationCause.ERROR_RECEIVED);
+                terminate(ConnectionState.FAILED, WireErrorCode.KEY_REVOKED.value() == reader.error().codeRaw() ?
+                    TerminationCause.REVOKED_BY_PEER : TerminationCause.ERROR_RECEIVED);
                 break;
 
             case StreamAckDecoder.TEMPLATE_ID:
@@ -974,10 +976,16 @@ public final class SenderConnection extends Connection
 
     /**
      * End the connection at once because its peer's key is no longer trusted: FAILED with
-     * {@link TerminationCause#KEY_REVOKED}, nothing more sent; the engine frees it and ends its streams.
+     * {@link TerminationCause#KEY_REVOKED}; a keyed connection first tells its peer with one sealed
+     * ERROR(KEY_REVOKED) on every plane, so that the peer need not wait for its timeout [MR-SEC-11]. Nothing more is
+     * sent; the engine frees it and ends its streams.
      */
     public void revoke()
     {
+        if (!isTerminated() && ConnectionState.SETUP != state)
+        {
+            encoder.keyRevoked(nowNs);
+        }
         terminate(ConnectionState.FAILED, TerminationCause.KEY_REVOKED);
     }
 

@@ -64,6 +64,8 @@ final class SenderEncoder implements SenderStreamMessages
     private static final int STATUS_ENTRY_LENGTH = StatusEncoder.PathsEncoder.sbeBlockLength();
     private static final UnsafeBuffer RETRANSMIT_LIMIT_TEXT =
         new UnsafeBuffer("retransmit limit".getBytes(StandardCharsets.UTF_8));
+    private static final UnsafeBuffer KEY_REVOKED_TEXT =
+        new UnsafeBuffer("key revoked".getBytes(StandardCharsets.UTF_8));
 
     private final DatagramProxy proxy;
     private final PacketTransport transport;
@@ -257,6 +259,22 @@ final class SenderEncoder implements SenderStreamMessages
      */
     void retransmitLimit(final int psn, final long nowNs)
     {
+        errorOnEveryPlane(WireErrorCode.RETRANSMIT_LIMIT, psn, Serial.wire(psn), RETRANSMIT_LIMIT_TEXT, nowNs);
+    }
+
+    /**
+     * ERROR(KEY_REVOKED) on every plane that is up (on all of them when none is), sealed like every datagram of the
+     * keyed connection: the receiver's key left this engine's allow-list [MR-SEC-11].
+     */
+    void keyRevoked(final long nowNs)
+    {
+        // psn 0: no packet caused it (section 7.13)
+        errorOnEveryPlane(WireErrorCode.KEY_REVOKED, 0, 0, KEY_REVOKED_TEXT, nowNs);
+    }
+
+    private void errorOnEveryPlane(
+        final WireErrorCode code, final int psn, final long detail, final UnsafeBuffer text, final long nowNs)
+    {
         final boolean anyUp = anyPlaneUp();
         for (int plane = 0; plane < planeCount; plane++)
         {
@@ -267,8 +285,7 @@ final class SenderEncoder implements SenderStreamMessages
             final ErrorEncoder error = proxy.error();
             DatagramProxy.header(error.header(), 0, plane, TrafficClass.CONTROL, 0, 0, peerId, localId, psn,
                 (int)nowNs);
-            error.code(WireErrorCode.RETRANSMIT_LIMIT).reserved1(0).detail(Serial.wire(psn))
-                .putMessage(RETRANSMIT_LIMIT_TEXT, 0, RETRANSMIT_LIMIT_TEXT.capacity());
+            error.code(code).reserved1(0).detail(detail).putMessage(text, 0, text.capacity());
             proxy.sendControl(queue, destination, plane, DatagramProxy.length(error));
         }
     }

@@ -95,15 +95,21 @@ public final class TerminationCause
 
     /**
      * The peer's key left the allow-list of an authenticated connection while it lived: the connection was closed
-     * at once, with no message to the peer (specification section 18.6).
+     * at once, after one ERROR(KEY_REVOKED) to the peer (specification section 18.6).
      */
     public static final int KEY_REVOKED = 14;
+
+    /**
+     * The peer ended an authenticated connection with ERROR(KEY_REVOKED): this driver's key left its allow-list
+     * (specification section 18.6).
+     */
+    public static final int REVOKED_BY_PEER = 15;
 
     private static final String[] NAMES =
     {
         "NORMAL", "CLOSE_UNANSWERED", "RETRANSMIT_LIMIT", "ERROR_RECEIVED", "NO_CONNECTION", "EPOCH_MISMATCH",
         "TIMEOUT", "SOURCE_UNAVAILABLE", "RESTARTED", "FATAL", "SHUTDOWN", "SETUP_REJECTED",
-        "STREAM_CLOSED", "EVICTED", "KEY_REVOKED"
+        "STREAM_CLOSED", "EVICTED", "KEY_REVOKED", "REVOKED_BY_PEER"
     };
 
     private TerminationCause()
