@@ -31,6 +31,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
@@ -42,8 +43,10 @@ import java.nio.ByteOrder;
  * (NO_SUCH_LANE) before it is opened. A datagram that does not open is dropped, counted
  * by reason, answered by nothing, and never reaches the engine.
  * <p>
- * Works on two heap staging arrays (one each way) because the JDK's AES-GCM is fastest there; the staging copies
- * allocate nothing, the JDK's cipher does (see the security package).
+ * Works on two heap staging arrays (one each way) because the JDK's AES-GCM is fastest there; a sealed DATA is then
+ * copied to a slot of a direct ring that stays untouched until the wrapped transport flushes, so that a batching
+ * transport still sends a duty cycle's DATA together. The staging copies allocate nothing, the JDK's cipher does (see
+ * the security package).
  */
 final class SealingTransport extends ForwardingPacketTransport
 {
@@ -53,6 +56,8 @@ final class SealingTransport extends ForwardingPacketTransport
     private static final int SRC_CONN_ID_OFFSET = 20;
     private static final int CLEAR_MINIMUM = 32;
     private static final int STAGING_LENGTH = 65_536 + SealTrailerDescriptor.TRAILER_LENGTH;
+    private static final int RING_SLOTS = 256;
+    private static final int SLOT_LENGTH = 2048;
 
     private final Int2ObjectHashMap<Connection> connectionsById;
     private final TransportEngine engine;
@@ -60,6 +65,12 @@ final class SealingTransport extends ForwardingPacketTransport
     private final UnsafeBuffer sendBuffer = new UnsafeBuffer(sendStaging);
     private final byte[] receiveStaging = new byte[STAGING_LENGTH];
     private final UnsafeBuffer receiveBuffer = new UnsafeBuffer(receiveStaging);
+    private final ByteBuffer ringMemory = ByteBuffer.allocateDirect(RING_SLOTS * SLOT_LENGTH);
+    private final UnsafeBuffer ring = new UnsafeBuffer(ringMemory);
+    // the payload's view of the same memory has a ByteBuffer of its own: a transport that sets a view's position and
+    // limit for the header and then for the payload must not move the header's
+    private final UnsafeBuffer ringPayload = new UnsafeBuffer(ringMemory.duplicate());
+    private int ringCursor;
     private final PacketHandler opening = this::onDatagram;
     private PacketHandler handler;
 
@@ -120,8 +131,32 @@ final class SealingTransport extends ForwardingPacketTransport
             payload.getBytes(payloadOffset, sendStaging, headerLength, payloadLength);
         }
         final int sealed = seal(sealer, length);
-        return sealed < 0 ? SEND_ERROR : delegate.send(
-            destination, plane, entropy, sendBuffer, 0, sealed, sendBuffer, sealed, 0);
+        if (sealed < 0)
+        {
+            return SEND_ERROR;
+        }
+        if (sealed > SLOT_LENGTH || sealed <= headerLength)
+        {
+            return delegate.send(destination, plane, entropy, sendBuffer, 0, sealed, sendBuffer, sealed, 0);
+        }
+        // A batching transport keeps a reference to the payload until it flushes: each sealed DATA gets a slot of
+        // its own in direct memory, so that a duty cycle's DATA still leave together (sendmmsg, segmentation
+        // offload); slots are reused only after everything queued went out.
+        if (RING_SLOTS == ringCursor)
+        {
+            delegate.flush();
+            ringCursor = 0;
+        }
+        final int slot = ringCursor++ * SLOT_LENGTH;
+        ring.putBytes(slot, sendStaging, 0, sealed);
+        return delegate.send(destination, plane, entropy, ring, slot, headerLength, ringPayload, slot + headerLength,
+            sealed - headerLength);
+    }
+
+    public int flush()
+    {
+        ringCursor = 0;
+        return delegate.flush();
     }
 
     public int sendControl(
