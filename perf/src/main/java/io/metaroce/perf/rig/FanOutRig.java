@@ -63,9 +63,10 @@ import java.util.function.BooleanSupplier;
  *     and {@code rate8 / (rate1 / 8)}; then a ninth destination added and removed under load, repeatedly, and the
  *     messages the eight others lost or got twice;</li>
  *     <li><b>a stopped driver</b>: {@code fc=fastest} with {@code fc-timeout} over the eight and a ninth destination
- *     whose receiving driver is a process of its own ({@link #main}); the publisher's rate before, the time from
- *     that process's {@code SIGSTOP} until the publication drops it ({@code DESTINATIONS_DROPPED}), and the rate
- *     after.</li>
+ *     whose receiving driver is a process of its own ({@link #main}), the publisher offering
+ *     {@link #STOP_RUN_PACE} of the 8-destination rate; the publisher's rate before, the time from that process's
+ *     {@code SIGSTOP} until the publication drops it ({@code DESTINATIONS_DROPPED}), the rate after, and the live
+ *     destinations dropped.</li>
  * </ul>
  * Threads: the publisher (the rig's thread, {@code tryClaim}), one poller of every receiving subscription, one of the
  * spy, and the drivers (SHARED, the UDP idle strategies of {@link SystemSettings#udpDefaults()}); the batched
@@ -77,7 +78,14 @@ final class FanOutRig
     static final int LENGTH = 288;
     static final int DESTINATIONS = 8;
     static final long FC_TIMEOUT_MS = 1_000;
+    /**
+     * The stopped-driver run offers this share of the 8-destination rate: {@code fc=fastest} follows the fastest
+     * destination, so a publisher that offers faster than the slowest live destination takes drops that one after
+     * the timeout, as it should; a feed below what every destination takes shows what the flow control is for.
+     */
+    static final double STOP_RUN_PACE = 0.5;
     private static final int STREAM = 7001;
+    private static final long PACE_ARREARS_MS = 10;
     private static final int TERM_LENGTH = 1024 * 1024;
     private static final int FRAGMENT_LIMIT = 64;
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
@@ -101,9 +109,12 @@ final class FanOutRig
      * @param churns         times the ninth destination was added and removed under load.
      * @param churnLost      messages the 8 others lost meanwhile.
      * @param churnDuplicated messages the 8 others got more than once meanwhile.
+     * @param pacedRate      messages per second offered in the stopped-driver run ({@link #STOP_RUN_PACE} of
+     *                       {@code rate8}).
      * @param rateBeforeStop publisher messages per second to 8 + 1 destinations with {@code fc=fastest}.
      * @param dropMs         milliseconds from the SIGSTOP to the drop, -1 when it was not dropped.
      * @param rateAfterDrop  publisher messages per second to the 8 after the drop.
+     * @param liveDropped    destinations dropped in the stopped-driver run other than the stopped one.
      * @param stopExact      whether the 8 got every message once, in order, in the stopped-driver run.
      */
     record Result(
@@ -115,9 +126,11 @@ final class FanOutRig
         int churns,
         long churnLost,
         long churnDuplicated,
+        double pacedRate,
         double rateBeforeStop,
         long dropMs,
         double rateAfterDrop,
+        long liveDropped,
         boolean stopExact)
     {
         double ratio()
@@ -145,21 +158,24 @@ final class FanOutRig
             runner.warmupNs() / 1_000_000 + " ms of warm-up; ratio = rate8 / (rate1 / 8), target >= 0.8. " +
             "Churn: a ninth destination added and removed every " + TimeUnit.NANOSECONDS.toMillis(CHURN_PHASE_NS) +
             " ms under load. Stop: `fc=fastest|fc-timeout=" + FC_TIMEOUT_MS + "ms` over the 8 and a ninth " +
-            "destination whose driver is a process of its own, then SIGSTOPped.");
+            "destination whose driver is a process of its own, then SIGSTOPped; the publisher offers " +
+            STOP_RUN_PACE + " x rate8 there (fastest follows the fastest destination, so a publisher faster than " +
+            "a live destination drops it after the timeout: live dropped counts those).");
         lines.add("");
         lines.add("| rep | rate1 | rate1 + spy | spy exact | rate8 | ratio | every message once, in order | " +
-            "churns | lost | duplicated | rate before stop | dropped after | rate after drop | exact after stop |");
-        lines.add("|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---|");
+            "churns | lost | duplicated | offered | rate before stop | dropped after | rate after drop | " +
+            "live dropped | exact after stop |");
+        lines.add("|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         for (int rep = 0; rep < runner.reps(); rep++)
         {
             final Result result = run(runner.warmupNs(), runner.measureNs());
             lines.add(String.format(Locale.ROOT, "| %d | %.3f | %.3f | %s | %.3f | %.2f | %s | %d | %d | %d | %.3f | " +
-                "%s | %.3f | %s |",
+                "%.3f | %s | %.3f | %d | %s |",
                 rep + 1, result.rate1() / 1e6, result.rate1Spied() / 1e6, result.spyExact(),
                 result.rate8() / 1e6, result.ratio(), yesNo(result.exact()), result.churns(), result.churnLost(),
-                result.churnDuplicated(), result.rateBeforeStop() / 1e6,
+                result.churnDuplicated(), result.pacedRate() / 1e6, result.rateBeforeStop() / 1e6,
                 result.dropMs() < 0 ? "not dropped" : result.dropMs() + " ms", result.rateAfterDrop() / 1e6,
-                yesNo(result.stopExact())));
+                result.liveDropped(), yesNo(result.stopExact())));
             System.out.println(NAME + " rep " + (rep + 1) + ": " + result);
         }
         lines.add("");
@@ -219,8 +235,10 @@ final class FanOutRig
             duplicated = ends.duplicated();
         }
 
+        final double pacedRate = STOP_RUN_PACE * rate8;
         final double rateBeforeStop;
         final double rateAfterDrop;
+        final long liveDropped;
         final boolean stopExact;
         long dropMs = -1;
         try (Ends ends = new Ends(settings, DESTINATIONS);
@@ -229,9 +247,11 @@ final class FanOutRig
             ends.start("|" + ChannelUri.FLOW_CONTROL_PARAM + "=" + ChannelUri.FASTEST_FLOW_CONTROL + "|" +
                 ChannelUri.FLOW_CONTROL_TIMEOUT_PARAM + "=" + FC_TIMEOUT_MS + "ms", peer.endpoint);
             peer.awaitConnected();
-            rateBeforeStop = ends.measure(warmupNs, measureNs);
             final int droppedId = counterId(ends.sender.countersReader(),
                 SystemCounterDescriptor.DESTINATIONS_DROPPED.label());
+            final long droppedAtStart = ends.sender.countersReader().getCounterValue(droppedId);
+            ends.pace(pacedRate);
+            rateBeforeStop = ends.measure(warmupNs, measureNs);
             final long droppedBefore = ends.sender.countersReader().getCounterValue(droppedId);
             peer.signal("STOP");
             final long stoppedAt = System.nanoTime();
@@ -246,12 +266,14 @@ final class FanOutRig
                 }
             }
             rateAfterDrop = ends.measure(0, measureNs);
-            stopExact = ends.drain() && ends.sender.countersReader().getCounterValue(droppedId) == droppedBefore + 1;
+            final long dropped = ends.sender.countersReader().getCounterValue(droppedId) - droppedAtStart;
+            liveDropped = dropped - (dropMs < 0 ? 0 : 1);
+            stopExact = 0 == liveDropped && ends.drain();
             peer.signal("CONT");
         }
 
         return new Result(rate1, rate1Spied, spyExact, rate8, exact1 && exact8, churns, lost, duplicated,
-            rateBeforeStop, dropMs, rateAfterDrop, stopExact);
+            pacedRate, rateBeforeStop, dropMs, rateAfterDrop, liveDropped, stopExact);
     }
 
     /**
@@ -377,6 +399,9 @@ final class FanOutRig
         final String applicationIdle;
         ExclusivePublication publication;
         long sequence;
+        double pacedRate;
+        long paceStartNs;
+        long pacedCount;
 
         Ends(final SystemSettings settings, final int endpointCount)
         {
@@ -492,6 +517,18 @@ final class FanOutRig
             }
         }
 
+        /**
+         * Offer at most a rate from now on, making up no more than {@link #PACE_ARREARS_MS} of arrears after a stall.
+         *
+         * @param messagesPerSecond the rate.
+         */
+        void pace(final double messagesPerSecond)
+        {
+            pacedRate = messagesPerSecond;
+            paceStartNs = System.nanoTime();
+            pacedCount = 0;
+        }
+
         void offerUntilDone(final long correlationId)
         {
             while (sender.isCommandActive(correlationId))
@@ -504,8 +541,19 @@ final class FanOutRig
         {
             final ExclusivePublication publication = this.publication;
             final BufferClaim claim = this.claim;
+            int limit = 64;
+            if (pacedRate > 0)
+            {
+                final long due = (long)((System.nanoTime() - paceStartNs) * pacedRate / 1e9) - pacedCount;
+                final long mostArrears = (long)(pacedRate * PACE_ARREARS_MS / 1e3);
+                if (due > mostArrears)
+                {
+                    pacedCount += due - mostArrears;
+                }
+                limit = (int)Math.max(0, Math.min(limit, due));
+            }
             int count = 0;
-            for (int i = 0; i < 64; i++)
+            for (int i = 0; i < limit; i++)
             {
                 if (publication.tryClaim(LENGTH, claim) > 0)
                 {
@@ -518,6 +566,7 @@ final class FanOutRig
                     break;
                 }
             }
+            pacedCount += count;
             idle.idle(count);
 
             return count;

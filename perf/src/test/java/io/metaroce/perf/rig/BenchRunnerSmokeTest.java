@@ -259,8 +259,9 @@ class BenchRunnerSmokeTest
         assertTrue(Integer.parseInt(cells[8].trim()) > 0, "the ninth destination was added and removed: " + row);
         assertEquals("0", cells[9].trim(), "lost by the others: " + row);
         assertEquals("0", cells[10].trim(), "duplicated for the others: " + row);
-        assertTrue(cells[12].trim().endsWith(" ms"), "the stopped driver's destination was dropped: " + row);
-        assertEquals("yes", cells[14].trim(), "the others got every message once, in order: " + row);
+        assertTrue(cells[13].trim().endsWith(" ms"), "the stopped driver's destination was dropped: " + row);
+        assertEquals("0", cells[15].trim(), "no live destination was dropped: " + row);
+        assertEquals("yes", cells[16].trim(), "the others got every message once, in order: " + row);
     }
 
     @Test
