@@ -25,9 +25,11 @@ import java.io.IOException;
 /**
  * What one connected send socket of the {@link BatchedUdpTransport} queued in a duty cycle: a header copy and the
  * payload's address per datagram, as two iovecs each, laid end to end so that a run of same-sized datagrams is one
- * segmented message; and how it leaves ({@link #send()}): a single datagram with one {@code writev}, a segmentable run
- * as one segmented message, else with {@code sendmmsg} until the kernel takes no more. What the kernel does not take is
- * dropped and counted, as a lossy link would drop it. Not thread safe.
+ * segmented message; and how it leaves ({@link #send()}): a single datagram with one {@code writev}, else cut into
+ * runs (datagrams of the run's first length, the last of a run may be shorter) that leave as segmented messages of one
+ * {@code sendmmsg}, until the kernel takes no more. Runs rather than one message for the whole queue, so that one odd
+ * datagram (an acknowledgement, the short tail of a fragmented message) does not cost every other datagram its
+ * segmentation. What the kernel does not take is dropped and counted, as a lossy link would drop it. Not thread safe.
  */
 final class SendBatch
 {
@@ -47,11 +49,9 @@ final class SendBatch
     private final NativeDatagrams.Batch packets;
     private final UnsafeBuffer iovecs;
     private final UnsafeBuffer headers;
+    private final int[] lengths;
+    private final int[] runDatagrams;
     private int count;
-    private int segmentLength;
-    private int lastLength;
-    private int totalLength;
-    private boolean uniform;
     private boolean segmentationRefused;
     private IOException failure;
 
@@ -76,6 +76,8 @@ final class SendBatch
         iovecs = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             capacity * 2 * NativeDatagrams.IOVEC_LENGTH, 64));
         headers = new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity * HEADER_SLOT, 64));
+        lengths = new int[capacity];
+        runDatagrams = new int[capacity];
     }
 
     /**
@@ -136,19 +138,7 @@ final class SendBatch
         iovecs.putLong(at + NativeDatagrams.IOVEC_LENGTH, payloadAddress);
         iovecs.putLong(at + NativeDatagrams.IOVEC_LENGTH + 8, payloadLength);
 
-        final int length = headerLength + payloadLength;
-        if (0 == i)
-        {
-            segmentLength = length;
-            uniform = true;
-        }
-        else
-        {
-            // every datagram but the last of a segmented message has the segment's length
-            uniform = uniform && lastLength == segmentLength && length <= segmentLength;
-        }
-        lastLength = length;
-        totalLength += length;
+        lengths[i] = headerLength + payloadLength;
         count = i + 1;
     }
 
@@ -176,11 +166,7 @@ final class SendBatch
             }
             else
             {
-                sent = sendSegmented();
-                if (0 == sent)
-                {
-                    sent = sendEach();
-                }
+                sent = sendRuns();
             }
         }
         catch (final IOException ex)
@@ -195,39 +181,88 @@ final class SendBatch
         return sent;
     }
 
-    private int sendSegmented() throws IOException
+    /**
+     * Cut the queue into runs, each one message of a {@code sendmmsg}: segmented when it holds more than one datagram,
+     * every one of the run's first length but the last, which may be shorter, within the kernel's limits.
+     *
+     * @return datagrams the kernel took.
+     */
+    private int sendRuns() throws IOException
     {
-        if (!segmentation || segmentationRefused || !isSegmentable())
+        final int runs = cutRuns(segmentation && !segmentationRefused);
+        int sentRuns = 0;
+        int sent = 0;
+        while (sentRuns < runs)
         {
-            return 0;
+            counters.sendCalls++;
+            final int n;
+            try
+            {
+                n = packets.send(fd, ipv6, sentRuns, runs - sentRuns);
+            }
+            catch (final IOException ex)
+            {
+                if (segmentationRefused || !NativeDatagrams.isSegmentationRefused(ex))
+                {
+                    throw ex;
+                }
+                // a route whose device cannot segment: this socket sends datagram by datagram from now on
+                segmentationRefused = true;
+                return sent + sendEach(sent);
+            }
+            if (n <= 0)
+            {
+                break;
+            }
+            for (int r = sentRuns, last = sentRuns + n; r < last; r++)
+            {
+                sent += runDatagrams[r];
+                counters.segmentedMessages += runDatagrams[r] > 1 ? 1 : 0;
+            }
+            sentRuns += n;
         }
 
-        packets.set(0, iovecs.addressOffset(), 2 * count, segmentLength);
-        counters.sendCalls++;
-        try
-        {
-            return packets.send(fd, ipv6, 0, 1) > 0 ? count : 0;
-        }
-        catch (final IOException ex)
-        {
-            if (!NativeDatagrams.isSegmentationRefused(ex))
-            {
-                throw ex;
-            }
-            // a route whose device cannot segment: this socket sends datagram by datagram from now on
-            segmentationRefused = true;
-            return 0;
-        }
+        return sent;
     }
 
-    private int sendEach() throws IOException
+    private int cutRuns(final boolean segment)
     {
         final int queued = count;
-        for (int i = 0; i < queued; i++)
+        final long iovecsAddress = iovecs.addressOffset();
+        final int[] lengths = this.lengths;
+        int runs = 0;
+        int i = 0;
+        while (i < queued)
+        {
+            final int first = i;
+            final int segmentLength = lengths[i++];
+            int bytes = segmentLength;
+            while (segment && i < queued && i - first < NativeDatagrams.MAX_SEGMENTS &&
+                lengths[i] <= segmentLength && bytes + lengths[i] <= MAX_SEGMENTED_BYTES)
+            {
+                bytes += lengths[i];
+                if (lengths[i++] < segmentLength)
+                {
+                    break; // only a run's last datagram may be shorter than its segments
+                }
+            }
+            final int datagrams = i - first;
+            packets.set(runs, iovecsAddress + (long)first * 2 * NativeDatagrams.IOVEC_LENGTH, 2 * datagrams,
+                datagrams > 1 ? segmentLength : 0);
+            runDatagrams[runs++] = datagrams;
+        }
+
+        return runs;
+    }
+
+    private int sendEach(final int from) throws IOException
+    {
+        final int queued = count;
+        for (int i = from; i < queued; i++)
         {
             packets.set(i, iovecs.addressOffset() + (long)i * 2 * NativeDatagrams.IOVEC_LENGTH, 2, 0);
         }
-        int sent = 0;
+        int sent = from;
         while (sent < queued)
         {
             counters.sendCalls++;
@@ -239,16 +274,7 @@ final class SendBatch
             sent += n;
         }
 
-        return sent;
-    }
-
-    /**
-     * Whether what is queued can leave as one segmented message: more than one datagram, all of the first's length
-     * but the last, which may be shorter, within the kernel's limits.
-     */
-    private boolean isSegmentable()
-    {
-        return count > 1 && uniform && count <= NativeDatagrams.MAX_SEGMENTS && totalLength <= MAX_SEGMENTED_BYTES;
+        return sent - from;
     }
 
     /**
@@ -257,6 +283,5 @@ final class SendBatch
     void clear()
     {
         count = 0;
-        totalLength = 0;
     }
 }

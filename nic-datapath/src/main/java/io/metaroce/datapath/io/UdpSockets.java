@@ -118,6 +118,8 @@ final class UdpSockets
     long receivedDatagrams;
     long latencyDatagrams;
     long readErrors;
+    // Messages that carried more than one datagram (segmentation offload), for tests of how batches leave.
+    long segmentedMessages;
 
     private final TransportSpec spec;
     private IOException lastSendError;

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -139,6 +140,54 @@ class BatchedUdpTransportTest extends UdpTransportTest<BatchedUdpTransport>
         assertRun(receiveWithOffsets(b, 16, offsets), 16, 1376);
         assertTrue(offsets.stream().anyMatch((offset) -> offset > 0),
             "datagrams split out of one coalesced run are handed over in place, past its start: " + offsets);
+    }
+
+    @Test
+    void shouldSendMixedSizesAsSegmentedRunsOfOneSendmmsgInOrder() throws Exception
+    {
+        final BatchedUdpTransport a = open(null);
+        final BatchedUdpTransport b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        toBatchedReads(a, destination, b);
+
+        // fragmented messages (a full DATA, then its short tail) and an odd one ahead of a run: each run segmented
+        final int[][] queues = {
+            {1376, 64, 1376, 64, 1376, 64, 1376, 64, 1376, 64, 1376, 64, 1376, 64, 1376, 64},
+            {64, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376, 1376},
+        };
+        for (final int[] sizes : queues)
+        {
+            final long callsBefore = a.sendCalls();
+            final long sentBefore = a.sentDatagrams();
+            final long segmentedBefore = a.sockets.segmentedMessages;
+            final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(HEADER, 64));
+            final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(sizes.length * 1376, 64));
+            for (int i = 0; i < sizes.length; i++)
+            {
+                header.putInt(0, i);
+                body.setMemory(i * 1376, sizes[i], (byte)i);
+                assertEquals(PacketTransport.SENT, a.send(destination, 0, 1, header, 0, HEADER, body, i * 1376,
+                    sizes[i]));
+            }
+            a.flush();
+            assertEquals(1, a.sendCalls() - callsBefore, "one sendmmsg of every run: " + Arrays.toString(sizes));
+            assertEquals(sizes.length, a.sentDatagrams() - sentBefore);
+            assertEquals(sizes[0] > sizes[1] ? 8 : 1, a.sockets.segmentedMessages - segmentedBefore,
+                "segmented runs: " + Arrays.toString(sizes));
+
+            final List<byte[]> received = receive(b, sizes.length, null);
+            assertEquals(sizes.length, received.size());
+            for (int i = 0; i < sizes.length; i++)
+            {
+                final byte[] datagram = received.get(i);
+                assertEquals(HEADER + sizes[i], datagram.length, "datagram " + i);
+                assertEquals(i, new UnsafeBuffer(datagram).getInt(0), "in order");
+                for (int j = HEADER; j < datagram.length; j++)
+                {
+                    assertEquals((byte)i, datagram[j], "payload of datagram " + i);
+                }
+            }
+        }
     }
 
     @Test
