@@ -543,7 +543,8 @@ public final class BenchRunner
         summary.add("");
         summary.add("`transport` counts each run from its system's start to its close, warm-up included; for this " +
             "project the receivers' drops, the retransmissions, the duplicate DATA and the path state changes " +
-            "during the run (the target on lossless planes: no path state change). A latency row also says how " +
+            "during the run (the target on lossless planes: no path state change), and datagrams per send and per " +
+            "receive system call (receive calls include reads that found nothing). A latency row also says how " +
             "long, per echo, the measuring thread and all the process's threads waited for a core (Linux " +
             "`schedstat`): on a 2-core machine that part of a round trip is the scheduler, not the transport.");
         summary.add("");

@@ -444,8 +444,8 @@ public final class MetaRoceSystem implements IncastSource
      * <p>
      * Over the network: the sums, over every connection and endpoint of the driver, of the receivers' dropped
      * datagrams (engine drops by reason and DATA dropped by receiver connections), the senders' retransmissions and
-     * the receivers' duplicate DATA; the highest key epoch of an authenticated sender connection; then how long the
-     * run's publication took from being added to connected.
+     * the receivers' duplicate DATA; the highest key epoch of an authenticated sender connection; datagrams per send
+     * and per receive system call; then how long the run's publication took from being added to connected.
      */
     public String transportCounters()
     {
@@ -454,7 +454,7 @@ public final class MetaRoceSystem implements IncastSource
             return "";
         }
 
-        final long[] sums = new long[5];
+        final long[] sums = new long[9];
         final CountersReader counters = client.countersReader();
         counters.forEach((counterId, typeId, keyBuffer, label) ->
         {
@@ -475,6 +475,22 @@ public final class MetaRoceSystem implements IncastSource
             {
                 sums[3] += value;
             }
+            else if (label.startsWith("io-sent-datagrams:"))
+            {
+                sums[5] += value;
+            }
+            else if (label.startsWith("io-send-calls:"))
+            {
+                sums[6] += value;
+            }
+            else if (label.startsWith("io-received-datagrams:"))
+            {
+                sums[7] += value;
+            }
+            else if (label.startsWith("io-receive-calls:"))
+            {
+                sums[8] += value;
+            }
             else if (label.startsWith("snd-auth-key-epoch:"))
             {
                 // how many key changes the busiest authenticated sender connection made under the run's load
@@ -486,8 +502,11 @@ public final class MetaRoceSystem implements IncastSource
         final String connected = 0 == connectNs ? "" :
             String.format(Locale.ROOT, ", connected in %.2f ms", connectNs / 1e6);
         final String keys = 0 == sums[4] ? "" : ", key epoch " + (sums[4] - 1);
+        // how well system calls batch (segmentation runs and sendmmsg on send; receive calls include empty reads)
+        final String calls = String.format(Locale.ROOT, ", datagrams per send call %.1f, per receive call %.2f",
+            sums[5] / (double)Math.max(1, sums[6]), sums[7] / (double)Math.max(1, sums[8]));
         return "drops " + sums[0] + ", retransmits " + sums[1] + ", duplicates " + sums[2] + ", path state changes " +
-            sums[3] + keys + connected;
+            sums[3] + keys + calls + connected;
     }
 
     /**
