@@ -19,6 +19,7 @@ import io.metaroce.codec.SetupExtensions;
 import io.metaroce.codec.wire.ErrorDecoder;
 import io.metaroce.codec.wire.NackDecoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.codec.wire.WireErrorCode;
 import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.security.Authenticator;
 import io.metaroce.datapath.security.ConnectionAuth;
@@ -36,6 +37,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -45,12 +47,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The handshake of authenticated connections at the target's receiver (section 18.6): the raw peer runs the
  * initiator's side of Noise IK with the datapath's own handshake code, writing message 1 into its SETUPs, and the
  * target must answer a trusted key with message 2 in the same bytes every time, and refuse, count and leave
- * unanswered a stranger's key, a stripped or malformed handshake where it requires one, and a timestamp used already
- * or behind the replay window, while an older one inside the window opens its connection.
+ * unanswered a stranger's key, a stripped or malformed handshake where it requires one, an integrity-only one where it
+ * requires encryption, and a timestamp used already or behind the replay window, while an older one inside the window
+ * opens its connection.
  * After the handshake the raw peer seals and opens every datagram of the connection ({@link RawSealing}, with the
  * datapath's own sealer and opener): the target must drop, count and leave unanswered a replayed, old, wrongly laned,
  * altered or cut datagram without any change of state, seal everything it sends with a fresh (epoch, lane, counter),
- * move to the next key epoch by itself, and open the epochs beside its newest but no other.
+ * move to the next key epoch by itself, and open the epochs beside its newest but no other. When its allow-list loses
+ * the raw peer's key during the test ({@link PeerUnderTest#trust(byte[]...)}), it must tell the peer once on every
+ * plane with a sealed ERROR(KEY_REVOKED) and keep nothing of the connection.
  */
 class AuthenticationComplianceTest extends ComplianceTest
 {
@@ -124,6 +129,82 @@ class AuthenticationComplianceTest extends ComplianceTest
 
         assertEquals(List.of(), peer.collect((d) -> true, QUIET_MS), "MR-SEC-5 no answer to a downgrade");
         assertEquals(2, target.drops("DOWNGRADE"), "MR-SEC-5 counted");
+    }
+
+    @Test
+    @Requirement({ "MR-SEC-5" })
+    void shouldDropAnIntegrityOnlySetupWhereEncryptionIsRequired()
+    {
+        start(new TargetSettings().planes(1).authentication(targetPrivate, false, peerPublic).requireEncryption());
+        final RawSender plain = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0A0B_0030, 1000);
+        plain.sendSetup(0);
+        final RawSender integrity = new RawSender(peer, STREAM_ID, SESSION_ID + 1, 0x0A0B_0031, 2000);
+        final ConnectionAuth integrityAuth = initiate(peerPrivate, 1_000_000L, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS,
+            false);
+        final byte[] integritySetup = authenticatedSetup(integrity, integrityAuth);
+        peer.sendBytes(0, target.address(0), integritySetup);
+        peer.sendBytes(0, target.address(0), integritySetup);
+
+        assertEquals(List.of(), peer.collect((d) -> true, QUIET_MS), "MR-SEC-5 no answer to a downgrade");
+        assertEquals(3, target.drops("DOWNGRADE"), "MR-SEC-5 an unauthenticated and two integrity-only SETUPs");
+        assertEquals(0, target.drops("HANDSHAKE_FAILED") + target.drops("UNTRUSTED_KEY") +
+            target.drops("HANDSHAKE_REPLAY"), "the integrity-only handshake itself verified");
+
+        final RawSender encrypted = new RawSender(peer, STREAM_ID, SESSION_ID + 2, 0x0A0B_0032, 3000);
+        final ConnectionAuth auth = initiate(peerPrivate, 2_000_000L);
+        final byte[] setup = authenticatedSetup(encrypted, auth);
+        final Datagram ack = peer.awaitRetrying(() -> peer.sendBytes(0, target.address(0), setup),
+            (d) -> d.is(SetupAckDecoder.TEMPLATE_ID) && d.dstConnId() == encrypted.localId,
+            "MR-SEC-5 the SETUP_ACK of an encrypted handshake");
+        final int extensionsLength = ack.read().setupAck().extensionsLength();
+        assertEquals(ConnectionAuth.OK, auth.onSetupAck(ack.buffer, 0, ack.length - extensionsLength,
+            extensionsLength), "message 2 verifies");
+        assertTrue(auth.isKeyed() && auth.encrypts(), "an encrypted connection");
+        assertEquals(3, target.drops("DOWNGRADE"), "MR-SEC-5 no downgrade in an encrypted handshake");
+    }
+
+    @Test
+    @Requirement({ "MR-SEC-11", "MR-SEC-4" })
+    void shouldTellARevokedPeerOnceOnEveryPlaneWithASealedErrorAndForgetTheConnection()
+    {
+        final RawSealing sealing = keyedConnection(new TargetSettings().planes(2).termLength(1 << 20)
+            .authentication(targetPrivate, true, peerPublic), AuthSettings.DEFAULT_KEY_UPDATE_PACKETS);
+        final RawSender sender = this.sender;
+        final int[] seq = new int[1];
+        peer.sendUnsealed(0, target.address(0), sealedData(sender, sealing, sender.isn, seq));
+        peer.await(RawSender.ackEchoing(0, seq[0]), "ACK of a sealed DATA before the allow-list changes");
+
+        target.trust(publicKey(X25519.newPrivateKey(new SecureRandom())));
+        final Predicate<Datagram> error = (d) -> d.is(ErrorDecoder.TEMPLATE_ID) && d.dstConnId() == sender.localId;
+        final List<Datagram> errors = new ArrayList<>();
+        errors.add(peer.await(error, "MR-SEC-11 a sealed ERROR after the allow-list lost the peer's key"));
+        // not resent: nothing more comes in several of the target's retry and keepalive intervals
+        errors.addAll(peer.collect(error, 3 * QUIET_MS));
+
+        final int[] perPlane = new int[target.planeCount()];
+        for (final Datagram d : errors)
+        {
+            assertEquals(WireErrorCode.KEY_REVOKED, d.read().error().code(), "MR-SEC-11 KEY_REVOKED: " + d);
+            perPlane[d.plane]++;
+        }
+        assertArrayEquals(new int[]{ 1, 1 }, perPlane, "MR-SEC-11 one ERROR on every plane, not resent");
+        assertEquals(List.of(), sealing.unopened, "MR-SEC-11 sealed under the connection's keys, as everything else");
+
+        // the connection and its keys are gone: the peer's next sealed DATA finds nothing to open it or answer it,
+        // and the target sends nothing more of the connection
+        peer.seal(null);
+        peer.discardPending();
+        final int[] afterSeq = new int[1];
+        peer.sendUnsealed(0, target.address(0), sealedData(sender, sealing, sender.isn + 1, afterSeq));
+        assertEquals(List.of(), peer.collect((d) -> d.dstConnId() == sender.localId, QUIET_MS),
+            "MR-SEC-11 nothing of the revoked connection, nor an answer to its DATA");
+
+        final RawSender again = new RawSender(peer, STREAM_ID, SESSION_ID + 1, 0x0A0B_0021, 2000);
+        final byte[] againSetup = authenticatedSetup(again, initiate(peerPrivate, 2_000_000L));
+        peer.sendBytes(0, target.address(0), againSetup);
+        assertEquals(List.of(), peer.collect((d) -> d.is(SetupAckDecoder.TEMPLATE_ID) &&
+            d.dstConnId() == again.localId, QUIET_MS), "MR-SEC-4 the revoked key's next handshake unanswered");
+        assertEquals(1, target.drops("UNTRUSTED_KEY"), "MR-SEC-4 refused by the new allow-list");
     }
 
     @Test
@@ -339,14 +420,32 @@ class AuthenticationComplianceTest extends ComplianceTest
      */
     private RawSealing keyedConnection(final long peerKeyUpdatePackets)
     {
-        start(new TargetSettings().planes(1).termLength(1 << 20).keyUpdatePackets(KEY_UPDATE_PACKETS)
-            .authentication(targetPrivate, true, peerPublic));
+        return keyedConnection(new TargetSettings().planes(1).termLength(1 << 20).keyUpdatePackets(KEY_UPDATE_PACKETS)
+            .authentication(targetPrivate, true, peerPublic), peerKeyUpdatePackets);
+    }
+
+    /**
+     * A keyed connection to a target started with the given settings, its SETUP sent on every plane so that the
+     * target knows the raw peer's address on each.
+     */
+    private RawSealing keyedConnection(final TargetSettings settings, final long peerKeyUpdatePackets)
+    {
+        start(settings);
         target.subscribe(STREAM_ID);
         sender = new RawSender(peer, STREAM_ID, SESSION_ID, 0x0A0B_0010, 1000);
-        final ConnectionAuth auth = initiate(peerPrivate, 1_000_000L, peerKeyUpdatePackets);
+        final ConnectionAuth auth = initiate(peerPrivate, 1_000_000L, peerKeyUpdatePackets, true);
         final byte[] setup = authenticatedSetup(sender, auth);
         final Datagram ack = peer.awaitRetrying(() -> peer.sendBytes(0, target.address(0), setup),
             (d) -> d.is(SetupAckDecoder.TEMPLATE_ID) && d.dstConnId() == sender.localId, "SETUP_ACK");
+        for (int plane = 1; plane < target.planeCount(); plane++)
+        {
+            // the same HANDSHAKE in every copy: the planeId is outside the bound bytes [MR-SETUP-2]
+            final int p = plane;
+            final byte[] copy = peer.copy(peer.out.setup(sender.setupHeader(p), sender.setup));
+            peer.awaitRetrying(() -> peer.sendBytes(p, target.address(p), copy), (d) ->
+                d.is(SetupAckDecoder.TEMPLATE_ID) && d.dstConnId() == sender.localId && d.plane == p,
+                "SETUP_ACK on plane " + p);
+        }
         final int extensionsLength = ack.read().setupAck().extensionsLength();
         assertEquals(ConnectionAuth.OK, auth.onSetupAck(ack.buffer, 0, ack.length - extensionsLength,
             extensionsLength), "message 2 verifies");
@@ -378,14 +477,18 @@ class AuthenticationComplianceTest extends ComplianceTest
      */
     private ConnectionAuth initiate(final byte[] privateKey, final long timestampNs)
     {
-        return initiate(privateKey, timestampNs, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS);
+        return initiate(privateKey, timestampNs, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS, true);
     }
 
-    private ConnectionAuth initiate(final byte[] privateKey, final long timestampNs, final long keyUpdatePackets)
+    /**
+     * The initiator's side, asking for encrypted DATA bodies or for integrity only.
+     */
+    private ConnectionAuth initiate(
+        final byte[] privateKey, final long timestampNs, final long keyUpdatePackets, final boolean encrypt)
     {
         final AuthSettings settings = new AuthSettings(privateKey, (key) -> true, false,
             keyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS, () -> timestampNs);
-        return new Authenticator(settings, new SecureRandom()).initiate(targetPublic, true);
+        return new Authenticator(settings, new SecureRandom()).initiate(targetPublic, encrypt);
     }
 
     /**

@@ -47,6 +47,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,7 +70,9 @@ import java.util.concurrent.TimeUnit;
  * driver's engines through {@link MediaDriver.Context#engineSettings} (protocol settings, and the bounds of section
  * 18.5 that a test sets, the others at the driver's defaults) and the channel
  * parameters ({@code mtu}, {@code entropy}, {@code credit}, {@code cc}, {@code path-eviction}, {@code term-length},
- * {@code rcv-window}, and {@code traffic-class=low-latency} for a LOW_LATENCY publication). Drops are the engines'
+ * {@code rcv-window}, {@code traffic-class=low-latency} for a LOW_LATENCY publication, and {@code auth-mode=encrypt}
+ * on the subscriptions for {@link TargetSettings#requireEncryption()}); the allow-list is a file that
+ * {@link #trust(byte[]...)} replaces, as an operator would. Drops are the engines'
  * {@code rcv-drops} counters in the CnC file, summed over the driver's engines by reason name; a publication's
  * stream ends are the final {@code snd-stream-state} of its freed sender stream counters ({@code CLOSED} or
  * {@code FAILED}: the driver does not expose the termination cause).
@@ -111,6 +114,7 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
     private final Set<String> reasonNames = new HashSet<>();
     private int cycles;
     private final List<Path> authFiles = new ArrayList<>();
+    private Path trustedPeersFile;
 
     DriverPeerUnderTest(final TargetSettings settings)
     {
@@ -243,6 +247,10 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         if (settings.imageWindowLength > 0)
         {
             channel.append("|rcv-window=").append(settings.imageWindowLength);
+        }
+        if (settings.authRequireEncryption)
+        {
+            channel.append("|auth-mode=encrypt");
         }
         return channel.toString();
     }
@@ -445,12 +453,8 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
             authFiles.add(peersFile);
             authFiles.add(directory);
             DriverKeyFile.writeNewPrivateKey(keyFile, settings.authPrivateKey);
-            final StringBuilder peers = new StringBuilder();
-            for (int i = 0; i < settings.authTrustedKeys.length; i++)
-            {
-                peers.append(DriverKeyFile.encode(settings.authTrustedKeys[i])).append(" peer-").append(i).append('\n');
-            }
-            Files.writeString(peersFile, peers, StandardCharsets.US_ASCII);
+            Files.writeString(peersFile, allowList(settings.authTrustedKeys), StandardCharsets.US_ASCII);
+            trustedPeersFile = peersFile;
             ctx.authKeyFile(keyFile.toString()).trustedPeersFile(peersFile.toString())
                 .authRequire(settings.authRequire)
                 .authKeyUpdatePackets(Long.toString(settings.authKeyUpdatePackets));
@@ -459,6 +463,39 @@ final class DriverPeerUnderTest implements PeerUnderTest, Agent
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /**
+     * A new allow-list file moved over the old one in one step, as an operator would replace it: the conductor sees
+     * its new modification time, size or identity at its next check and has both engines close the connections of the
+     * keys it left out.
+     */
+    public void trust(final byte[]... trustedKeys)
+    {
+        if (null == trustedPeersFile)
+        {
+            throw new IllegalStateException("the target was started without authentication");
+        }
+        try
+        {
+            final Path next = Files.createTempFile(trustedPeersFile.getParent(), "next", ".peers");
+            Files.writeString(next, allowList(trustedKeys), StandardCharsets.US_ASCII);
+            Files.move(next, trustedPeersFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static String allowList(final byte[][] trustedKeys)
+    {
+        final StringBuilder peers = new StringBuilder();
+        for (int i = 0; i < trustedKeys.length; i++)
+        {
+            peers.append(DriverKeyFile.encode(trustedKeys[i])).append(" peer-").append(i).append('\n');
+        }
+        return peers.toString();
     }
 
     public String roleName()

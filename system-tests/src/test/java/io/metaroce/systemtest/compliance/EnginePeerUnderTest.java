@@ -18,6 +18,7 @@ package io.metaroce.systemtest.compliance;
 import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.codec.wire.TrafficClass;
+import io.metaroce.datapath.SocketGroup;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.io.PacketTransport;
@@ -64,7 +65,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The transport engine of {@code nic-datapath} as the implementation under test: one {@link TransportEngine} on a real
  * UDP transport ({@link PacketTransportFactory#udp()}) over loopback planes (127.0.0.2, 127.0.0.3, ...) with an
- * ephemeral port, driven by its own agent thread with a sleeping idle strategy. Each open receiver stream of a
+ * ephemeral port, registered as the engine's socket group (which can require encryption,
+ * {@link TargetSettings#requireEncryption()}), driven by its own agent thread with a sleeping idle strategy; its
+ * allow-list is a list of keys that {@link #trust(byte[]...)} replaces. Each open receiver stream of a
  * subscribed stream gets a {@link SimulatedImage} whose delivered messages are recorded; publications are
  * {@link SimulatedPublication}s opened with {@link TransportEngine#openStream}, so that publications to one peer share
  * a connection. It stands in for a driver where the engine leaves things to its host: a publication whose stream
@@ -89,6 +92,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     private final TargetSettings settings;
     private final PacketTransport transport;
     private final TransportEngine engine;
+    private final SocketGroup group;
     private final AgentRunner runner;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final Set<Integer> subscribed = new HashSet<>();
@@ -101,6 +105,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     private final List<Publication> publications = new ArrayList<>();
     private final Map<String, Integer> destinations = new HashMap<>();
     private final Map<String, Integer> reasonCodes = new HashMap<>();
+    private volatile byte[][] trustedKeys;
 
     EnginePeerUnderTest(final TargetSettings settings)
     {
@@ -125,6 +130,17 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             throw new UncheckedIOException(ex);
         }
         engine = new TransportEngine(context(settings));
+        try
+        {
+            group = engine.addSocketGroup(new SocketGroup.Context()
+                .transport(transport).connectionHandler(this).imageAdmission(this)
+                .requireEncryption(settings.authRequireEncryption));
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(engine, transport);
+            throw ex;
+        }
         runner = new AgentRunner(
             new SleepingIdleStrategy(TimeUnit.MICROSECONDS.toNanos(50)), Throwable::printStackTrace, null, this);
         AgentRunner.startOnThread(runner);
@@ -134,7 +150,6 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
     {
         final int counters = s.countersCapacity > 0 ? s.countersCapacity : 2048;
         final TransportEngine.Context ctx = new TransportEngine.Context()
-            .transport(transport)
             .countersManager(new CountersManager(
                 new UnsafeBuffer(ByteBuffer.allocateDirect(counters * CountersReader.METADATA_LENGTH)),
                 new UnsafeBuffer(ByteBuffer.allocateDirect(counters * CountersReader.COUNTER_LENGTH))))
@@ -142,10 +157,10 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             .imageAdmission(this);
         if (null != s.authPrivateKey)
         {
-            final byte[][] trusted = s.authTrustedKeys;
+            trustedKeys = s.authTrustedKeys;
             ctx.authSettings(new AuthSettings(s.authPrivateKey, (key) ->
             {
-                for (final byte[] trustedKey : trusted)
+                for (final byte[] trustedKey : trustedKeys)
                 {
                     if (Arrays.equals(trustedKey, key))
                     {
@@ -270,6 +285,24 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
             throw new IllegalArgumentException("no drop reason " + reason + " in " + reasonCodes.keySet());
         }
         return call(() -> engine.drops(code));
+    }
+
+    /**
+     * The engine's trusted-key test reads the new list from now on, and the engine closes at once the connections of
+     * the keys it left out, as a driver's conductor has it do after reloading its allow-list file.
+     */
+    public void trust(final byte[]... trustedKeys)
+    {
+        if (null == this.trustedKeys)
+        {
+            throw new IllegalStateException("the target was started without authentication");
+        }
+        final byte[][] keys = trustedKeys.clone();
+        call(() ->
+        {
+            this.trustedKeys = keys;
+            return engine.revokeUntrusted();
+        });
     }
 
     public void close()
@@ -514,7 +547,7 @@ final class EnginePeerUnderTest implements PeerUnderTest, ConnectionHandler, Ima
         {
             final long position = log.acknowledgedPosition();
             final int shift = Integer.numberOfTrailingZeros(settings.termLength);
-            stream = engine.openStream(new SenderSettings()
+            stream = engine.openStream(group, new SenderSettings()
                 .streamId(streamId).sessionId(sessionId).initialTermId(0).activeTermId((int)(position >>> shift))
                 .termOffset((int)(position & (settings.termLength - 1))).termLength(settings.termLength)
                 .trafficClass(trafficClass).destination(destination).planeCount(settings.planes)

@@ -146,6 +146,16 @@ interface PeerUnderTest extends AutoCloseable
     long drops(String reason);
 
     /**
+     * Replace the allow-list of a target started with {@link TargetSettings#authentication}, as an operator would
+     * while it runs: it then trusts only these keys and closes every keyed connection with a key the list no longer
+     * holds (MR-SEC-4, MR-SEC-11). The engine target uses the new list before this returns; the driver target's
+     * conductor reads the rewritten allow-list file at its next check, within about a second.
+     *
+     * @param trustedKeys the X25519 public keys the target trusts from now on.
+     */
+    void trust(byte[]... trustedKeys);
+
+    /**
      * Stop the target and free its sockets and threads.
      */
     void close();

@@ -69,6 +69,7 @@ final class TargetSettings
     byte[] authPrivateKey;
     byte[][] authTrustedKeys;
     boolean authRequire;
+    boolean authRequireEncryption;
     long authKeyUpdatePackets = AuthSettings.DEFAULT_KEY_UPDATE_PACKETS;
 
     /**
@@ -81,6 +82,17 @@ final class TargetSettings
         this.authPrivateKey = privateKey.clone();
         this.authRequire = require;
         this.authTrustedKeys = trustedKeys.clone();
+        return this;
+    }
+
+    /**
+     * Make the target's receiving endpoint admit only authenticated connections whose DATA bodies are encrypted
+     * (MR-SEC-5): the engine target's socket group {@code requireEncryption}, the driver target's subscription
+     * channel {@code auth-mode=encrypt}. Needs {@link #authentication}.
+     */
+    TargetSettings requireEncryption()
+    {
+        this.authRequireEncryption = true;
         return this;
     }
 
