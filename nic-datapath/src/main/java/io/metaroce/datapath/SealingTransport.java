@@ -67,9 +67,6 @@ final class SealingTransport extends ForwardingPacketTransport
     private final UnsafeBuffer receiveBuffer = new UnsafeBuffer(receiveStaging);
     private final ByteBuffer ringMemory = ByteBuffer.allocateDirect(RING_SLOTS * SLOT_LENGTH);
     private final UnsafeBuffer ring = new UnsafeBuffer(ringMemory);
-    // the payload's view of the same memory has a ByteBuffer of its own: a transport that sets a view's position and
-    // limit for the header and then for the payload must not move the header's
-    private final UnsafeBuffer ringPayload = new UnsafeBuffer(ringMemory.duplicate());
     private int ringCursor;
     private final PacketHandler opening = this::onDatagram;
     private PacketHandler handler;
@@ -149,7 +146,7 @@ final class SealingTransport extends ForwardingPacketTransport
         }
         final int slot = ringCursor++ * SLOT_LENGTH;
         ring.putBytes(slot, sendStaging, 0, sealed);
-        return delegate.send(destination, plane, entropy, ring, slot, headerLength, ringPayload, slot + headerLength,
+        return delegate.send(destination, plane, entropy, ring, slot, headerLength, ring, slot + headerLength,
             sealed - headerLength);
     }
 

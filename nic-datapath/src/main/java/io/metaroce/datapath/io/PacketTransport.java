@@ -41,7 +41,8 @@ import java.net.InetSocketAddress;
  * <b>Buffers handed to {@link #send}</b>: when a header or payload {@link DirectBuffer} wraps a
  * {@link java.nio.ByteBuffer}, the transport may set that ByteBuffer's position and limit to write from it, so its
  * owner hands the sending thread ByteBuffers that nobody else positions (a publication keeps one slice per term for
- * its sender, as Aeron's {@code sliceTerms} does). Other buffers are copied.
+ * its sender, as Aeron's {@code sliceTerms} does). A header and a payload may be two regions of one ByteBuffer: the
+ * transport positions a view of its own for each. Other buffers are copied.
  * <p>
  * <b>Batching</b>: an implementation may hold datagrams accepted by {@link #send}, {@link #sendControl} and
  * {@link #sendToSource} until {@link #flush()}, which the engine calls at the end of every duty cycle; a result of

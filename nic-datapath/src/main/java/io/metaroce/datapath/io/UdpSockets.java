@@ -145,6 +145,10 @@ final class UdpSockets
     private final ByteBuffer stagingByteBuffer = ByteBuffer.allocateDirect(BUFFER_LENGTH);
     private final UnsafeBuffer stagingBuffer = new UnsafeBuffer(stagingByteBuffer);
     private final ByteBuffer[] gather = new ByteBuffer[2];
+    // a payload in the header's own ByteBuffer is positioned on a duplicate, made once per such buffer: positioning
+    // the one ByteBuffer for both would leave the header's view on the payload's bytes
+    private ByteBuffer aliasedByteBuffer;
+    private ByteBuffer aliasedPayloadView;
 
     private InetSocketAddress currentSource;
     private int currentPlane = -1;
@@ -560,7 +564,9 @@ final class UdpSockets
 
     /**
      * Send a datagram gathered from a header and a payload on a connected channel, from the buffers' own
-     * ByteBuffers positioned in place, or copied once into the staging buffer when either wraps none.
+     * ByteBuffers positioned in place, or copied once into the staging buffer when either wraps none. A header and a
+     * payload over one ByteBuffer are gathered from two views of it, the payload's a duplicate made the first time
+     * that ByteBuffer comes, so that neither view moves the other.
      *
      * @param channel       the connected channel.
      * @param header        the header.
@@ -581,7 +587,8 @@ final class UdpSockets
         final int payloadLength)
     {
         final ByteBuffer headerView = view(header, headerOffset, headerLength);
-        final ByteBuffer payloadView = payloadLength > 0 ? view(payload, payloadOffset, payloadLength) : null;
+        final ByteBuffer payloadView = payloadLength > 0 ? payloadView(headerView, payload, payloadOffset,
+            payloadLength) : null;
         sendCalls++;
         try
         {
@@ -954,7 +961,34 @@ final class UdpSockets
             return null;
         }
 
-        final int index = buffer.wrapAdjustment() + offset;
+        return position(byteBuffer, buffer.wrapAdjustment() + offset, length);
+    }
+
+    /**
+     * The payload's view as {@link #view} gives it, but a duplicate of its ByteBuffer when that is the header's view
+     * too: the duplicate is kept for as long as payloads keep coming in that same ByteBuffer, so a sender that takes
+     * header and payload from one buffer allocates only when it first does.
+     */
+    private ByteBuffer payloadView(
+        final ByteBuffer headerView, final DirectBuffer payload, final int offset, final int length)
+    {
+        final ByteBuffer byteBuffer = payload.byteBuffer();
+        if (null == byteBuffer || byteBuffer != headerView)
+        {
+            return view(payload, offset, length);
+        }
+
+        if (aliasedByteBuffer != byteBuffer)
+        {
+            aliasedPayloadView = byteBuffer.duplicate();
+            aliasedByteBuffer = byteBuffer;
+        }
+
+        return position(aliasedPayloadView, payload.wrapAdjustment() + offset, length);
+    }
+
+    private static ByteBuffer position(final ByteBuffer byteBuffer, final int index, final int length)
+    {
         byteBuffer.limit(index + length).position(index);
 
         return byteBuffer;

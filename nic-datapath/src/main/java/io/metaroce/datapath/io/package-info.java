@@ -49,7 +49,8 @@
  * <p>
  * Contracts: a transport is used by one thread; the buffer handed to a {@link io.metaroce.datapath.io.PacketHandler}
  * is valid only during the call; send results are return codes; a buffer's ByteBuffer handed to {@code send} may be
- * positioned by the transport, so owners hand the sending thread ByteBuffers nobody else positions; a payload's bytes
+ * positioned by the transport, so owners hand the sending thread ByteBuffers nobody else positions (header and payload
+ * may share one: the transport keeps a view of its own for each); a payload's bytes
  * stay unchanged until the next {@code flush}, which a batching transport reads them at.
  */
 package io.metaroce.datapath.io;

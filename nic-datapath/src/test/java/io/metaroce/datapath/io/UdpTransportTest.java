@@ -225,6 +225,60 @@ abstract class UdpTransportTest<T extends PacketTransport>
         assertEquals(PacketTransport.NO_ROUTE, a.send(destination + 7, 0, 0, header, 0, 4, null, 0, 0));
     }
 
+    /**
+     * A header and a payload that are two regions of one ByteBuffer, as a sealing transport's ring hands them: each
+     * datagram arrives intact, whether both come through one UnsafeBuffer or through two over the same ByteBuffer,
+     * with a header short enough to be batched and one too long for a batch's header slot (a gathering write).
+     */
+    @Test
+    void shouldSendAHeaderAndAPayloadFromOneByteBufferIntact() throws Exception
+    {
+        final T a = open(null);
+        final T b = open(null);
+        final int destination = a.addDestination(addresses(b));
+        final int datagrams = 16;
+        final int slotLength = 512;
+        final int payloadLength = 200;
+        final ByteBuffer memory = ByteBuffer.allocateDirect(datagrams * slotLength);
+        final UnsafeBuffer one = new UnsafeBuffer(memory);
+        final UnsafeBuffer other = new UnsafeBuffer(memory);
+        for (int i = 0; i < datagrams; i++)
+        {
+            final int slot = i * slotLength;
+            final int headerLength = headerLength(i);
+            one.setMemory(slot, headerLength, (byte)(0x10 + i));
+            one.setMemory(slot + headerLength, payloadLength, (byte)(0x80 + i));
+            final UnsafeBuffer payload = 0 == (i & 2) ? one : other;
+            assertEquals(PacketTransport.SENT, a.send(
+                destination, 0, i % 4, one, slot, headerLength, payload, slot + headerLength, payloadLength));
+        }
+
+        final List<byte[]> received = receive(b, datagrams, null);
+        assertEquals(datagrams, received.size());
+        final boolean[] seen = new boolean[datagrams];
+        for (final byte[] datagram : received)
+        {
+            final int i = datagram[0] - 0x10;
+            final int headerLength = headerLength(i);
+            assertEquals(headerLength + payloadLength, datagram.length, "datagram " + i);
+            for (int j = 0; j < datagram.length; j++)
+            {
+                final byte expected = (byte)(j < headerLength ? 0x10 + i : 0x80 + i);
+                assertEquals(expected, datagram[j], "datagram " + i + " byte " + j);
+            }
+            seen[i] = true;
+        }
+        for (int i = 0; i < datagrams; i++)
+        {
+            assertTrue(seen[i], "datagram " + i + " arrived");
+        }
+    }
+
+    private static int headerLength(final int datagram)
+    {
+        return 0 == (datagram & 1) ? 32 : SendBatch.HEADER_SLOT + 8;
+    }
+
     @Test
     void shouldHonourThePollLimitAcrossPlanesAndReadTheRestOnLaterPolls() throws Exception
     {
@@ -477,7 +531,19 @@ abstract class UdpTransportTest<T extends PacketTransport>
     {
         final T a = open(null);
         final T b = open(null);
-        assertNoAllocationPerDatagram(a, a.addDestination(addresses(b)), b);
+        assertNoAllocationPerDatagram(a, a.addDestination(addresses(b)), b,
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(32, 64)),
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(1024, 64)));
+    }
+
+    @Test
+    void shouldAllocateNothingPerDatagramWithHeaderAndPayloadFromOneByteBuffer() throws Exception
+    {
+        final T a = open(null);
+        final T b = open(null);
+        final ByteBuffer memory = BufferUtil.allocateDirectAligned(2048, 64);
+        assertNoAllocationPerDatagram(a, a.addDestination(addresses(b)), b,
+            new UnsafeBuffer(memory, 0, 32), new UnsafeBuffer(memory, 64, 1024));
     }
 
     @Test
@@ -489,7 +555,9 @@ abstract class UdpTransportTest<T extends PacketTransport>
         transports.add(a);
         final T b = newTransport(new TransportSpec().planeAddresses(loopback).entropyCount(4));
         transports.add(b);
-        assertNoAllocationPerDatagram(a, a.addDestination(new InetSocketAddress(loopback, b.localPort())), b);
+        assertNoAllocationPerDatagram(a, a.addDestination(new InetSocketAddress(loopback, b.localPort())), b,
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(32, 64)),
+            new UnsafeBuffer(BufferUtil.allocateDirectAligned(1024, 64)));
     }
 
     /**
@@ -497,10 +565,12 @@ abstract class UdpTransportTest<T extends PacketTransport>
      * the last 1,000.
      */
     private static void assertNoAllocationPerDatagram(
-        final PacketTransport a, final int destination, final PacketTransport b)
+        final PacketTransport a,
+        final int destination,
+        final PacketTransport b,
+        final UnsafeBuffer header,
+        final UnsafeBuffer body)
     {
-        final UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(32, 64));
-        final UnsafeBuffer body = new UnsafeBuffer(BufferUtil.allocateDirectAligned(1024, 64));
         final int[] received = new int[1];
         final PacketHandler handler = (buffer, offset, length, plane) -> received[0]++;
         final com.sun.management.ThreadMXBean threads =
