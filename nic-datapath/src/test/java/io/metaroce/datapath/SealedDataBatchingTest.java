@@ -1,0 +1,295 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath;
+
+import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.datapath.counters.DropReason;
+import io.metaroce.datapath.io.NativeDatagrams;
+import io.metaroce.datapath.io.PacketTransport;
+import io.metaroce.datapath.io.PacketTransportFactory;
+import io.metaroce.datapath.io.TransportSpec;
+import io.metaroce.datapath.security.AuthSettings;
+import io.metaroce.datapath.security.X25519;
+import io.metaroce.datapath.settings.EngineSettings;
+import io.metaroce.datapath.settings.SenderSettings;
+import io.metaroce.datapath.sim.MessageStream;
+import io.metaroce.datapath.sim.SimulatedImage;
+import io.metaroce.datapath.sim.SimulatedPublication;
+import io.metaroce.datapath.stream.ConnectionHandler;
+import io.metaroce.datapath.stream.FramePlacement;
+import io.metaroce.datapath.stream.ImageAdmission;
+import io.metaroce.datapath.stream.ReceiverStream;
+import io.metaroce.datapath.stream.SenderStream;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Sealed DATA through the batched UDP transport as a driver builds it (sendmmsg of up to 32 datagrams, segmentation
+ * offload on), between two engines with authenticated, encrypted connections over real sockets on loopback planes
+ * 127.0.0.1 to 127.0.0.3. The sealing layer keeps each sealed DATA in a slot of its own until the flush, so a duty
+ * cycle's DATA still leave in fewer system calls than datagrams and every one of them arrives and opens. Both engines
+ * run on the test thread with a backoff idle strategy; every wait is bounded.
+ */
+class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
+{
+    private static final int PLANES = 3;
+    private static final int STREAM_ID = 91;
+    private static final int SESSION_ID = 9;
+    private static final int TERM_LENGTH = 4 * 1024 * 1024;
+    private static final int MTU = 1408;
+    private static final long SEED = Long.getLong("metaroce.sealed.batching.seed", System.nanoTime());
+    private static final String[] OPEN_REASONS = {
+        "UNSEALED", "BAD_TAG", "REPLAYED", "TOO_OLD", "UNKNOWN_EPOCH", "NO_SUCH_LANE" };
+
+    private final List<PacketTransport> transports = new ArrayList<>();
+    private final List<TransportEngine> engines = new ArrayList<>();
+    private final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, TimeUnit.MICROSECONDS.toNanos(200));
+    private SimulatedPublication publication;
+    private SimulatedImage image;
+    private PacketTransport senderTransport;
+    private TransportEngine sender;
+    private TransportEngine receiver;
+    private SenderStream stream;
+
+    @BeforeAll
+    static void batchedCallsRun()
+    {
+        assertNull(NativeDatagrams.unavailableReason(), "this build runs on Linux x86-64 with the sun.nio.ch export");
+    }
+
+    @AfterEach
+    void close()
+    {
+        engines.forEach(TransportEngine::close);
+        transports.forEach(PacketTransport::close);
+    }
+
+    @Test
+    void shouldSendADutyCyclesSealedDataInFewerCallsThanDatagramsAndOpenEveryOne() throws Exception
+    {
+        System.out.println("sealed batching seed " + SEED + " (replay with -Dmetaroce.sealed.batching.seed=" + SEED +
+            ")");
+        connect();
+        final MessageStream messages = new MessageStream(SEED, 1200, 48);
+        offer(messages);
+
+        final long callsBefore = senderTransport.sendCalls();
+        final long datagramsBefore = senderTransport.sentDatagrams();
+        sender.doWork();
+        final long calls = senderTransport.sendCalls() - callsBefore;
+        final long datagrams = senderTransport.sentDatagrams() - datagramsBefore;
+        final long sentPosition = stream.senderPosition();
+
+        assertTrue(datagrams >= 4 && calls < datagrams,
+            "sealed DATA batched: " + datagrams + " datagrams in " + calls + " send calls");
+        // only the receiver runs: what the one duty cycle sent arrives and opens, with no chance of a retransmission
+        awaitTrue(() ->
+        {
+            image.poll(messages, 64);
+            return image.consumerPosition() >= sentPosition || null != messages.violation();
+        }, "the duty cycle's DATA delivered up to " + sentPosition, receiver);
+        assertNoneFailedToOpen();
+        awaitTrue(() ->
+        {
+            image.poll(messages, 64);
+            return messages.messagesChecked() == messages.messageCount() || null != messages.violation();
+        }, "every message delivered", sender, receiver);
+        assertNull(messages.violation());
+        assertNoneFailedToOpen();
+    }
+
+    /**
+     * Two engines with keys trusting each other, the sender's stream established on an encrypted connection and the
+     * receiver's image ready.
+     */
+    private void connect() throws IOException
+    {
+        final byte[] senderPrivate = X25519.newPrivateKey(new SecureRandom());
+        final byte[] receiverPrivate = X25519.newPrivateKey(new SecureRandom());
+        final byte[] senderPublic = publicKey(senderPrivate);
+        final byte[] receiverPublic = publicKey(receiverPrivate);
+        senderTransport = transport();
+        final PacketTransport receiverTransport = transport();
+        final EngineSettings settings = EngineSettings.builder()
+            .mtu(MTU).pathsPerPlane(4).senderWindow(false).receiverCredit(false).build();
+        sender = engine(senderTransport, settings, AuthSettings.of(senderPrivate,
+            (key) -> Arrays.equals(receiverPublic, key), true));
+        receiver = engine(receiverTransport, settings, AuthSettings.of(receiverPrivate,
+            (key) -> Arrays.equals(senderPublic, key), true));
+
+        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, TERM_LENGTH, 0, MTU, TERM_LENGTH / 2);
+        stream = sender.openStream(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
+            .activeTermId(0).termOffset(0).termLength(TERM_LENGTH).planeCount(PLANES).pathsPerPlane(4)
+            .destination(senderTransport.addDestination(addresses(receiverTransport)))
+            .peerKey(receiverPublic).encrypt(true), publication);
+        awaitTrue(() -> ConnectionState.ESTABLISHED == stream.state() && null != image, "the stream established",
+            sender, receiver);
+        assertTrue(stream.connection().isAuthenticated(), "an authenticated connection");
+        // what the handshake and opening left queued goes now, so that the next duty cycle sends only the batch
+        awaitTrue(() -> 0 == sender.doWork() + receiver.doWork(), "a quiet pair", sender, receiver);
+    }
+
+    private void offer(final MessageStream messages)
+    {
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[2048]);
+        for (int i = 0; i < messages.messageCount(); i++)
+        {
+            assertTrue(publication.offer(message, 0, messages.write(i, message)), "offered message " + i);
+        }
+    }
+
+    private void assertNoneFailedToOpen()
+    {
+        for (final String reason : OPEN_REASONS)
+        {
+            assertEquals(0, receiver.drops(dropCode(reason)), "nothing dropped as " + reason);
+        }
+    }
+
+    private void awaitTrue(final BooleanSupplier condition, final String what, final TransportEngine... running)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("timed out waiting for " + what);
+            }
+            int work = 0;
+            for (final TransportEngine engine : running)
+            {
+                work += engine.doWork();
+            }
+            idle.idle(work);
+        }
+    }
+
+    private static int dropCode(final String reason)
+    {
+        for (int code = 1; code < DropReason.COUNT; code++)
+        {
+            if (DropReason.name(code).equals(reason))
+            {
+                return code;
+            }
+        }
+        throw new IllegalArgumentException(reason);
+    }
+
+    private PacketTransport transport() throws IOException
+    {
+        final InetAddress[] planes = new InetAddress[PLANES];
+        for (int i = 0; i < PLANES; i++)
+        {
+            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
+        }
+        final PacketTransport transport = PacketTransportFactory.batchedUdp(32, true).open(new TransportSpec()
+            .planeAddresses(planes).entropyCount(4).socketReceiveBufferLength(4 * 1024 * 1024));
+        transports.add(transport);
+        return transport;
+    }
+
+    private TransportEngine engine(
+        final PacketTransport transport, final EngineSettings settings, final AuthSettings authSettings)
+    {
+        final TransportEngine engine = new TransportEngine(new TransportEngine.Context()
+            .transport(transport)
+            .countersManager(new CountersManager(
+                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 512)),
+                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 128))))
+            .connectionHandler(this)
+            .imageAdmission(this)
+            .authSettings(authSettings)
+            .settings(settings));
+        engines.add(engine);
+        return engine;
+    }
+
+    private static InetSocketAddress[] addresses(final PacketTransport transport)
+    {
+        final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
+        for (int i = 0; i < PLANES; i++)
+        {
+            addresses[i] = new InetSocketAddress(transport.planeAddress(i), transport.localPort());
+        }
+        return addresses;
+    }
+
+    private static byte[] publicKey(final byte[] privateKey)
+    {
+        final byte[] publicKey = new byte[X25519.KEY_LENGTH];
+        new X25519().publicKey(privateKey, publicKey, 0);
+        return publicKey;
+    }
+
+    public FramePlacement onImageRequest(
+        final int streamId,
+        final int sessionId,
+        final int initialTermId,
+        final int activeTermId,
+        final int termOffset,
+        final int termLength,
+        final int mtu,
+        final InetSocketAddress source)
+    {
+        assertNotNull(source);
+        image = new SimulatedImage(initialTermId, termLength, 0, termLength / 2);
+        return image;
+    }
+
+    public void onSenderEstablished(final SenderStream stream)
+    {
+    }
+
+    public void onSenderAcknowledged(final SenderStream stream, final long position)
+    {
+        publication.onAcknowledged(position);
+    }
+
+    public void onSenderTerminated(final SenderStream stream, final int cause)
+    {
+    }
+
+    public void onReceiverEndOfStream(final ReceiverStream stream, final long finalPosition)
+    {
+    }
+
+    public void onReceiverTerminated(final ReceiverStream stream, final int cause)
+    {
+    }
+}
