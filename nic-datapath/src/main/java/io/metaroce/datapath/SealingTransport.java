@@ -68,6 +68,7 @@ final class SealingTransport extends ForwardingPacketTransport
     private final ByteBuffer ringMemory = ByteBuffer.allocateDirect(RING_SLOTS * SLOT_LENGTH);
     private final UnsafeBuffer ring = new UnsafeBuffer(ringMemory);
     private int ringCursor;
+    private int sentOnWrap;
     private final PacketHandler opening = this::onDatagram;
     private PacketHandler handler;
 
@@ -141,7 +142,8 @@ final class SealingTransport extends ForwardingPacketTransport
         // offload); slots are reused only after everything queued went out.
         if (RING_SLOTS == ringCursor)
         {
-            delegate.flush();
+            // the duty cycle's flush reports these too, so that its work count holds every datagram it sent
+            sentOnWrap += delegate.flush();
             ringCursor = 0;
         }
         final int slot = ringCursor++ * SLOT_LENGTH;
@@ -150,10 +152,17 @@ final class SealingTransport extends ForwardingPacketTransport
             sealed - headerLength);
     }
 
+    /**
+     * Flush the wrapped transport and free the ring's slots.
+     *
+     * @return datagrams sent by this flush and by the flushes that made room in the ring since the last one.
+     */
     public int flush()
     {
+        final int sent = sentOnWrap + delegate.flush();
+        sentOnWrap = 0;
         ringCursor = 0;
-        return delegate.flush();
+        return sent;
     }
 
     public int sendControl(

@@ -16,6 +16,9 @@
 package io.metaroce.datapath;
 
 import io.metaroce.codec.wire.ConnectionState;
+import io.metaroce.codec.wire.DataDecoder;
+import io.metaroce.datapath.connection.Connection;
+import io.metaroce.datapath.connection.SenderConnection;
 import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.PacketTransport;
@@ -33,6 +36,7 @@ import io.metaroce.datapath.stream.FramePlacement;
 import io.metaroce.datapath.stream.ImageAdmission;
 import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.stream.SenderStream;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -45,6 +49,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -62,8 +67,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Sealed DATA through the batched UDP transport as a driver builds it (sendmmsg of up to 32 datagrams, segmentation
  * offload on), between two engines with authenticated, encrypted connections over real sockets on loopback planes
  * 127.0.0.1 to 127.0.0.3. The sealing layer keeps each sealed DATA in a slot of its own until the flush, so a duty
- * cycle's DATA still leave in fewer system calls than datagrams and every one of them arrives and opens. Both engines
- * run on the test thread with a backoff idle strategy; every wait is bounded.
+ * cycle's DATA still leave in fewer system calls than datagrams and every one of them arrives and opens; when a flush
+ * finds more DATA than slots, the datagrams the ring's wrap sent count in the flush's result. Both engines run on the
+ * test thread with a backoff idle strategy; every wait is bounded.
  */
 class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
 {
@@ -84,6 +90,7 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
     private PacketTransport senderTransport;
     private TransportEngine sender;
     private TransportEngine receiver;
+    private PacketTransport receiverTransport;
     private SenderStream stream;
 
     @BeforeAll
@@ -134,6 +141,50 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
     }
 
     /**
+     * More sealed DATA before a flush than the ring has slots: the ring's wrap flushes the wrapped transport to free
+     * them, and the next flush reports those datagrams too, so that the duty cycle's work counts every datagram it
+     * sent. The sealing layer is the engine's, over a connection keyed by a real handshake, on a batched transport
+     * whose batches never fill before a flush, so that flushes are its only sends.
+     */
+    @Test
+    void shouldReportTheDatagramsTheRingsWrapFlushedAtTheNextFlush() throws Exception
+    {
+        connect();
+        final SenderConnection connection = stream.connection();
+        final Int2ObjectHashMap<Connection> connectionsById = new Int2ObjectHashMap<>();
+        connectionsById.put(connection.localConnectionId(), connection);
+        final PacketTransport batched = transport(1024);
+        final SealingTransport sealing = new SealingTransport(batched, connectionsById, sender);
+        final int destination = sealing.addDestination(addresses(receiverTransport));
+        final int headerLength = 64;
+        final int payloadLength = 1000;
+        final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(headerLength));
+        final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(payloadLength));
+        // a DATA's clear part and ids: sealed on the lane of its pathId by the connection it names as its source
+        header.putShort(0, (short)(headerLength - 8), ByteOrder.LITTLE_ENDIAN);
+        header.putShort(2, (short)DataDecoder.TEMPLATE_ID, ByteOrder.LITTLE_ENDIAN);
+        header.putInt(16, connection.peerConnectionId(), ByteOrder.LITTLE_ENDIAN);
+        header.putInt(20, connection.localConnectionId(), ByteOrder.LITTLE_ENDIAN);
+        final int datagrams = 300;
+
+        final long before = batched.sentDatagrams();
+        for (int i = 0; i < datagrams; i++)
+        {
+            header.putShort(12, (short)(i % 12), ByteOrder.LITTLE_ENDIAN);
+            assertEquals(PacketTransport.SENT,
+                sealing.send(destination, i % PLANES, i % 4, header, 0, headerLength, payload, 0, payloadLength));
+        }
+        final long sentBeforeFlush = batched.sentDatagrams() - before;
+        final int flushed = sealing.flush();
+
+        assertTrue(sentBeforeFlush > 0 && sentBeforeFlush < datagrams,
+            "the ring's wrap sent some before the flush: " + sentBeforeFlush);
+        assertEquals(datagrams, batched.sentDatagrams() - before, "every datagram sent");
+        assertEquals(datagrams, flushed, "the flush reports the datagrams the wrap sent too");
+        assertEquals(0, sealing.flush(), "and reports them once");
+    }
+
+    /**
      * Two engines with keys trusting each other, the sender's stream established on an encrypted connection and the
      * receiver's image ready.
      */
@@ -143,8 +194,8 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         final byte[] receiverPrivate = X25519.newPrivateKey(new SecureRandom());
         final byte[] senderPublic = publicKey(senderPrivate);
         final byte[] receiverPublic = publicKey(receiverPrivate);
-        senderTransport = transport();
-        final PacketTransport receiverTransport = transport();
+        senderTransport = transport(32);
+        receiverTransport = transport(32);
         final EngineSettings settings = EngineSettings.builder()
             .mtu(MTU).pathsPerPlane(4).senderWindow(false).receiverCredit(false).build();
         sender = engine(senderTransport, settings, AuthSettings.of(senderPrivate,
@@ -211,14 +262,14 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         throw new IllegalArgumentException(reason);
     }
 
-    private PacketTransport transport() throws IOException
+    private PacketTransport transport(final int batchLength) throws IOException
     {
         final InetAddress[] planes = new InetAddress[PLANES];
         for (int i = 0; i < PLANES; i++)
         {
             planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
         }
-        final PacketTransport transport = PacketTransportFactory.batchedUdp(32, true).open(new TransportSpec()
+        final PacketTransport transport = PacketTransportFactory.batchedUdp(batchLength, true).open(new TransportSpec()
             .planeAddresses(planes).entropyCount(4).socketReceiveBufferLength(4 * 1024 * 1024));
         transports.add(transport);
         return transport;
