@@ -83,7 +83,7 @@ final class FanOutRig
      * destination, so a publisher that offers faster than the slowest live destination takes drops that one after
      * the timeout, as it should; a feed below what every destination takes shows what the flow control is for.
      */
-    static final double STOP_RUN_PACE = 0.5;
+    static final double STOP_RUN_PACE = 0.25;
     private static final int STREAM = 7001;
     private static final long PACE_ARREARS_MS = 10;
     private static final int TERM_LENGTH = 1024 * 1024;
@@ -112,9 +112,12 @@ final class FanOutRig
      * @param pacedRate      messages per second offered in the stopped-driver run ({@link #STOP_RUN_PACE} of
      *                       {@code rate8}).
      * @param rateBeforeStop publisher messages per second to 8 + 1 destinations with {@code fc=fastest}.
-     * @param dropMs         milliseconds from the SIGSTOP to the drop, -1 when it was not dropped.
+     * @param dropMs         milliseconds from the SIGSTOP to the drop, -1 when it was not dropped, -2 when a
+     *                       destination was dropped before the SIGSTOP (then the stopped one, too slow before it
+     *                       stopped, unless a live one is missing).
      * @param rateAfterDrop  publisher messages per second to the 8 after the drop.
-     * @param liveDropped    destinations dropped in the stopped-driver run other than the stopped one.
+     * @param liveDropped    live destinations that stopped short of the last message in the stopped-driver run:
+     *                       dropped.
      * @param stopExact      whether the 8 got every message once, in order, in the stopped-driver run.
      */
     record Result(
@@ -174,7 +177,7 @@ final class FanOutRig
                 rep + 1, result.rate1() / 1e6, result.rate1Spied() / 1e6, result.spyExact(),
                 result.rate8() / 1e6, result.ratio(), yesNo(result.exact()), result.churns(), result.churnLost(),
                 result.churnDuplicated(), result.pacedRate() / 1e6, result.rateBeforeStop() / 1e6,
-                result.dropMs() < 0 ? "not dropped" : result.dropMs() + " ms", result.rateAfterDrop() / 1e6,
+                dropCell(result.dropMs()), result.rateAfterDrop() / 1e6,
                 result.liveDropped(), yesNo(result.stopExact())));
             System.out.println(NAME + " rep " + (rep + 1) + ": " + result);
         }
@@ -256,7 +259,12 @@ final class FanOutRig
             peer.signal("STOP");
             final long stoppedAt = System.nanoTime();
             final long dropDeadline = stoppedAt + TimeUnit.MILLISECONDS.toNanos(FC_TIMEOUT_MS) + DRAIN_TIMEOUT_NS;
-            while (System.nanoTime() < dropDeadline)
+            if (droppedBefore > droppedAtStart)
+            {
+                dropMs = -2;
+                ends.offerFor(TimeUnit.MILLISECONDS.toNanos(2 * FC_TIMEOUT_MS));
+            }
+            while (dropMs == -1 && System.nanoTime() < dropDeadline)
             {
                 ends.offerFor(TimeUnit.MILLISECONDS.toNanos(1));
                 if (ends.sender.countersReader().getCounterValue(droppedId) > droppedBefore)
@@ -266,9 +274,8 @@ final class FanOutRig
                 }
             }
             rateAfterDrop = ends.measure(0, measureNs);
-            final long dropped = ends.sender.countersReader().getCounterValue(droppedId) - droppedAtStart;
-            liveDropped = dropped - (dropMs < 0 ? 0 : 1);
-            stopExact = 0 == liveDropped && ends.drain();
+            liveDropped = ends.shortOfTheEnd();
+            stopExact = 0 == liveDropped && ends.isExact();
             peer.signal("CONT");
         }
 
@@ -331,6 +338,11 @@ final class FanOutRig
         {
             CloseHelper.closeAll(client, driver);
         }
+    }
+
+    private static String dropCell(final long dropMs)
+    {
+        return -2 == dropMs ? "before the stop" : dropMs < 0 ? "not dropped" : dropMs + " ms";
     }
 
     private static String yesNo(final boolean value)
@@ -570,6 +582,43 @@ final class FanOutRig
             idle.idle(count);
 
             return count;
+        }
+
+        /**
+         * Wait until every checked destination got every message published, or the drain timeout.
+         *
+         * @return how many did not: a live destination that stops short was dropped.
+         */
+        int shortOfTheEnd()
+        {
+            final long deadline = System.nanoTime() + DRAIN_TIMEOUT_NS;
+            int stoppedShort = 0;
+            for (final Checker checker : checkers)
+            {
+                while (checker.isChecked && checker.next.get() < sequence && System.nanoTime() < deadline)
+                {
+                    Thread.yield();
+                }
+                stoppedShort += checker.isChecked && checker.next.get() < sequence ? 1 : 0;
+            }
+
+            return stoppedShort;
+        }
+
+        /**
+         * Whether every checked destination got each of its messages once, in order, from the first.
+         *
+         * @return true when each did.
+         */
+        boolean isExact()
+        {
+            boolean exact = true;
+            for (final Checker checker : checkers)
+            {
+                exact &= !checker.isChecked || (checker.isExact() && checker.first == 0);
+            }
+
+            return exact;
         }
 
         /**
