@@ -646,6 +646,8 @@ public final class BenchRunner
 
     void writeSummary()
     {
+        // a scenario that writes no histograms (fanout alone) leaves the dated folder to be made here
+        createDirectories(outputDir);
         final List<String> lines = new ArrayList<>();
         lines.add("# Benchmark results " + outputDir.getFileName());
         lines.add("");
