@@ -96,6 +96,7 @@ class EngineSettingsDocumentationTest
             "), else " + duration(NACK_INTERVAL_NS_DEFAULT));
         expected.put("REPS ring", REPS_RING_CAPACITY_DEFAULT + " entries");
         expected.put("planeWeightFloor", "1/" + Math.round(1 / PLANE_WEIGHT_FLOOR_DEFAULT));
+        expected.put("pathBurst", String.valueOf(PATH_BURST_DEFAULT));
         expected.put("maxEvictFraction", number(MAX_EVICT_FRACTION_DEFAULT));
         expected.put("pathEviction", PATH_EVICTION_DEFAULT ? "on" : "off");
         expected.put("probeInterval (SUSPECT)", "max(srtt, " + duration(PROBE_INTERVAL_MIN_NS_DEFAULT) + "), " +
@@ -106,7 +107,8 @@ class EngineSettingsDocumentationTest
         expected.put("plane DOWN", Math.round(PLANE_DOWN_FRACTION_DEFAULT * 100) +
             " % of its paths EVICTED, or socket failure");
         expected.put("k (pathSeq tolerance)", String.valueOf(PATH_SEQ_TOLERANCE_DEFAULT));
-        expected.put("dupThresh", "max(" + DUP_THRESH_MIN_DEFAULT + ", 3 x ACTIVE paths)");
+        expected.put("dupThresh",
+            "max(" + DUP_THRESH_MIN_DEFAULT + ", 3 x ACTIVE paths) + (pathBurst - 1) x ACTIVE paths");
         expected.put("reoWnd", "max(" + duration(REORDER_WINDOW_MIN_NS_DEFAULT) +
             ", min(srtt, m x srtt / 4)), m the reordering multiplier (1 at first)");
         expected.put("TLP", "max(2 x srtt, srtt + delayedAck, " + duration(TAIL_LOSS_PROBE_MIN_NS_DEFAULT) + ")");

@@ -131,6 +131,10 @@ class SettingErrorMessageTest
             { io.metaroce.datapath.settings.Configuration.MTU_PROP_NAME, "1000" },
             { io.metaroce.datapath.settings.Configuration.SACK_WORDS_PROP_NAME, "9999" },
             { io.metaroce.datapath.settings.Configuration.PLANE_WEIGHT_FLOOR_PROP_NAME, "7" },
+            { io.metaroce.datapath.settings.Configuration.PATH_BURST_PROP_NAME, "0" },
+            { io.metaroce.datapath.settings.Configuration.PATH_BURST_PROP_NAME, "65" },
+            // the default path burst (8) is above this send burst: both are named, the send burst with its value
+            { io.metaroce.datapath.settings.Configuration.SEND_BURST_PROP_NAME, "4" },
         };
 
         for (final String[] row : table)

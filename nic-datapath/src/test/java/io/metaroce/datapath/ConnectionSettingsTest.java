@@ -20,6 +20,7 @@ import io.metaroce.datapath.congestion.CongestionControl;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
 import io.metaroce.datapath.path.RoundRobinPathPolicy;
+import io.metaroce.datapath.settings.Configuration;
 import io.metaroce.datapath.settings.ConnectionSettings;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderCongestionControlSupplier;
@@ -118,6 +119,11 @@ class ConnectionSettingsTest
         assertNotEquals(connection, new ConnectionSettings(2, 4, TrafficClass.BULK, "aimd", "round-robin", true, same));
         assertNotEquals(connection, new ConnectionSettings(2, 4, TrafficClass.BULK, "aimd", "round-robin", false,
             same.toBuilder().ccSlackNs(same.congestion().ccSlackNs() + 1).build()));
+        final ConnectionSettings otherBurst = new ConnectionSettings(2, 4, TrafficClass.BULK, "aimd", "round-robin",
+            false, same.toBuilder().pathBurst(1).build());
+        assertNotEquals(connection, otherBurst);
+        assertEquals(Configuration.PATH_BURST_DEFAULT, connection.pathBurst());
+        assertEquals(1, otherBurst.pathBurst());
         assertThrows(IllegalArgumentException.class,
             () -> new ConnectionSettings(2, 0, TrafficClass.BULK, null, null, false, same));
     }
@@ -143,6 +149,11 @@ class ConnectionSettingsTest
         assertSame(otherPaths.connection(), open(6, settings().pathsPerPlane(3)).connection());
         assertSame(otherPolicy.connection(), open(7, settings().pathPolicy(MINE)).connection());
         assertEquals(4, engine.senderCount());
+
+        final SenderStream otherBurst =
+            open(8, settings().engineSettings(EngineSettings.builder().pathBurst(1).build()));
+        assertNotSame(first.connection(), otherBurst.connection(), "another path burst, another connection");
+        assertEquals(5, engine.senderCount());
     }
 
     @Test

@@ -45,7 +45,8 @@ class TrafficClassProtocolTest
     private static final int SEND_BURST = 4;
     private static final int LATENCY_PORT = 40_124;
 
-    private final WireFixture f = new WireFixture(2, (settings) -> settings.pathsPerPlane(2).sendBurst(SEND_BURST));
+    private final WireFixture f =
+        new WireFixture(2, (settings) -> settings.pathsPerPlane(2).sendBurst(SEND_BURST).pathBurst(SEND_BURST));
     private final int destination = f.transport.addDestination("receiver");
 
     @Test

@@ -28,7 +28,9 @@ import io.metaroce.datapath.tracking.SendTracker;
  * It drives the connection's {@link SendTracker}, which marks what is lost; the connection sends what the tracker then
  * has to retransmit, and the tail-loss PROBE when {@link #isTailLossProbeDue} says so.
  * <ul>
- *     <li>dupThresh = max(dupThreshMin, 3 x ACTIVE paths) x the allowance's multiplier;</li>
+ *     <li>dupThresh = (max(dupThreshMin, 3 x ACTIVE paths) + (pathBurst - 1) x ACTIVE paths) x the allowance's
+ *     multiplier: while one path carries a burst of new DATA the others carry theirs, so a packet may see up to a
+ *     burst less one per path of later PSNs arrive first without any loss;</li>
  *     <li>reordering window = max(reorderWindowMin, min(srtt, multiplier x srtt / 4));</li>
  *     <li>RTO with at most 3 packets in flight: max(4 x baseRtt, srtt + 4 x rttvar + delayedAck, rtoLowMin); with
  *     more: max(srtt + 4 x rttvar, 8 x baseRtt, rtoHighMin); times the allowance's multiplier, doubled per expiry
@@ -47,6 +49,7 @@ public final class LossRecovery
     private final SpuriousLossAllowance allowance = new SpuriousLossAllowance();
     private final int rules;
     private final int dupThreshMin;
+    private final int pathBurst;
     private final int pathSeqTolerance;
     private final long reorderWindowMinNs;
     private final long delayedAckNs;
@@ -81,6 +84,7 @@ public final class LossRecovery
                 "lossDetection names an unknown rule: " + settings.lossRecovery().lossDetection());
         }
         this.dupThreshMin = settings.lossRecovery().dupThreshMin();
+        this.pathBurst = settings.paths().pathBurst();
         this.pathSeqTolerance = settings.lossRecovery().pathSeqTolerance();
         this.reorderWindowMinNs = settings.lossRecovery().reorderWindowMinNs();
         this.delayedAckNs = settings.ack().delayedAckNs();
@@ -115,11 +119,12 @@ public final class LossRecovery
      * Out-of-order distance at which a packet counts as lost.
      *
      * @param activePaths ACTIVE paths of the connection.
-     * @return max(dupThreshMin, 3 x activePaths) x the allowance's multiplier.
+     * @return (max(dupThreshMin, 3 x activePaths) + (pathBurst - 1) x activePaths) x the allowance's multiplier.
      */
     int dupThresh(final int activePaths)
     {
-        return Math.max(dupThreshMin, 3 * activePaths) * allowance.dupThreshMultiplier();
+        return (Math.max(dupThreshMin, 3 * activePaths) + (pathBurst - 1) * activePaths) *
+            allowance.dupThreshMultiplier();
     }
 
     /**

@@ -193,7 +193,7 @@ public final class SenderConnection extends Connection
             health.rttOutlierFactor(), health.planeDownFraction()), parts);
         final PathPolicy policy =
             host.pathPolicySupplier().newInstance(connectionSettings, table, host.random());
-        final SenderPaths paths = new SenderPaths(table, policy);
+        final SenderPaths paths = new SenderPaths(table, policy, connectionSettings.pathBurst());
         this.rtt = new RttEstimator(
             settings.congestion().baseRttHintNs() > 0 ? settings.congestion().baseRttHintNs() :
             settings.congestion().initialRttNs(), settings.congestion().baseRttWindowNs());

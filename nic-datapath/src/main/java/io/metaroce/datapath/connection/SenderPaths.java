@@ -15,13 +15,14 @@
  */
 package io.metaroce.datapath.connection;
 
+import io.metaroce.datapath.path.PathBurst;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
 
 /**
  * Path management of one sender connection: the {@link PathTable} that keeps each path's health, the
- * {@link PathPolicy} that picks the path of each packet, and the feedback rules that turn echoes and RTT samples into
- * both (wire spec section 11).
+ * {@link PathPolicy} that picks the path of each packet, the {@link PathBurst} that keeps new DATA on the policy's
+ * path for a burst, and the feedback rules that turn echoes and RTT samples into both (wire spec section 11).
  * <ul>
  *     <li>every RTT sample goes to the path's smoothed RTT and to the policy, except a late one that no other path
  *     overtook (section 11.4): the path takes it as the table's lateness limit and the policy not at all, since a
@@ -29,7 +30,7 @@ import io.metaroce.datapath.path.PathTable;
  *     <li>an ACK's echo is good when it answers a first transmission and carries no congestion signal (the receiver's
  *     overflow flag, or an RTT sample the congestion controller calls one); a congestion signal marks the path
  *     congested for an srtt, which the weighted policy skips, unless its sample was late and shared; a good echo on
- *     an ACTIVE path is offered to the policy for reuse;</li>
+ *     an ACTIVE path is offered to the policy for reuse, one in a burst length ({@link PathBurst#onGoodEcho});</li>
  *     <li>a NACK or a PROBE_ACK that is not a path probe's answer is an echo that is not good (it proves the path
  *     alive without vouching for its data).</li>
  * </ul>
@@ -39,17 +40,20 @@ final class SenderPaths
 {
     private final PathTable table;
     private final PathPolicy policy;
+    private final PathBurst burst;
 
     /**
      * Paths over a table and a policy that reads it.
      *
-     * @param table  the connection's path table.
-     * @param policy the policy made over that table.
+     * @param table       the connection's path table.
+     * @param policy      the policy made over that table.
+     * @param burstLength consecutive new DATA per path, at least 1.
      */
-    SenderPaths(final PathTable table, final PathPolicy policy)
+    SenderPaths(final PathTable table, final PathPolicy policy, final int burstLength)
     {
         this.table = table;
         this.policy = policy;
+        this.burst = new PathBurst(table, policy, burstLength);
     }
 
     /**
@@ -70,6 +74,16 @@ final class SenderPaths
     PathPolicy policy()
     {
         return policy;
+    }
+
+    /**
+     * The bursts of new DATA over the policy.
+     *
+     * @return the bursts.
+     */
+    PathBurst burst()
+    {
+        return burst;
     }
 
     /**
@@ -147,7 +161,7 @@ final class SenderPaths
         }
         else if (good && table.isActive(path))
         {
-            policy.onGoodEcho(path);
+            burst.onGoodEcho(path);
         }
     }
 }

@@ -19,6 +19,7 @@ import io.metaroce.codec.FrameDescriptor;
 import io.metaroce.codec.FrameRun;
 import io.metaroce.datapath.congestion.RttEstimator;
 import io.metaroce.datapath.counters.SenderCounters;
+import io.metaroce.datapath.path.PathBurst;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
 import io.metaroce.datapath.settings.EngineSettings;
@@ -34,7 +35,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The DATA a sender connection sends in one call of its send path: retransmissions first, then new data of its
  * streams in the order its {@link SenderStreamSet}'s scheduler gives, each within the {@link SendGate} (tracking
- * window, congestion window, receiver credit, pacing) and the stream's window, on a path from the {@link PathPolicy}.
+ * window, congestion window, receiver credit, pacing) and the stream's window, on a path from the {@link PathPolicy}
+ * (new DATA in bursts on one path, through {@link PathBurst}).
  * Every DATA takes the connection's next PSN (a retransmission keeps its own) and is recorded in the
  * {@link SendTracker}; a retransmission goes on another path than its previous transmission where one is healthy. A
  * packet past the retransmission limit makes the connection give up (ERROR(RETRANSMIT_LIMIT), then FAILED), a source
@@ -51,6 +53,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
     private final SendGate gate;
     private final PathTable table;
     private final PathPolicy policy;
+    private final PathBurst pathBurst;
     private final RttEstimator rtt;
     private final LossRecovery recovery;
     private final SenderStreamLifecycle lifecycle;
@@ -80,6 +83,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         this.gate = gate;
         this.table = paths.table();
         this.policy = paths.policy();
+        this.pathBurst = paths.burst();
         this.rtt = rtt;
         this.recovery = recovery;
         this.lifecycle = lifecycle;
@@ -162,7 +166,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         }
         gate.onNewDataAllowed();
 
-        final int path = policy.selectNew(nowNs);
+        final int path = pathBurst.selectNew(nowNs);
         if (PathPolicy.NO_PATH == path)
         {
             return SenderStreamSet.CONNECTION_BLOCKED;

@@ -35,7 +35,8 @@ public interface PathPolicy
     int NO_PATH = -1;
 
     /**
-     * Choose the path of a new DATA packet.
+     * Choose the path of a new DATA packet; with a burst length above 1, of the next burst of new DATA
+     * ({@link PathBurst}).
      *
      * @param nowNs current time.
      * @return a path index, or {@link #NO_PATH}.

@@ -166,6 +166,34 @@ public final class Configuration
     }
 
     /**
+     * Property name of {@link #pathBurst()}.
+     */
+    public static final String PATH_BURST_PROP_NAME = "metaroce.datapath.path.burst";
+
+    /**
+     * Default of {@link #pathBurst()}: consecutive new DATA of a connection on one path before the path policy picks
+     * the next.
+     */
+    public static final int PATH_BURST_DEFAULT = 8;
+
+    /**
+     * Largest {@link #pathBurst()}: longer runs on one path reorder more than the loss rules allow for cheaply.
+     */
+    public static final int MAX_PATH_BURST = 64;
+
+    /**
+     * Consecutive new DATA of a connection a sender keeps on one path before its path policy picks the next, 1 to
+     * {@link #MAX_PATH_BURST} and at most the send burst (specification section 11.2): runs on one path let
+     * segmentation offload send them as one; 1 picks a path per packet.
+     *
+     * @return the value of {@link #PATH_BURST_PROP_NAME}, or the default when it is not set.
+     */
+    public static int pathBurst()
+    {
+        return intProperty(PATH_BURST_PROP_NAME, PATH_BURST_DEFAULT);
+    }
+
+    /**
      * Property name of {@link #pathEviction()}.
      */
     public static final String PATH_EVICTION_PROP_NAME = "metaroce.datapath.path.eviction";
@@ -488,7 +516,8 @@ public final class Configuration
     public static final int DUP_THRESH_MIN_DEFAULT = 32;
 
     /**
-     * Lower bound of the out-of-order distance threshold, max(this, 3 x active paths).
+     * Lower bound of the out-of-order distance threshold, max(this, 3 x active paths) + (path burst - 1) x active
+     * paths.
      *
      * @return the value of {@link #DUP_THRESH_MIN_PROP_NAME}, or the default when it is not set.
      */

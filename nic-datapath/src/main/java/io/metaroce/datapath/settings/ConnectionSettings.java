@@ -173,6 +173,17 @@ public final class ConnectionSettings
     }
 
     /**
+     * Consecutive new DATA the connection keeps on one path before its path policy picks the next, from its
+     * {@link #engineSettings()}: streams that ask for another burst get a connection of their own.
+     *
+     * @return the burst length, at least 1.
+     */
+    public int pathBurst()
+    {
+        return engineSettings.paths().pathBurst();
+    }
+
+    /**
      * Whether the connection's streams asked for per-path counters, whatever the engine's default
      * ({@link EngineSettings.PathSettings#pathCounters()}).
      *
@@ -238,7 +249,8 @@ public final class ConnectionSettings
     public String toString()
     {
         return "ConnectionSettings{planes=" + planeCount + ", pathsPerPlane=" + pathsPerPlane + ", class=" +
-            trafficClass + ", cc=" + congestionControl + ", path-policy=" + pathPolicy + ", path-counters=" +
+            trafficClass + ", cc=" + congestionControl + ", path-policy=" + pathPolicy + ", path-burst=" +
+            pathBurst() + ", path-counters=" +
             pathCounters + (null == peerKey ? "" : ", authenticated, encrypt=" + encrypt) + ", " + engineSettings + "}";
     }
 }

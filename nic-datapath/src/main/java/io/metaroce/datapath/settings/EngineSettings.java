@@ -248,6 +248,7 @@ public final class EngineSettings
         consumer.accept(PATHS_PER_PLANE_PROP_NAME, paths.pathsPerPlane());
         consumer.accept(REPS_RING_CAPACITY_PROP_NAME, paths.repsRingCapacity());
         consumer.accept(PLANE_WEIGHT_FLOOR_PROP_NAME, paths.planeWeightFloor());
+        consumer.accept(PATH_BURST_PROP_NAME, paths.pathBurst());
         consumer.accept(PATH_EVICTION_PROP_NAME, paths.pathEviction());
         consumer.accept(PATH_COUNTERS_PROP_NAME, paths.pathCounters());
         consumer.accept(MAX_EVICT_FRACTION_PROP_NAME, paths.maxEvictFraction());
@@ -391,6 +392,8 @@ public final class EngineSettings
      * Configuration#REPS_RING_CAPACITY_PROP_NAME}.
      * @param planeWeightFloor least weight of a plane in the spray of new DATA relative to the heaviest plane, in (0,
      * 1]; see {@link Configuration#PLANE_WEIGHT_FLOOR_PROP_NAME}.
+     * @param pathBurst consecutive new DATA a sender keeps on one path before its policy picks the next, 1 to {@link
+     * Configuration#MAX_PATH_BURST} and at most the send burst; see {@link Configuration#PATH_BURST_PROP_NAME}.
      * @param pathEviction whether path health may take paths out of service (off for fabrics with adaptive routing);
      * see {@link Configuration#PATH_EVICTION_PROP_NAME}.
      * @param pathCounters whether every sender connection shows all its statistics and counters per path; see {@link
@@ -418,6 +421,7 @@ public final class EngineSettings
         int pathsPerPlane,
         int repsRingCapacity,
         double planeWeightFloor,
+        int pathBurst,
         boolean pathEviction,
         boolean pathCounters,
         double maxEvictFraction,
@@ -468,8 +472,8 @@ public final class EngineSettings
      *
      * @param lossDetection loss-inference rules in force besides the timeout, comma separated: nack, pathseq, ooo,
      * rack, tlp; see {@link Configuration#LOSS_DETECTION_PROP_NAME}.
-     * @param dupThreshMin lower bound of the out-of-order distance threshold, max(this, 3 x active paths); see {@link
-     * Configuration#DUP_THRESH_MIN_PROP_NAME}.
+     * @param dupThreshMin lower bound of the out-of-order distance threshold, max(this, 3 x active paths) + (path
+     * burst - 1) x active paths; see {@link Configuration#DUP_THRESH_MIN_PROP_NAME}.
      * @param pathSeqTolerance reordering tolerated on one path by the path-sequence gap rule (k); see {@link
      * Configuration#PATH_SEQ_TOLERANCE_PROP_NAME}.
      * @param reorderWindowMinNs lower bound of the RACK reordering window (wire specification, section 12.1 (d));
@@ -651,6 +655,7 @@ public final class EngineSettings
         private int pathsPerPlane = Configuration.pathsPerPlane();
         private int repsRingCapacity = Configuration.repsRingCapacity();
         private double planeWeightFloor = Configuration.planeWeightFloor();
+        private int pathBurst = Configuration.pathBurst();
         private boolean pathEviction = Configuration.pathEviction();
         private boolean pathCounters = Configuration.pathCounters();
         private double maxEvictFraction = Configuration.maxEvictFraction();
@@ -729,6 +734,7 @@ public final class EngineSettings
             pathsPerPlane = settings.paths.pathsPerPlane();
             repsRingCapacity = settings.paths.repsRingCapacity();
             planeWeightFloor = settings.paths.planeWeightFloor();
+            pathBurst = settings.paths.pathBurst();
             pathEviction = settings.paths.pathEviction();
             pathCounters = settings.paths.pathCounters();
             maxEvictFraction = settings.paths.maxEvictFraction();
@@ -887,6 +893,18 @@ public final class EngineSettings
         public Builder planeWeightFloor(final double planeWeightFloor)
         {
             this.planeWeightFloor = planeWeightFloor;
+            return this;
+        }
+
+        /**
+         * Consecutive new DATA a sender keeps on one path before its path policy picks the next.
+         *
+         * @param pathBurst the value; see {@link Configuration#PATH_BURST_PROP_NAME}.
+         * @return this for a fluent API.
+         */
+        public Builder pathBurst(final int pathBurst)
+        {
+            this.pathBurst = pathBurst;
             return this;
         }
 
@@ -1119,7 +1137,8 @@ public final class EngineSettings
         }
 
         /**
-         * Lower bound of the out-of-order distance threshold, max(this, 3 x active paths).
+         * Lower bound of the out-of-order distance threshold, max(this, 3 x active paths) + (path burst - 1) x active
+         * paths.
          *
          * @param dupThreshMin the value; see {@link Configuration#DUP_THRESH_MIN_PROP_NAME}.
          * @return this for a fluent API.
@@ -1660,6 +1679,12 @@ public final class EngineSettings
             check(repsRingCapacity >= 1 && BitUtil.isPowerOfTwo(repsRingCapacity),
                 REPS_RING_CAPACITY_PROP_NAME, repsRingCapacity);
             check(planeWeightFloor > 0.0 && planeWeightFloor <= 1.0, PLANE_WEIGHT_FLOOR_PROP_NAME, planeWeightFloor);
+            if (pathBurst < 1 || pathBurst > Configuration.MAX_PATH_BURST)
+            {
+                throw new IllegalArgumentException(PATH_BURST_PROP_NAME + " must be 1 to " +
+                    Configuration.MAX_PATH_BURST + ": " + Configuration.asGiven(PATH_BURST_PROP_NAME, pathBurst));
+            }
+            checkAtLeast(SEND_BURST_PROP_NAME, sendBurst, PATH_BURST_PROP_NAME, pathBurst);
             check(maxEvictFraction >= 0.0 && maxEvictFraction < 1.0, MAX_EVICT_FRACTION_PROP_NAME, maxEvictFraction);
             check(lossWindowSrtts >= 1, LOSS_WINDOW_SRTTS_PROP_NAME, lossWindowSrtts);
             check(probesBeforeEviction >= 1, PROBES_BEFORE_EVICTION_PROP_NAME, probesBeforeEviction);
@@ -1733,9 +1758,9 @@ public final class EngineSettings
 
             return new EngineSettings(
                 this,
-                new PathSettings(pathsPerPlane, repsRingCapacity, planeWeightFloor, pathEviction, pathCounters,
-                    maxEvictFraction, lossWindowSrtts, probesBeforeEviction, probeIntervalMinNs, reprobeMinNs,
-                    reprobeMaxNs, readmissionProbeAcks, rttOutlierFactor, planeDownFraction),
+                new PathSettings(pathsPerPlane, repsRingCapacity, planeWeightFloor, pathBurst, pathEviction,
+                    pathCounters, maxEvictFraction, lossWindowSrtts, probesBeforeEviction, probeIntervalMinNs,
+                    reprobeMinNs, reprobeMaxNs, readmissionProbeAcks, rttOutlierFactor, planeDownFraction),
                 new AckSettings(mprPsns, maxMprPsns, sackWords, ackEveryPackets, ackEveryBytes, delayedAckNs,
                     nackIntervalNs),
                 new LossRecoverySettings(lossDetection, dupThreshMin, pathSeqTolerance, reorderWindowMinNs,

@@ -669,7 +669,7 @@ public final class SendTracker
      * Out-of-order distance rule: an in-flight PSN is lost when at least {@code dupThresh} later PSNs have been
      * acknowledged selectively. Incremental: the scan resumes where the previous one stopped.
      *
-     * @param dupThresh the threshold, max(32, 3 x active paths) by default.
+     * @param dupThresh the threshold, max(32, 3 x active paths) + (path burst - 1) x active paths by default.
      * @return transmissions declared lost.
      */
     public int detectOutOfOrder(final int dupThresh)

@@ -42,8 +42,14 @@ class LossRecoveryTest
 
     private static EngineSettings context(final String rules)
     {
+        return context(rules, 1);
+    }
+
+    private static EngineSettings context(final String rules, final int pathBurst)
+    {
         return EngineSettings.builder()
             .lossDetection(rules)
+            .pathBurst(pathBurst)
             .dupThreshMin(8)
             .reorderWindowMinNs(50 * US)
             .delayedAckNs(200 * US)
@@ -73,6 +79,16 @@ class LossRecoveryTest
         final LossRecovery recovery = recovery("all");
         assertEquals(8, recovery.dupThresh(2));
         assertEquals(30, recovery.dupThresh(10));
+    }
+
+    @Test
+    void shouldAllowDupThreshABurstLessOnePerActivePathWhenNewDataGoesInBursts()
+    {
+        tracker.reset(ISN);
+        final LossRecovery recovery = new LossRecovery(tracker, rtt, context("all", 8));
+        // [MR-LOSS-1] rule (c): max(dupThreshMin, 3 x paths) + (pathBurst - 1) x paths
+        assertEquals(8 + 7 * 2, recovery.dupThresh(2));
+        assertEquals(30 + 7 * 10, recovery.dupThresh(10));
     }
 
     @Test

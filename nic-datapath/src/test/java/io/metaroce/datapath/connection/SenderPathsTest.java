@@ -45,7 +45,7 @@ class SenderPathsTest
         });
     private final PathSelector selector =
         (PathSelector)PathSelector.supplier(16, 1.0 / 64).newInstance(table, new SplittableRandom(1));
-    private final SenderPaths paths = new SenderPaths(table, selector);
+    private final SenderPaths paths = new SenderPaths(table, selector, 1);
 
     @Test
     void shouldSkipAPathWhoseEchoCarriedACongestionSignalForAnSrtt()

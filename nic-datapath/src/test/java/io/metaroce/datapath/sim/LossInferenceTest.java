@@ -104,7 +104,8 @@ class LossInferenceTest
         final TransferScenario scenario = scenario("ooo", 1, 4, filter);
         assertDelivered(scenario);
         final SenderConnection sender = scenario.connections[0];
-        // rule (c): dupThresh = max(32, 3 x 4 paths) later PSNs were acknowledged (the publication window of
+        // rule (c): dupThresh = max(32, 3 x 4 paths) + (8 - 1) x 4 paths (the default burst of new DATA per path)
+        // later PSNs were acknowledged (the publication window of
         // 128 KiB lets enough packets follow the hole).
         assertEquals(1, sender.retransmits(LossReason.OUT_OF_ORDER_DISTANCE), scenario::describe);
         assertEquals(0, otherThan(sender, LossReason.OUT_OF_ORDER_DISTANCE), scenario::describe);

@@ -1,0 +1,117 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.path;
+
+/**
+ * Keeps new DATA of a sender connection on one path for a burst of consecutive packets before its {@link PathPolicy}
+ * picks the next path (specification section 11.2): the packets of a burst leave in one run to one socket and
+ * destination, which segmentation offload sends as one, where a path per packet breaks every run. The policy's rule
+ * (weighted spray, round robin) decides the path of each burst, so its proportions hold over many bursts. A burst
+ * ends at once when its path is no longer ACTIVE or is marked congested: the next packet asks the policy again.
+ * Retransmissions and probes ask the policy directly and neither end nor extend a burst. Good echoes reach the policy
+ * one in a burst length ({@link #onGoodEcho}): a policy that recycles echoed paths (REPS) takes one per burst instead
+ * of one per packet, and offered every echo its ring would stay full of the paths of the last bursts, so the paths in
+ * use would narrow to those and a path never chosen again would never be tried. A burst length of 1 asks the policy
+ * for every packet and offers it every echo.
+ * <p>
+ * Single-threaded (the engine's thread); no allocation after construction.
+ */
+public final class PathBurst
+{
+    private final PathTable paths;
+    private final PathPolicy policy;
+    private final int length;
+    private int path = PathPolicy.NO_PATH;
+    private int remaining;
+    private int echoes;
+
+    /**
+     * Bursts over a policy and the table it reads.
+     *
+     * @param paths  the connection's path table.
+     * @param policy the connection's path policy, made over that table.
+     * @param length consecutive new DATA per path, at least 1.
+     * @throws IllegalArgumentException when the length is below 1.
+     */
+    public PathBurst(final PathTable paths, final PathPolicy policy, final int length)
+    {
+        if (length < 1)
+        {
+            throw new IllegalArgumentException("burst length must be at least 1: " + length);
+        }
+        this.paths = paths;
+        this.policy = policy;
+        this.length = length;
+    }
+
+    /**
+     * Consecutive new DATA per path.
+     *
+     * @return the burst length, at least 1.
+     */
+    public int length()
+    {
+        return length;
+    }
+
+    /**
+     * The path policy that picks each burst's path.
+     *
+     * @return the policy.
+     */
+    public PathPolicy policy()
+    {
+        return policy;
+    }
+
+    /**
+     * Choose the path of a new DATA packet: the current burst's while it has packets left and its path is ACTIVE and
+     * not skipped, else the policy's choice, which starts a new burst.
+     *
+     * @param nowNs current time, for the congestion skip.
+     * @return a path index, or {@link PathPolicy#NO_PATH} when no path is ACTIVE.
+     */
+    public int selectNew(final long nowNs)
+    {
+        final int current = path;
+        if (remaining > 0 && paths.isActive(current) && !paths.isSkipped(current, nowNs))
+        {
+            remaining--;
+            return current;
+        }
+
+        final int chosen = policy.selectNew(nowNs);
+        path = chosen;
+        remaining = PathPolicy.NO_PATH == chosen ? 0 : length - 1;
+
+        return chosen;
+    }
+
+    /**
+     * A good echo of a path ({@link PathPolicy#onGoodEcho}): every burst-length-th is offered to the policy, so that
+     * it sees as many per path choice as without bursts.
+     *
+     * @param echoedPath the echoed path.
+     */
+    public void onGoodEcho(final int echoedPath)
+    {
+        if (++echoes >= length)
+        {
+            echoes = 0;
+            policy.onGoodEcho(echoedPath);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+/*
+ * Copyright 2026 the MetaRoCE authors
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ * https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+package io.metaroce.datapath.path;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PathBurstTest
+{
+    private static final long MS = 1_000_000;
+
+    private static PathTable table(final int planes, final int paths)
+    {
+        return new PathTable(planes, paths, new PathHealthPolicy(true, 0.75, 4, 3, MS, MS, 1_000 * MS, 3, 8, 0.75),
+            new PathHealthHandler()
+            {
+                public int sendPathProbe(final int path)
+                {
+                    return 0;
+                }
+
+                public void onPathStateChange(final int path, final int oldState, final int newState)
+                {
+                }
+            });
+    }
+
+    @Test
+    void shouldKeepEachPathOfThePolicyForABurstOfConsecutiveNewData()
+    {
+        final PathTable paths = table(2, 3);
+        final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 4);
+        final int[] chosen = new int[24];
+        for (int i = 0; i < chosen.length; i++)
+        {
+            chosen[i] = burst.selectNew(0);
+        }
+        // the round robin's order, each path for a run of 4
+        assertArrayEquals(new int[]{ 0, 0, 0, 0, 3, 3, 3, 3, 1, 1, 1, 1, 4, 4, 4, 4, 2, 2, 2, 2, 5, 5, 5, 5 }, chosen);
+    }
+
+    @Test
+    void shouldAskThePolicyForEveryPacketWhenTheBurstIsOne()
+    {
+        final PathTable paths = table(4, 8);
+        paths.onLoss(5, 0, true, 1, 0);
+        paths.markCongested(9, 50);
+        final PathSelector direct = new PathSelector(paths, 16, new SplittableRandom(5), new PlaneWeights(4, 0.1));
+        final PathSelector policy = new PathSelector(paths, 16, new SplittableRandom(5), new PlaneWeights(4, 0.1));
+        final PathBurst burst = new PathBurst(paths, policy, 1);
+        for (int i = 0; i < 1000; i++)
+        {
+            if (0 == (i & 7))
+            {
+                direct.recycle((i * 7) & 31);
+                policy.recycle((i * 7) & 31);
+            }
+            assertEquals(direct.selectNew(i / 10), burst.selectNew(i / 10), "packet " + i);
+        }
+    }
+
+    @Test
+    void shouldKeepThePlaneSharesOfTheWeightedSprayOverManyBursts()
+    {
+        final PathTable paths = table(2, 4);
+        final PlaneWeights weights = new PlaneWeights(2, 1.0 / 64);
+        long now = 0;
+        for (int e = 0; e < 40; e++)
+        {
+            weights.onSample(0, 40_000);
+            weights.onSample(1, 400_000);
+            weights.update(now, 10_000, 20_000, 45_000);
+            now += 40_000;
+        }
+        final int slow = weights.weight(1);
+        assertTrue(slow < PlaneWeights.FULL / 2, "weight " + slow);
+        final PathBurst burst = new PathBurst(paths, new PathSelector(paths, 16, new SplittableRandom(4), weights), 8);
+        final int packets = 80_000;
+        final int[] perPlane = new int[2];
+        int previous = PathPolicy.NO_PATH;
+        int run = 0;
+        for (int i = 0; i < packets; i++)
+        {
+            final int path = burst.selectNew(0);
+            perPlane[paths.plane(path)]++;
+            if (path != previous && 0 != run)
+            {
+                // without congestion or eviction every burst runs its full length (two bursts may share a path)
+                assertEquals(0, run % 8, "run of " + run + " before packet " + i);
+                run = 0;
+            }
+            previous = path;
+            run++;
+        }
+        final double expected = (double)slow / (slow + PlaneWeights.FULL);
+        final double share = perPlane[1] / (double)packets;
+        assertTrue(Math.abs(share - expected) < 0.01, () -> "share " + share + " expected " + expected);
+    }
+
+    @Test
+    void shouldEndABurstAtOnceWhenItsPathStopsBeingActive()
+    {
+        final PathTable paths = table(1, 4);
+        final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 8);
+        assertEquals(0, burst.selectNew(0));
+        assertEquals(0, burst.selectNew(0));
+        paths.onLoss(0, 0, true, 1, 0);
+        assertFalse(paths.isActive(0));
+        // [MR-PATH-1] the next packet goes to the policy's next ACTIVE path, which starts a burst of its own
+        for (int i = 0; i < 8; i++)
+        {
+            assertEquals(1, burst.selectNew(0), "packet " + i);
+        }
+        assertEquals(2, burst.selectNew(0));
+    }
+
+    @Test
+    void shouldEndABurstAtOnceWhenItsPathIsMarkedCongested()
+    {
+        final PathTable paths = table(2, 4);
+        final PathBurst burst = new PathBurst(paths, new PathSelector(paths, 16, new SplittableRandom(8)), 8);
+        final int first = burst.selectNew(0);
+        assertEquals(first, burst.selectNew(0));
+        paths.markCongested(first, 1_000);
+        for (int i = 0; i < 64; i++)
+        {
+            final int path = burst.selectNew(10);
+            assertNotEquals(first, path, "packet " + i);
+            assertFalse(paths.isSkipped(path, 10));
+        }
+    }
+
+    @Test
+    void shouldLeaveTheBurstToNewDataWhenTheSameConnectionRetransmits()
+    {
+        final PathTable paths = table(1, 4);
+        final RoundRobinPathPolicy policy = new RoundRobinPathPolicy(paths);
+        final PathBurst burst = new PathBurst(paths, policy, 4);
+        assertEquals(0, burst.selectNew(0));
+        assertEquals(0, burst.selectNew(0));
+        // [MR-PATH-2] a retransmission takes the policy's path, not the burst's
+        assertNotEquals(0, policy.selectRetransmit(0, 0, 0));
+        assertEquals(0, burst.selectNew(0));
+        assertEquals(0, burst.selectNew(0));
+        assertNotEquals(0, burst.selectNew(0));
+    }
+
+    @Test
+    void shouldOfferThePolicyOneGoodEchoInABurstLength()
+    {
+        final PathTable paths = table(2, 4);
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(9));
+        final PathBurst burst = new PathBurst(paths, selector, 8);
+        for (int i = 0; i < 7; i++)
+        {
+            burst.onGoodEcho(i);
+        }
+        assertEquals(0, selector.recycledCount());
+        burst.onGoodEcho(7);
+        // one recycled path per burst, as without bursts one per packet
+        assertEquals(1, selector.recycledCount());
+
+        final PathSelector everyEcho = new PathSelector(paths, 16, new SplittableRandom(9));
+        final PathBurst single = new PathBurst(paths, everyEcho, 1);
+        single.onGoodEcho(3);
+        single.onGoodEcho(5);
+        assertEquals(2, everyEcho.recycledCount());
+    }
+
+    @Test
+    void shouldRefuseABurstShorterThanOnePacket()
+    {
+        final PathTable paths = table(1, 2);
+        assertThrows(IllegalArgumentException.class, () -> new PathBurst(paths, new RoundRobinPathPolicy(paths), 0));
+    }
+}
