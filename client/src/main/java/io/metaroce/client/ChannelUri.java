@@ -157,6 +157,12 @@ public final class ChannelUri
     public static final String PATH_POLICY_PARAM = "path-policy";
 
     /**
+     * Network parameter of publications: consecutive new DATA the sender keeps on one path before its path policy
+     * picks the next.
+     */
+    public static final String PATH_BURST_PARAM = "path-burst";
+
+    /**
      * Network parameter of publications: {@code true} for a counter per path.
      */
     public static final String PATH_COUNTERS_PARAM = "path-counters";

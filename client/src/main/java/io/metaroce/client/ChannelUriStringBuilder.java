@@ -279,6 +279,17 @@ public final class ChannelUriStringBuilder
     }
 
     /**
+     * {@link ChannelUri#PATH_BURST_PARAM}.
+     *
+     * @param pathBurst consecutive new DATA per path, or null.
+     * @return this.
+     */
+    public ChannelUriStringBuilder pathBurst(final Integer pathBurst)
+    {
+        return param(ChannelUri.PATH_BURST_PARAM, text(pathBurst));
+    }
+
+    /**
      * {@link ChannelUri#PATH_COUNTERS_PARAM}.
      *
      * @param pathCounters whether each path has counters, or null.

@@ -64,6 +64,7 @@ final class UdpChannel
     static final String LINK_RATE_PARAM = ChannelUri.LINK_RATE_PARAM;
     static final String PATH_EVICTION_PARAM = ChannelUri.PATH_EVICTION_PARAM;
     static final String PATH_POLICY_PARAM = ChannelUri.PATH_POLICY_PARAM;
+    static final String PATH_BURST_PARAM = ChannelUri.PATH_BURST_PARAM;
     static final String PATH_COUNTERS_PARAM = ChannelUri.PATH_COUNTERS_PARAM;
     static final String TRANSPORT_PARAM = ChannelUri.TRANSPORT_PARAM;
     static final String BATCH_LENGTH_PARAM = ChannelUri.BATCH_LENGTH_PARAM;
@@ -91,8 +92,8 @@ final class UdpChannel
      * Parameters of publications only, which a subscription accepts and ignores.
      */
     static final List<String> PUBLICATION_ONLY = List.of(
-        INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_COUNTERS_PARAM,
-        TRAFFIC_CLASS_PARAM, AUTH_PEER_PARAM, CONTROL_MODE_PARAM, DESTINATIONS_PARAM,
+        INTERFACE_PARAM, ChannelUri.TERM_WINDOW_PARAM, ChannelUri.LINGER_PARAM, PATH_POLICY_PARAM, PATH_BURST_PARAM,
+        PATH_COUNTERS_PARAM, TRAFFIC_CLASS_PARAM, AUTH_PEER_PARAM, CONTROL_MODE_PARAM, DESTINATIONS_PARAM,
         FLOW_CONTROL_PARAM, FLOW_CONTROL_TIMEOUT_PARAM);
 
     /**
@@ -125,6 +126,7 @@ final class UdpChannel
     final boolean congestionControl;
     final String congestionControlName;
     final String pathPolicy;
+    final int pathBurst;
     final boolean pathEviction;
     final boolean pathCounters;
     /**
@@ -231,6 +233,7 @@ final class UdpChannel
             ctx.congestionControlSupplier() : SenderPolicies.congestionControlSupplier());
         pathPolicy = parsePathPolicy(isSubscription ? null : params.get(PATH_POLICY_PARAM),
             null != ctx.pathPolicySupplier() ? ctx.pathPolicySupplier() : SenderPolicies.pathPolicySupplier());
+        pathBurst = parsePathBurst(isSubscription ? null : params.get(PATH_BURST_PARAM), defaults);
         pathEviction = parseBoolean(
             PATH_EVICTION_PARAM, params.get(PATH_EVICTION_PARAM), defaults.paths().pathEviction());
         pathCounters = parseBoolean(PATH_COUNTERS_PARAM, isSubscription ? null : params.get(PATH_COUNTERS_PARAM),
@@ -261,7 +264,8 @@ final class UdpChannel
 
         final String settings = "|entropy=" + entropy + "|mtu=" + mtu + "|credit=" + credit + "|cc=" +
             (congestionControl ? congestionControlName : "false") +
-            (isSubscription ? "" : "|path-policy=" + pathPolicy) + "|path-eviction=" + pathEviction +
+            (isSubscription ? "" : "|path-policy=" + pathPolicy + "|path-burst=" + pathBurst) +
+            "|path-eviction=" + pathEviction +
             "|link-rate=" + linkRateMbps +
             (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "") +
             (isSubscription ? subscriptionAuthForm() : authForm(authPeer, authEncrypt));
@@ -276,10 +280,19 @@ final class UdpChannel
         receiveEndpointKey = "endpoint=" + endpointList;
         sendEndpointKey = "planes=" + endpoints.length + (null == interfaces ? "|interface=auto" : interfaceForm) +
             "|entropy=" + entropy + transportParams;
-        engineSettings = defaults.toBuilder()
-            .mtu(isSubscription && !hasMtu ? Configuration.MAX_MTU : mtu)
+        engineSettings = channelEngineSettings(defaults, isSubscription && !hasMtu ? Configuration.MAX_MTU : mtu);
+    }
+
+    /**
+     * The engine settings of the channel's connections: the driver's, with the values the channel's parameters set.
+     */
+    private EngineSettings channelEngineSettings(final EngineSettings defaults, final int engineMtu)
+    {
+        return defaults.toBuilder()
+            .mtu(engineMtu)
             .receiverCredit(credit)
             .senderWindow(congestionControl)
+            .pathBurst(pathBurst)
             .pathEviction(pathEviction)
             .pathCounters(pathCounters)
             .linkRateMbps(linkRateMbps)
@@ -1055,6 +1068,24 @@ final class UdpChannel
         {
             throw invalid("parameter '" + key + "=" + value + "' is not a size (such as 65536, 64k or 16m)");
         }
+    }
+
+    /**
+     * The burst of new DATA per path a {@code path-burst} value gives: no value gives the driver's
+     * {@code metaroce.datapath.path.burst}; a value must be 1 to 64 and at most the send burst, which bounds the DATA
+     * one connection sends per send call.
+     */
+    private static int parsePathBurst(final String value, final EngineSettings defaults)
+    {
+        final int burst = (int)parseLong(PATH_BURST_PARAM, value, defaults.paths().pathBurst(), 1,
+            io.metaroce.datapath.settings.Configuration.MAX_PATH_BURST);
+        if (burst > defaults.sendBurst())
+        {
+            throw invalid("parameter '" + PATH_BURST_PARAM + "=" + value + "' must not exceed the send burst " +
+                io.metaroce.datapath.settings.Configuration.SEND_BURST_PROP_NAME + " (" + defaults.sendBurst() + ")");
+        }
+
+        return burst;
     }
 
     private static long parseLong(

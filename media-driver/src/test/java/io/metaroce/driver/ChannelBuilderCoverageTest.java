@@ -50,6 +50,7 @@ class ChannelBuilderCoverageTest
             .linkRate("10g")
             .pathEviction("true")
             .pathPolicy("round-robin")
+            .pathBurst(4)
             .pathCounters(true)
             .transport("batched")
             .batchLength(16)

@@ -91,6 +91,9 @@ class NetworkChannelTest
         assertRefused(false, endpoints + "|cc=yes", "'cc");
         assertRefused(false, endpoints + "|cc=cubic", "'cc");
         assertRefused(false, endpoints + "|path-policy=random", "'path-policy");
+        assertRefused(false, endpoints + "|path-burst=0", "'path-burst");
+        assertRefused(false, endpoints + "|path-burst=65", "'path-burst");
+        assertRefused(false, endpoints + "|path-burst=many", "'path-burst");
         assertRefused(false, endpoints + "|path-eviction=1", "'path-eviction");
         assertRefused(false, endpoints + "|link-rate=-5", "'link-rate");
         assertRefused(false, endpoints + "|linger=soon", "'linger");
@@ -231,6 +234,36 @@ class NetworkChannelTest
         assertEquals(a.receiveEndpointKey(), c.receiveEndpointKey());
         assertEquals(1440 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu(0));
         assertEquals(1440 - 16 - UdpChannel.DATA_HEADER_LENGTH & ~31, a.frameMtu(16));
+    }
+
+    @Test
+    void shouldCarryThePathBurstInTheCanonicalFormAndTheConnectionSettings()
+    {
+        final MediaDriver.Context ctx = new MediaDriver.Context();
+        final UdpChannel plain =
+            UdpChannel.forPublication(ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456"), ctx);
+        final UdpChannel four =
+            UdpChannel.forPublication(ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|path-burst=4"), ctx);
+
+        assertTrue(plain.canonicalForm().contains("|path-policy=weighted|path-burst=" +
+            io.metaroce.datapath.settings.Configuration.PATH_BURST_DEFAULT + "|path-eviction="), plain.canonicalForm());
+        assertTrue(four.canonicalForm().contains("|path-policy=weighted|path-burst=4|"), four.canonicalForm());
+        assertEquals(4, four.engineSettings.paths().pathBurst());
+        assertEquals(plain.sendEndpointKey(), four.sendEndpointKey(), "the burst travels with the connection");
+        assertNotEquals(plain.connectionForm(), four.connectionForm(), "another burst, another connection");
+        final UdpChannel subscription =
+            UdpChannel.forSubscription(ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|path-burst=4"), ctx);
+        assertFalse(subscription.canonicalForm().contains("path-burst"), subscription.canonicalForm());
+
+        final MediaDriver.Context small = new MediaDriver.Context().engineSettings(
+            io.metaroce.datapath.settings.EngineSettings.builder().sendBurst(4).pathBurst(2).build());
+        assertEquals(4, UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|path-burst=4"), small).pathBurst);
+        final ControlProtocolException above = assertThrows(ControlProtocolException.class, () ->
+            UdpChannel.forPublication(ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|path-burst=5"), small));
+        assertEquals(ControlErrorCode.INVALID_CHANNEL, above.code());
+        assertTrue(above.getMessage().contains("'path-burst=5'") &&
+            above.getMessage().contains("metaroce.datapath.send.burst (4)"), above.getMessage());
     }
 
     @Test

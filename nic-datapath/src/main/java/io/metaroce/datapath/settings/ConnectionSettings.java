@@ -173,8 +173,9 @@ public final class ConnectionSettings
     }
 
     /**
-     * Consecutive new DATA the connection keeps on one path before its path policy picks the next, from its
-     * {@link #engineSettings()}: streams that ask for another burst get a connection of their own.
+     * Consecutive new DATA the connection keeps on one path before its path policy picks the next (the driver's
+     * channel parameter {@code path-burst}), from its {@link #engineSettings()}: streams that ask for another burst
+     * get a connection of their own.
      *
      * @return the burst length, at least 1.
      */
