@@ -279,6 +279,11 @@ public final class SocketGroup
             return engine.context().clock();
         }
 
+        public long readNs()
+        {
+            return engine.readNs();
+        }
+
         public RandomGenerator random()
         {
             return engine.context().random();

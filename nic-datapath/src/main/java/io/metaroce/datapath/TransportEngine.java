@@ -124,6 +124,7 @@ import static io.metaroce.datapath.settings.Configuration.*;
  */
 public final class TransportEngine implements AutoCloseable
 {
+    private static final long NOT_READING = Long.MIN_VALUE;
     private static final int FIELD_MTU = SetupDecoder.mtuId();
     private static final int FIELD_PLANE_COUNT = SetupDecoder.planeCountId();
     private static final int FIELD_PATH_COUNT = SetupDecoder.pathCountId();
@@ -150,6 +151,7 @@ public final class TransportEngine implements AutoCloseable
     private final ArrayList<Connection> terminated = new ArrayList<>();
     private final int pollLimit;
     private long nowNs;
+    private long readNs = NOT_READING;
     private int latencySenderCount;
     private int latencyCursor;
     private final RejectReplyLimiter rejectReplyLimiter;
@@ -658,8 +660,10 @@ public final class TransportEngine implements AutoCloseable
         for (int i = 0; i < groups.size(); i++)
         {
             final SocketGroup group = groups.get(i);
+            readNs = clock.nanoTime();
             latency += group.transport.pollLatency(group.datagramHandler, pollLimit);
         }
+        readNs = NOT_READING;
         int work = latency;
         if (latency > 0)
         {
@@ -669,8 +673,10 @@ public final class TransportEngine implements AutoCloseable
         for (int i = 0; i < groups.size(); i++)
         {
             final SocketGroup group = groups.get(i);
+            readNs = clock.nanoTime();
             received += group.transport.poll(group.datagramHandler, pollLimit);
         }
+        readNs = NOT_READING;
         work += received;
         if (received + latency > 0)
         {
@@ -994,12 +1000,24 @@ public final class TransportEngine implements AutoCloseable
         return work;
     }
 
+    /**
+     * When the datagram being handled was taken from its socket: the start of the receive pass's read of its group,
+     * or now when no read is under way.
+     *
+     * @return the time.
+     */
+    long readNs()
+    {
+        return NOT_READING == readNs ? nowNs : Math.min(readNs, nowNs);
+    }
+
     void onDatagram(
         final SocketGroup group, final DirectBuffer buffer, final int offset, final int length, final int plane)
     {
-        // Each datagram is stamped when it is handled, not when the batch began: a batch of pollLimit datagrams
-        // takes tens of microseconds to read, and an ACK or DATA stamped at the batch's start would shorten the RTT
-        // sample (and the base RTT) or lengthen the service time it reports by that much.
+        // Each datagram is handled at a time of its own: a batch of pollLimit datagrams takes tens of microseconds to
+        // handle (more when each is opened), and an ACK stamped at the batch's start would shorten the RTT sample. A
+        // trigger's arrival is the batch's read instead (readNs), so the service time an ACK reports covers the
+        // receiver's handling of the batch ahead of it (MR-ACK-4).
         nowNs = clock.nanoTime();
         counters.datagramsReceived.incrementRelease();
         counters.bytesReceived.getAndAddRelease(length);

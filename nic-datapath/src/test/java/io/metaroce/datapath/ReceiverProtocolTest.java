@@ -688,6 +688,30 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldCountTheHandlingOfTheBatchAheadOfTheTriggerInItsServiceTime()
+    {
+        final int id = establish();
+        long position = 0;
+        for (int i = 0; i < 8; i++)
+        {
+            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
+            position += 96;
+        }
+        // one read of 8 DATA, each taking 5 us to handle (to open, when sealed) before the next
+        f.transport.beforeEachDatagram(() -> f.clock.advanceBy(5 * US));
+        f.work();
+        f.transport.beforeEachDatagram(() -> {});
+
+        // [MR-ACK-13] the 8th draws the ACK at the batch's end; [MR-ACK-4] its service time starts at the read, so
+        // the round-trip sample leaves out the 35 us the receiver spent on the 7 ahead of it
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertEquals(WireFixture.ISN + 8, (int)f.reader.transportHeader().psn());
+        assertEquals(40 * US, f.reader.ack().serviceTimeNs());
+    }
+
+    @Test
     void shouldAcknowledgeWhatArrivedWhenTheEngineClosesBeforeTheDelayedAck()
     {
         final int id = establish();

@@ -63,6 +63,8 @@ final class ScriptedTransport implements PacketTransport
     private final int planeCount;
     private final int entropyCount;
     private final ArrayDeque<Inbound> inbound = new ArrayDeque<>();
+    private Runnable beforeEachDatagram = () -> {};
+    private Runnable afterEachSend = () -> {};
     private final ArrayList<Sent> sent = new ArrayList<>();
     private final ArrayList<String[]> destinations = new ArrayList<>();
     private final ArrayList<int[]> ports = new ArrayList<>();
@@ -219,6 +221,24 @@ final class ScriptedTransport implements PacketTransport
         return 40_123;
     }
 
+    /**
+     * Run something before handing over each datagram of a poll, such as advancing a virtual clock by the time the
+     * datagrams ahead of it take to handle.
+     */
+    void beforeEachDatagram(final Runnable action)
+    {
+        beforeEachDatagram = action;
+    }
+
+    /**
+     * Run something after each DATA or other datagram the engine sends, such as advancing a virtual clock by the time
+     * sealing it takes.
+     */
+    void afterEachSend(final Runnable action)
+    {
+        afterEachSend = action;
+    }
+
     public int poll(final PacketHandler handler, final int limit)
     {
         int count = 0;
@@ -233,6 +253,7 @@ final class ScriptedTransport implements PacketTransport
             buffer.putBytes(0, datagram.bytes());
             try
             {
+                beforeEachDatagram.run();
                 handler.onDatagram(buffer, 0, datagram.bytes().length, datagram.plane());
             }
             finally
@@ -267,6 +288,7 @@ final class ScriptedTransport implements PacketTransport
             copy.putBytes(headerLength, payload, payloadOffset, payloadLength);
         }
         sent.add(new Sent(destination, plane, entropy, ports.get(destination)[plane], copy));
+        afterEachSend.run();
         return sendResult;
     }
 

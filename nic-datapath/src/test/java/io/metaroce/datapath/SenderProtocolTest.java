@@ -183,6 +183,27 @@ class SenderProtocolTest
     }
 
     @Test
+    void shouldStampEachDataWithItsOwnSendTimeWithinOnePass()
+    {
+        establish((a) -> {});
+        offer(6, 1300);
+        // each DATA takes 3 us to hand over (to seal, when sealed): [MR-HDR-11] each carries its own reading, the
+        // send time the sender keeps, so a pass's last DATA does not count the pass ahead of it as round trip
+        f.transport.afterEachSend(() -> f.clock.advanceBy(3_000));
+        f.work();
+        f.transport.afterEachSend(() -> {});
+        final List<ScriptedTransport.Sent> data = dataSent();
+        assertTrue(data.size() >= 4, "sent " + data.size());
+        for (int i = 1; i < data.size(); i++)
+        {
+            f.read(data.get(i - 1));
+            final long previous = f.reader.transportHeader().tsNs();
+            f.read(data.get(i));
+            assertEquals(3_000, (f.reader.transportHeader().tsNs() - previous) & 0xFFFF_FFFFL, "DATA " + i);
+        }
+    }
+
+    @Test
     void shouldDropSetupAckThatBreaksNegotiationAndKeepRetrying()
     {
         connect(2);

@@ -120,6 +120,14 @@ public interface ConnectionHost
     NanoClock clock();
 
     /**
+     * When the datagram being handled was taken from its socket: the start of the read of its receive batch, which a
+     * trigger's service time counts from (MR-ACK-4); the engine's current time outside a read.
+     *
+     * @return the time, on {@link #clock()}.
+     */
+    long readNs();
+
+    /**
      * The engine's source of path permutations.
      *
      * @return the generator.

@@ -143,11 +143,11 @@ final class ReceiverAckState
      * @param plane  it arrived on.
      * @param flags  its transport flags.
      * @param stream its open stream, or null.
-     * @param nowNs  current time.
+     * @param readNs when it was taken from its socket: its service time counts from then (MR-ACK-4).
      */
     void onTrigger(
         final TransportHeaderDecoder header, final int plane, final int flags, final ReceiverStream stream,
-        final long nowNs)
+        final long readNs)
     {
         hasTrigger = true;
         this.flags = flags & TransportFlag.RETX;
@@ -155,7 +155,7 @@ final class ReceiverAckState
         pathId = header.pathId();
         pathSeq = header.pathSeq();
         tsNs = header.tsNs();
-        arrivalNs = nowNs;
+        arrivalNs = readNs;
         this.stream = stream;
     }
 

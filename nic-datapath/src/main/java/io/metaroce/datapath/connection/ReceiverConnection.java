@@ -929,7 +929,7 @@ public final class ReceiverConnection extends Connection
         {
             sendAck();
         }
-        ack.onTrigger(header, plane, flags, stream, nowNs);
+        ack.onTrigger(header, plane, flags, stream, host.readNs());
     }
 
     private void sendAck()

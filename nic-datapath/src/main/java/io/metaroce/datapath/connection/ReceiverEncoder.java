@@ -421,7 +421,8 @@ final class ReceiverEncoder
             .kind(probe.kind())
             .reserved1((short)0)
             .reserved2(0)
-            .serviceTimeNs(0)
+            // answered at once: what it waited is its batch's handling ahead of it (MR-ACK-4)
+            .serviceTimeNs(Math.min(0xFFFF_FFFFL, Math.max(0, host.clock().nanoTime() - host.readNs())))
             .reserved3(0)
             .grantLimit(grantLimit);
         send(sendPlane, DatagramProxy.length(probeAck));

@@ -206,7 +206,7 @@ public final class SenderConnection extends Connection
             tracker, askedWindow, encoder, parts, host.handler(), settings, host.clock(), nowNs);
         this.streams = lifecycle.streams();
         this.sendLoop = new SenderSendLoop(settings, tracker, gate, paths, rtt, recovery, lifecycle, encoder, counters,
-            parts);
+            parts, host.clock());
         this.feedback = new SenderFeedback(settings, tracker, paths, rtt, recovery, gate, lifecycle, encoder, counters,
             parts);
         counters.state.setRelease(ConnectionState.SETUP.value());

@@ -30,6 +30,7 @@ import io.metaroce.datapath.stream.SenderStreamLifecycle;
 import io.metaroce.datapath.stream.SenderStreamSet;
 import io.metaroce.datapath.stream.TerminationCause;
 import io.metaroce.datapath.tracking.SendTracker;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -61,6 +62,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
     private final SenderEncoder encoder;
     private final SenderCounters counters;
     private final SenderStateHandler connection;
+    private final NanoClock clock;
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
 
     /**
@@ -76,7 +78,8 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         final SenderStreamLifecycle lifecycle,
         final SenderEncoder encoder,
         final SenderCounters counters,
-        final SenderStateHandler connection)
+        final SenderStateHandler connection,
+        final NanoClock clock)
     {
         this.settings = settings;
         this.tracker = tracker;
@@ -91,6 +94,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         this.encoder = encoder;
         this.counters = counters;
         this.connection = connection;
+        this.clock = clock;
     }
 
     /**
@@ -181,20 +185,23 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         // and while there is any, the bytes in flight (section 7.1).
         final long waiting = streams.takeBacklog(stream, advance);
         final long backlog = announcedBacklog(waiting, tracker.inflightBytes() + length);
-        final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, nowNs);
+        // Each DATA's own send time, not the pass's: sealing a pass of 64 DATA takes tens of microseconds, which a
+        // round-trip sample of the pass's last DATA would otherwise count as delay (MR-HDR-11).
+        final long sentNs = clock.nanoTime();
+        final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, sentNs);
         streams.onSent(stream, psn, position + advance);
         lifecycle.clearWindowProbe(stream);
-        gate.onNewDataSent(length, nowNs);
+        gate.onNewDataSent(length, sentNs);
 
         // The DATA that ends the data to send carries no ackRequest: the receiver's delayed-ACK timer answers it, which
         // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2). One
         // after which a window holds data back asks for an ACK at once: the ACK also brings the stream's new window.
         final boolean ackStarved = gate.isAckStarved(waiting) || isStreamWindowStarved(stream, available);
         final int flags = ackStarved ? dataFlags | TransportFlag.ACK_REQUEST : dataFlags;
-        encoder.data(stream, psn, position, flags, path, pathSeq, view, length, backlog, nowNs);
+        encoder.data(stream, psn, position, flags, path, pathSeq, view, length, backlog, sentNs);
         if (wasIdle)
         {
-            recovery.onSendFromIdle(nowNs);
+            recovery.onSendFromIdle(sentNs);
         }
         if (available <= stream.senderPosition())
         {
@@ -268,10 +275,11 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
 
         final int reason = tracker.lossReason(psn);
         final int pathSeq = table.takePathSeq(path);
-        tracker.recordRetransmit(psn, path, pathSeq, nowNs);
+        final long sentNs = clock.nanoTime();
+        tracker.recordRetransmit(psn, path, pathSeq, sentNs);
         recovery.onRetransmit(path, pathSeq, reason);
         encoder.data(stream, psn, position, tracker.dataFlags(psn) | TransportFlag.RETX, path, pathSeq, view, length,
-            tracker.backlogBytes(psn), nowNs);
+            tracker.backlogBytes(psn), sentNs);
 
         counters.retransmitsTotal.incrementRelease();
         counters.retransmits[reason].incrementRelease();
