@@ -55,8 +55,8 @@ class DatapathCountersTest
         assertEquals(61, DatapathCounters.ENGINE_COUNTERS);
         assertEquals(6, DatapathCounters.PLANE_COUNTERS);
         assertEquals(6, DatapathCounters.IO_COUNTERS);
-        assertEquals(4, DatapathCounters.SENDER_COUNTERS);
-        assertEquals(16 + LossReason.COUNT, DatapathCounters.SENDER_DETAILED_COUNTERS);
+        assertEquals(5, DatapathCounters.SENDER_COUNTERS);
+        assertEquals(17 + LossReason.COUNT, DatapathCounters.SENDER_DETAILED_COUNTERS);
         assertEquals(8, DatapathCounters.PATH_COUNTERS);
         assertEquals(14, DatapathCounters.RECEIVER_COUNTERS);
         assertEquals(1, DatapathCounters.STREAM_COUNTERS);

@@ -172,6 +172,9 @@ final class CounterMetricDecoder
     static final MetricFamily SENDER_STATE = gauge(
         "metaroce_sender_state", "State of a sender connection: 1 SETUP, 2 ESTABLISHED, 3 CLOSING, 4 CLOSED, " +
         "5 FAILED.");
+    static final MetricFamily SENDER_CONNECT = nanosGauge(
+        "metaroce_sender_connect_seconds", "Time a sender connection took from its first SETUP to established, " +
+        "the key exchange of an authenticated one included; 0 until established.");
     static final MetricFamily SENDER_DATA_PACKETS = counter(
         "metaroce_sender_data_packets", "DATA packets a sender connection sent, retransmissions included.");
     static final MetricFamily SENDER_DATA_BYTES = byteCounter(
@@ -341,6 +344,7 @@ final class CounterMetricDecoder
         datapath(DatapathCounters.ENGINE_TYPE_ID, "rcv-drops" + REASON_SUFFIX, ENGINE_DROPPED_DATAGRAMS);
 
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-state", SENDER_STATE);
+        datapath(DatapathCounters.SENDER_TYPE_ID, "snd-connect-ns", SENDER_CONNECT);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-auth-state", SENDER_AUTH_STATE);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-auth-key-epoch", SENDER_AUTH_KEY_EPOCH);
         datapath(DatapathCounters.SENDER_TYPE_ID, "snd-data-packets", SENDER_DATA_PACKETS);

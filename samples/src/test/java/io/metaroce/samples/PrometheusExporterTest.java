@@ -469,6 +469,9 @@ class PrometheusExporterTest
         assertEquals(1.0, scrape.one("metaroce_path_state", "path", "3", "plane", "1").value, "ACTIVE");
         assertTrue(scrape.one("metaroce_sender_srtt_seconds", "connection", senderStream.labels.get("connection"))
             .value < 1.0, "seconds, not ns");
+        final double connectSeconds = scrape.one(
+            "metaroce_sender_connect_seconds", "connection", senderStream.labels.get("connection")).value;
+        assertTrue(connectSeconds > 0 && connectSeconds < 1.0, "set at establishment, in seconds: " + connectSeconds);
         assertTrue(scrape.one("metaroce_engine_dropped_datagrams_total", "reason", "DUPLICATE",
             "agent", "receiver").value >= 0);
         assertEquals(2, scrape.family("metaroce_engine_sent_datagrams_total").size(), "the sender's and receiver's");

@@ -128,6 +128,8 @@ public final class SenderConnection extends Connection
     private CongestionControl congestion;
     private long nowNs;
     private long setupDeadlineNs;
+    private long firstSetupNs;
+    private boolean isSetupSent;
     private long setupBackoffNs;
     private long lastHeardNs;
     private int closeTransmissions;
@@ -650,6 +652,11 @@ public final class SenderConnection extends Connection
         {
             if (nowNs >= setupDeadlineNs)
             {
+                if (!isSetupSent)
+                {
+                    isSetupSent = true;
+                    firstSetupNs = nowNs;
+                }
                 encoder.auth = auth;
                 encoder.setup(connEpoch, isn, askedWindow, nowNs);
                 setupDeadlineNs = nowNs + setupBackoffNs;
@@ -867,6 +874,8 @@ public final class SenderConnection extends Connection
 
         state = ConnectionState.ESTABLISHED;
         counters.state.setRelease(state.value());
+        // read after the keys are derived, so that an authenticated connection's time includes its key exchange
+        counters.connectNs.setRelease(host.clock().nanoTime() - firstSetupNs);
         counters.cwnd.setRelease(congestion.window());
         counters.grantLimit.setRelease(gate.grantLimit());
         lastHeardNs = nowNs;

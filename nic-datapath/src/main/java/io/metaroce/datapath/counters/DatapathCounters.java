@@ -99,14 +99,15 @@ public final class DatapathCounters
     public static final int IO_COUNTERS = 6;
 
     /**
-     * Counters a sender connection allocates by default: state, retransmissions, window and smoothed RTT.
+     * Counters a sender connection allocates by default: state, time to establish, retransmissions, window and
+     * smoothed RTT.
      */
-    public static final int SENDER_COUNTERS = 4;
+    public static final int SENDER_COUNTERS = 5;
 
     /**
      * Counters a sender connection with per-path counters allocates, its paths excluded.
      */
-    public static final int SENDER_DETAILED_COUNTERS = 16 + LossReason.COUNT;
+    public static final int SENDER_DETAILED_COUNTERS = 17 + LossReason.COUNT;
 
     /**
      * Counters a sender connection with per-path counters allocates per path.

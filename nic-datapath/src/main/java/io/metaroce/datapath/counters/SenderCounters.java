@@ -23,7 +23,8 @@ import org.agrona.concurrent.status.CountersManager;
 /**
  * Counters of one sender connection and of each of its paths. Every statistic is a {@link MirroredCounter}: the
  * connection's own value, shown in the CnC file by a counter of its own only when asked for. By default a connection
- * shows {@link DatapathCounters#SENDER_COUNTERS} counters (state, retransmissions, window, smoothed RTT) and its
+ * shows {@link DatapathCounters#SENDER_COUNTERS} counters (state, time to establish, retransmissions, window, smoothed
+ * RTT) and its
  * paths add to the engine's {@link PlaneCounters}; with per-path counters on (the driver's
  * {@code metaroce.datapath.path.counters} or the channel's {@code path-counters=true}) it shows every statistic and
  * each path's counters as well.
@@ -32,6 +33,11 @@ public final class SenderCounters implements AutoCloseable
 {
     /** The connection's state, a {@code ConnectionState} value ({@code snd-state}, always shown). */
     public final MirroredCounter state;
+    /**
+     * Nanoseconds of the engine's clock from the duty cycle that sent the first SETUP to the SETUP_ACK accepted, keys
+     * derived for an authenticated connection; 0 until ESTABLISHED ({@code snd-connect-ns}, always shown).
+     */
+    public final MirroredCounter connectNs;
     /** DATA packets sent, retransmissions included ({@code snd-data-packets}). */
     public final MirroredCounter dataPackets;
     /** Payload bytes of the DATA packets sent, retransmissions included ({@code snd-data-bytes}). */
@@ -109,6 +115,7 @@ public final class SenderCounters implements AutoCloseable
         this.manager = manager;
         this.isDetailed = isDetailed;
         state = shown("snd-state", context);
+        connectNs = shown("snd-connect-ns", context);
         dataPackets = detail("snd-data-packets", context);
         dataBytes = detail("snd-data-bytes", context);
         retransmitsTotal = shown("snd-retransmits", context);
@@ -174,8 +181,8 @@ public final class SenderCounters implements AutoCloseable
      */
     public void close()
     {
-        CloseHelper.closeAll(state, dataPackets, dataBytes, retransmitsTotal, srttNs, cwnd, inflight, grantLimit,
-            probes, creditRequests, pathsActive, planesDown, congestionLosses, spuriousRetransmits, acks,
+        CloseHelper.closeAll(state, connectNs, dataPackets, dataBytes, retransmitsTotal, srttNs, cwnd, inflight,
+            grantLimit, probes, creditRequests, pathsActive, planesDown, congestionLosses, spuriousRetransmits, acks,
             nacks);
         CloseHelper.closeAll(retransmits);
         CloseHelper.closeAll(pathPackets);

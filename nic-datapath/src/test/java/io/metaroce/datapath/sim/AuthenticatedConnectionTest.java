@@ -25,9 +25,11 @@ import io.metaroce.datapath.security.AuthSettings;
 import io.metaroce.datapath.security.PacketSealer;
 import io.metaroce.datapath.security.SealTrailerDescriptor;
 import io.metaroce.datapath.security.X25519;
+import io.metaroce.datapath.settings.Configuration;
 import io.metaroce.datapath.stream.TerminationCause;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -107,6 +109,54 @@ class AuthenticatedConnectionTest
             Arrays.toString(longest));
         assertEquals(0, authDrops(scenario.receiverEngine) + authDrops(scenario.senderEngines[0]),
             scenario::describe);
+    }
+
+    /**
+     * The handshake costs no round trip and no timer: an authenticated connection is ESTABLISHED one fabric round trip
+     * after its first SETUP, as an unauthenticated one is (the virtual clock stands still while the engines compute,
+     * so the key exchange itself takes no simulated time), far below the first SETUP retry.
+     */
+    @Test
+    void shouldEstablishInOneRoundTripLikeAnUnauthenticatedConnection()
+    {
+        final TransferScenario plain = new TransferScenario().seed(SEED);
+        plain.planes = 2;
+        plain.entropy = 4;
+        build(plain);
+        final TransferScenario authenticated = scenario(
+            SEED, senderPrivate, true, AuthSettings.DEFAULT_KEY_UPDATE_PACKETS, true);
+
+        final long plainNs = connectNs(plain);
+        final long authenticatedNs = connectNs(authenticated);
+        System.out.printf("snd-connect-ns on the simulated fabric (%d ns propagation each way): unauthenticated " +
+            "%d ns, authenticated %d ns%n", SimulatedFabric.Context.DEFAULT_PROPAGATION_DELAY_NS, plainNs,
+            authenticatedNs);
+        assertTrue(authenticated.connections[0].isAuthenticated() && !plain.connections[0].isAuthenticated());
+        assertTrue(plainNs >= 2 * SimulatedFabric.Context.DEFAULT_PROPAGATION_DELAY_NS, "a round trip: " + plainNs);
+        assertTrue(authenticatedNs >= 2 * SimulatedFabric.Context.DEFAULT_PROPAGATION_DELAY_NS,
+            "a round trip: " + authenticatedNs);
+        // the longer SETUP and SETUP_ACK only take longer to serialize: no second round trip, no retry
+        assertTrue(authenticatedNs < 2 * plainNs, plainNs + " and " + authenticatedNs);
+        assertTrue(authenticatedNs < Configuration.SETUP_RETRY_MIN_NS_DEFAULT, "before any SETUP retry");
+    }
+
+    private static long connectNs(final TransferScenario scenario)
+    {
+        assertTrue(scenario.simulation.runUntil(
+            () -> ConnectionState.ESTABLISHED == scenario.connections[0].state(),
+            scenario.clock.nanoTime() + TimeUnit.SECONDS.toNanos(1)), scenario::describe);
+        final CountersReader counters = scenario.senderEngines[0].context().countersManager();
+        final long[] value = { -1 };
+        counters.forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (label.startsWith("snd-connect-ns: "))
+            {
+                value[0] = counters.getCounterValue(counterId);
+            }
+        });
+        assertTrue(value[0] > 0, "snd-connect-ns set: " + value[0]);
+
+        return value[0];
     }
 
     @Test

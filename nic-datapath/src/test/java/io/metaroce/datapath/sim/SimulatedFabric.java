@@ -982,12 +982,17 @@ public final class SimulatedFabric
      */
     public static final class Context
     {
+        /**
+         * One-way propagation delay of every route unless set.
+         */
+        public static final long DEFAULT_PROPAGATION_DELAY_NS = 5_000;
+
         private long seed;
         private int planeCount = 1;
         private int slotCount = 8192;
         private int slotLength = 2048;
         private int inboundCapacity = 4096;
-        private long propagationDelayNs = 5_000;
+        private long propagationDelayNs = DEFAULT_PROPAGATION_DELAY_NS;
         private long routeSkewNs;
         private long jitterNs;
         private double lossRate;
