@@ -544,8 +544,11 @@ public final class BenchRunner
         summary.add("`transport` counts each run from its system's start to its close, warm-up included; for this " +
             "project the receivers' drops, the retransmissions, the duplicate DATA and the path state changes " +
             "during the run (the target on lossless planes: no path state change), and datagrams per send and per " +
-            "receive system call (receive calls include reads that found nothing). A latency row also says how " +
-            "long, per echo, the measuring thread and all the process's threads waited for a core (Linux " +
+            "receive system call (receive calls include reads that found nothing); `connected in` is the time " +
+            "from adding the run's publication to its being connected (log buffers, the drivers' commands and the " +
+            "image included), `handshake` the longest time a sender connection took from its first SETUP to " +
+            "established (`snd-connect-ns`: the key exchange of an authenticated one included). A latency row also " +
+            "says how long, per echo, the measuring thread and all the process's threads waited for a core (Linux " +
             "`schedstat`): on a 2-core machine that part of a round trip is the scheduler, not the transport.");
         summary.add("");
 

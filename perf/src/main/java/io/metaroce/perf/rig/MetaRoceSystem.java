@@ -445,7 +445,9 @@ public final class MetaRoceSystem implements IncastSource
      * Over the network: the sums, over every connection and endpoint of the driver, of the receivers' dropped
      * datagrams (engine drops by reason and DATA dropped by receiver connections), the senders' retransmissions and
      * the receivers' duplicate DATA; the highest key epoch of an authenticated sender connection; datagrams per send
-     * and per receive system call; then how long the run's publication took from being added to connected.
+     * and per receive system call; then how long the run's publication took from being added to connected, and the
+     * longest handshake of the driver's sender connections ({@code snd-connect-ns}: first SETUP to established, the
+     * key exchange of an authenticated connection included, without the log and image set-up).
      */
     public String transportCounters()
     {
@@ -454,7 +456,7 @@ public final class MetaRoceSystem implements IncastSource
             return "";
         }
 
-        final long[] sums = new long[9];
+        final long[] sums = new long[10];
         final CountersReader counters = client.countersReader();
         counters.forEach((counterId, typeId, keyBuffer, label) ->
         {
@@ -491,6 +493,10 @@ public final class MetaRoceSystem implements IncastSource
             {
                 sums[8] += value;
             }
+            else if (label.startsWith("snd-connect-ns:"))
+            {
+                sums[9] = Math.max(sums[9], value);
+            }
             else if (label.startsWith("snd-auth-key-epoch:"))
             {
                 // how many key changes the busiest authenticated sender connection made under the run's load
@@ -501,12 +507,14 @@ public final class MetaRoceSystem implements IncastSource
         // the connection's setup, the handshake and key exchange of an authenticated one included
         final String connected = 0 == connectNs ? "" :
             String.format(Locale.ROOT, ", connected in %.2f ms", connectNs / 1e6);
+        final String handshake = 0 == sums[9] ? "" :
+            String.format(Locale.ROOT, ", handshake %.3f ms", sums[9] / 1e6);
         final String keys = 0 == sums[4] ? "" : ", key epoch " + (sums[4] - 1);
         // how well system calls batch (segmentation runs and sendmmsg on send; receive calls include empty reads)
         final String calls = String.format(Locale.ROOT, ", datagrams per send call %.1f, per receive call %.2f",
             sums[5] / (double)Math.max(1, sums[6]), sums[7] / (double)Math.max(1, sums[8]));
         return "drops " + sums[0] + ", retransmits " + sums[1] + ", duplicates " + sums[2] + ", path state changes " +
-            sums[3] + keys + calls + connected;
+            sums[3] + keys + calls + connected + handshake;
     }
 
     /**

@@ -225,6 +225,7 @@ class BenchRunnerSmokeTest
         {
             assertTrue(summary.contains("| " + system.name() + " |"), system.name() + ": " + summary);
         }
+        int connectedRows = 0;
         for (final String line : summary.split("\n"))
         {
             // Under a saturating incast an echo may still be queued when the drain ends: not a loss.
@@ -232,7 +233,14 @@ class BenchRunnerSmokeTest
             {
                 assertEquals("0", line.split("\\|")[10].trim(), "messages lost: " + line);
             }
+            if (line.startsWith("| ") && line.contains(", connected in "))
+            {
+                connectedRows++;
+                assertTrue(line.contains(", handshake "), "the engine's handshake time beside it: " + line);
+            }
         }
+        System.out.println(name + ": " + connectedRows + " rows with the connection and handshake times");
+        assertTrue(connectedRows > 0, summary);
         try (Stream<Path> files = Files.walk(dir))
         {
             final List<String> names = files.map((p) -> p.getFileName().toString()).toList();
