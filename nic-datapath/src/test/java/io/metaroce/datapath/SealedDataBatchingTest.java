@@ -141,6 +141,42 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
     }
 
     /**
+     * With the sender window and receiver credit off, nothing but the send burst bounds a duty cycle of a connection
+     * whose stream holds far more than a burst within its windows: not the tracking window, the pacer (no rate without
+     * a window or a grant rate), the stream window nor the transport. A sealed 1,344-byte message needs two DATA at
+     * this mtu (a full one and its 64-byte tail), so a burst carries half as many messages as DATA.
+     */
+    @Test
+    void shouldSendAWholeSendBurstOfSealedDataInOneDutyCycleWithWindowAndCreditOff() throws Exception
+    {
+        final int burst = 1024;
+        // the rig's mtu; the publication fragments to fit the sealed DATA's payload, 1,344 bytes
+        connect(burst, 1440, 1408);
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[1344]);
+        int offered = 0;
+        while (offered < burst && publication.offer(message, 0, message.capacity()))
+        {
+            offered++;
+        }
+        assertEquals(burst, offered, "a backlog of twice the DATA a burst holds");
+
+        final long before = senderTransport.sentDatagrams();
+        final int sent = sender.send();
+        sender.flush();
+
+        assertEquals(burst, sent, "one duty cycle sends a whole send burst");
+        assertEquals(burst, senderTransport.sentDatagrams() - before, "and the transport takes every DATA");
+        // a 1,344-byte frame (header and 1,312 bytes) and a 64-byte one (header and 32 bytes, aligned)
+        assertEquals((burst / 2) * (1344 + 64), stream.senderPosition(), "two DATA per message");
+        awaitTrue(() ->
+        {
+            image.poll((buffer, offset, length, flags, position) -> {}, 1024);
+            return image.consumerPosition() >= stream.senderPosition();
+        }, "the burst delivered", receiver);
+        assertNoneFailedToOpen();
+    }
+
+    /**
      * More sealed DATA before a flush than the ring has slots: the ring's wrap flushes the wrapped transport to free
      * them, and the next flush reports those datagrams too, so that the duty cycle's work counts every datagram it
      * sent. The sealing layer is the engine's, over a connection keyed by a real handshake, on a batched transport
@@ -190,6 +226,11 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
      */
     private void connect() throws IOException
     {
+        connect(EngineSettings.builder().build().sendBurst(), MTU, MTU);
+    }
+
+    private void connect(final int sendBurst, final int mtu, final int publicationMtu) throws IOException
+    {
         final byte[] senderPrivate = X25519.newPrivateKey(new SecureRandom());
         final byte[] receiverPrivate = X25519.newPrivateKey(new SecureRandom());
         final byte[] senderPublic = publicKey(senderPrivate);
@@ -197,13 +238,14 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         senderTransport = transport(32);
         receiverTransport = transport(32);
         final EngineSettings settings = EngineSettings.builder()
-            .mtu(MTU).pathsPerPlane(4).senderWindow(false).receiverCredit(false).build();
+            .mtu(mtu).pathsPerPlane(4).senderWindow(false).receiverCredit(false).sendBurst(sendBurst).build();
         sender = engine(senderTransport, settings, AuthSettings.of(senderPrivate,
             (key) -> Arrays.equals(receiverPublic, key), true));
         receiver = engine(receiverTransport, settings, AuthSettings.of(receiverPrivate,
             (key) -> Arrays.equals(senderPublic, key), true));
 
-        publication = new SimulatedPublication(STREAM_ID, SESSION_ID, 0, TERM_LENGTH, 0, MTU, TERM_LENGTH / 2);
+        publication = new SimulatedPublication(
+            STREAM_ID, SESSION_ID, 0, TERM_LENGTH, 0, publicationMtu, TERM_LENGTH / 2);
         stream = sender.openStream(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
             .activeTermId(0).termOffset(0).termLength(TERM_LENGTH).planeCount(PLANES).pathsPerPlane(4)
             .destination(senderTransport.addDestination(addresses(receiverTransport)))
