@@ -191,7 +191,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         final int psn = tracker.recordNew(position, length, backlog, dataFlags, path, pathSeq, sentNs);
         streams.onSent(stream, psn, position + advance);
         lifecycle.clearWindowProbe(stream);
-        gate.onNewDataSent(length, sentNs);
+        gate.onNewDataSent(length, nowNs); // the pacer keeps the pass's time, which isReady is asked with
 
         // The DATA that ends the data to send carries no ackRequest: the receiver's delayed-ACK timer answers it, which
         // RTO_low and the tail-loss probe allow for, and a request-response stream gets no ACK per message (8.2). One
