@@ -17,6 +17,7 @@ package io.metaroce.driver;
 
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.datapath.security.AuthSettings;
+import io.metaroce.datapath.security.NoiseIkHandshake;
 import io.metaroce.datapath.security.PacketSealer;
 import io.metaroce.driver.security.DriverKeyFile;
 import io.metaroce.driver.security.TrustedPeers;
@@ -29,6 +30,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The driver's authentication as its settings ask for it: the engines' {@link AuthSettings} (the driver's private
@@ -66,6 +68,25 @@ final class DriverAuthentication
         this.fileStamp = fileStamp;
         this.settings = new AuthSettings(privateKey, (key) -> null != this.trustedPeers.byKey(key), require,
             keyUpdatePackets, AuthSettings.DEFAULT_REPLAY_RING_BITS, AuthSettings::wallClockNs);
+    }
+
+    /**
+     * Handshakes between throwaway keys that the first driver to authenticate in a JVM runs at its start (see
+     * {@link NoiseIkHandshake#warmUp(int)}), about 0.3 s of CPU on a 2-vCPU host, so that its first connections
+     * take milliseconds to set up rather than tens.
+     */
+    static final int WARM_UP_HANDSHAKES = 64;
+
+    private static final AtomicBoolean IS_WARMED_UP = new AtomicBoolean();
+
+    /**
+     * Warm up the handshake's primitives, once per JVM: the JIT's compiled code is the JVM's, not the driver's.
+     *
+     * @return the handshakes run: {@link #WARM_UP_HANDSHAKES} the first time, then 0.
+     */
+    static int warmUpOnce()
+    {
+        return IS_WARMED_UP.compareAndSet(false, true) ? NoiseIkHandshake.warmUp(WARM_UP_HANDSHAKES) : 0;
     }
 
     /**

@@ -653,6 +653,10 @@ public final class MediaDriver implements AutoCloseable
             authentication = DriverAuthentication.load(
                 authKeyFile, trustedPeersFile, authRequire, authKeyUpdatePackets);
             authSettings = null == authentication ? null : authentication.settings();
+            if (null != authentication)
+            {
+                DriverAuthentication.warmUpOnce();
+            }
 
             if (null == congestionControlSupplier)
             {

@@ -117,6 +117,13 @@ class NoiseIkHandshakeTest
     }
 
     @Test
+    void shouldCompleteEveryWarmUpHandshake()
+    {
+        assertEquals(8, NoiseIkHandshake.warmUp(8));
+        assertEquals(0, NoiseIkHandshake.warmUp(0));
+    }
+
+    @Test
     void shouldFailWhenTheInitiatorHoldsAnotherResponderKey()
     {
         final byte[] wrongPublic = RESP_STATIC_PUBLIC.clone();
