@@ -43,6 +43,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -57,8 +58,9 @@ import java.util.function.BooleanSupplier;
  * carries its sequence number and every destination's subscription checks it: each message once, in order, from the
  * first. Four runs, each reported in the summary:
  * <ul>
- *     <li><b>1 destination</b>: the publisher's rate, then the same with a spy ({@code metaroce-spy:}) polled by a
- *     thread of its own, same run; the spy checks its messages too;</li>
+ *     <li><b>1 destination</b>: the publisher's rate without and with a spy ({@code metaroce-spy:}) polled by a
+ *     thread of its own, in turn {@link #SPY_ROUNDS} times for half the measured time each, the median of each; the
+ *     spies check their messages too;</li>
  *     <li><b>8 destinations</b> (one receiving driver, eight subscriptions on eight addresses): the publisher's rate
  *     and {@code rate8 / (rate1 / 8)}; then a ninth destination added and removed under load, repeatedly, and the
  *     messages the eight others lost or got twice;</li>
@@ -86,6 +88,7 @@ final class FanOutRig
     static final double STOP_RUN_PACE = 0.25;
     private static final int STREAM = 7001;
     private static final long PACE_ARREARS_MS = 10;
+    static final int SPY_ROUNDS = 3;
     private static final int TERM_LENGTH = 1024 * 1024;
     private static final int FRAGMENT_LIMIT = 64;
     private static final long CONNECT_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
@@ -158,7 +161,8 @@ final class FanOutRig
             "driver" + (batched ? ", batched transport" : ", NIO transport (the batched one cannot run here)") +
             ". Every destination checks each message's sequence. Rates are the publisher's, in millions of " +
             "messages per second, over " + runner.measureNs() / 1_000_000 + " ms after " +
-            runner.warmupNs() / 1_000_000 + " ms of warm-up; ratio = rate8 / (rate1 / 8), target >= 0.8. " +
+            runner.warmupNs() / 1_000_000 + " ms of warm-up (rate1 and rate1 + spy: the medians of " + SPY_ROUNDS +
+            " phases of half that, without and with a spy in turn); ratio = rate8 / (rate1 / 8), target >= 0.8. " +
             "Churn: a ninth destination added and removed every " + TimeUnit.NANOSECONDS.toMillis(CHURN_PHASE_NS) +
             " ms under load. Stop: `fc=fastest|fc-timeout=" + FC_TIMEOUT_MS + "ms` over the 8 and a ninth " +
             "destination whose driver is a process of its own, then SIGSTOPped; the publisher offers " +
@@ -201,17 +205,31 @@ final class FanOutRig
         try (Ends ends = new Ends(settings, 1))
         {
             ends.start("");
-            rate1 = ends.measure(warmupNs, measureNs);
-            final Checker spy = new Checker(ends.sender.addSubscription(SPY_CHANNEL, STREAM), false);
-            awaitOrFail(() -> spy.subscription.imageCount() > 0, "the spy's image");
-            final Image spyImage = spy.subscription.images().get(0);
-            final Poller spyPoller = new Poller(new Checker[]{spy}, settings.applicationIdle(), "fanout-spy");
-            ends.resources.add(spyPoller);
-            rate1Spied = ends.measure(warmupNs, measureNs);
+            ends.offerFor(warmupNs);
+            // without and with a spy in turn, the median of each: one publisher's rate moves by several times
+            // between phases of one run on this machine, more than a spy could cost
+            final double[] without = new double[SPY_ROUNDS];
+            final double[] with = new double[SPY_ROUNDS];
+            boolean lapped = false;
+            boolean spiesExact = true;
+            for (int round = 0; round < SPY_ROUNDS; round++)
+            {
+                without[round] = ends.measure(0, measureNs / 2);
+                final Checker spy = new Checker(ends.sender.addSubscription(SPY_CHANNEL, STREAM), false);
+                awaitOrFail(() -> spy.subscription.imageCount() > 0, "the spy's image");
+                final Image spyImage = spy.subscription.images().get(0);
+                final Poller spyPoller = new Poller(new Checker[]{spy}, settings.applicationIdle(), "fanout-spy");
+                with[round] = ends.measure(0, measureNs / 2);
+                ends.awaitReceived(spy, spyImage);
+                spyPoller.close();
+                lapped |= spyImage.isLapped();
+                spiesExact &= spy.isExact();
+                spy.subscription.close();
+            }
             exact1 = ends.drain();
-            ends.awaitReceived(spy, spyImage);
-            spyPoller.close();
-            spyExact = spyImage.isLapped() ? "lapped" : yesNo(spy.isExact());
+            rate1 = median(without);
+            rate1Spied = median(with);
+            spyExact = lapped ? "lapped" : yesNo(spiesExact);
         }
 
         final double rate8;
@@ -338,6 +356,13 @@ final class FanOutRig
         {
             CloseHelper.closeAll(client, driver);
         }
+    }
+
+    private static double median(final double[] values)
+    {
+        final double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     private static String dropCell(final long dropMs)
