@@ -133,8 +133,6 @@ class SettingErrorMessageTest
             { io.metaroce.datapath.settings.Configuration.PLANE_WEIGHT_FLOOR_PROP_NAME, "7" },
             { io.metaroce.datapath.settings.Configuration.PATH_BURST_PROP_NAME, "0" },
             { io.metaroce.datapath.settings.Configuration.PATH_BURST_PROP_NAME, "65" },
-            // the default path burst (8) is above this send burst: both are named, the send burst with its value
-            { io.metaroce.datapath.settings.Configuration.SEND_BURST_PROP_NAME, "4" },
         };
 
         for (final String[] row : table)
@@ -145,6 +143,17 @@ class SettingErrorMessageTest
             assertNamesOnce(ex.getMessage(), row[0], row[1]);
             System.clearProperty(row[0]);
         }
+
+        // a path burst above the send burst: both are named, the send burst with its value
+        set(io.metaroce.datapath.settings.Configuration.PATH_BURST_PROP_NAME, "8");
+        set(io.metaroce.datapath.settings.Configuration.SEND_BURST_PROP_NAME, "4");
+        final ConfigurationException above = assertThrows(ConfigurationException.class,
+            () -> new MediaDriver.Context().conclude());
+        assertNamesOnce(above.getMessage(), io.metaroce.datapath.settings.Configuration.SEND_BURST_PROP_NAME, "4");
+        assertTrue(above.getMessage().contains(io.metaroce.datapath.settings.Configuration.PATH_BURST_PROP_NAME),
+            above.getMessage());
+        System.clearProperty(io.metaroce.datapath.settings.Configuration.PATH_BURST_PROP_NAME);
+        System.clearProperty(io.metaroce.datapath.settings.Configuration.SEND_BURST_PROP_NAME);
     }
 
     private void set(final String name, final String value)

@@ -120,10 +120,10 @@ class ConnectionSettingsTest
         assertNotEquals(connection, new ConnectionSettings(2, 4, TrafficClass.BULK, "aimd", "round-robin", false,
             same.toBuilder().ccSlackNs(same.congestion().ccSlackNs() + 1).build()));
         final ConnectionSettings otherBurst = new ConnectionSettings(2, 4, TrafficClass.BULK, "aimd", "round-robin",
-            false, same.toBuilder().pathBurst(1).build());
+            false, same.toBuilder().pathBurst(8).build());
         assertNotEquals(connection, otherBurst);
         assertEquals(Configuration.PATH_BURST_DEFAULT, connection.pathBurst());
-        assertEquals(1, otherBurst.pathBurst());
+        assertEquals(8, otherBurst.pathBurst());
         assertThrows(IllegalArgumentException.class,
             () -> new ConnectionSettings(2, 0, TrafficClass.BULK, null, null, false, same));
     }
@@ -151,7 +151,7 @@ class ConnectionSettingsTest
         assertEquals(4, engine.senderCount());
 
         final SenderStream otherBurst =
-            open(8, settings().engineSettings(EngineSettings.builder().pathBurst(1).build()));
+            open(8, settings().engineSettings(EngineSettings.builder().pathBurst(8).build()));
         assertNotSame(first.connection(), otherBurst.connection(), "another path burst, another connection");
         assertEquals(5, engine.senderCount());
     }
