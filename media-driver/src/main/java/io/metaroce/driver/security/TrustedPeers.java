@@ -16,6 +16,7 @@
 package io.metaroce.driver.security;
 
 import io.metaroce.client.exceptions.ConfigurationException;
+import io.metaroce.datapath.security.X25519;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +47,8 @@ public final class TrustedPeers
 {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final Pattern SPACES = Pattern.compile("\\s+");
+    // any scalar shows a small-order key: X25519 of it is zero whatever the scalar
+    private static final byte[] SMALL_ORDER_PROBE = new byte[X25519.KEY_LENGTH];
 
     /**
      * A trusted peer.
@@ -145,6 +148,7 @@ public final class TrustedPeers
     {
         final List<Peer> peers = new ArrayList<>();
         final Map<String, Integer> seen = new HashMap<>();
+        final X25519 x25519 = new X25519();
         for (int i = 0; i < lines.size(); i++)
         {
             final String line = lines.get(i).strip();
@@ -159,6 +163,11 @@ public final class TrustedPeers
                 throw new ConfigurationException(at + ": expected '<public key> <name> [host ...]'");
             }
             final byte[] key = DriverKeyFile.decodeKey(fields[0], at);
+            if (!x25519.agree(SMALL_ORDER_PROBE, key, 0, new byte[X25519.KEY_LENGTH], 0))
+            {
+                throw new ConfigurationException(at + ": the key is of small order (RFC 7748, section 6.1), which " +
+                    "would give every handshake with it a known secret");
+            }
             if (!NAME.matcher(fields[1]).matches())
             {
                 throw new ConfigurationException(at + ": name '" + fields[1] + "' must be 1 to 64 letters, digits, " +

@@ -127,6 +127,10 @@ class DriverIdentityFilesTest
         assertMessage(List.of(KEY_A), "line 1: expected '<public key> <name> [host ...]'");
         assertMessage(List.of("#", "not-base64! alpha"), "line 2: not a base64 key");
         assertMessage(List.of(KEY_A + " al/pha"), "line 1: name 'al/pha' must be");
+        // u = 0 and u = 1, points of order 2 and 4: every handshake with them would have a known static secret
+        final String zero = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+        assertMessage(List.of(KEY_A + " alpha", zero + " zero"), "line 2: the key is of small order");
+        assertMessage(List.of("AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA= one"), "line 1: the key is of small order");
     }
 
     @Test
