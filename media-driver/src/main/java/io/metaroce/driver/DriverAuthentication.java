@@ -17,7 +17,7 @@ package io.metaroce.driver;
 
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.datapath.security.AuthSettings;
-import io.metaroce.datapath.security.NoiseIkHandshake;
+import io.metaroce.datapath.security.Authenticator;
 import io.metaroce.datapath.security.PacketSealer;
 import io.metaroce.driver.security.DriverKeyFile;
 import io.metaroce.driver.security.TrustedPeers;
@@ -71,8 +71,8 @@ final class DriverAuthentication
     }
 
     /**
-     * Handshakes between throwaway keys that the first driver to authenticate in a JVM runs at its start (see
-     * {@link NoiseIkHandshake#warmUp(int)}), about 0.3 s of CPU on a 2-vCPU host, so that its first connections
+     * Set-ups between throwaway keys that the first driver to authenticate in a JVM runs at its start (see
+     * {@link Authenticator#warmUp(int)}), about 0.3 s of CPU on a 2-vCPU host, so that its first connections
      * take milliseconds to set up rather than tens.
      */
     static final int WARM_UP_HANDSHAKES = 64;
@@ -86,7 +86,7 @@ final class DriverAuthentication
      */
     static int warmUpOnce()
     {
-        return IS_WARMED_UP.compareAndSet(false, true) ? NoiseIkHandshake.warmUp(WARM_UP_HANDSHAKES) : 0;
+        return IS_WARMED_UP.compareAndSet(false, true) ? Authenticator.warmUp(WARM_UP_HANDSHAKES) : 0;
     }
 
     /**

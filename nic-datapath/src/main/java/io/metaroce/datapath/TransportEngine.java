@@ -690,7 +690,8 @@ public final class TransportEngine implements AutoCloseable
 
     /**
      * Run every connection's due timers (retransmission timeout, tail-loss probe, path probes, delayed ACK, hole
-     * NACK, keepalive, STATUS, setup and close retries, liveness) and the credit scheduler.
+     * NACK, keepalive, STATUS, setup and close retries, liveness) and the credit scheduler; and make an ephemeral key
+     * ahead for the next authenticated handshake when one is missing ({@link Authenticator#prepare()}).
      *
      * @return work done.
      */
@@ -714,6 +715,11 @@ public final class TransportEngine implements AutoCloseable
         work += runCreditScheduler(nowNs);
         work += flushReceivers();
         sweepTerminated();
+        if (null != authenticator)
+        {
+            // an ephemeral key made between connections is an X25519 operation off the next handshake's path
+            work += authenticator.prepare();
+        }
 
         return work;
     }

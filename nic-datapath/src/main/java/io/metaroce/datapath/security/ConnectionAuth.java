@@ -91,8 +91,9 @@ public final class ConnectionAuth
     private int extensionLength;
     private PacketSealer sealer;
     private PacketOpener opener;
-    private byte[] ephemeral;
-    private byte[] privateKey;
+    private X25519KeyPair localStatic;
+    private X25519KeyPair ephemeral;
+    private NoiseIkHandshake.StaticSecrets staticSecrets;
 
     private ConnectionAuth(
         final boolean initiator,
@@ -112,12 +113,18 @@ public final class ConnectionAuth
     }
 
     static ConnectionAuth initiator(
-        final AuthSettings settings, final byte[] ephemeral, final byte[] peerKey, final boolean encrypt,
+        final AuthSettings settings,
+        final X25519KeyPair localStatic,
+        final X25519KeyPair ephemeral,
+        final NoiseIkHandshake.StaticSecrets staticSecrets,
+        final byte[] peerKey,
+        final boolean encrypt,
         final long timestampNs)
     {
         final ConnectionAuth auth = new ConnectionAuth(true, null, peerKey, encrypt, timestampNs, settings);
-        auth.ephemeral = ephemeral.clone();
-        auth.privateKey = settings.privateKey();
+        auth.localStatic = localStatic;
+        auth.ephemeral = ephemeral;
+        auth.staticSecrets = staticSecrets;
         return auth;
     }
 
@@ -144,14 +151,20 @@ public final class ConnectionAuth
         if (0 == extensionLength)
         {
             final byte[] prologue = bound(message, messageOffset, block, 0, precedingLength);
-            handshake = NoiseIkHandshake.initiator(privateKey, ephemeral, peerKey, prologue);
-            Arrays.fill(privateKey, (byte)0);
-            Arrays.fill(ephemeral, (byte)0);
+            handshake = NoiseIkHandshake.initiator(localStatic, ephemeral, peerKey, staticSecrets, prologue);
+            ephemeral.erase();
+            ephemeral = null;
+            localStatic = null;
             final byte[] payload = new byte[PAYLOAD_1_LENGTH];
             final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(payload);
             view.putLong(0, timestampNs, ByteOrder.LITTLE_ENDIAN);
             view.putInt(8, encrypt ? MODE_ENCRYPT : 0, ByteOrder.LITTLE_ENDIAN);
             final int length = handshake.writeMessage(payload, 0, PAYLOAD_1_LENGTH, extension, 4);
+            if (length < 0)
+            {
+                // the engine initiates only towards keys on its allow-list, whose loading refuses small-order keys
+                throw new IllegalStateException("the peer's static key was refused: " + length);
+            }
             extensionLength = putHeader(extension, length);
         }
         block.putBytes(precedingLength, extension, 0, extensionLength);

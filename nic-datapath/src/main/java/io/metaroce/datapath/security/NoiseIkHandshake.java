@@ -22,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
-import java.util.SplittableRandom;
 
 /**
  * One side of a {@code Noise_IK_25519_AESGCM_SHA256} handshake (the Noise Protocol Framework, revision 34): the
@@ -79,6 +78,30 @@ public final class NoiseIkHandshake
      */
     public static final int BAD_KEY = -3;
 
+    /**
+     * A read code: the responder's {@link StaticSecrets} refused the initiator's static key (not on its allow-list),
+     * before the static-static Diffie-Hellman was computed for it.
+     */
+    public static final int REFUSED = -4;
+
+    /**
+     * The static-static Diffie-Hellman of a handshake (Noise's {@code ss} token): a function of the two long-term
+     * keys alone, so an engine may compute it once per peer instead of once per handshake, and may refuse a peer it
+     * does not trust before spending an X25519 operation on it.
+     */
+    @FunctionalInterface
+    public interface StaticSecrets
+    {
+        /**
+         * The shared secret X25519(local static private key, remote static public key).
+         *
+         * @param remoteStatic the peer's static public key, 32 bytes; not to be kept.
+         * @param secret       where the 32 bytes of the secret go.
+         * @return true, or false to refuse the peer (untrusted, or a key of small order).
+         */
+        boolean staticSecret(byte[] remoteStatic, byte[] secret);
+    }
+
     private static final int GCM_TAG_BITS = TAG_LENGTH * 8;
     private static final int NONCE_LENGTH = 12;
     private static final int START = 0;
@@ -87,7 +110,8 @@ public final class NoiseIkHandshake
     private static final int FAILED = 3;
 
     private final boolean initiator;
-    private final X25519 x25519 = new X25519();
+    private final X25519 x25519;
+    private final StaticSecrets staticSecrets;
     private final Hkdf hkdf = new Hkdf();
     private final MessageDigest sha256;
     private final Cipher aead;
@@ -108,14 +132,18 @@ public final class NoiseIkHandshake
 
     private NoiseIkHandshake(
         final boolean initiator,
-        final byte[] staticPrivate,
-        final byte[] ephemeralPrivate,
+        final X25519KeyPair localStatic,
+        final X25519KeyPair ephemeral,
         final byte[] remoteStaticPublic,
+        final StaticSecrets staticSecrets,
         final byte[] prologue)
     {
         this.initiator = initiator;
-        this.staticPrivate = staticPrivate.clone();
-        this.ephemeralPrivate = ephemeralPrivate.clone();
+        this.x25519 = new X25519();
+        this.staticPrivate = localStatic.privateKey.clone();
+        this.ephemeralPrivate = ephemeral.privateKey.clone();
+        this.staticSecrets = null != staticSecrets ? staticSecrets :
+            (remote, secret) -> x25519.agree(staticPrivate, remote, 0, secret, 0);
         try
         {
             sha256 = MessageDigest.getInstance("SHA-256");
@@ -125,11 +153,8 @@ public final class NoiseIkHandshake
         {
             throw new IllegalStateException("the runtime has no SHA-256 or AES-GCM", ex);
         }
-        if (!x25519.publicKey(staticPrivate, staticPublic, 0) ||
-            !x25519.publicKey(ephemeralPrivate, ephemeralPublic, 0))
-        {
-            throw new IllegalArgumentException("an X25519 private key was refused");
-        }
+        System.arraycopy(localStatic.publicKey, 0, staticPublic, 0, X25519.KEY_LENGTH);
+        System.arraycopy(ephemeral.publicKey, 0, ephemeralPublic, 0, X25519.KEY_LENGTH);
 
         final byte[] name = PROTOCOL_NAME.getBytes(StandardCharsets.US_ASCII);
         // a name no longer than the hash is used as it is, zero-padded (Noise, section 5.2)
@@ -150,6 +175,8 @@ public final class NoiseIkHandshake
     private NoiseIkHandshake(final NoiseIkHandshake from)
     {
         this.initiator = from.initiator;
+        this.x25519 = from.x25519;
+        this.staticSecrets = from.staticSecrets;
         this.staticPrivate = from.staticPrivate.clone();
         this.ephemeralPrivate = from.ephemeralPrivate.clone();
         try
@@ -185,52 +212,6 @@ public final class NoiseIkHandshake
     }
 
     /**
-     * Run whole handshakes between throwaway keys so that the JIT compiles X25519, SHA-256 and AES-GCM before the
-     * first real one: cold, a handshake takes 15-35 ms of CPU on a 2-vCPU host, after 64 about 3 ms. The keys come
-     * from a fixed seed, since nothing they protect exists, and no caller's random source is drawn from, which keeps
-     * a simulation's replay the same.
-     *
-     * @param handshakes how many to run.
-     * @return how many completed, which is all of them unless the JDK's primitives misbehave.
-     */
-    public static int warmUp(final int handshakes)
-    {
-        final SplittableRandom random = new SplittableRandom(handshakes);
-        final byte[] initiatorStatic = new byte[X25519.KEY_LENGTH];
-        final byte[] responderStatic = new byte[X25519.KEY_LENGTH];
-        final byte[] responderPublic = new byte[X25519.KEY_LENGTH];
-        random.nextBytes(initiatorStatic);
-        random.nextBytes(responderStatic);
-        if (!new X25519().publicKey(responderStatic, responderPublic, 0))
-        {
-            return 0;
-        }
-        final byte[] prologue = new byte[8];
-        final byte[] payload = new byte[32];
-        final byte[] message = new byte[MESSAGE_1_OVERHEAD + payload.length];
-        int completed = 0;
-        for (int i = 0; i < handshakes; i++)
-        {
-            final byte[] initiatorEphemeral = new byte[X25519.KEY_LENGTH];
-            final byte[] responderEphemeral = new byte[X25519.KEY_LENGTH];
-            random.nextBytes(initiatorEphemeral);
-            random.nextBytes(responderEphemeral);
-            final NoiseIkHandshake initiator =
-                initiator(initiatorStatic, initiatorEphemeral, responderPublic, prologue);
-            final NoiseIkHandshake responder = responder(responderStatic, responderEphemeral, prologue);
-            final int length1 = initiator.writeMessage(payload, 0, payload.length, message, 0);
-            if (responder.readMessage(message, 0, length1, payload, 0) < 0)
-            {
-                continue;
-            }
-            final int length2 = responder.writeMessage(payload, 0, payload.length, message, 0);
-            completed += initiator.readMessage(message, 0, length2, payload, 0) < 0 ? 0 : 1;
-        }
-
-        return completed;
-    }
-
-    /**
      * The initiator's side.
      *
      * @param staticPrivate      the initiator's long-term private key.
@@ -244,7 +225,28 @@ public final class NoiseIkHandshake
         final byte[] staticPrivate, final byte[] ephemeralPrivate, final byte[] remoteStaticPublic,
         final byte[] prologue)
     {
-        return new NoiseIkHandshake(true, staticPrivate, ephemeralPrivate, remoteStaticPublic, prologue);
+        return new NoiseIkHandshake(
+            true, X25519KeyPair.of(staticPrivate), X25519KeyPair.of(ephemeralPrivate), remoteStaticPublic, null,
+            prologue);
+    }
+
+    /**
+     * The initiator's side from keys whose public halves are already computed, and the static-static secret from an
+     * engine's cache: the same messages as {@link #initiator(byte[], byte[], byte[], byte[])}, with three X25519
+     * operations fewer on the connection's critical path.
+     *
+     * @param localStatic        the initiator's long-term key pair.
+     * @param ephemeral          a key pair for this handshake only, never used for another.
+     * @param remoteStaticPublic the responder's public key, known before the handshake.
+     * @param staticSecrets      gives X25519(localStatic, remote static).
+     * @param prologue           bytes both sides hold before the handshake.
+     * @return the handshake, ready to write message 1.
+     */
+    public static NoiseIkHandshake initiator(
+        final X25519KeyPair localStatic, final X25519KeyPair ephemeral, final byte[] remoteStaticPublic,
+        final StaticSecrets staticSecrets, final byte[] prologue)
+    {
+        return new NoiseIkHandshake(true, localStatic, ephemeral, remoteStaticPublic, staticSecrets, prologue);
     }
 
     /**
@@ -258,7 +260,25 @@ public final class NoiseIkHandshake
     public static NoiseIkHandshake responder(
         final byte[] staticPrivate, final byte[] ephemeralPrivate, final byte[] prologue)
     {
-        return new NoiseIkHandshake(false, staticPrivate, ephemeralPrivate, null, prologue);
+        return new NoiseIkHandshake(
+            false, X25519KeyPair.of(staticPrivate), X25519KeyPair.of(ephemeralPrivate), null, null, prologue);
+    }
+
+    /**
+     * The responder's side from keys whose public halves are already computed, and the static-static secret from an
+     * engine's cache, which may refuse the initiator's key before it is computed ({@link #REFUSED}).
+     *
+     * @param localStatic   the responder's long-term key pair.
+     * @param ephemeral     a key pair for this handshake only, never used for another.
+     * @param staticSecrets gives X25519(localStatic, remote static), or refuses the remote key.
+     * @param prologue      bytes both sides hold before the handshake, as the initiator gives them.
+     * @return the handshake, ready to read message 1.
+     */
+    public static NoiseIkHandshake responder(
+        final X25519KeyPair localStatic, final X25519KeyPair ephemeral, final StaticSecrets staticSecrets,
+        final byte[] prologue)
+    {
+        return new NoiseIkHandshake(false, localStatic, ephemeral, null, staticSecrets, prologue);
     }
 
     /**
@@ -269,7 +289,9 @@ public final class NoiseIkHandshake
      * @param payloadLength its length.
      * @param out           where the message goes.
      * @param offset        where in {@code out}.
-     * @return the message length: the payload length plus {@link #MESSAGE_1_OVERHEAD} or {@link #MESSAGE_2_OVERHEAD}.
+     * @return the message length: the payload length plus {@link #MESSAGE_1_OVERHEAD} or {@link #MESSAGE_2_OVERHEAD};
+     *         or, for message 1, {@link #BAD_KEY} when the responder's key is of small order and {@link #REFUSED} when
+     *         the static secret was refused, which leave the handshake unusable.
      */
     public int writeMessage(
         final byte[] payload, final int payloadOffset, final int payloadLength, final byte[] out, final int offset)
@@ -284,12 +306,22 @@ public final class NoiseIkHandshake
         position += X25519.KEY_LENGTH;
         if (initiator)
         {
-            mixDh(ephemeralPrivate, remoteStatic);                                    // es
+            if (!mixDh(ephemeralPrivate, remoteStatic))                               // es
+            {
+                state = FAILED;
+                return BAD_KEY;
+            }
             position += encryptAndHash(staticPublic, 0, X25519.KEY_LENGTH, out, position);
-            mixDh(staticPrivate, remoteStatic);                                       // ss
+            if (!staticSecrets.staticSecret(remoteStatic, dh))                         // ss
+            {
+                state = FAILED;
+                return REFUSED;
+            }
+            mixKey();
         }
         else
         {
+            // both keys were accepted when message 1 was read, and ours is a valid ephemeral
             mixDh(ephemeralPrivate, remoteEphemeral);                                 // ee
             mixDh(ephemeralPrivate, remoteStatic);                                    // se
         }
@@ -306,7 +338,7 @@ public final class NoiseIkHandshake
      * @param length        its length.
      * @param payload       where the decrypted payload goes.
      * @param payloadOffset where in {@code payload}.
-     * @return the payload length, or {@link #TOO_SHORT}, {@link #BAD_TAG} or {@link #BAD_KEY}.
+     * @return the payload length, or {@link #TOO_SHORT}, {@link #BAD_TAG}, {@link #BAD_KEY} or {@link #REFUSED}.
      */
     public int readMessage(
         final byte[] message, final int offset, final int length, final byte[] payload, final int payloadOffset)
@@ -342,10 +374,12 @@ public final class NoiseIkHandshake
             return BAD_TAG;
         }
         position += staticLength;
-        if (!mixDh(staticPrivate, remoteStatic))                                       // ss
+        // the initiator's key is known from here: an untrusted one costs no further X25519 operation
+        if (!staticSecrets.staticSecret(remoteStatic, dh))                             // ss
         {
-            return BAD_KEY;
+            return REFUSED;
         }
+        mixKey();
         return decryptAndHash(message, position, length - (position - offset), payload, payloadOffset);
     }
 
@@ -443,11 +477,16 @@ public final class NoiseIkHandshake
         {
             return false;
         }
+        mixKey();
+        return true;
+    }
+
+    private void mixKey()
+    {
         // MixKey: ck, k = HKDF(ck, dh); a new key restarts the nonce
         hkdf.noiseHkdf(ck, dh, dh.length, ck, k);
         hasKey = true;
         n = 0;
-        return true;
     }
 
     private int encryptAndHash(

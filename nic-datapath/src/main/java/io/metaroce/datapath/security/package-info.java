@@ -17,7 +17,9 @@
  * The cryptography of authenticated connections: the {@code Noise_IK_25519_AESGCM_SHA256} handshake
  * ({@link io.metaroce.datapath.security.NoiseIkHandshake}) over X25519 and HKDF-SHA256 that two engines run inside
  * SETUP and SETUP_ACK ({@link io.metaroce.datapath.security.ConnectionAuth}, one per connection, and the engine's
- * {@link io.metaroce.datapath.security.Authenticator}, which checks the allow-list and refuses replayed handshakes),
+ * {@link io.metaroce.datapath.security.Authenticator}, which checks the allow-list, refuses replayed handshakes and
+ * keeps X25519 work off a connection's path: public keys computed once ({@link
+ * io.metaroce.datapath.security.X25519KeyPair}), ephemeral keys made ahead, each peer's static-static secret kept),
  * the key schedule that turns its secrets into AES-128-GCM keys that change by epoch without a message
  * ({@link io.metaroce.datapath.security.TrafficKeys}), and the sealing and opening of datagrams with an explicit
  * per-lane counter and a replay window per lane ({@link io.metaroce.datapath.security.PacketSealer},

@@ -26,6 +26,7 @@ import java.util.HexFormat;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -117,13 +118,6 @@ class NoiseIkHandshakeTest
     }
 
     @Test
-    void shouldCompleteEveryWarmUpHandshake()
-    {
-        assertEquals(8, NoiseIkHandshake.warmUp(8));
-        assertEquals(0, NoiseIkHandshake.warmUp(0));
-    }
-
-    @Test
     void shouldFailWhenTheInitiatorHoldsAnotherResponderKey()
     {
         final byte[] wrongPublic = RESP_STATIC_PUBLIC.clone();
@@ -190,6 +184,62 @@ class NoiseIkHandshakeTest
         assertEquals(NoiseIkHandshake.MESSAGE_1_OVERHEAD, length);
         assertEquals(NoiseIkHandshake.TOO_SHORT, NoiseIkHandshake.responder(RESP_STATIC, RESP_EPHEMERAL, PROLOGUE)
             .readMessage(buffer, 0, length - 1, new byte[512], 0));
+    }
+
+    @Test
+    void shouldWriteTheCacophonyMessagesFromPrecomputedKeysAndCachedStaticSecrets()
+    {
+        final X25519 x25519 = new X25519();
+        final int[] asked = new int[2];
+        final NoiseIkHandshake initiator = NoiseIkHandshake.initiator(
+            X25519KeyPair.of(INIT_STATIC), X25519KeyPair.of(INIT_EPHEMERAL), RESP_STATIC_PUBLIC,
+            (remote, secret) ->
+            {
+                asked[0]++;
+                return x25519.agree(INIT_STATIC, remote, 0, secret, 0);
+            },
+            PROLOGUE);
+        final NoiseIkHandshake responder = NoiseIkHandshake.responder(
+            X25519KeyPair.of(RESP_STATIC), X25519KeyPair.of(RESP_EPHEMERAL),
+            (remote, secret) ->
+            {
+                asked[1]++;
+                return x25519.agree(RESP_STATIC, remote, 0, secret, 0);
+            },
+            PROLOGUE);
+
+        final byte[] buffer = new byte[512];
+        final byte[] payload = HEX.parseHex(MESSAGES[0][0]);
+        final int length1 = initiator.writeMessage(payload, 0, payload.length, buffer, 0);
+        assertEquals(MESSAGES[0][1], HEX.formatHex(buffer, 0, length1));
+        assertEquals(payload.length, responder.readMessage(buffer, 0, length1, new byte[512], 0));
+        final byte[] reply = HEX.parseHex(MESSAGES[1][0]);
+        final int length2 = responder.writeMessage(reply, 0, reply.length, buffer, 0);
+        assertEquals(MESSAGES[1][1], HEX.formatHex(buffer, 0, length2));
+        assertEquals(reply.length, initiator.readMessage(buffer, 0, length2, new byte[512], 0));
+        assertArrayEquals(HANDSHAKE_HASH, responder.handshakeHash());
+        assertArrayEquals(new int[]{ 1, 1 }, asked);
+    }
+
+    @Test
+    void shouldRefuseAnInitiatorWhoseStaticSecretIsRefusedWithoutAnsweringIt()
+    {
+        final byte[] buffer = new byte[512];
+        final int length1 = NoiseIkHandshake.initiator(INIT_STATIC, INIT_EPHEMERAL, RESP_STATIC_PUBLIC, PROLOGUE)
+            .writeMessage(new byte[8], 0, 8, buffer, 0);
+        final byte[][] seen = new byte[1][];
+        final NoiseIkHandshake responder = NoiseIkHandshake.responder(
+            X25519KeyPair.of(RESP_STATIC), X25519KeyPair.of(RESP_EPHEMERAL),
+            (remote, secret) ->
+            {
+                seen[0] = remote.clone();
+                return false;
+            },
+            PROLOGUE);
+
+        assertEquals(NoiseIkHandshake.REFUSED, responder.readMessage(buffer, 0, length1, new byte[512], 0));
+        assertArrayEquals(X25519KeyPair.of(INIT_STATIC).publicKey(), seen[0], "asked about the initiator's key");
+        assertThrows(IllegalStateException.class, () -> responder.writeMessage(new byte[8], 0, 8, buffer, 0));
     }
 
     private static byte[] noiseTransportSeal(final byte[] key, final long n, final byte[] plaintext) throws Exception

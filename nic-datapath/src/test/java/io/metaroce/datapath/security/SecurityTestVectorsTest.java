@@ -57,8 +57,14 @@ class SecurityTestVectorsTest
         new X25519().publicKey(responderStatic, responderPublic, 0);
 
         final AuthSettings initiatorSettings = settings(initiatorStatic);
-        final ConnectionAuth initiator =
-            ConnectionAuth.initiator(initiatorSettings, initiatorEphemeral, responderPublic, true, TIMESTAMP_NS);
+        final ConnectionAuth initiator = ConnectionAuth.initiator(
+            initiatorSettings,
+            X25519KeyPair.of(initiatorStatic),
+            X25519KeyPair.of(initiatorEphemeral),
+            (remote, secret) -> new X25519().agree(initiatorStatic, remote, 0, secret, 0),
+            responderPublic,
+            true,
+            TIMESTAMP_NS);
         final UnsafeBuffer setup = new UnsafeBuffer(new byte[512]);
         final byte[] goldenSetup = spec.get("golden SETUP");
         setup.putBytes(0, goldenSetup, 0, 68);
