@@ -44,6 +44,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchRunnerSmokeTest
 {
     @Test
+    void shouldNameEveryScenarioInTheScriptsUsage() throws IOException
+    {
+        final String script = Files.readString(Path.of("..", "metaroce"), StandardCharsets.UTF_8);
+        final int start = script.indexOf("#   ./metaroce bench ");
+        final int end = script.indexOf("#   ./metaroce jmh ", start);
+        final String bench = script.substring(start, end).replaceAll("\\s*#\\s*", " ");
+        final String listed = bench.substring(bench.indexOf("(scenarios: ") + "(scenarios: ".length(),
+            bench.indexOf("; default all)"));
+        assertEquals(BenchRunner.SCENARIOS, List.of(listed.split(",\\s*")), bench);
+    }
+
+    @Test
     void shouldPrintUsageAndExitZeroOnHelpAndTwoOnABadCommandLine()
     {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
