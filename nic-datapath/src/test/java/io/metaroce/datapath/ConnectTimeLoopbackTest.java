@@ -18,9 +18,7 @@ package io.metaroce.datapath;
 import io.metaroce.codec.wire.ConnectionState;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.io.PacketTransportFactory;
-import io.metaroce.datapath.io.TransportSpec;
 import io.metaroce.datapath.security.AuthSettings;
-import io.metaroce.datapath.security.X25519;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.sim.SimulatedImage;
@@ -30,26 +28,17 @@ import io.metaroce.datapath.stream.FramePlacement;
 import io.metaroce.datapath.stream.ImageAdmission;
 import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.stream.SenderStream;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * {@code snd-connect-ns} between two engines over real UDP sockets on the loopback planes 127.0.0.1 and 127.0.0.2,
@@ -67,16 +56,13 @@ class ConnectTimeLoopbackTest implements ConnectionHandler, ImageAdmission
     private static final int MTU = 1408;
     private static final long SANITY_BOUND_NS = TimeUnit.SECONDS.toNanos(1);
 
-    private final List<PacketTransport> transports = new ArrayList<>();
-    private final List<TransportEngine> engines = new ArrayList<>();
-    private final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, TimeUnit.MICROSECONDS.toNanos(100));
+    private final LoopbackEngines loopback = new LoopbackEngines(PLANES, TimeUnit.MICROSECONDS.toNanos(100));
     private final SecureRandom random = new SecureRandom();
 
     @AfterEach
     void close()
     {
-        engines.forEach(TransportEngine::close);
-        transports.forEach(PacketTransport::close);
+        loopback.close();
     }
 
     @Test
@@ -102,38 +88,26 @@ class ConnectTimeLoopbackTest implements ConnectionHandler, ImageAdmission
      */
     private long connectNs(final boolean authenticate) throws IOException
     {
-        final byte[] senderPrivate = X25519.newPrivateKey(random);
-        final byte[] receiverPrivate = X25519.newPrivateKey(random);
-        final byte[] senderPublic = publicKey(senderPrivate);
-        final byte[] receiverPublic = publicKey(receiverPrivate);
+        final LoopbackEngines.TrustingPair keys = LoopbackEngines.trustingPair(random);
         final PacketTransport senderTransport = transport();
         final PacketTransport receiverTransport = transport();
         final EngineSettings settings = EngineSettings.builder().mtu(MTU).pathsPerPlane(2).build();
-        final TransportEngine sender = engine(senderTransport, settings, !authenticate ? null :
-            AuthSettings.of(senderPrivate, (key) -> Arrays.equals(receiverPublic, key), true));
-        final TransportEngine receiver = engine(receiverTransport, settings, !authenticate ? null :
-            AuthSettings.of(receiverPrivate, (key) -> Arrays.equals(senderPublic, key), true));
+        final TransportEngine sender = engine(senderTransport, settings, authenticate ? keys.sender() : null);
+        final TransportEngine receiver = engine(receiverTransport, settings, authenticate ? keys.receiver() : null);
 
         final SimulatedPublication publication =
             new SimulatedPublication(STREAM_ID, SESSION_ID, 0, TERM_LENGTH, 0, MTU, TERM_LENGTH / 2);
         final SenderSettings streamSettings = new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID)
             .initialTermId(0).activeTermId(0).termOffset(0).termLength(TERM_LENGTH).planeCount(PLANES)
-            .pathsPerPlane(2).destination(senderTransport.addDestination(addresses(receiverTransport)));
+            .pathsPerPlane(2).destination(senderTransport.addDestination(loopback.addresses(receiverTransport)));
         if (authenticate)
         {
-            streamSettings.peerKey(receiverPublic).encrypt(true);
+            streamSettings.peerKey(keys.receiverPublic()).encrypt(true);
         }
         final SenderStream stream = sender.openStream(streamSettings, publication);
 
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (ConnectionState.ESTABLISHED != stream.connection().state())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("the connection was not established: " + stream.connection().state());
-            }
-            idle.idle(sender.doWork() + receiver.doWork());
-        }
+        loopback.awaitTrue(() -> ConnectionState.ESTABLISHED == stream.connection().state(),
+            "the connection established", sender, receiver);
         assertEquals(authenticate, stream.connection().isAuthenticated());
 
         final CountersManager counters = sender.context().countersManager();
@@ -151,48 +125,18 @@ class ConnectTimeLoopbackTest implements ConnectionHandler, ImageAdmission
 
     private PacketTransport transport() throws IOException
     {
-        final InetAddress[] planes = new InetAddress[PLANES];
-        for (int i = 0; i < PLANES; i++)
-        {
-            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
-        }
-        final PacketTransport transport = PacketTransportFactory.udp().open(new TransportSpec()
-            .planeAddresses(planes).entropyCount(2));
-        transports.add(transport);
-        return transport;
+        return loopback.add(PacketTransportFactory.udp().open(loopback.spec().entropyCount(2)));
     }
 
     private TransportEngine engine(
         final PacketTransport transport, final EngineSettings settings, final AuthSettings authSettings)
     {
-        final TransportEngine engine = new TransportEngine(new TransportEngine.Context()
+        return loopback.engine(new TransportEngine.Context()
             .transport(transport)
-            .countersManager(new CountersManager(
-                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 512)),
-                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 128))))
             .connectionHandler(this)
             .imageAdmission(this)
             .authSettings(authSettings)
             .settings(settings));
-        engines.add(engine);
-        return engine;
-    }
-
-    private static InetSocketAddress[] addresses(final PacketTransport transport)
-    {
-        final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
-        for (int i = 0; i < PLANES; i++)
-        {
-            addresses[i] = new InetSocketAddress(transport.planeAddress(i), transport.localPort());
-        }
-        return addresses;
-    }
-
-    private static byte[] publicKey(final byte[] privateKey)
-    {
-        final byte[] publicKey = new byte[X25519.KEY_LENGTH];
-        new X25519().publicKey(privateKey, publicKey, 0);
-        return publicKey;
     }
 
     public FramePlacement onImageRequest(

@@ -23,9 +23,7 @@ import io.metaroce.datapath.counters.DropReason;
 import io.metaroce.datapath.io.NativeDatagrams;
 import io.metaroce.datapath.io.PacketTransport;
 import io.metaroce.datapath.io.PacketTransportFactory;
-import io.metaroce.datapath.io.TransportSpec;
 import io.metaroce.datapath.security.AuthSettings;
-import io.metaroce.datapath.security.X25519;
 import io.metaroce.datapath.settings.EngineSettings;
 import io.metaroce.datapath.settings.SenderSettings;
 import io.metaroce.datapath.sim.MessageStream;
@@ -37,31 +35,22 @@ import io.metaroce.datapath.stream.ImageAdmission;
 import io.metaroce.datapath.stream.ReceiverStream;
 import io.metaroce.datapath.stream.SenderStream;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.status.CountersManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Sealed DATA through the batched UDP transport as a driver builds it (sendmmsg of up to 32 datagrams, segmentation
@@ -82,9 +71,7 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
     private static final String[] OPEN_REASONS = {
         "UNSEALED", "BAD_TAG", "REPLAYED", "TOO_OLD", "UNKNOWN_EPOCH", "NO_SUCH_LANE" };
 
-    private final List<PacketTransport> transports = new ArrayList<>();
-    private final List<TransportEngine> engines = new ArrayList<>();
-    private final IdleStrategy idle = new BackoffIdleStrategy(10, 20, 1_000, TimeUnit.MICROSECONDS.toNanos(200));
+    private final LoopbackEngines loopback = new LoopbackEngines(PLANES, TimeUnit.MICROSECONDS.toNanos(200));
     private SimulatedPublication publication;
     private SimulatedImage image;
     private PacketTransport senderTransport;
@@ -102,8 +89,7 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
     @AfterEach
     void close()
     {
-        engines.forEach(TransportEngine::close);
-        transports.forEach(PacketTransport::close);
+        loopback.close();
     }
 
     @Test
@@ -125,13 +111,13 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         assertTrue(datagrams >= 4 && calls < datagrams,
             "sealed DATA batched: " + datagrams + " datagrams in " + calls + " send calls");
         // only the receiver runs: what the one duty cycle sent arrives and opens, with no chance of a retransmission
-        awaitTrue(() ->
+        loopback.awaitTrue(() ->
         {
             image.poll(messages, 64);
             return image.consumerPosition() >= sentPosition || null != messages.violation();
         }, "the duty cycle's DATA delivered up to " + sentPosition, receiver);
         assertNoneFailedToOpen();
-        awaitTrue(() ->
+        loopback.awaitTrue(() ->
         {
             image.poll(messages, 64);
             return messages.messagesChecked() == messages.messageCount() || null != messages.violation();
@@ -168,7 +154,7 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         assertEquals(burst, senderTransport.sentDatagrams() - before, "and the transport takes every DATA");
         // a 1,344-byte frame (header and 1,312 bytes) and a 64-byte one (header and 32 bytes, aligned)
         assertEquals((burst / 2) * (1344 + 64), stream.senderPosition(), "two DATA per message");
-        awaitTrue(() ->
+        loopback.awaitTrue(() ->
         {
             image.poll((buffer, offset, length, flags, position) -> {}, 1024);
             return image.consumerPosition() >= stream.senderPosition();
@@ -191,7 +177,7 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         connectionsById.put(connection.localConnectionId(), connection);
         final PacketTransport batched = transport(1024);
         final SealingTransport sealing = new SealingTransport(batched, connectionsById, sender);
-        final int destination = sealing.addDestination(addresses(receiverTransport));
+        final int destination = sealing.addDestination(loopback.addresses(receiverTransport));
         final int headerLength = 64;
         final int payloadLength = 1000;
         final UnsafeBuffer header = new UnsafeBuffer(ByteBuffer.allocateDirect(headerLength));
@@ -231,30 +217,25 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
 
     private void connect(final int sendBurst, final int mtu, final int publicationMtu) throws IOException
     {
-        final byte[] senderPrivate = X25519.newPrivateKey(new SecureRandom());
-        final byte[] receiverPrivate = X25519.newPrivateKey(new SecureRandom());
-        final byte[] senderPublic = publicKey(senderPrivate);
-        final byte[] receiverPublic = publicKey(receiverPrivate);
+        final LoopbackEngines.TrustingPair keys = LoopbackEngines.trustingPair(new SecureRandom());
         senderTransport = transport(32);
         receiverTransport = transport(32);
         final EngineSettings settings = EngineSettings.builder()
             .mtu(mtu).pathsPerPlane(4).senderWindow(false).receiverCredit(false).sendBurst(sendBurst).build();
-        sender = engine(senderTransport, settings, AuthSettings.of(senderPrivate,
-            (key) -> Arrays.equals(receiverPublic, key), true));
-        receiver = engine(receiverTransport, settings, AuthSettings.of(receiverPrivate,
-            (key) -> Arrays.equals(senderPublic, key), true));
+        sender = engine(senderTransport, settings, keys.sender());
+        receiver = engine(receiverTransport, settings, keys.receiver());
 
         publication = new SimulatedPublication(
             STREAM_ID, SESSION_ID, 0, TERM_LENGTH, 0, publicationMtu, TERM_LENGTH / 2);
         stream = sender.openStream(new SenderSettings().streamId(STREAM_ID).sessionId(SESSION_ID).initialTermId(0)
             .activeTermId(0).termOffset(0).termLength(TERM_LENGTH).planeCount(PLANES).pathsPerPlane(4)
-            .destination(senderTransport.addDestination(addresses(receiverTransport)))
-            .peerKey(receiverPublic).encrypt(true), publication);
-        awaitTrue(() -> ConnectionState.ESTABLISHED == stream.state() && null != image, "the stream established",
-            sender, receiver);
+            .destination(senderTransport.addDestination(loopback.addresses(receiverTransport)))
+            .peerKey(keys.receiverPublic()).encrypt(true), publication);
+        loopback.awaitTrue(() -> ConnectionState.ESTABLISHED == stream.state() && null != image,
+            "the stream established", sender, receiver);
         assertTrue(stream.connection().isAuthenticated(), "an authenticated connection");
         // what the handshake and opening left queued goes now, so that the next duty cycle sends only the batch
-        awaitTrue(() -> 0 == sender.doWork() + receiver.doWork(), "a quiet pair", sender, receiver);
+        loopback.awaitTrue(() -> 0 == sender.doWork() + receiver.doWork(), "a quiet pair", sender, receiver);
     }
 
     private void offer(final MessageStream messages)
@@ -274,24 +255,6 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         }
     }
 
-    private void awaitTrue(final BooleanSupplier condition, final String what, final TransportEngine... running)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("timed out waiting for " + what);
-            }
-            int work = 0;
-            for (final TransportEngine engine : running)
-            {
-                work += engine.doWork();
-            }
-            idle.idle(work);
-        }
-    }
-
     private static int dropCode(final String reason)
     {
         for (int code = 1; code < DropReason.COUNT; code++)
@@ -306,48 +269,19 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
 
     private PacketTransport transport(final int batchLength) throws IOException
     {
-        final InetAddress[] planes = new InetAddress[PLANES];
-        for (int i = 0; i < PLANES; i++)
-        {
-            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
-        }
-        final PacketTransport transport = PacketTransportFactory.batchedUdp(batchLength, true).open(new TransportSpec()
-            .planeAddresses(planes).entropyCount(4).socketReceiveBufferLength(4 * 1024 * 1024));
-        transports.add(transport);
-        return transport;
+        return loopback.add(PacketTransportFactory.batchedUdp(batchLength, true).open(
+            loopback.spec().entropyCount(4).socketReceiveBufferLength(4 * 1024 * 1024)));
     }
 
     private TransportEngine engine(
         final PacketTransport transport, final EngineSettings settings, final AuthSettings authSettings)
     {
-        final TransportEngine engine = new TransportEngine(new TransportEngine.Context()
+        return loopback.engine(new TransportEngine.Context()
             .transport(transport)
-            .countersManager(new CountersManager(
-                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 512)),
-                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 128))))
             .connectionHandler(this)
             .imageAdmission(this)
             .authSettings(authSettings)
             .settings(settings));
-        engines.add(engine);
-        return engine;
-    }
-
-    private static InetSocketAddress[] addresses(final PacketTransport transport)
-    {
-        final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
-        for (int i = 0; i < PLANES; i++)
-        {
-            addresses[i] = new InetSocketAddress(transport.planeAddress(i), transport.localPort());
-        }
-        return addresses;
-    }
-
-    private static byte[] publicKey(final byte[] privateKey)
-    {
-        final byte[] publicKey = new byte[X25519.KEY_LENGTH];
-        new X25519().publicKey(privateKey, publicKey, 0);
-        return publicKey;
     }
 
     public FramePlacement onImageRequest(

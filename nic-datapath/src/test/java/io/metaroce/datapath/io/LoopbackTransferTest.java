@@ -17,6 +17,7 @@ package io.metaroce.datapath.io;
 
 import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.MessageHeaderDecoder;
+import io.metaroce.datapath.LoopbackEngines;
 import io.metaroce.datapath.TransportEngine;
 import io.metaroce.datapath.connection.SenderConnection;
 import io.metaroce.datapath.settings.SenderSettings;
@@ -34,16 +35,11 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.status.CountersManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -65,8 +61,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     private static final int STREAM_ID = 77;
     private static final int TEMPLATE = MessageHeaderDecoder.templateIdEncodingOffset();
 
-    private final List<NioUdpTransport> transports = new ArrayList<>();
-    private final List<TransportEngine> engines = new ArrayList<>();
+    private final LoopbackEngines loopback = new LoopbackEngines(PLANES, TimeUnit.MICROSECONDS.toNanos(200));
     private SimulatedPublication publication;
     private SimulatedImage image;
     private int senderTermination = -1;
@@ -75,46 +70,22 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     @AfterEach
     void close()
     {
-        engines.forEach(TransportEngine::close);
-        transports.forEach(NioUdpTransport::close);
+        loopback.close();
     }
 
     private NioUdpTransport transport(final LossGenerator lossGenerator) throws Exception
     {
-        final InetAddress[] planes = new InetAddress[PLANES];
-        for (int i = 0; i < PLANES; i++)
-        {
-            planes[i] = InetAddress.getByName("127.0.0." + (i + 1));
-        }
-        final NioUdpTransport transport = new NioUdpTransport(new TransportSpec()
-            .planeAddresses(planes).entropyCount(4).socketReceiveBufferLength(2 * 1024 * 1024)
-            .lossGenerator(lossGenerator));
-        transports.add(transport);
-        return transport;
+        return loopback.add(new NioUdpTransport(loopback.spec()
+            .entropyCount(4).socketReceiveBufferLength(2 * 1024 * 1024).lossGenerator(lossGenerator)));
     }
 
     private TransportEngine engine(final NioUdpTransport transport, final long seed)
     {
-        final TransportEngine engine = new TransportEngine(new TransportEngine.Context()
+        return loopback.engine(new TransportEngine.Context()
             .transport(transport)
             .random(new SplittableRandom(seed))
-            .countersManager(new CountersManager(
-                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 512)),
-                new UnsafeBuffer(ByteBuffer.allocateDirect(1024 * 128))))
             .connectionHandler(this)
             .imageAdmission(this));
-        engines.add(engine);
-        return engine;
-    }
-
-    private static InetSocketAddress[] addresses(final NioUdpTransport transport)
-    {
-        final InetSocketAddress[] addresses = new InetSocketAddress[PLANES];
-        for (int i = 0; i < PLANES; i++)
-        {
-            addresses[i] = new InetSocketAddress(transport.planeAddress(i), transport.localPort());
-        }
-        return addresses;
     }
 
     private SenderStream connect(final TransportEngine engine, final int destination)
@@ -176,7 +147,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
         final NioUdpTransport receiverTransport = transport(dropStage);
         final TransportEngine sender = engine(senderTransport, SEED + 1);
         final TransportEngine receiver = engine(receiverTransport, SEED + 2);
-        final int destination = senderTransport.addDestination(addresses(receiverTransport));
+        final int destination = senderTransport.addDestination(loopback.addresses(receiverTransport));
         final SenderStream senderStream = connect(sender, destination);
         final SenderConnection connection = senderStream.connection();
         final MessageStream stream = new MessageStream(SEED, 4000, 1500);
@@ -201,7 +172,7 @@ class LoopbackTransferTest implements ConnectionHandler, ImageAdmission
     {
         final NioUdpTransport transport = transport(null);
         final TransportEngine engine = engine(transport, SEED + 3);
-        final SenderStream senderStream = connect(engine, transport.addDestination(addresses(transport)));
+        final SenderStream senderStream = connect(engine, transport.addDestination(loopback.addresses(transport)));
         final MessageStream stream = new MessageStream(SEED + 1, 1000, 2000);
 
         transfer(senderStream, stream, engine);
