@@ -32,7 +32,6 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.status.CountersReader;
 
 import java.net.InetSocketAddress;
 
@@ -81,7 +80,7 @@ import java.net.InetSocketAddress;
  * their counters, then closes the sockets, so the port can be bound again; the conductor then forgets the endpoint
  * and a later subscription opens a fresh one.
  */
-final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
+final class ReceiveEndpoint extends NetworkEndpoint implements ConnectionHandler, ImageAdmission, AutoCloseable
 {
     /**
      * How long a failed log's answer waits for the engine to ask about its opening again, 100 ms: the engine asks
@@ -94,7 +93,6 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     private final TransportEngine engine;
     private final SocketGroup.Context groupCtx;
     private SocketGroup group;
-    private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final DriverConductor conductor;
     private final ManyToOneRingBuffer idSource;
     private final ErrorHandler errorHandler;
@@ -105,8 +103,6 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     private final LongArrayQueue imageEndOrder = new LongArrayQueue();
     private final Long2ObjectHashMap<PendingImage> pendingImages = new Long2ObjectHashMap<>();
     private int answeredPendingImages;
-    private int refCount;
-    private int localAddressCounterId = CountersReader.NULL_COUNTER_ID;
 
     ReceiveEndpoint(
         final UdpChannel channel,
@@ -159,75 +155,6 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
     }
 
     /**
-     * Conductor: the counter that shows the endpoint's bound addresses ({@code CounterTypeId.LOCAL_SOCKET_ADDRESS}),
-     * allocated right after the endpoint, freed when it closed.
-     *
-     * @param counterId the counter's id.
-     */
-    void localAddressCounterId(final int counterId)
-    {
-        localAddressCounterId = counterId;
-    }
-
-    /**
-     * Conductor: the channel status counter id the endpoint's channels are answered with.
-     *
-     * @return the id of the endpoint's local socket address counter.
-     */
-    int localAddressCounterId()
-    {
-        return localAddressCounterId;
-    }
-
-    /**
-     * Conductor: take the local socket address counter to free it, once.
-     *
-     * @return its id, or {@code CountersReader.NULL_COUNTER_ID} when taken already.
-     */
-    int takeLocalAddressCounterId()
-    {
-        final int counterId = localAddressCounterId;
-        localAddressCounterId = CountersReader.NULL_COUNTER_ID;
-        return counterId;
-    }
-
-    /**
-     * Conductor: count a subscription using the endpoint.
-     */
-    void incRef()
-    {
-        refCount++;
-    }
-
-    /**
-     * Conductor: a subscription stopped using the endpoint.
-     */
-    int decRef()
-    {
-        return --refCount;
-    }
-
-    /**
-     * Conductor: subscriptions counted on the endpoint.
-     *
-     * @return the count.
-     */
-    int refCount()
-    {
-        return refCount;
-    }
-
-    /**
-     * The close handshake between the conductor and the receiver.
-     *
-     * @return the endpoint's lifecycle.
-     */
-    EndpointLifecycle lifecycle()
-    {
-        return lifecycle;
-    }
-
-    /**
      * Receiver: close the endpoint if the conductor still wants it closed (no subscription came back in between).
      * Errors while closing go to the error log; the endpoint is marked closed in every case.
      *
@@ -235,7 +162,7 @@ final class ReceiveEndpoint implements ConnectionHandler, ImageAdmission, AutoCl
      */
     boolean closeIfRequested()
     {
-        return lifecycle.closeIfRequested(this::close, errorHandler);
+        return lifecycle().closeIfRequested(this::close, errorHandler);
     }
 
     /**

@@ -37,7 +37,6 @@ import org.agrona.collections.Object2IntHashMap;
 import org.agrona.collections.Object2ObjectHashMap;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.agrona.concurrent.status.CountersReader;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -72,7 +71,7 @@ import java.util.ArrayList;
  * and closes the sockets; the conductor then forgets it, and a later publication opens a fresh endpoint. When the
  * driver closes, the conductor closes what is left after the agents have stopped.
  */
-final class SendEndpoint implements ConnectionHandler, AutoCloseable
+final class SendEndpoint extends NetworkEndpoint implements ConnectionHandler, AutoCloseable
 {
     /**
      * How often the sender samples its connections' retransmissions into the loss report.
@@ -87,7 +86,6 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     private final TransportEngine engine;
     private final SocketGroup.Context groupCtx;
     private SocketGroup group;
-    private final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final ErrorHandler errorHandler;
     private final ArrayList<NetworkPublication> publications = new ArrayList<>();
     private final Long2ObjectHashMap<NetworkPublication> publicationByStream = new Long2ObjectHashMap<>();
@@ -102,8 +100,6 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     private final AtomicCounter tailBytesLost;
     private final String localAddresses;
     private long nextLossSampleNs;
-    private int refCount;
-    private int localAddressCounterId = CountersReader.NULL_COUNTER_ID;
     private int idleDestinations;
     private Runnable onClosed;
     private long closeWaitDeadlineNs;
@@ -160,77 +156,6 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
     }
 
     /**
-     * Conductor: the counter that shows the endpoint's bound addresses ({@code CounterTypeId.LOCAL_SOCKET_ADDRESS}),
-     * allocated right after the endpoint, freed when it closed.
-     *
-     * @param counterId the counter's id.
-     */
-    void localAddressCounterId(final int counterId)
-    {
-        localAddressCounterId = counterId;
-    }
-
-    /**
-     * Conductor: the channel status counter id the endpoint's channels are answered with.
-     *
-     * @return the id of the endpoint's local socket address counter.
-     */
-    int localAddressCounterId()
-    {
-        return localAddressCounterId;
-    }
-
-    /**
-     * Conductor: take the local socket address counter to free it, once.
-     *
-     * @return its id, or {@code CountersReader.NULL_COUNTER_ID} when taken already.
-     */
-    int takeLocalAddressCounterId()
-    {
-        final int counterId = localAddressCounterId;
-        localAddressCounterId = CountersReader.NULL_COUNTER_ID;
-        return counterId;
-    }
-
-    /**
-     * Conductor: count a publication using the endpoint.
-     */
-    void incRef()
-    {
-        refCount++;
-    }
-
-    /**
-     * Conductor: a publication stopped using the endpoint.
-     *
-     * @return the remaining count.
-     */
-    int decRef()
-    {
-        return --refCount;
-    }
-
-    /**
-     * Conductor: publications counted on the endpoint.
-     *
-     * @return the count.
-     */
-    int refCount()
-    {
-        return refCount;
-    }
-
-    /**
-     * The close handshake between the conductor and the sender.
-     *
-     * @return the endpoint's lifecycle.
-     */
-    EndpointLifecycle lifecycle()
-    {
-        return lifecycle;
-    }
-
-    /**
      * Sender: the conductor asked to close the endpoint; the sender closes it once its connections are gone (see
      * {@link #hasConnections()}) or at {@link #closeWaitDeadlineNs()}.
      *
@@ -284,7 +209,7 @@ final class SendEndpoint implements ConnectionHandler, AutoCloseable
      */
     boolean closeIfRequested()
     {
-        return lifecycle.closeIfRequested(this::close, errorHandler);
+        return lifecycle().closeIfRequested(this::close, errorHandler);
     }
 
     /**
