@@ -72,18 +72,9 @@ class NetworkAuthenticationTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(2);
-            final AuthIdentity receiver = identity("receiver");
-            final AuthIdentity sender = identity("sender");
-            final Path receiverTrusts = allowList("receiver-trusts", sender.line(""));
-            final Path senderTrusts = allowList("sender-trusts", receiver.line(" 127.0.0.2"));
-            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(receiver.keyFile().toString()).trustedPeersFile(receiverTrusts.toString())
-                .authRequire(true));
-            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(sender.keyFile().toString()).trustedPeersFile(senderTrusts.toString())
-                .authRequire(true));
-            final MetaRoce receiverClient = harness.connect(receiverDriver);
-            final MetaRoce senderClient = harness.connect(senderDriver);
+            final TrustingDrivers drivers = trustingDrivers(" 127.0.0.2", true);
+            final MetaRoce receiverClient = drivers.receiverClient();
+            final MetaRoce senderClient = drivers.senderClient();
 
             final Subscription subscription = receiverClient.addSubscription(
                 harness.subscriptionChannel(""), STREAM_ID);
@@ -152,11 +143,7 @@ class NetworkAuthenticationTest
 
             Await.until("the stranger's SETUPs are refused", () ->
                 NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=UNTRUSTED_KEY") >= 2);
-            final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-            while (System.nanoTime() - untilNs < 0)
-            {
-                LockSupport.parkNanos(1_000_000);
-            }
+            pause(300);
             assertFalse(publication.isConnected(), "the stranger never connects");
             assertFalse(subscription.isConnected(), "no image for a stranger");
             assertEquals(0, NetworkForgedSetupTest.counterSum(receiverClient, "snd-datagrams: engine", ""),
@@ -173,16 +160,9 @@ class NetworkAuthenticationTest
             final NetworkTestHarness open = new NetworkTestHarness(1);
             try
             {
-                final AuthIdentity receiver = identity("receiver");
-                final AuthIdentity sender = identity("sender");
-                final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                    .authKeyFile(receiver.keyFile().toString())
-                    .trustedPeersFile(allowList("receiver-trusts", sender.line("")).toString()));
-                final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                    .authKeyFile(sender.keyFile().toString())
-                    .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
-                final MetaRoce receiverClient = harness.connect(receiverDriver);
-                final MetaRoce senderClient = harness.connect(senderDriver);
+                final TrustingDrivers drivers = trustingDrivers("", false);
+                final MetaRoce receiverClient = drivers.receiverClient();
+                final MetaRoce senderClient = drivers.senderClient();
 
                 final Subscription required = receiverClient.addSubscription(
                     harness.subscriptionChannel("|auth-require=true"), STREAM_ID);
@@ -226,16 +206,9 @@ class NetworkAuthenticationTest
             final NetworkTestHarness lenient = new NetworkTestHarness(1);
             try
             {
-                final AuthIdentity receiver = identity("receiver");
-                final AuthIdentity sender = identity("sender");
-                final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                    .authKeyFile(receiver.keyFile().toString())
-                    .trustedPeersFile(allowList("receiver-trusts", sender.line("")).toString()));
-                final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                    .authKeyFile(sender.keyFile().toString())
-                    .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
-                final MetaRoce receiverClient = harness.connect(receiverDriver);
-                final MetaRoce senderClient = harness.connect(senderDriver);
+                final TrustingDrivers drivers = trustingDrivers("", false);
+                final MetaRoce receiverClient = drivers.receiverClient();
+                final MetaRoce senderClient = drivers.senderClient();
 
                 final Subscription encrypted = receiverClient.addSubscription(
                     harness.subscriptionChannel("|auth-mode=encrypt"), STREAM_ID);
@@ -247,11 +220,7 @@ class NetworkAuthenticationTest
                     harness.publicationChannel(""), STREAM_ID);
                 Await.until("the unauthenticated SETUPs are refused too", () ->
                     NetworkForgedSetupTest.counterSum(receiverClient, "rcv-drops: ", "reason=DOWNGRADE") >= 4);
-                final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-                while (System.nanoTime() - untilNs < 0)
-                {
-                    LockSupport.parkNanos(1_000_000);
-                }
+                pause(300);
                 assertFalse(integrityOnly.isConnected(), "an integrity-only connection never reaches the endpoint");
                 assertFalse(plain.isConnected(), "an unauthenticated one neither");
                 assertEquals(0, encrypted.imageCount(), "no image from a connection that does not encrypt");
@@ -412,16 +381,11 @@ class NetworkAuthenticationTest
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
         {
             harness = new NetworkTestHarness(1);
-            final AuthIdentity receiver = identity("receiver");
-            final AuthIdentity sender = identity("sender");
-            final Path receiverTrusts = allowList("receiver-trusts", sender.line(""));
-            final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(receiver.keyFile().toString()).trustedPeersFile(receiverTrusts.toString()));
-            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
-                .authKeyFile(sender.keyFile().toString())
-                .trustedPeersFile(allowList("sender-trusts", receiver.line("")).toString()));
-            final MetaRoce receiverClient = harness.connect(receiverDriver);
-            final MetaRoce senderClient = harness.connect(senderDriver);
+            final TrustingDrivers drivers = trustingDrivers("", false);
+            final Path receiverTrusts = drivers.receiverTrusts();
+            final MediaDriver receiverDriver = drivers.receiverDriver();
+            final MetaRoce receiverClient = drivers.receiverClient();
+            final MetaRoce senderClient = drivers.senderClient();
             final Subscription subscription = receiverClient.addSubscription(
                 harness.subscriptionChannel(""), STREAM_ID);
             final ExclusivePublication publication = senderClient.addExclusivePublication(
@@ -460,6 +424,42 @@ class NetworkAuthenticationTest
                 .trustedPeersFile(allowList("trusts-2", receiver.line("")).toString())
                 .authKeyUpdatePackets("10").conclude());
         assertTrue(badUpdate.getMessage().startsWith("metaroce.auth.key.update.packets"), badUpdate.getMessage());
+    }
+
+    /**
+     * A receiving and a sending driver on the harness whose allow-lists trust each other, with a client each.
+     *
+     * @param receiverHosts the hosts the sender's allow-list gives the receiver, each after a space, or empty.
+     * @param require       true to require authentication on both drivers.
+     */
+    private TrustingDrivers trustingDrivers(final String receiverHosts, final boolean require) throws IOException
+    {
+        final AuthIdentity receiver = identity("receiver");
+        final AuthIdentity sender = identity("sender");
+        final Path receiverTrusts = allowList("receiver-trusts", sender.line(""));
+        final MediaDriver receiverDriver = harness.launch(NetworkTestHarness.driverContext()
+            .authKeyFile(receiver.keyFile().toString()).trustedPeersFile(receiverTrusts.toString())
+            .authRequire(require));
+        final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext()
+            .authKeyFile(sender.keyFile().toString())
+            .trustedPeersFile(allowList("sender-trusts", receiver.line(receiverHosts)).toString())
+            .authRequire(require));
+        return new TrustingDrivers(receiverDriver, receiverTrusts, harness.connect(receiverDriver),
+            harness.connect(senderDriver));
+    }
+
+    private record TrustingDrivers(
+        MediaDriver receiverDriver, Path receiverTrusts, MetaRoce receiverClient, MetaRoce senderClient)
+    {
+    }
+
+    private static void pause(final long millis)
+    {
+        final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() - untilNs < 0)
+        {
+            LockSupport.parkNanos(1_000_000);
+        }
     }
 
     private AuthIdentity identity(final String name) throws IOException
