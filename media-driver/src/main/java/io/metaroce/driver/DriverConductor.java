@@ -409,7 +409,7 @@ final class DriverConductor implements Agent
         final PublicationDestinations destinations = multiDestinationPublication(clientId, registrationId);
         checkCommandSpace(senderCommands, "sender");
         final PublicationDestination destination = destinations.add(
-            UdpChannel.parseDestinationChannel(parseChannel(channel), destinations.planeCount()),
+            ChannelAddresses.parseDestinationChannel(parseChannel(channel), destinations.planeCount()),
             ctx.publicationDestinationsMax());
         final NetworkPublication publication = destination.publication();
         offerCommand(senderCommands, () -> senderAgent.onAddDestination(publication.endpoint(), destination));
@@ -423,7 +423,7 @@ final class DriverConductor implements Agent
         final long clientId, final long correlationId, final long registrationId, final String channel)
     {
         final PublicationDestinations destinations = multiDestinationPublication(clientId, registrationId);
-        destinations.remove(UdpChannel.parseDestinationChannel(parseChannel(channel), destinations.planeCount()));
+        destinations.remove(ChannelAddresses.parseDestinationChannel(parseChannel(channel), destinations.planeCount()));
         clientProxy.onOperationSuccess(correlationId);
     }
 

@@ -104,7 +104,7 @@ final class PublicationDestinations
         for (int i = 0; i < channel.destinations.length; i++)
         {
             final PublicationDestination destination = new PublicationDestination(
-                publication, UdpChannel.join(channel.destinations[i]), channel.destinations[i]);
+                publication, ChannelAddresses.join(channel.destinations[i]), channel.destinations[i]);
             conductorDestinations.add(destination);
             senderDestinations.add(destination);
         }
@@ -160,7 +160,7 @@ final class PublicationDestinations
      */
     PublicationDestination add(final InetSocketAddress[] endpoints, final int maxDestinations)
     {
-        final String receiver = UdpChannel.join(endpoints);
+        final String receiver = ChannelAddresses.join(endpoints);
         if (null != find(receiver))
         {
             throw new ControlProtocolException(ControlErrorCode.CLASH, "publication " +
@@ -193,7 +193,7 @@ final class PublicationDestinations
      */
     void remove(final InetSocketAddress[] endpoints)
     {
-        final String receiver = UdpChannel.join(endpoints);
+        final String receiver = ChannelAddresses.join(endpoints);
         final PublicationDestination destination = find(receiver);
         if (null == destination || destination.isLeaving())
         {

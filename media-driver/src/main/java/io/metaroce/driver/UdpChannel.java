@@ -35,9 +35,7 @@ import org.agrona.SystemUtil;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -189,17 +187,18 @@ final class UdpChannel
         checkKnown(params, isSubscription);
 
         isMultiDestination = !isSubscription && parseControlMode(params);
-        destinations = isMultiDestination ? parseDestinations(
+        destinations = isMultiDestination ? ChannelAddresses.parseDestinations(
             params.get(DESTINATIONS_PARAM), params.get(INTERFACE_PARAM), ctx) : new InetSocketAddress[0][];
-        endpoints = !isMultiDestination ? parseEndpoints(params.get(ENDPOINT_PARAM)) :
-            destinations.length > 0 ? destinations[0] : wildcardEndpoints(params.get(INTERFACE_PARAM));
+        endpoints = !isMultiDestination ? ChannelAddresses.parseEndpoints(params.get(ENDPOINT_PARAM)) :
+            destinations.length > 0 ? destinations[0] :
+            ChannelAddresses.wildcardEndpoints(params.get(INTERFACE_PARAM));
         fastestFlowControl = isMultiDestination && parseFastest(params.get(FLOW_CONTROL_PARAM));
         flowControlTimeoutNs = !isMultiDestination ? 0 : parseDuration(FLOW_CONTROL_TIMEOUT_PARAM,
             params.get(FLOW_CONTROL_TIMEOUT_PARAM), fastestFlowControl ? FASTEST_FLOW_CONTROL_TIMEOUT_DEFAULT_NS : 0);
-        port = checkPort(endpoints[0].getPort(), isSubscription || isMultiDestination);
+        port = ChannelAddresses.checkPort(endpoints[0].getPort(), isSubscription || isMultiDestination);
         // A subscription ignores the publication-only parameters, as Aeron does, so one channel string serves both.
         interfaces = isSubscription || null == params.get(INTERFACE_PARAM) ?
-            null : parseInterfaces(params.get(INTERFACE_PARAM));
+            null : ChannelAddresses.parseInterfaces(params.get(INTERFACE_PARAM), endpoints.length);
         // A context not yet concluded (a tool or a test parsing a channel) has the settings of the properties.
         final EngineSettings defaults = null != ctx.engineSettings() ?
             ctx.engineSettings() : EngineSettings.fromSystemProperties();
@@ -269,14 +268,15 @@ final class UdpChannel
             "|link-rate=" + linkRateMbps +
             (TrafficClass.LOW_LATENCY == trafficClass ? "|" + TRAFFIC_CLASS_PARAM + "=" + LOW_LATENCY_CLASS : "") +
             (isSubscription ? subscriptionAuthForm() : authForm(authPeer, authEncrypt));
-        final String interfaceForm = null == interfaces ? "" : "|interface=" + join(interfaces);
+        final String interfaceForm = null == interfaces ? "" : "|interface=" + ChannelAddresses.join(interfaces);
         final String pathCountersForm = isSubscription ? "" : "|path-counters=" + pathCounters;
         canonicalForm = ChannelUri.PREFIX + ChannelUri.UDP_MEDIA + "?" + receiversForm() + interfaceForm + settings +
             "|term-length=" + termLength + "|term-window=" + termWindowLength + "|rcv-window=" + receiverWindowLength +
             pathCountersForm + transportParams;
         connectionSuffix = interfaceForm + settings + pathCountersForm + transportParams;
-        connectionForm = connectionForm(join(endpoints));
-        endpointList = isMultiDestination ? joinDestinations(destinations) : join(endpoints);
+        connectionForm = connectionForm(ChannelAddresses.join(endpoints));
+        endpointList = isMultiDestination ?
+            ChannelAddresses.joinDestinations(destinations) : ChannelAddresses.join(endpoints);
         receiveEndpointKey = "endpoint=" + endpointList;
         sendEndpointKey = "planes=" + endpoints.length + (null == interfaces ? "|interface=auto" : interfaceForm) +
             "|entropy=" + entropy + transportParams;
@@ -327,7 +327,8 @@ final class UdpChannel
         char separator = '?';
         for (final Map.Entry<String, String> entry : uri.params().entrySet())
         {
-            final String value = ENDPOINT_PARAM.equals(entry.getKey()) ? join(bound) : entry.getValue();
+            final String value =
+                ENDPOINT_PARAM.equals(entry.getKey()) ? ChannelAddresses.join(bound) : entry.getValue();
             text.append(separator).append(entry.getKey()).append('=').append(value);
             separator = '|';
         }
@@ -672,25 +673,15 @@ final class UdpChannel
     {
         if (!isMultiDestination)
         {
-            return ENDPOINT_PARAM + "=" + join(endpoints);
+            return ENDPOINT_PARAM + "=" + ChannelAddresses.join(endpoints);
         }
 
         return CONTROL_MODE_PARAM + "=" + ChannelUri.MANUAL_CONTROL_MODE +
-            (0 == destinations.length ? "" : "|" + DESTINATIONS_PARAM + "=" + joinDestinations(destinations)) +
+            (0 == destinations.length ? "" :
+            "|" + DESTINATIONS_PARAM + "=" + ChannelAddresses.joinDestinations(destinations)) +
             "|" + FLOW_CONTROL_PARAM + "=" +
             (fastestFlowControl ? ChannelUri.FASTEST_FLOW_CONTROL : ChannelUri.SLOWEST_FLOW_CONTROL) +
             "|" + FLOW_CONTROL_TIMEOUT_PARAM + "=" + flowControlTimeoutNs + "ns";
-    }
-
-    private static int checkPort(final int port, final boolean mayBeZero)
-    {
-        if (0 == port && !mayBeZero)
-        {
-            throw invalid("parameter 'endpoint': port 0 (the kernel chooses) is for a subscription, which binds " +
-                "it; a publication names the port its subscription resolved (Subscription.localSocketAddresses())");
-        }
-
-        return port;
     }
 
     private static boolean parseFastest(final String fc)
@@ -739,110 +730,6 @@ final class UdpChannel
     }
 
     /**
-     * The receivers of {@code destinations}: each as {@code endpoint} gives one, all with the same plane count (that
-     * of {@code interface} when it is given), no two equal, at most the driver's limit.
-     */
-    private static InetSocketAddress[][] parseDestinations(
-        final String value, final String interfaceValue, final MediaDriver.Context ctx)
-    {
-        if (null == value)
-        {
-            return new InetSocketAddress[0][];
-        }
-        final String[] parts = value.split(";", -1);
-        if (parts.length > ctx.publicationDestinationsMax())
-        {
-            throw invalid("parameter '" + DESTINATIONS_PARAM + "' names " + parts.length + " destinations: " +
-                Configuration.PUBLICATION_DESTINATIONS_MAX_PROP_NAME + " is " + ctx.publicationDestinationsMax());
-        }
-        final InetSocketAddress[][] destinations = new InetSocketAddress[parts.length][];
-        final int planes = null != interfaceValue ? interfaceValue.split(",", -1).length : -1;
-        for (int i = 0; i < parts.length; i++)
-        {
-            destinations[i] = parseDestination(parts[i], planes >= 0 ? planes : 0 == i ? -1 : destinations[0].length);
-            for (int j = 0; j < i; j++)
-            {
-                if (Arrays.equals(destinations[j], destinations[i]))
-                {
-                    throw invalid("parameter '" + DESTINATIONS_PARAM + "' names " + parts[i] + " twice");
-                }
-            }
-        }
-
-        return destinations;
-    }
-
-    /**
-     * One receiver of a multi-destination publication: its address on each of the publication's planes.
-     *
-     * @param value  {@code host:port} per plane, comma-separated.
-     * @param planes the publication's plane count, or -1 for any.
-     * @return the endpoints.
-     */
-    static InetSocketAddress[] parseDestination(final String value, final int planes)
-    {
-        final InetSocketAddress[] endpoints = parseEndpoints(value);
-        if (0 == endpoints[0].getPort())
-        {
-            throw invalid("destination " + value + ": port 0; give the port its subscription bound");
-        }
-        if (planes >= 0 && endpoints.length != planes)
-        {
-            throw invalid("destination " + value + " has " + endpoints.length + " planes, the publication " +
-                planes + ": every destination has the publication's planes");
-        }
-
-        return endpoints;
-    }
-
-    /**
-     * The receiver an ADD_DESTINATION or REMOVE_DESTINATION names: {@code metaroce:udp?endpoint=host:port,...},
-     * nothing else.
-     *
-     * @param uri    the command's channel.
-     * @param planes the publication's plane count.
-     * @return the receiver's endpoints.
-     */
-    static InetSocketAddress[] parseDestinationChannel(final ChannelUri uri, final int planes)
-    {
-        if (!ChannelUri.UDP_MEDIA.equals(uri.media()) || 1 != uri.params().size() ||
-            !uri.params().containsKey(ENDPOINT_PARAM))
-        {
-            throw invalid("a destination is metaroce:udp?" + ENDPOINT_PARAM + "=host:port (one per plane) and " +
-                "nothing else: " + uri);
-        }
-
-        return parseDestination(uri.params().get(ENDPOINT_PARAM), planes);
-    }
-
-    /**
-     * The placeholder receiver of a multi-destination publication that starts without destinations: the wildcard,
-     * one plane, or one per {@code interface} entry.
-     */
-    private static InetSocketAddress[] wildcardEndpoints(final String interfaceValue)
-    {
-        final int planes = null == interfaceValue ? 1 : interfaceValue.split(",", -1).length;
-        final InetSocketAddress[] endpoints = new InetSocketAddress[planes];
-        for (int i = 0; i < planes; i++)
-        {
-            endpoints[i] = new InetSocketAddress(0);
-        }
-
-        return endpoints;
-    }
-
-    private static String joinDestinations(final InetSocketAddress[][] destinations)
-    {
-        final StringBuilder text = new StringBuilder();
-        for (int i = 0; i < destinations.length; i++)
-        {
-            text.append(0 == i ? "" : ";").append(join(destinations[i]));
-        }
-
-        return text.toString();
-    }
-
-    /**
      * A multi-destination publication sends to receivers that would each prove a key of their own, and a connection
      * authenticates one peer: it is refused where authentication is asked for.
      */
@@ -861,158 +748,6 @@ final class UdpChannel
         }
 
         return null;
-    }
-
-    private static InetSocketAddress[] parseEndpoints(final String value)
-    {
-        if (null == value)
-        {
-            throw invalid("parameter 'endpoint' is required: one host:port per plane, such as " +
-                "endpoint=10.0.1.2:40456,10.0.2.2:40456");
-        }
-
-        final String[] parts = value.split(",", -1);
-        if (parts.length > 255)
-        {
-            throw invalid("parameter 'endpoint' names " + parts.length + " planes: at most 255");
-        }
-        final InetSocketAddress[] endpoints = new InetSocketAddress[parts.length];
-        for (int i = 0; i < parts.length; i++)
-        {
-            endpoints[i] = parseEndpoint(parts[i]);
-            if (endpoints[i].getPort() != endpoints[0].getPort())
-            {
-                throw invalid("parameter 'endpoint': every plane must use the same port (" +
-                    endpoints[0].getPort() + " on plane 0, " + endpoints[i].getPort() + " on plane " + i + ")");
-            }
-            for (int j = 0; j < i; j++)
-            {
-                if (endpoints[j].equals(endpoints[i]))
-                {
-                    throw invalid("parameter 'endpoint' names " + endpoints[i] + " twice (planes " + j + " and " +
-                        i + ")");
-                }
-            }
-        }
-
-        return endpoints;
-    }
-
-    private static InetSocketAddress parseEndpoint(final String text)
-    {
-        final int colon = text.lastIndexOf(':');
-        if (colon <= 0 || colon == text.length() - 1)
-        {
-            throw invalid("parameter 'endpoint': '" + text + "' is not host:port");
-        }
-        String host = text.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]"))
-        {
-            host = host.substring(1, host.length() - 1);
-        }
-        final int port;
-        try
-        {
-            port = Integer.parseInt(text.substring(colon + 1));
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw invalid("parameter 'endpoint': port of '" + text + "' is not a number");
-        }
-        if (port < 0 || port > 0xFFFF)
-        {
-            throw invalid("parameter 'endpoint': port of '" + text + "' must be in [1, 65535], or 0 for a " +
-                "subscription to let the kernel choose");
-        }
-
-        final InetAddress address = resolve(ENDPOINT_PARAM, host);
-        if (address.isMulticastAddress())
-        {
-            // nothing would ever arrive: a receive endpoint is one driver's unicast sockets, and MetaRoCE is unicast
-            throw invalid("parameter 'endpoint': " + address.getHostAddress() + " is a multicast address; MetaRoCE " +
-                "is unicast: give the receiving driver's own address on each plane");
-        }
-
-        return new InetSocketAddress(address, port);
-    }
-
-    private InetAddress[] parseInterfaces(final String value)
-    {
-        final String[] parts = value.split(",", -1);
-        if (parts.length != endpoints.length)
-        {
-            throw invalid("parameter 'interface' names " + parts.length + " local addresses for " +
-                endpoints.length + " planes: give one per plane");
-        }
-        final InetAddress[] addresses = new InetAddress[parts.length];
-        for (int i = 0; i < parts.length; i++)
-        {
-            addresses[i] = resolve(INTERFACE_PARAM, interfaceHost(parts[i]));
-            if (addresses[i].isAnyLocalAddress() || addresses[i].isMulticastAddress())
-            {
-                throw invalid("parameter 'interface': plane " + i + " needs a local unicast address, not " +
-                    (addresses[i].isAnyLocalAddress() ? "the wildcard" : "a multicast address"));
-            }
-            for (int j = 0; j < i; j++)
-            {
-                if (addresses[j].equals(addresses[i]))
-                {
-                    throw invalid("parameter 'interface' names " + parts[i] + " twice (planes " + j + " and " + i +
-                        ")");
-                }
-            }
-        }
-
-        return addresses;
-    }
-
-    /**
-     * The host of an {@code interface} entry, which may carry the port 0 (Aeron's habit for "the kernel chooses"):
-     * a send endpoint's control port is always the kernel's choice, shared by every plane.
-     */
-    private static String interfaceHost(final String part)
-    {
-        String host = part;
-        String portText = null;
-        if (part.startsWith("["))
-        {
-            final int close = part.indexOf(']');
-            final String rest = close < 0 ? "" : part.substring(close + 1);
-            if (close < 0 || (!rest.isEmpty() && !rest.startsWith(":")))
-            {
-                throw invalid("parameter 'interface': '" + part + "' is not an address, [address] or [address]:0");
-            }
-            host = part.substring(1, close);
-            portText = rest.isEmpty() ? null : rest.substring(1);
-        }
-        else if (part.indexOf(':') >= 0 && part.indexOf(':') == part.lastIndexOf(':'))
-        {
-            host = part.substring(0, part.indexOf(':'));
-            portText = part.substring(part.indexOf(':') + 1);
-        }
-        if (null != portText && !"0".equals(portText))
-        {
-            throw invalid("parameter 'interface': '" + part + "' names port " + portText + "; a send endpoint's " +
-                "control port is chosen by the kernel (one for every plane): give the address alone or address:0");
-        }
-
-        return host;
-    }
-
-    private static InetAddress resolve(final String key, final String host)
-    {
-        if (host.isEmpty())
-        {
-            throw invalid("parameter '" + key + "' has an empty host");
-        }
-        try
-        {
-            return InetAddress.getByName(host);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw invalid("parameter '" + key + "': unknown host '" + host + "'");
-        }
     }
 
     private static int parseTermLength(final String value)
@@ -1234,27 +969,4 @@ final class UdpChannel
         throw invalid("parameter '" + key + "=" + value + "' must be true or false");
     }
 
-    static String join(final InetSocketAddress[] addresses)
-    {
-        final StringBuilder builder = new StringBuilder();
-        for (final InetSocketAddress address : addresses)
-        {
-            builder.append(0 == builder.length() ? "" : ",");
-            final String host = address.getAddress().getHostAddress();
-            builder.append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(address.getPort());
-        }
-
-        return builder.toString();
-    }
-
-    private static String join(final InetAddress[] addresses)
-    {
-        final String[] hosts = new String[addresses.length];
-        for (int i = 0; i < addresses.length; i++)
-        {
-            hosts[i] = addresses[i].getHostAddress();
-        }
-
-        return String.join(",", Arrays.asList(hosts));
-    }
 }

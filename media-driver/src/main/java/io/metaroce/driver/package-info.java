@@ -29,11 +29,12 @@
  * {@link io.metaroce.driver.DriverPropertyNames}) and checks every transport engine setting. Operator documentation:
  * {@code docs/driver.md}.
  * <p>
- * Network streams ({@code metaroce:udp}, validated by {@code UdpChannel}): the conductor creates each
- * {@code NetworkPublication}'s log and the send and receive endpoints (one packet transport each, from the
- * transport factory), then hands them to the sender and receiver agents, which own them from then on. Each agent
- * runs one transport engine of {@code io.metaroce.datapath}, and each of its endpoints is a socket group of it.
- * The sender engine reads committed frames from publication logs; the receiver engine places frames into
+ * Network streams ({@code metaroce:udp}, validated by {@code UdpChannel}, its addresses by
+ * {@code ChannelAddresses}): the conductor creates each {@code NetworkPublication}'s log and the send and receive
+ * endpoints (one packet transport each, from the transport factory), then hands them to the sender and receiver
+ * agents, which own them from then on. Each agent runs one transport engine of {@code io.metaroce.datapath}, and
+ * each of its endpoints is a socket group of it. The sender engine reads committed frames from publication logs; the
+ * receiver engine places frames into
  * {@code NetworkImage} logs, which the conductor creates, a chunk per duty cycle, when the receiver admits a
  * STREAM_OPEN ({@code ImageLogCreator}; the stream is answered NOT_READY and then OPEN once the log is mapped, so a
  * large log stalls no other stream; a log that does not fit with {@code metaroce.image.storage.reserve} left for

@@ -42,7 +42,7 @@ class MultiDestinationChannelTest
 
         assertTrue(channel.isMultiDestination);
         assertEquals(2, channel.destinations.length);
-        assertEquals("127.0.0.3:40457", UdpChannel.join(channel.destinations[1]));
+        assertEquals("127.0.0.3:40457", ChannelAddresses.join(channel.destinations[1]));
         assertTrue(channel.fastestFlowControl);
         assertEquals(2_000_000_000L, channel.flowControlTimeoutNs);
         assertEquals(1, channel.planeCount());
