@@ -34,17 +34,20 @@ package io.metaroce.datapath.congestion;
  *     rate shows (at least half the window): a doubling window hears of a queue a round trip late;</li>
  *     <li>per acknowledgement with an RTT sample after start-up: d below target, additive increase
  *     {@code cwnd += ai x mtu x velocity x bytesAcked / cwnd}, the velocity doubling for each srtt in which the pipe
- *     kept demanding more and back to 1 on the first sign of a queue (Copa's velocity); at or above target, at most
- *     once per srtt, multiplicative decrease
- *     {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)}, but not below the delivery rate of the last srtt
- *     times the base RTT (a bandwidth-delay product: it drains the queue the signal saw and keeps the pipe full, where
- *     a cut to half a long path's window would take thousands of round trips of additive increase to recover);</li>
+ *     kept demanding more and back to 1 on the first sign of a queue (Copa's velocity). A window the velocity grew
+ *     meets that sign (d at or above the start-up exit) a round trip late, so it then falls back to the delivered
+ *     bandwidth-delay product (at least half the window), as start-up does. At or above target, at most once per
+ *     srtt, multiplicative decrease {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)}, but not below the
+ *     delivery rate of the last srtt times the base RTT (a bandwidth-delay product: it drains the queue the signal
+ *     saw and keeps the pipe full, where a cut to half a long path's window would take thousands of round trips of
+ *     additive increase to recover);</li>
  *     <li>receiver overflow (NACK RX_OVERFLOW or the ACK overflow flag): quick adapt, at most once per srtt, to the
  *     bytes acknowledged during the last srtt;</li>
  *     <li>the receiver's rcvCwndPenalty p cuts {@code newlyAcked x p / 128};</li>
- *     <li>a loss treated as congestion (the eviction cap was reached) decreases by maxMdf, at most once per srtt; a
- *     shared loss does the same only when the latest delay shows a queue ({@link #onSharedLoss}).</li>
- *     <li>overflow, a penalty and a congestion loss end start-up as a congestion signal does.</li>
+ *     <li>a loss the eviction cap calls congestion, and a shared loss, cut only when the delay shows a queue or the
+ *     feedback cannot tell yet ({@link #isLossCongestion}): random loss costs its retransmission, not the window.
+ *     The cut is by maxMdf, at most once per srtt, and not below the delivered bandwidth-delay product;</li>
+ *     <li>overflow, a penalty and a loss that cuts end start-up as a congestion signal does.</li>
  * </ul>
  * The window stays within [mtu, maxWindow]. A sample is a congestion signal for path feedback when it is at or above
  * the target; the pacing rate is pacingGain x cwnd / srtt, {@link #STARTUP_GAIN} x in start-up (a window sent in
@@ -93,6 +96,7 @@ public final class DelayCongestionControl implements CongestionControl
     private long previousSampleNs = Long.MAX_VALUE;
     private long delayNs = Long.MAX_VALUE;
     private long queueThresholdNs;
+    private long lastBaseRttNs;
     private boolean isStartup = true;
     private int velocity = 1;
     private boolean grewInRound;
@@ -288,6 +292,7 @@ public final class DelayCongestionControl implements CongestionControl
         final long delayNs = Math.min(rttNs, previousSampleNs);
         previousSampleNs = rttNs;
         this.delayNs = delayNs;
+        lastBaseRttNs = baseRttNs;
         this.queueThresholdNs = baseRttNs + Math.max(slackNs, queueAllowanceNs(srttNs));
         final long target = targetNs(baseRttNs, srttNs);
         if (isStartup && delayNs >= startupExitNs(baseRttNs, srttNs) && delayNs < target)
@@ -304,7 +309,12 @@ public final class DelayCongestionControl implements CongestionControl
             {
                 if (!isStartup && delayNs >= startupExitNs(baseRttNs, srttNs))
                 {
-                    // A queue is building: approach the target at one mtu per window, as without velocity.
+                    // A queue is building: approach the target at one mtu per window, as without velocity. A window the
+                    // velocity grew heard of the queue a round trip late, as in start-up: back to the delivered BDP.
+                    if (velocity > 1)
+                    {
+                        window = clamp(Math.min(window, Math.max(bdp(baseRttNs, srttNs), window >> 1)));
+                    }
                     velocity = 1;
                     grewInRound = false;
                     velocityRoundStartNs = nowNs;
@@ -362,37 +372,57 @@ public final class DelayCongestionControl implements CongestionControl
     }
 
     /**
-     * A loss handled as congestion: multiplicative decrease by maxMdf, at most once per srtt.
+     * A loss the path table calls congestion (the eviction cap was reached) is congestion only when the delay shows a
+     * queue ({@link #isLossCongestion}); then it cuts by maxMdf at most once per srtt, to no less than the delivered
+     * bandwidth-delay product. Random loss spread over many paths fills the eviction cap as surely as congestion
+     * does, and at 1 % loss it halved a 10 ms window every few round trips; the delay tells them apart.
      *
      * @param srttNs the connection's smoothed RTT.
      * @param nowNs  current time.
      */
     public void onCongestionLoss(final long srttNs, final long nowNs)
     {
+        if (!isLossCongestion())
+        {
+            return;
+        }
+
         isStartup = false;
         velocity = 1;
+        grewInRound = false;
+        velocityRoundStartNs = nowNs;
         if (canDecrease(nowNs, srttNs))
         {
-            window = clamp((long)(window * (1.0 - maxMdf)));
+            // The delivered bandwidth-delay product drains the queue and keeps the pipe full (0 before a sample).
+            final long floor = bdp(lastBaseRttNs, srttNs);
+            window = clamp(Math.min(window, Math.max((long)(window * (1.0 - maxMdf)), floor)));
             lastDecreaseNs = nowNs;
         }
     }
 
     /**
-     * A shared loss is congestion only when the latest delay shows a queue: at least the slack or the queue allowance
-     * above the base RTT (or no sample yet). Random loss on many paths at once looks shared, and without a queue it
-     * is the fabric's, not congestion: MetaRoCE treats Ethernet as lossy, and cutting on it held a simulated 1 ms
-     * path at 1 % loss to 0.11 of its limit.
+     * A shared loss follows the rule of {@link #onCongestionLoss}: random loss on many paths at once looks shared.
      *
      * @param srttNs the connection's smoothed RTT.
      * @param nowNs  current time.
      */
     public void onSharedLoss(final long srttNs, final long nowNs)
     {
-        if (Long.MAX_VALUE == delayNs || delayNs >= queueThresholdNs)
-        {
-            onCongestionLoss(srttNs, nowNs);
-        }
+        onCongestionLoss(srttNs, nowNs);
+    }
+
+    /**
+     * Is a loss that the paths share, or that the eviction cap kept from its path, congestion? Yes when the latest
+     * delay (the smaller of the last two samples) is at least the slack or the queue allowance above the base RTT, or
+     * when there is no sample yet. Without a queue the loss is the fabric's (MetaRoCE treats Ethernet as lossy) or a
+     * stalled host's (section 11.4 of the wire specification), and a delay-based window does not pay for it with a
+     * window that the delay says the path can carry. Congestion fills a queue before it drops.
+     *
+     * @return true when the loss should cut the window.
+     */
+    public boolean isLossCongestion()
+    {
+        return Long.MAX_VALUE == delayNs || delayNs >= queueThresholdNs;
     }
 
     /**

@@ -200,7 +200,7 @@ class DelayCongestionControlTest
         // [MR-CC-6] 5000 x 64 / 128
         assertEquals(7_500, cc.window());
         cc.onCongestionLoss(SRTT, 0);
-        // [MR-CC-4]
+        // [MR-CC-4] no sample yet: the loss is congestion
         assertEquals(3_750, cc.window());
         for (int i = 0; i < 20; i++)
         {
@@ -286,34 +286,94 @@ class DelayCongestionControlTest
     }
 
     @Test
-    void shouldCutForASharedLossOnlyWhenTheDelayShowsAQueue()
+    void shouldLeaveTheWindowAndStartupAloneForALossWithoutAQueue()
     {
+        // a 10 ms path: the random loss of a lossy fabric, found while the delay stays at the base RTT
+        final long base = 10_000_000;
+        final DelayCongestionControl c =
+            new DelayCongestionControl(MTU, 10_000, 1L << 30, 1.0, 0.8, 0.5, 25_000, 1.25);
+        c.onAck(10_000, base, base, base, 0);
+        assertEquals(20_000, c.window());
+        assertFalse(c.isLossCongestion());
+        c.onCongestionLoss(base, 1);
+        c.onSharedLoss(base, 2);
+        // [MR-CC-4] the eviction cap's loss and a shared loss without a queue cost only their retransmission
+        assertEquals(20_000, c.window());
+        assertTrue(c.isStartup(), "start-up goes on doubling");
+        c.onAck(20_000, base, base, base, base + 1);
+        assertEquals(40_000, c.window());
+        // a stalled receiver: the timeout finds everything lost, the paths share it, and the delay showed no queue
+        c.onSharedLoss(base, 20 * base);
+        assertEquals(40_000, c.window());
+    }
+
+    @Test
+    void shouldCutALossWithAQueueToNoLessThanTheDeliveredBandwidthDelayProduct()
+    {
+        final long base = 200_000;
+        final long srtt = 250_000;
+        final DelayCongestionControl c =
+            new DelayCongestionControl(MTU, 100_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        // a sample at the target of base + base / 2 ends start-up without a decrease (factor 1)
+        c.onAck(0, base + base / 2, base, srtt, -10 * srtt);
+        assertFalse(c.isStartup());
+        // a delay of 260 us: above base + max(slack, 4 packets' allowance) = 225 us, below the target of 300 us
+        c.onAck(80_000, base + 60_000, base, srtt, 0);
+        assertEquals(100_800, c.window(), "below target: 100000 + 1000 x 80000 / 100000");
+        assertTrue(c.isLossCongestion());
+        c.onCongestionLoss(srtt, 1);
+        // [MR-CC-4] max(100800 x (1 - maxMdf), 80000 acknowledged in the srtt x base / srtt = 64000)
+        assertEquals(64_000, c.window());
+        c.onSharedLoss(srtt, 2);
+        assertEquals(64_000, c.window(), "at most once per srtt");
+        c.onSharedLoss(srtt, srtt + 1);
+        // an srtt later, the same queue and no more delivered: max(32000, 64000) leaves the window where it is
+        assertEquals(64_000, c.window());
+
         final DelayCongestionControl noSample =
             new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
         noSample.onSharedLoss(SRTT, 0);
         assertEquals(5_000, noSample.window(), "[MR-CC-4] no sample yet: a shared loss is congestion");
+        assertFalse(noSample.isStartup());
+    }
 
+    @Test
+    void shouldFallBackToTheDeliveredBandwidthDelayProductWhenTheVelocityMeetsAQueue()
+    {
         final long base = 200_000;
+        final long srtt = 250_000;
         final DelayCongestionControl c =
-            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
-        c.onAck(MTU, base, base, base, 0);
-        final long window = c.window();
-        c.onSharedLoss(base, base);
-        assertEquals(window, c.window(), "no queue: the fabric's loss, not congestion");
+            new DelayCongestionControl(MTU, 100 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        c.onAck(0, base + base / 2, base, srtt, -10 * srtt);
+        long now = 0;
+        long lastRound = 0;
+        for (int round = 0; round < 5; round++)
+        {
+            lastRound = 0;
+            for (int i = 0; i < 10; i++)
+            {
+                final long acked = c.window() / 10;
+                lastRound += acked;
+                c.onAck(acked, base, base, srtt, now + i);
+            }
+            now += srtt;
+        }
+        // the first ACK of the next srtt: the previous sample (at the base) still hides the queue
+        c.onAck(MTU, base + 30_000, base, srtt, now);
+        final long grown = c.window();
+        assertTrue(grown > 125 * MTU, "velocity 1, 2, 4, 8, 16: the window grew to " + grown);
 
-        // 90 us above the base: a queue (the slack or 4 packets' allowance, 80 us here), below the target of 100 us
-        c.onAck(0, base + 90_000, base, base, 2 * base);
-        c.onAck(0, base + 90_000, base, base, 2 * base + 1);
-        final long queued = c.window();
-        c.onSharedLoss(base, 3 * base);
-        assertEquals(queued / 2, c.window(), "[MR-CC-4] a queue: cut by maxMdf");
+        // two samples 30 us above the start-up exit of 225 us, below the target: the window grew a round trip
+        // too long, so it falls back to the delivered bandwidth-delay product (at least half of it) at once
+        assertFalse(c.onAck(MTU, base + 30_000, base, srtt, now + 1));
+        final long fallback = Math.min(grown, Math.max((long)((double)lastRound * base / srtt), grown / 2));
+        assertEquals(fallback + MTU * MTU / fallback, c.window(), "then the ACK's additive increase at velocity 1");
+        assertTrue(c.window() < grown);
 
-        final DelayCongestionControl capped =
-            new DelayCongestionControl(MTU, 10_000, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
-        capped.onAck(MTU, base, base, base, 0);
-        final long before = capped.window();
-        capped.onCongestionLoss(base, base);
-        assertEquals(before / 2, capped.window(), "[MR-CC-4] the eviction cap's loss cuts whatever the delay");
+        // the velocity is 1 from here: a queue that stays is approached at one mtu per window, without a cut
+        final long after = c.window();
+        c.onAck(MTU, base + 30_000, base, srtt, now + 2);
+        assertTrue(c.window() >= after && c.window() <= after + MTU, "window " + c.window() + " after " + after);
     }
 
     /**
