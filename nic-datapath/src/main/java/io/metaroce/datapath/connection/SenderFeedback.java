@@ -492,11 +492,13 @@ final class SenderFeedback
     }
 
     /**
-     * The tracker declared a packet lost: a loss the paths share counts as shared and is congestion; a loss charged
-     * to its path counts there, and one the path table calls congestion reaches the congestion controller.
+     * The tracker declared a packet lost: it ends a burst of new DATA on its path; a loss the paths share counts as
+     * shared and is congestion; a loss charged to its path counts there, and one the path table calls congestion
+     * reaches the congestion controller.
      */
     void onPacketLost(final int path, final int reason, final long sendTimeNs)
     {
+        paths.burst().onPathLoss(path);
         if (!LossReason.isChargedToPath(reason))
         {
             return;

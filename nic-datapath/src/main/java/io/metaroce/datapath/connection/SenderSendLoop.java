@@ -203,6 +203,12 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         {
             recovery.onSendFromIdle(sentNs);
         }
+        if (waiting <= 0)
+        {
+            // Nothing more waits: what comes next comes after a pause (a request-response stream's next message),
+            // which the rest of this burst must not carry onto a path the policy may no longer choose.
+            pathBurst.end();
+        }
         if (available <= stream.senderPosition())
         {
             streams.onDrained(stream);

@@ -20,23 +20,33 @@ package io.metaroce.datapath.path;
  * picks the next path (specification section 11.2): the packets of a burst leave in one run to one socket and
  * destination, which segmentation offload sends as one, where a path per packet breaks every run. The policy's rule
  * (weighted spray, round robin) decides the path of each burst, so its proportions hold over many bursts. A burst
- * ends at once when its path is no longer ACTIVE or is marked congested: the next packet asks the policy again.
+ * ends at once when its path is no longer ACTIVE or is marked congested, when a packet sent on its path is declared
+ * lost ({@link #onPathLoss}), and when the connection has nothing more waiting to send ({@link #end}): the next packet
+ * asks the policy again. So a burst only spans send passes while a backlog keeps the connection sending, and a
+ * request-response stream, which drains with every message, gets a policy choice per message as without bursts;
+ * and a path that loses a packet gets no more of its burst, as a path per packet would get no more than that packet.
  * Retransmissions and probes ask the policy directly and neither end nor extend a burst. Good echoes reach the policy
- * one in a burst length ({@link #onGoodEcho}): a policy that recycles echoed paths (REPS) takes one per burst instead
+ * one per choice it made ({@link #onGoodEcho}): a policy that recycles echoed paths (REPS) takes one per burst instead
  * of one per packet, and offered every echo its ring would stay full of the paths of the last bursts, so the paths in
- * use would narrow to those and a path never chosen again would never be tried. A burst length of 1 asks the policy
- * for every packet and offers it every echo.
+ * use would narrow to those and a path never chosen again would never be tried; one per choice also keeps the ring as
+ * fresh as without bursts when bursts are short. A burst length of 1 asks the policy for every packet and offers it
+ * every echo.
  * <p>
  * Single-threaded (the engine's thread); no allocation after construction.
  */
 public final class PathBurst
 {
+    /**
+     * Most policy choices remembered for echoes to match: about a window of bursts.
+     */
+    static final int MAX_UNECHOED_CHOICES = 256;
+
     private final PathTable paths;
     private final PathPolicy policy;
     private final int length;
     private int path = PathPolicy.NO_PATH;
     private int remaining;
-    private int echoes;
+    private int unechoedChoices;
 
     /**
      * Bursts over a policy and the table it reads.
@@ -95,22 +105,69 @@ public final class PathBurst
 
         final int chosen = policy.selectNew(nowNs);
         path = chosen;
-        remaining = PathPolicy.NO_PATH == chosen ? 0 : length - 1;
+        if (PathPolicy.NO_PATH == chosen)
+        {
+            remaining = 0;
+        }
+        else
+        {
+            remaining = length - 1;
+            // Bounded so that a long spell without echoes (a dead plane) does not make every later echo count.
+            unechoedChoices = Math.min(MAX_UNECHOED_CHOICES, unechoedChoices + 1);
+        }
 
         return chosen;
     }
 
     /**
-     * A good echo of a path ({@link PathPolicy#onGoodEcho}): every burst-length-th is offered to the policy, so that
-     * it sees as many per path choice as without bursts.
+     * The connection has nothing more waiting to send: the burst ends, so that data that comes after a pause (the next
+     * request of a request-response stream) gets a path of the policy's choosing, not the rest of an old burst.
+     */
+    public void end()
+    {
+        remaining = 0;
+    }
+
+    /**
+     * A packet sent on a path was declared lost: when it is the current burst's path, the burst ends, so that the
+     * rest of the burst does not follow the packet onto a path that may have died.
+     *
+     * @param lostPath the path the lost packet was sent on.
+     */
+    public void onPathLoss(final int lostPath)
+    {
+        if (lostPath == path)
+        {
+            remaining = 0;
+        }
+    }
+
+    /**
+     * Is a burst under way, with packets left on its path?
+     *
+     * @return true while new DATA would stay on the current path (if it is still ACTIVE and not skipped).
+     */
+    public boolean isBurstOpen()
+    {
+        return remaining > 0;
+    }
+
+    /**
+     * A good echo of a path ({@link PathPolicy#onGoodEcho}): offered to the policy while it has made choices not yet
+     * matched by an offered echo, so that it sees one echo per path choice, as without bursts, whatever the length of
+     * the bursts; with a burst length of 1, every echo.
      *
      * @param echoedPath the echoed path.
      */
     public void onGoodEcho(final int echoedPath)
     {
-        if (++echoes >= length)
+        if (1 == length)
         {
-            echoes = 0;
+            policy.onGoodEcho(echoedPath);
+        }
+        else if (unechoedChoices > 0)
+        {
+            unechoedChoices--;
             policy.onGoodEcho(echoedPath);
         }
     }

@@ -21,8 +21,9 @@
  * each with a {@link io.metaroce.datapath.path.PathPolicySupplier} of its tunables, are the default per-packet path
  * selector (recycled good paths, plane-stratified random spraying weighted by plane, congestion skip, retransmission on
  * a different path) and plain round robin as a baseline), the {@link io.metaroce.datapath.path.PathBurst} that keeps
- * new DATA on the policy's path for a burst of consecutive packets (so that segmentation offload sends them as one),
- * and the plane weights, which move new DATA off a healthy plane whose delay grows past the others' (a slower or
+ * new DATA on the policy's path for a burst of consecutive packets (so that segmentation offload sends them as one)
+ * while the connection has a backlog, ending it when the data to send runs out or a packet on its path is lost, and
+ * the plane weights, which move new DATA off a healthy plane whose delay grows past the others' (a slower or
  * rate-limited plane) towards its share of the capacity, within a floor so that no ACTIVE plane is starved.
  * <p>
  * Contracts: single-threaded; no allocation after construction; the only randomness is the generator handed to the
