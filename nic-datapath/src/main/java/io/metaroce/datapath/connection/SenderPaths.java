@@ -30,8 +30,7 @@ import io.metaroce.datapath.path.PathTable;
  *     <li>an ACK's echo is good when it answers a first transmission and carries no congestion signal (the receiver's
  *     overflow flag, or an RTT sample the congestion controller calls one); a congestion signal marks the path
  *     congested for an srtt, which the weighted policy skips, unless its sample was late and shared; a good echo on
- *     an ACTIVE path is offered to the policy for reuse, one per path choice it made
- *     ({@link PathBurst#onGoodEcho});</li>
+ *     an ACTIVE path is offered to the policy for reuse, one in a burst length ({@link PathBurst#onGoodEcho});</li>
  *     <li>a NACK or a PROBE_ACK that is not a path probe's answer is an echo that is not good (it proves the path
  *     alive without vouching for its data).</li>
  * </ul>

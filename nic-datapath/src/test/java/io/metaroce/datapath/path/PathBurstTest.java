@@ -167,55 +167,25 @@ class PathBurstTest
     }
 
     @Test
-    void shouldOfferThePolicyOneGoodEchoPerChoiceItMade()
+    void shouldOfferThePolicyOneGoodEchoInABurstLength()
     {
         final PathTable paths = table(2, 4);
-        final EchoCounting policy = new EchoCounting(new RoundRobinPathPolicy(paths));
-        final PathBurst burst = new PathBurst(paths, policy, 8);
-        burst.onGoodEcho(0);
-        assertEquals(0, policy.echoes, "no choice made yet");
-        for (int i = 0; i < 8; i++)
-        {
-            burst.selectNew(0);
-        }
-        for (int i = 0; i < 8; i++)
+        final PathSelector selector = new PathSelector(paths, 16, new SplittableRandom(9));
+        final PathBurst burst = new PathBurst(paths, selector, 8);
+        for (int i = 0; i < 7; i++)
         {
             burst.onGoodEcho(i);
         }
-        // one echo per burst, as without bursts one per packet
-        assertEquals(1, policy.echoes);
-
-        // bursts cut short (one message at a time) are choices too: each is matched by an echo
-        for (int i = 0; i < 3; i++)
-        {
-            burst.selectNew(0);
-            burst.end();
-            burst.onGoodEcho(i);
-        }
-        assertEquals(4, policy.echoes);
+        assertEquals(0, selector.recycledCount());
+        burst.onGoodEcho(7);
+        // one recycled path per burst, as without bursts one per packet
+        assertEquals(1, selector.recycledCount());
 
         final PathSelector everyEcho = new PathSelector(paths, 16, new SplittableRandom(9));
         final PathBurst single = new PathBurst(paths, everyEcho, 1);
         single.onGoodEcho(3);
         single.onGoodEcho(5);
         assertEquals(2, everyEcho.recycledCount());
-    }
-
-    @Test
-    void shouldRememberABoundedNumberOfChoicesForEchoes()
-    {
-        final PathTable paths = table(2, 4);
-        final EchoCounting policy = new EchoCounting(new RoundRobinPathPolicy(paths));
-        final PathBurst burst = new PathBurst(paths, policy, 2);
-        for (int i = 0; i < 2 * (PathBurst.MAX_UNECHOED_CHOICES + 100); i++)
-        {
-            burst.selectNew(0);
-        }
-        for (int i = 0; i < PathBurst.MAX_UNECHOED_CHOICES + 100; i++)
-        {
-            burst.onGoodEcho(i & 7);
-        }
-        assertEquals(PathBurst.MAX_UNECHOED_CHOICES, policy.echoes);
     }
 
     @Test
@@ -252,51 +222,5 @@ class PathBurstTest
     {
         final PathTable paths = table(1, 2);
         assertThrows(IllegalArgumentException.class, () -> new PathBurst(paths, new RoundRobinPathPolicy(paths), 0));
-    }
-
-    /**
-     * A real policy whose good echoes are counted.
-     */
-    private static final class EchoCounting implements PathPolicy
-    {
-        private final PathPolicy policy;
-        int echoes;
-
-        EchoCounting(final PathPolicy policy)
-        {
-            this.policy = policy;
-        }
-
-        public int selectNew(final long nowNs)
-        {
-            return policy.selectNew(nowNs);
-        }
-
-        public int selectRetransmit(final int previousPath, final long freshSinceNs, final long nowNs)
-        {
-            return policy.selectRetransmit(previousPath, freshSinceNs, nowNs);
-        }
-
-        public int selectForControl()
-        {
-            return policy.selectForControl();
-        }
-
-        public void onGoodEcho(final int path)
-        {
-            echoes++;
-            policy.onGoodEcho(path);
-        }
-
-        public void onRttSample(final int path, final long rttNs)
-        {
-            policy.onRttSample(path, rttNs);
-        }
-
-        public void onAckSampled(
-            final long nowNs, final long srttNs, final long baseRttNs, final long delayAllowanceNs)
-        {
-            policy.onAckSampled(nowNs, srttNs, baseRttNs, delayAllowanceNs);
-        }
     }
 }
