@@ -15,6 +15,7 @@
  */
 package io.metaroce.driver;
 
+import io.metaroce.client.logbuffer.FragmentAssembler;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Publication;
 import io.metaroce.client.Subscription;
@@ -31,15 +32,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A channel's {@code path-burst} on the batched transport over two loopback planes: two publications to one
  * subscriber, each from a send endpoint of its own (other local addresses), one choosing a path per packet and one
- * keeping 8 consecutive DATA on a path. Each sends rounds of 8 messages of one DATA each and waits for them, so that a
- * duty cycle has fewer DATA than the endpoint has sockets: a path per packet then costs about a send call per DATA,
- * bursts about one per burst. Both must deliver every message exactly once.
+ * keeping 8 consecutive DATA on a path. Each sends rounds of one message of 8 fragments (8 DATA, appended by one
+ * offer, so that the sender finds them together) and waits for it, so that a duty cycle has fewer DATA than the
+ * endpoint has sockets: a path per packet then costs about a send call per DATA, bursts about one per burst (a burst
+ * ends when the connection has nothing more waiting, so rounds of 8 separate offers could each end several). Both
+ * must deliver every message exactly once.
  */
 class NetworkPathBurstTest
 {
     private static final int STREAM_ID = 1101;
     private static final int ROUNDS = 150;
-    private static final int ROUND_MESSAGES = 8;
+    private static final int ROUND_FRAGMENTS = 8;
     private static final String TRANSPORT = "|entropy=4|transport=batched|segmentation=true";
 
     private NetworkTestHarness harness;
@@ -82,7 +85,7 @@ class NetworkPathBurstTest
             System.out.printf("NetworkPathBurstTest: path-burst=1 %d send calls for %d datagrams (%.2f), " +
                 "path-burst=8 %d for %d (%.2f)%n", perPacketCounts[0], perPacketCounts[1], perPacketCalls,
                 burstCounts[0], burstCounts[1], burstCalls);
-            assertTrue(perPacketCounts[1] >= ROUNDS * ROUND_MESSAGES && burstCounts[1] >= ROUNDS * ROUND_MESSAGES,
+            assertTrue(perPacketCounts[1] >= ROUNDS * ROUND_FRAGMENTS && burstCounts[1] >= ROUNDS * ROUND_FRAGMENTS,
                 "every DATA sent once at least");
             assertTrue(burstCalls < perPacketCalls / 2, "send calls per datagram: path-burst=8 " + burstCalls +
                 ", path-burst=1 " + perPacketCalls);
@@ -99,29 +102,29 @@ class NetworkPathBurstTest
         final String label = "engine agent=sender src=" + source;
         final long callsBefore = NetworkPubSubTest.sumCounters(client, "io-send-calls: " + label);
         final long datagramsBefore = NetworkPubSubTest.sumCounters(client, "io-sent-datagrams: " + label);
-        final UnsafeBuffer message = new UnsafeBuffer(new byte[1344]);
+        // one DATA per fragment: the publication's largest fragment payload, 1,344 bytes at the default mtu
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[ROUND_FRAGMENTS * publication.maxPayloadLength()]);
         final long[] received = new long[1];
+        final FragmentAssembler assembler = new FragmentAssembler((buffer, offset, length, header) ->
+        {
+            assertEquals(received[0], buffer.getLong(offset), "exactly once, in order");
+            assertEquals(message.capacity(), length, "whole");
+            received[0]++;
+        });
         final Await.Deadline deadline = new Await.Deadline(60_000);
         long sent = 0;
         for (int round = 0; round < ROUNDS; round++)
         {
-            for (int i = 0; i < ROUND_MESSAGES; i++)
+            message.putLong(0, sent);
+            while (publication.offer(message, 0, message.capacity()) < 0)
             {
-                message.putLong(0, sent);
-                while (publication.offer(message, 0, message.capacity()) < 0)
-                {
-                    deadline.check("offered");
-                    LockSupport.parkNanos(10_000);
-                }
-                sent++;
+                deadline.check("offered");
+                LockSupport.parkNanos(10_000);
             }
+            sent++;
             while (received[0] < sent)
             {
-                if (0 == subscription.poll((buffer, offset, length, header) ->
-                {
-                    assertEquals(received[0], buffer.getLong(offset), "exactly once, in order");
-                    received[0]++;
-                }, 64))
+                if (0 == subscription.poll(assembler, 64))
                 {
                     deadline.check("received");
                     LockSupport.parkNanos(10_000);
