@@ -36,7 +36,8 @@ import java.util.random.RandomGenerator;
  * the connection's path: the engine's public key is computed once; ephemeral key pairs are made ahead, a few at a
  * time, when {@link #prepare()} runs between connections; and the static-static secret of each peer is computed once
  * and kept while the peer stays trusted. The responder asks for that secret only after the allow-list accepted the
- * initiator's key, so a stranger's SETUP costs one X25519 operation, not two.
+ * initiator's key, and spends a ready ephemeral key only on a SETUP it answers, so a stranger's SETUP costs one X25519
+ * operation, not four.
  * <p>
  * Not thread-safe: the engine's thread. Allocates per handshake, never per datagram.
  */
@@ -278,10 +279,9 @@ public final class Authenticator
 
         final byte[] prologue = ConnectionAuth.bound(
             message, messageOffset, message, blockOffset, valueOffset - 4 - blockOffset);
-        final X25519KeyPair ephemeral = takeEphemeral();
+        // the ready ephemeral is spent only when message 2 will carry it: a refused SETUP leaves it unsent for the next
         final NoiseIkHandshake handshake =
-            NoiseIkHandshake.responder(localStatic, ephemeral, responderSecrets, prologue);
-        ephemeral.erase();
+            NoiseIkHandshake.responder(localStatic, readyEphemeral(), responderSecrets, prologue);
         final byte[] value = new byte[valueLength];
         message.getBytes(valueOffset, value);
         final byte[] payload = new byte[ConnectionAuth.PAYLOAD_1_LENGTH];
@@ -293,7 +293,7 @@ public final class Authenticator
             return null;
         }
         final byte[] peerKey = handshake.remoteStaticPublicKey();
-        final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(payload);
+        final UnsafeBuffer view = new UnsafeBuffer(payload);
         final long timestamp = view.getLong(0, ByteOrder.LITTLE_ENDIAN);
         final int mode = view.getInt(8, ByteOrder.LITTLE_ENDIAN);
         if (0 != (mode & ~ConnectionAuth.MODE_ENCRYPT))
@@ -307,6 +307,7 @@ public final class Authenticator
             refusal = REPLAYED;
             return null;
         }
+        takeEphemeral().erase();
         return ConnectionAuth.responder(
             settings, handshake, peerKey, 0 != (mode & ConnectionAuth.MODE_ENCRYPT), timestamp);
     }
@@ -335,12 +336,18 @@ public final class Authenticator
         return refusal;
     }
 
-    private X25519KeyPair takeEphemeral()
+    private X25519KeyPair readyEphemeral()
     {
         if (0 == readyEphemerals)
         {
             prepare();
         }
+        return ephemerals[readyEphemerals - 1];
+    }
+
+    private X25519KeyPair takeEphemeral()
+    {
+        readyEphemeral();
         final X25519KeyPair ephemeral = ephemerals[--readyEphemerals];
         ephemerals[readyEphemerals] = null;
         return ephemeral;

@@ -71,9 +71,12 @@ class AuthenticatorTest
         assertNotNull(respond(responder, initiator.initiate(responderPublic, true)), "first: secret computed");
         assertNotNull(respond(responder, initiator.initiate(responderPublic, true)), "second: secret kept");
 
+        assertEquals(1, responder.prepare());
+        assertEquals(1, responder.prepare());
         trusted.set(false);
         assertNull(respond(responder, initiator.initiate(responderPublic, true)));
         assertEquals(Authenticator.UNTRUSTED, responder.refusal());
+        assertEquals(0, responder.prepare(), "a refused SETUP spends no ephemeral key");
 
         trusted.set(true);
         assertNotNull(respond(responder, initiator.initiate(responderPublic, true)), "trusted again");
