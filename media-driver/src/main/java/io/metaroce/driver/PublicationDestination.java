@@ -38,7 +38,10 @@ import java.net.InetSocketAddress;
  * accepts the opening it holds nothing: the publisher is not held back by a receiver that is not there. When the
  * receiver accepts, the sender publishes the destination's {@link #retainedPosition()} and then checks the conductor's
  * clean intent; if the conductor may already have zeroed bytes at the opening position (the others ran a full log
- * ahead during the handshake) the stream is closed empty and opened again at the current position.
+ * ahead during the handshake) the stream is closed empty and opened again at the current position. That second
+ * opening is retained from the moment it is sent, since its receiver has just shown it is there: the publisher waits
+ * for one handshake rather than running ahead of every new opening for as long as it publishes faster than a
+ * receiver can accept one. Should the second opening fail, the destination holds nothing again.
  * <p>
  * <b>Retained.</b> From that acceptance until the sender is done with it, the destination is retained: the conductor
  * never zeroes the log at or beyond its acknowledged position, and a stream that fails is opened again from that
@@ -116,6 +119,7 @@ final class PublicationDestination implements PayloadSource
     private long endPosition = Long.MAX_VALUE;
     private boolean isRetained;
     private boolean isRejoining;
+    private boolean isOpeningRetained;
     private boolean isLeaving;
     private boolean isCloseRequested;
     private boolean refusesRetransmission;
@@ -394,6 +398,7 @@ final class PublicationDestination implements PayloadSource
                 return;
             }
             isRetained = true;
+            isOpeningRetained = false;
         }
         isConnected = true;
     }
@@ -414,9 +419,10 @@ final class PublicationDestination implements PayloadSource
     }
 
     /**
-     * Sender: the stream ended. A leaving destination is done; a released publication's destination whose stream
-     * closed normally is done; any other is opened again after {@link NetworkPublication#RECONNECT_DELAY_NS}, from
-     * its acknowledged position once retained, at the current position otherwise.
+     * Sender: the stream ended. One closed empty to join again is opened at once, retained from its opening; a
+     * leaving destination is done; a released publication's destination whose stream closed normally is done; any
+     * other is opened again after {@link NetworkPublication#RECONNECT_DELAY_NS}, from its acknowledged position once
+     * retained, at the current position otherwise.
      */
     void onTerminated(final SenderStream stream, final int cause, final boolean isClosing, final long nowNs)
     {
@@ -430,10 +436,18 @@ final class PublicationDestination implements PayloadSource
         if (isRejoining)
         {
             isRejoining = false;
+            isOpeningRetained = true;
             endPosition = Long.MAX_VALUE;
             reconnectDeadlineNs = nowNs;
+            return;
         }
-        else if (isLeaving || (isClosing && (TerminationCause.NORMAL == cause ||
+        if (isOpeningRetained && !isRetained)
+        {
+            // the retained opening failed: until a receiver accepts again the destination holds nothing
+            isOpeningRetained = false;
+            RETAINED_POSITION.setRelease(this, NOT_RETAINED);
+        }
+        if (isLeaving || (isClosing && (TerminationCause.NORMAL == cause ||
             TerminationCause.CLOSE_UNANSWERED == cause || TerminationCause.SHUTDOWN == cause)))
         {
             detach();
@@ -505,6 +519,11 @@ final class PublicationDestination implements PayloadSource
     {
         final long position = isRetained ? acknowledgedPosition : publication.producerPosition();
         acknowledgedPosition = position;
+        if (isOpeningRetained && !isRetained)
+        {
+            // volatile, as in onEstablished: the conductor zeroes nothing from here on, or the acceptance sees it did
+            RETAINED_POSITION.setVolatile(this, position);
+        }
         publication.fillSettings(settings, position, transportDestination, counterLabel);
         stream = endpoint.openStream(settings, this, publication.registrationId(), receiver);
         reconnectDeadlineNs = nowNs + NetworkPublication.RECONNECT_DELAY_NS;

@@ -28,6 +28,7 @@ import io.metaroce.codec.control.AddDestinationEncoder;
 import io.metaroce.codec.control.ControlErrorCode;
 import io.metaroce.codec.control.MessageHeaderEncoder;
 import io.metaroce.driver.status.SystemCounterDescriptor;
+import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.errors.ErrorLogReader;
 import org.junit.jupiter.api.AfterEach;
@@ -359,6 +360,93 @@ class MultiDestinationPublicationTest
     }
 
     @Test
+    void shouldJoinALateJoinerWhoseHandshakesAreSlowerThanTheOthersRunALogAhead()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(3);
+            final List<Receiver> first = launchReceivers(2);
+            // the late joiner's driver runs only when the test invokes it: each of its handshakes spans rounds
+            final String lateEndpoint = "127.0.0.4:" + harness.port;
+            final MediaDriver lateDriver = harness.launch(NetworkTestHarness.driverContext(ThreadingMode.INVOKER));
+            final AgentInvoker lateInvoker = lateDriver.sharedAgentInvoker();
+            final MetaRoce lateClient = harness.connect(TestContexts.clientContext(lateDriver)
+                .useConductorAgentInvoker(true).driverAgentInvoker(lateInvoker));
+            final Receiver late = new Receiver(lateEndpoint, lateClient.addSubscription(
+                "metaroce:udp?endpoint=" + lateEndpoint, STREAM_ID), () ->
+                {
+                    lateInvoker.invoke();
+                    lateClient.conductorAgentInvoker().invoke();
+                });
+
+            final MediaDriver senderDriver = harness.launch(NetworkTestHarness.driverContext());
+            final MetaRoce senderClient = harness.connect(senderDriver);
+            final Publication publication = senderClient.addPublication(channel(first, ""), STREAM_ID);
+            awaitImages(first, publication);
+            publish(publication, first, 100, 0);
+            final long positionAtJoin = publication.position();
+            publication.addDestination("metaroce:udp?endpoint=" + lateEndpoint);
+
+            // Rounds: the others take more than a whole log (or all the publisher may take in 50 ms), then the late
+            // joiner's driver runs once. Its first opening is stale when accepted; the next one must hold the
+            // publisher, and so succeed, however long its handshake.
+            int sequence = 100;
+            int rounds = 0;
+            final Await.Deadline deadline = new Await.Deadline(20_000);
+            while (late.received < 1)
+            {
+                deadline.check("the late joiner's first message after " + rounds + " rounds");
+                final long roundStart = publication.position();
+                final long roundEndNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+                while (publication.position() - roundStart < 4L * TERM_LENGTH && System.nanoTime() - roundEndNs < 0)
+                {
+                    if (offerOnce(publication, sequence))
+                    {
+                        sequence++;
+                    }
+                    else
+                    {
+                        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50));
+                    }
+                    pollAll(first);
+                }
+                // one duty cycle of the late joiner's driver, so that a handshake takes several rounds
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+                late.poll();
+                rounds++;
+            }
+            final List<Receiver> all = new ArrayList<>(first);
+            all.add(late);
+            publish(publication, all, 2_000, sequence);
+            final int total = sequence + 2_000;
+
+            for (final Receiver receiver : first)
+            {
+                receiver.await(total);
+                assertEquals(total, receiver.received, receiver + " got every message once");
+            }
+            late.await(total);
+            assertTrue(late.first >= 100, "nothing from before its join: " + late.first);
+            assertEquals(total - late.first, late.received, "every message from its opening on, once");
+            final Image image = late.subscription.images().get(late.subscription.imageCount() - 1);
+            assertTrue(image.joinPosition() > positionAtJoin, "opened again at a later position: " +
+                image.joinPosition() + " after a join at " + positionAtJoin);
+        });
+    }
+
+    /**
+     * Offer message {@code sequence} once (size from the seed).
+     *
+     * @return false when the publication refused it.
+     */
+    private boolean offerOnce(final Publication publication, final int sequence)
+    {
+        message.putInt(0, sequence);
+        final int length = Integer.BYTES + new SplittableRandom(SEED + sequence).nextInt(200);
+        return publication.offer(message, 0, length) > 0;
+    }
+
+    @Test
     void shouldRemoveADestinationUnderLoadWhileTheOthersLoseNothing()
     {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
@@ -567,13 +655,23 @@ class MultiDestinationPublicationTest
         final String endpoint;
         final Subscription subscription;
         final FragmentAssembler assembler;
+        final Runnable pump;
         int first = -1;
         int next = -1;
         int received;
 
         Receiver(final String endpoint, final Subscription subscription)
         {
+            this(endpoint, subscription, null);
+        }
+
+        /**
+         * A receiver whose driver and client run only when {@code pump} runs them, before each poll.
+         */
+        Receiver(final String endpoint, final Subscription subscription, final Runnable pump)
+        {
             this.endpoint = endpoint;
+            this.pump = pump;
             this.subscription = subscription;
             this.assembler = new FragmentAssembler((buffer, offset, length, header) ->
             {
@@ -593,6 +691,10 @@ class MultiDestinationPublicationTest
 
         int poll()
         {
+            if (null != pump)
+            {
+                pump.run();
+            }
             return subscription.poll(assembler, 100);
         }
 
