@@ -62,6 +62,7 @@ public final class Image
     private final SpyTermReader spyReader;
     private long finalPosition;
     private boolean isLappedAtClose;
+    private boolean isEndOfStreamAtClose;
     private volatile boolean isClosed;
 
     Image(
@@ -248,13 +249,19 @@ public final class Image
     }
 
     /**
-     * Has the publisher ended the stream and has this subscriber consumed all of it?
+     * Has the publisher ended the stream and has this subscriber consumed all of it? A closed image answers as it
+     * stood when it closed, so the question is safe once its log is unmapped.
      *
      * @return true at the end of the stream.
      */
     public boolean isEndOfStream()
     {
-        return position() >= LogBufferDescriptor.endOfStreamPosition(metaDataBuffer);
+        if (isClosed)
+        {
+            return isEndOfStreamAtClose;
+        }
+
+        return subscriberPosition.get() >= LogBufferDescriptor.endOfStreamPosition(metaDataBuffer);
     }
 
     /**
@@ -395,6 +402,8 @@ public final class Image
     void close()
     {
         finalPosition = subscriberPosition.getVolatile();
-        isClosed = true;
+        // the log is still mapped here; it lingers, then goes, while the application may still ask
+        isEndOfStreamAtClose = finalPosition >= LogBufferDescriptor.endOfStreamPosition(metaDataBuffer);
+        isClosed = true; // volatile: a reader that sees the image closed sees the two fields above
     }
 }

@@ -122,6 +122,28 @@ class ImageEndOfStreamTest
     }
 
     @Test
+    void shouldAnswerEndOfStreamOfAClosedImageAsItStoodAtTheCloseWithoutReadingTheLog()
+    {
+        final ConcurrentPublication publication = publication(0);
+        offer(publication, 1, 100);
+        closeWithEndOfStream();
+        final Image image = log.image();
+        image.poll((b, offset, length, header) -> onFragment(b, offset, length), 10);
+        image.close();
+
+        // the client unmaps a closed image's log after its linger: what the log says then must not matter
+        LogBufferDescriptor.endOfStreamPosition(log.logBuffers.metaDataBuffer(), Long.MAX_VALUE);
+        assertTrue(image.isEndOfStream(), "read to its end of stream before it closed");
+
+        final Image unread = log.image();
+        log.subscriberPosition.set(0);
+        LogBufferDescriptor.endOfStreamPosition(log.logBuffers.metaDataBuffer(), 160);
+        unread.close();
+        LogBufferDescriptor.endOfStreamPosition(log.logBuffers.metaDataBuffer(), 0);
+        assertFalse(unread.isEndOfStream(), "closed before its subscriber reached the end of stream");
+    }
+
+    @Test
     void shouldConsumeEndOfStreamFrameInNextPollWhenFragmentLimitStoppedBeforeIt()
     {
         final ConcurrentPublication publication = publication(0);
