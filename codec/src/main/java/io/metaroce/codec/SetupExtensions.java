@@ -15,6 +15,9 @@
  */
 package io.metaroce.codec;
 
+import io.metaroce.codec.wire.MessageHeaderDecoder;
+import io.metaroce.codec.wire.SetupAckDecoder;
+import io.metaroce.codec.wire.SetupDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -61,6 +64,19 @@ public final class SetupExtensions
      * The setupFlags bit of an authenticated connection: set in SETUP and SETUP_ACK when they carry HANDSHAKE.
      */
     public static final int SETUP_FLAG_AUTHENTICATED = 0x0001;
+
+    /**
+     * Offset of a SETUP's setupFlags from the start of its message header: the handshake reads and binds the flags
+     * of the whole message, before any decoder wraps it.
+     */
+    public static final int SETUP_FLAGS_OFFSET =
+        MessageHeaderDecoder.ENCODED_LENGTH + SetupDecoder.setupFlagsEncodingOffset();
+
+    /**
+     * Offset of a SETUP_ACK's setupFlags from the start of its message header.
+     */
+    public static final int SETUP_ACK_FLAGS_OFFSET =
+        MessageHeaderDecoder.ENCODED_LENGTH + SetupAckDecoder.setupFlagsEncodingOffset();
 
     /**
      * {@link #find} found no extension of the type in a well-formed block.

@@ -85,10 +85,9 @@ public final class Authenticator
      */
     public static final int MAX_STATIC_SECRETS = 1024;
 
-    // a SETUP's and a SETUP_ACK's fixed part as the warm-up lays them out: flags at 64 and 60, extensions from 72
+    // a SETUP's and a SETUP_ACK's fixed part as the warm-up lays them out, flags where the codecs put them and
+    // extensions from 72
     private static final int WARM_UP_BOUND_LENGTH = 72;
-    private static final int WARM_UP_SETUP_FLAGS_OFFSET = 64;
-    private static final int WARM_UP_SETUP_ACK_FLAGS_OFFSET = 60;
     private static final int WARM_UP_BODY_LENGTH = 1024;
     private static final int WARM_UP_MESSAGE_LENGTH = 512;
 
@@ -159,7 +158,7 @@ public final class Authenticator
         {
             final ConnectionAuth initiated = initiator.initiate(responderPublic, true);
             message.setMemory(0, message.capacity(), (byte)0);
-            message.putShort(WARM_UP_SETUP_FLAGS_OFFSET, (short)SetupExtensions.SETUP_FLAG_AUTHENTICATED,
+            message.putShort(SetupExtensions.SETUP_FLAGS_OFFSET, (short)SetupExtensions.SETUP_FLAG_AUTHENTICATED,
                 ByteOrder.LITTLE_ENDIAN);
             final int setupBlock = initiated.appendSetupExtension(message, 0, block, 0);
             message.putBytes(WARM_UP_BOUND_LENGTH, block, 0, setupBlock);
@@ -169,7 +168,7 @@ public final class Authenticator
                 continue;
             }
             message.setMemory(0, message.capacity(), (byte)0);
-            message.putShort(WARM_UP_SETUP_ACK_FLAGS_OFFSET, (short)SetupExtensions.SETUP_FLAG_AUTHENTICATED,
+            message.putShort(SetupExtensions.SETUP_ACK_FLAGS_OFFSET, (short)SetupExtensions.SETUP_FLAG_AUTHENTICATED,
                 ByteOrder.LITTLE_ENDIAN);
             final int ackBlock = responded.appendSetupAckExtension(message, 0, block, 0);
             message.putBytes(WARM_UP_BOUND_LENGTH, block, 0, ackBlock);
@@ -261,7 +260,8 @@ public final class Authenticator
     {
         refusal = 0;
         final int valueOffset = SetupExtensions.find(message, blockOffset, blockLength, SetupExtensions.HANDSHAKE);
-        final int flags = message.getShort(messageOffset + 64, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int flags =
+            message.getShort(messageOffset + SetupExtensions.SETUP_FLAGS_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
         if (valueOffset < 0)
         {
             refusal = require || settings.requireAuthentication() ||

@@ -188,7 +188,8 @@ public final class ConnectionAuth
         {
             return FAILED;
         }
-        final int flags = message.getShort(messageOffset + 60, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+        final int flags =
+            message.getShort(messageOffset + SetupExtensions.SETUP_ACK_FLAGS_OFFSET, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
         final int valueOffset = SetupExtensions.find(message, blockOffset, blockLength, SetupExtensions.HANDSHAKE);
         if (valueOffset < 0 || 0 == (flags & SetupExtensions.SETUP_FLAG_AUTHENTICATED))
         {
