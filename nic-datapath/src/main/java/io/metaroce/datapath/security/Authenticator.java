@@ -353,6 +353,16 @@ public final class Authenticator
         return ephemeral;
     }
 
+    /**
+     * Static-static secrets kept, one per peer key, for tests.
+     *
+     * @return the count.
+     */
+    int keptStaticSecrets()
+    {
+        return staticSecrets.size();
+    }
+
     private boolean staticSecret(final byte[] remoteStatic, final byte[] secret, final boolean requireTrust)
     {
         final String key = Base64.getEncoder().encodeToString(remoteStatic);

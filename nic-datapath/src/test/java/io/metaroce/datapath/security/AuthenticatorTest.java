@@ -15,6 +15,7 @@
  */
 package io.metaroce.datapath.security;
 
+import io.metaroce.codec.SetupExtensions;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -69,23 +70,44 @@ class AuthenticatorTest
         final byte[] responderPublic = X25519KeyPair.of(RESPONDER_KEY).publicKey();
 
         assertNotNull(respond(responder, initiator.initiate(responderPublic, true)), "first: secret computed");
+        assertEquals(1, responder.keptStaticSecrets());
+        assertEquals(1, initiator.keptStaticSecrets());
         assertNotNull(respond(responder, initiator.initiate(responderPublic, true)), "second: secret kept");
+        assertEquals(1, responder.keptStaticSecrets(), "one secret per peer key");
 
         assertEquals(1, responder.prepare());
         assertEquals(1, responder.prepare());
         trusted.set(false);
         assertNull(respond(responder, initiator.initiate(responderPublic, true)));
         assertEquals(Authenticator.UNTRUSTED, responder.refusal());
+        assertEquals(0, responder.keptStaticSecrets(), "a revoked key's secret goes with its trust");
         assertEquals(0, responder.prepare(), "a refused SETUP spends no ephemeral key");
 
         trusted.set(true);
         assertNotNull(respond(responder, initiator.initiate(responderPublic, true)), "trusted again");
     }
 
+    @Test
+    void shouldKeepAtMostABoundedNumberOfStaticSecretsStartingAgainWhenFull()
+    {
+        final Authenticator responder = new Authenticator(settings(RESPONDER_KEY, true), new SplittableRandom(3));
+        final byte[] responderPublic = X25519KeyPair.of(RESPONDER_KEY).publicKey();
+        final SplittableRandom keys = new SplittableRandom(4);
+        for (int i = 1; i <= Authenticator.MAX_STATIC_SECRETS + 1; i++)
+        {
+            final byte[] initiatorKey = new byte[X25519.KEY_LENGTH];
+            keys.nextBytes(initiatorKey);
+            final Authenticator initiator = new Authenticator(settings(initiatorKey, true), new SplittableRandom(i));
+            assertNotNull(respond(responder, initiator.initiate(responderPublic, true)), "peer " + i);
+            assertEquals(i <= Authenticator.MAX_STATIC_SECRETS ? i : 1, responder.keptStaticSecrets(), "peer " + i);
+        }
+    }
+
     private static ConnectionAuth respond(final Authenticator responder, final ConnectionAuth initiator)
     {
         final UnsafeBuffer setup = new UnsafeBuffer(new byte[512]);
-        setup.putShort(64, (short)0x0001, ByteOrder.LITTLE_ENDIAN);
+        setup.putShort(SetupExtensions.SETUP_FLAGS_OFFSET, (short)SetupExtensions.SETUP_FLAG_AUTHENTICATED,
+            ByteOrder.LITTLE_ENDIAN);
         final UnsafeBuffer block = new UnsafeBuffer(new byte[512]);
         final int blockLength = initiator.appendSetupExtension(setup, 0, block, 0);
         setup.putInt(68, blockLength, ByteOrder.LITTLE_ENDIAN);
