@@ -30,8 +30,9 @@ import io.metaroce.datapath.tracking.ReceiveTracker;
  * An ACK is due at once ({@link #ackNow}) for a DATA with ackRequest, retx or fin, a duplicate or an out-of-order
  * arrival; after ackEveryPackets (or the sender's smaller hint) or ackEveryBytes; otherwise when the delayed-ACK timer
  * started by the first unacknowledged arrival expires. The connection sends the ACK and then calls
- * {@link #onAckSent()}. A hole older than the NACK interval is reported with NACK(INFERRED_LOSS), and no PSN is
- * reported twice within the interval.
+ * {@link #onAckSent()}. A hole older than the hole timer is reported with NACK(INFERRED_LOSS), and no PSN is
+ * reported twice within the NACK interval. The hole timer follows the reordering the connection measures
+ * ({@link ReorderingMeter}), at most the NACK interval.
  * <p>
  * Owned by the engine's thread; no allocation.
  */
@@ -44,6 +45,7 @@ final class ReceiverAckState
     private final int ackEveryBytes;
     private final long delayedAckNs;
     private final long nackIntervalNs;
+    private final ReorderingMeter reordering;
 
     /**
      * An ACK is due at the end of the receive batch.
@@ -112,8 +114,8 @@ final class ReceiverAckState
      * No ACK pending, no hole.
      *
      * @param settings  the engine's settings.
-     * @param rttHintNs the sender's announced base round trip, 0 when it gave none: the NACK interval and hole timer
-     *                  are that, at least the reordering window, else the configured NACK interval.
+     * @param rttHintNs the sender's announced base round trip, 0 when it gave none: the NACK interval, and the hole
+     *                  timer's ceiling, are that, at least the reordering window, else the configured NACK interval.
      */
     ReceiverAckState(final EngineSettings settings, final long rttHintNs)
     {
@@ -122,6 +124,30 @@ final class ReceiverAckState
         this.delayedAckNs = settings.ack().delayedAckNs();
         this.nackIntervalNs = rttHintNs > 0 ?
             Math.max(rttHintNs, settings.lossRecovery().reorderWindowMinNs()) : settings.ack().nackIntervalNs();
+        this.reordering = new ReorderingMeter(nackIntervalNs);
+    }
+
+    /**
+     * A DATA arrived, new or duplicate, before the tracker records it: the reordering it shows is measured.
+     *
+     * @param psn        its PSN.
+     * @param highestPsn the highest PSN received before it.
+     * @param flags      its transport flags: a retransmission shows no reordering.
+     * @param nowNs      current time.
+     */
+    void onArrival(final int psn, final int highestPsn, final int flags, final long nowNs)
+    {
+        reordering.onArrival(psn, highestPsn, 0 != (flags & TransportFlag.RETX), nowNs);
+    }
+
+    /**
+     * The reordering measured.
+     *
+     * @return the meter.
+     */
+    ReorderingMeter reordering()
+    {
+        return reordering;
     }
 
     /**
@@ -280,7 +306,8 @@ final class ReceiverAckState
 
     /**
      * The tracker's cumulative acknowledgement moved, or may have left a hole behind: the hole timer starts when a
-     * hole appears or the cumulative acknowledgement moves past one, and stops when no hole is left.
+     * hole appears or the cumulative acknowledgement moves past one, for the hole timeout the measured reordering
+     * gives, and stops when no hole is left.
      *
      * @param advanced PSNs the cumulative acknowledgement moved by.
      * @param hasHole  is a PSN below the highest received missing?
@@ -290,7 +317,7 @@ final class ReceiverAckState
     {
         if (advanced > 0 || (hasHole && Long.MAX_VALUE == holeDeadlineNs))
         {
-            holeDeadlineNs = hasHole ? nowNs + nackIntervalNs : Long.MAX_VALUE;
+            holeDeadlineNs = hasHole ? nowNs + reordering.holeTimeoutNs(nowNs) : Long.MAX_VALUE;
         }
     }
 
@@ -306,13 +333,14 @@ final class ReceiverAckState
     }
 
     /**
-     * The hole timer expired: it runs another interval while a hole is left, else it stops.
+     * The hole timer expired: it runs another NACK interval while a hole is left, else it stops.
      *
      * @param hasHole is a PSN below the highest received missing?
      * @param nowNs   current time.
      */
     void onHoleTimer(final boolean hasHole, final long nowNs)
     {
+        // The oldest hole was just reported and may not be again within the NACK interval (MR-NACK-2).
         holeDeadlineNs = hasHole ? nowNs + nackIntervalNs : Long.MAX_VALUE;
     }
 

@@ -78,7 +78,8 @@ import java.net.InetSocketAddress;
  * <b>Acknowledgement.</b> An ACK goes at the end of the receive batch, on the delayed-ACK timer, or before a new
  * trigger replaces one it must echo ({@link ReceiverAckState} keeps when and what); it echoes its trigger, the newest
  * DATA it answers, so the sender gets per-path RTT and loss feedback, and carries the window limit of the trigger's
- * stream. A hole older than the NACK interval is reported with NACK(INFERRED_LOSS), at most once per PSN per interval.
+ * stream. A hole older than the hole timer, which follows the reordering the connection measures and is at most the
+ * NACK interval ({@link ReorderingMeter}), is reported with NACK(INFERRED_LOSS), at most once per PSN per interval.
  * CREDIT follows the connection's share of its group's credit ({@link ReceiverCredit}).
  * <p>
  * Owned by the engine's thread; other threads observe it through its counters.
@@ -772,6 +773,7 @@ public final class ReceiverConnection extends Connection
         if (ReceiveTracker.DUPLICATE == verdict)
         {
             host.drop(DropReason.DUPLICATE);
+            ack.onArrival(psn, tracker.highestPsn(), flags, nowNs);
             tracker.onDuplicate();
             counters.duplicates.incrementRelease();
             recordTrigger(header, plane, flags, null);
@@ -807,6 +809,7 @@ public final class ReceiverConnection extends Connection
         }
 
         final boolean fillsHole = isOpen && Serial.isBefore(psn, tracker.highestPsn());
+        ack.onArrival(psn, tracker.highestPsn(), flags, nowNs);
         final int advanced = tracker.accept(psn);
         receivedBytes += length;
         if (isOpen)

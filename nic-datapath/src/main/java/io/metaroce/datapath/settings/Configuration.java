@@ -1250,13 +1250,14 @@ public final class Configuration
     public static final String NACK_INTERVAL_NS_PROP_NAME = "metaroce.datapath.nack.interval";
 
     /**
-     * Default of {@link #nackIntervalNs()}: receiver RTT estimate: at most one NACK per PSN per interval, and the hole
-     * timer before INFERRED_LOSS.
+     * Default of {@link #nackIntervalNs()}: receiver RTT estimate: at most one NACK per PSN per interval, and the
+     * ceiling of the hole timer before INFERRED_LOSS, which follows the reordering the receiver measures.
      */
     public static final long NACK_INTERVAL_NS_DEFAULT = TimeUnit.MILLISECONDS.toNanos(1);
 
     /**
-     * Receiver RTT estimate: at most one NACK per PSN per interval, and the hole timer before INFERRED_LOSS.
+     * Receiver RTT estimate: at most one NACK per PSN per interval, and the ceiling of the hole timer before
+     * INFERRED_LOSS, which follows the reordering the receiver measures.
      *
      * @return the value of {@link #NACK_INTERVAL_NS_PROP_NAME}, or the default when it is not set.
      */

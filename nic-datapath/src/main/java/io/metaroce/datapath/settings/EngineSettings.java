@@ -451,8 +451,8 @@ public final class EngineSettings
      * see {@link Configuration#ACK_EVERY_BYTES_PROP_NAME}.
      * @param delayedAckNs delayed-ACK timer, started by the first unacknowledged arrival; see {@link
      * Configuration#DELAYED_ACK_NS_PROP_NAME}.
-     * @param nackIntervalNs receiver RTT estimate: at most one NACK per PSN per interval, and the hole timer before
-     * INFERRED_LOSS; see {@link Configuration#NACK_INTERVAL_NS_PROP_NAME}.
+     * @param nackIntervalNs receiver RTT estimate: at most one NACK per PSN per interval, and the ceiling of the hole
+     * timer before INFERRED_LOSS; see {@link Configuration#NACK_INTERVAL_NS_PROP_NAME}.
      */
     public record AckSettings(
         int mprPsns,
@@ -1113,7 +1113,8 @@ public final class EngineSettings
         }
 
         /**
-         * Receiver RTT estimate: at most one NACK per PSN per interval, and the hole timer before INFERRED_LOSS.
+         * Receiver RTT estimate: at most one NACK per PSN per interval, and the ceiling of the hole timer before
+         * INFERRED_LOSS.
          *
          * @param nackIntervalNs the value; see {@link Configuration#NACK_INTERVAL_NS_PROP_NAME}.
          * @return this for a fluent API.
