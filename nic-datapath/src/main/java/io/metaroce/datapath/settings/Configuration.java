@@ -172,8 +172,8 @@ public final class Configuration
 
     /**
      * Default of {@link #pathBurst()}: consecutive new DATA of a connection on one path before the path policy picks
-     * the next. A path per packet until bursts are shown not to keep a request-response stream on a failed plane
-     * (docs/performance.md, 2026-12-07 morning); 8 is the measured choice for throughput.
+     * the next. A path per packet: bursts of 8 gain throughput where the host's CPU is the limit, but on the simulated
+     * fabric they overflow the planes' queues in an incast and slow a lossless stream (docs/performance.md).
      */
     public static final int PATH_BURST_DEFAULT = 1;
 
