@@ -215,6 +215,11 @@ final class SenderFeedback
         }
 
         final long sample = stale ? -1 : rttSample(header.tsNs(), ack.serviceTimeNs());
+        if (stale)
+        {
+            // Overtaken on the way back, not replayed: the sample still tells the plane weights about its plane.
+            paths.onOvertakenRttSample(echoPath, header.pathSeq(), rttSample(header.tsNs(), ack.serviceTimeNs()));
+        }
         final long sendTimeNs = echoedSendTimeNs(header.tsNs());
         boolean sharedLate = false;
         if (sample >= 0)

@@ -19,6 +19,8 @@ import io.metaroce.datapath.path.PathBurst;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
 
+import java.util.Arrays;
+
 /**
  * Path management of one sender connection: the {@link PathTable} that keeps each path's health, the
  * {@link PathPolicy} that picks the path of each packet, the {@link PathBurst} that keeps new DATA on the policy's
@@ -32,15 +34,22 @@ import io.metaroce.datapath.path.PathTable;
  *     congested for an srtt, which the weighted policy skips, unless its sample was late and shared; a good echo on
  *     an ACTIVE path is offered to the policy for reuse, one in a burst length ({@link PathBurst#onGoodEcho});</li>
  *     <li>a NACK or a PROBE_ACK that is not a path probe's answer is an echo that is not good (it proves the path
- *     alive without vouching for its data).</li>
+ *     alive without vouching for its data);</li>
+ *     <li>with bursts, the sample of an ACK that later ACKs overtook on the way back (stale, so the connection's RTT
+ *     and the path table ignore it) still goes to the policy's plane weights, once per path sequence
+ *     ({@link #onOvertakenRttSample}).</li>
  * </ul>
  * Single-threaded (the engine's thread); no allocation after construction.
  */
 final class SenderPaths
 {
+    private static final int PATH_SEQ_MASK = 0xFFFF;
+    private static final int NO_ECHO_SEQ = -1;
+
     private final PathTable table;
     private final PathPolicy policy;
     private final PathBurst burst;
+    private final int[] newestEchoSeq;
 
     /**
      * Paths over a table and a policy that reads it.
@@ -54,6 +63,8 @@ final class SenderPaths
         this.table = table;
         this.policy = policy;
         this.burst = new PathBurst(table, policy, burstLength);
+        this.newestEchoSeq = new int[table.pathCount()];
+        Arrays.fill(newestEchoSeq, NO_ECHO_SEQ);
     }
 
     /**
@@ -154,6 +165,7 @@ final class SenderPaths
         final long srttNs)
     {
         final boolean good = !retx && !congested;
+        newestEchoSeq[path] = pathSeq;
         table.onEcho(path, pathSeq, good, nowNs);
         if (congested && !shared)
         {
@@ -163,5 +175,37 @@ final class SenderPaths
         {
             burst.onGoodEcho(path);
         }
+    }
+
+    /**
+     * The RTT sample of a stale ACK: one that acknowledged nothing new because later ACKs, on planes whose way back
+     * is shorter, overtook it. With bursts of more than one packet it goes to the policy (the plane weights) when its
+     * echo is newer than any the path had, so that a duplicate of an old ACK counts nothing. A plane whose ACKs come
+     * back slower than the others' is overtaken nearly always while the cumulative acknowledgement moves: of a
+     * lossless stream with bursts of 8 over 4 planes of the simulated fabric, 0.2 % of its samples survived,
+     * 17 us above the mean of all of them, and its weight sank to the floor while its queue stood empty (section
+     * 11.2). Without bursts the connection's behaviour stays as it was, although the survivors are biased there too.
+     *
+     * @param path    the echoed path.
+     * @param pathSeq the echoed path sequence.
+     * @param rttNs   the sample, negative when there is none.
+     */
+    void onOvertakenRttSample(final int path, final int pathSeq, final long rttNs)
+    {
+        if (burst.length() > 1 && rttNs >= 0 && isNewerEcho(pathSeq, newestEchoSeq[path]))
+        {
+            newestEchoSeq[path] = pathSeq;
+            policy.onRttSample(path, rttNs);
+        }
+    }
+
+    private static boolean isNewerEcho(final int pathSeq, final int newest)
+    {
+        if (NO_ECHO_SEQ == newest)
+        {
+            return true;
+        }
+        final int distance = (pathSeq - newest) & PATH_SEQ_MASK;
+        return distance > 0 && distance < (PATH_SEQ_MASK + 1) / 2;
     }
 }

@@ -99,4 +99,29 @@ class SenderPathsTest
         assertEquals(1, selector.weights().epochs());
         assertEquals(40_000, selector.weights().planeDelayNs(0));
     }
+
+    @Test
+    void shouldGiveThePlaneWeightsTheSamplesOfOvertakenAcksOnlyWithBursts()
+    {
+        assertEquals(50_000, planeDelayWithOvertakenSamples(new SenderPaths(table, selector, 8)),
+            "the newer overtaken echo counts, once; an older one and a duplicate do not");
+        final PathSelector unbursted =
+            (PathSelector)PathSelector.supplier(16, 1.0 / 64).newInstance(table, new SplittableRandom(1));
+        assertEquals(40_000, planeDelayWithOvertakenSamples(new SenderPaths(table, unbursted, 1)),
+            "without bursts an overtaken ACK's sample counts nothing, as before");
+    }
+
+    private static long planeDelayWithOvertakenSamples(final SenderPaths paths)
+    {
+        final PathSelector selector = (PathSelector)paths.policy();
+        paths.onAckRttSample(3, 40_000, -40_000, MS, 0, 40_000, 40_000, 25_000);
+        paths.onAckEcho(1, 5, false, false, false, 10_000, 40_000);
+        paths.onOvertakenRttSample(1, 4, 90_000);
+        paths.onOvertakenRttSample(1, 6, 60_000);
+        paths.onOvertakenRttSample(1, 6, 90_000);
+        paths.onOvertakenRttSample(1, 7, -1);
+        paths.onAckRttSample(2, 40_000, 110_000, MS, 160_000, 40_000, 40_000, 25_000);
+        assertEquals(1, selector.weights().epochs());
+        return selector.weights().planeDelayNs(0);
+    }
 }
