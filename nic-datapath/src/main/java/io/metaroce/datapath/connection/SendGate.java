@@ -308,6 +308,16 @@ final class SendGate
     }
 
     /**
+     * The congestion window, when one is in force.
+     *
+     * @return bytes, {@link Long#MAX_VALUE} without a window.
+     */
+    long windowBytes()
+    {
+        return windowMode ? congestion.window() : Long.MAX_VALUE;
+    }
+
+    /**
      * The pacer.
      *
      * @return the pacer, for its rate.

@@ -170,7 +170,9 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         }
         gate.onNewDataAllowed();
 
-        final int path = pathBurst.selectNew(nowNs);
+        // A burst longer than the window's share of a plane would leave planes idle for the round trip (11.2).
+        final int path = pathBurst.selectNew(nowNs, (int)Math.min(pathBurst.length(),
+            gate.windowBytes() / ((long)table.planeCount() * Math.max(1, gate.maxPayload()))));
         if (PathPolicy.NO_PATH == path)
         {
             return SenderStreamSet.CONNECTION_BLOCKED;

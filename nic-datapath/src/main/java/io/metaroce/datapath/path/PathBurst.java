@@ -90,6 +90,21 @@ public final class PathBurst
      */
     public int selectNew(final long nowNs)
     {
+        return selectNew(nowNs, length);
+    }
+
+    /**
+     * Choose the path of a new DATA packet as {@link #selectNew(long)} does, a new burst being at most
+     * {@code maxLength} packets long (and at least 1): the sender's share of its congestion window per plane, so that
+     * a window smaller than a burst per plane still reaches every plane each round trip instead of a few planes in
+     * whole bursts.
+     *
+     * @param nowNs     current time, for the congestion skip.
+     * @param maxLength the most packets a burst that starts now may have; the burst length bounds it too.
+     * @return a path index, or {@link PathPolicy#NO_PATH} when no path is ACTIVE.
+     */
+    public int selectNew(final long nowNs, final int maxLength)
+    {
         final int current = path;
         if (remaining > 0 && paths.isActive(current) && !paths.isSkipped(current, nowNs))
         {
@@ -105,7 +120,7 @@ public final class PathBurst
         }
         else
         {
-            remaining = length - 1;
+            remaining = Math.max(1, Math.min(length, maxLength)) - 1;
         }
 
         return chosen;

@@ -61,6 +61,21 @@ class PathBurstTest
     }
 
     @Test
+    void shouldBoundANewBurstByTheLengthTheSenderAllows()
+    {
+        final PathTable paths = table(2, 3);
+        final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 4);
+        final int[] chosen = new int[9];
+        final int[] allowed = { 2, 9, 0, 3, 9, 9, 9, 9, 9 };
+        for (int i = 0; i < chosen.length; i++)
+        {
+            chosen[i] = burst.selectNew(0, allowed[i]);
+        }
+        // a burst of 2 as allowed when it starts, then of at least 1, then of 3; 9 is bounded by the length
+        assertArrayEquals(new int[]{ 0, 0, 3, 1, 1, 1, 4, 4, 4 }, chosen);
+    }
+
+    @Test
     void shouldAskThePolicyForEveryPacketWhenTheBurstIsOne()
     {
         final PathTable paths = table(4, 8);
