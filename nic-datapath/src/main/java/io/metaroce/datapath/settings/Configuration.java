@@ -173,7 +173,7 @@ public final class Configuration
     /**
      * Default of {@link #pathBurst()}: consecutive new DATA of a connection on one path before the path policy picks
      * the next. A path per packet: bursts of 8 gain throughput where the host's CPU is the limit, but on the simulated
-     * fabric they overflow the planes' queues in an incast and slow a lossless stream (docs/performance.md).
+     * fabric they still overflow the planes' queues twice as often in an incast (docs/performance.md).
      */
     public static final int PATH_BURST_DEFAULT = 1;
 
