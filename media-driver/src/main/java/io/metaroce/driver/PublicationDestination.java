@@ -441,7 +441,7 @@ final class PublicationDestination implements PayloadSource
             reconnectDeadlineNs = nowNs;
             return;
         }
-        if (isOpeningRetained && !isRetained)
+        if (isOpeningRetained)
         {
             // the retained opening failed: until a receiver accepts again the destination holds nothing
             isOpeningRetained = false;
@@ -519,7 +519,7 @@ final class PublicationDestination implements PayloadSource
     {
         final long position = isRetained ? acknowledgedPosition : publication.producerPosition();
         acknowledgedPosition = position;
-        if (isOpeningRetained && !isRetained)
+        if (isOpeningRetained)
         {
             // volatile, as in onEstablished: the conductor zeroes nothing from here on, or the acceptance sees it did
             RETAINED_POSITION.setVolatile(this, position);

@@ -18,6 +18,7 @@ package io.metaroce.datapath.connection;
 import io.metaroce.datapath.path.PathBurst;
 import io.metaroce.datapath.path.PathPolicy;
 import io.metaroce.datapath.path.PathTable;
+import io.metaroce.datapath.tracking.Serial;
 
 import java.util.Arrays;
 
@@ -43,7 +44,6 @@ import java.util.Arrays;
  */
 final class SenderPaths
 {
-    private static final int PATH_SEQ_MASK = 0xFFFF;
     private static final int NO_ECHO_SEQ = -1;
 
     private final PathTable table;
@@ -181,10 +181,9 @@ final class SenderPaths
      * The RTT sample of a stale ACK: one that acknowledged nothing new because later ACKs, on planes whose way back
      * is shorter, overtook it. With bursts of more than one packet it goes to the policy (the plane weights) when its
      * echo is newer than any the path had, so that a duplicate of an old ACK counts nothing. A plane whose ACKs come
-     * back slower than the others' is overtaken nearly always while the cumulative acknowledgement moves: of a
-     * lossless stream with bursts of 8 over 4 planes of the simulated fabric, 0.2 % of its samples survived,
-     * 17 us above the mean of all of them, and its weight sank to the floor while its queue stood empty (section
-     * 11.2). Without bursts the connection's behaviour stays as it was, although the survivors are biased there too.
+     * back slower than the others' is overtaken nearly always while the cumulative acknowledgement moves, so only
+     * its late samples would survive and its weight would sink while its queue stands empty (section 11.2). Without
+     * bursts the connection's behaviour stays as it was, although the survivors are biased there too.
      *
      * @param path    the echoed path.
      * @param pathSeq the echoed path sequence.
@@ -192,20 +191,11 @@ final class SenderPaths
      */
     void onOvertakenRttSample(final int path, final int pathSeq, final long rttNs)
     {
-        if (burst.length() > 1 && rttNs >= 0 && isNewerEcho(pathSeq, newestEchoSeq[path]))
+        final int newest = newestEchoSeq[path];
+        if (burst.length() > 1 && rttNs >= 0 && (NO_ECHO_SEQ == newest || Serial.isPathSeqBefore(newest, pathSeq)))
         {
             newestEchoSeq[path] = pathSeq;
             policy.onRttSample(path, rttNs);
         }
-    }
-
-    private static boolean isNewerEcho(final int pathSeq, final int newest)
-    {
-        if (NO_ECHO_SEQ == newest)
-        {
-            return true;
-        }
-        final int distance = (pathSeq - newest) & PATH_SEQ_MASK;
-        return distance > 0 && distance < (PATH_SEQ_MASK + 1) / 2;
     }
 }
