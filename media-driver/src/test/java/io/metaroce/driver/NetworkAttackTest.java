@@ -176,7 +176,8 @@ class NetworkAttackTest
             System.out.println("NetworkAttackTest modify seed=" + seed);
             final SplittableRandom random = new SplittableRandom(seed);
             final AtomicInteger modified = new AtomicInteger();
-            final AtomicInteger sweep = new AtomicInteger();
+            // a sweep per datagram length, so that every offset of the most frequent lengths (DATA) is reached
+            final int[] sweeps = new int[65_536];
             final BitSet offsets = new BitSet();
             final int[] longest = new int[1];
             Await.until("connected", publication::isConnected);
@@ -187,13 +188,14 @@ class NetworkAttackTest
                 {
                     // the altered copy goes first: it must not take the original's place in the replay window
                     final byte[] altered = datagram.clone();
-                    final int offset = sweep.getAndIncrement() % altered.length;
-                    altered[offset] ^= (byte)(1 + random.nextInt(255));
+                    final int offset;
                     synchronized (offsets)
                     {
+                        offset = sweeps[altered.length]++ % altered.length;
                         offsets.set(offset);
                         longest[0] = Math.max(longest[0], altered.length);
                     }
+                    altered[offset] ^= (byte)(1 + random.nextInt(255));
                     modified.incrementAndGet();
                     forward.send(altered, port);
                 }
