@@ -20,6 +20,7 @@ import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.exceptions.ConfigurationException;
 import io.metaroce.client.exceptions.RegistrationException;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,6 +116,54 @@ class NetworkAuthenticationTest
             assertEquals(2, NetworkForgedSetupTest.counterCount(senderClient, "snd-auth-key-epoch: "));
             assertEquals(0, NetworkForgedSetupTest.counterCount(senderClient, "rcv-auth-state: "),
                 "only authenticated connections have them");
+        });
+    }
+
+    @Test
+    void shouldCarryA1344ByteMessageInOneSealedDatagramOverIpv4()
+    {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+        {
+            harness = new NetworkTestHarness(1);
+            final TrustingDrivers drivers = trustingDrivers(" 127.0.0.2", true);
+            final Subscription subscription = drivers.receiverClient().addSubscription(
+                harness.subscriptionChannel(""), STREAM_ID);
+            // path-counters=true shows the connection's snd-data-packets
+            final ExclusivePublication publication = drivers.senderClient().addExclusivePublication(
+                harness.publicationChannel("|path-counters=true"), STREAM_ID);
+            Await.until("connected", () -> publication.isConnected() && subscription.isConnected());
+            // 1472 - 64 - 24 rounded down to 32: the frames an unsealed connection has at the default 1440
+            assertEquals(1344, publication.maxPayloadLength());
+
+            final int messages = 500;
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[1344]);
+            final int[] received = new int[1];
+            int sent = 0;
+            final Await.Deadline deadline = new Await.Deadline(30_000);
+            while (received[0] < messages)
+            {
+                message.putInt(0, sent);
+                if (sent < messages && publication.offer(message, 0, 1344) > 0)
+                {
+                    sent++;
+                }
+                if (0 == subscription.poll((buffer, offset, length, header) ->
+                {
+                    assertEquals(1344, length);
+                    assertEquals(received[0]++, buffer.getInt(offset));
+                }, 16))
+                {
+                    deadline.check("1344-byte messages");
+                    LockSupport.parkNanos(10_000);
+                }
+            }
+
+            // two DATA per message (a full one and a short tail) before the mtu left room for the trailer
+            final MetaRoce senderClient = drivers.senderClient();
+            Await.until("the counters mirrored", () ->
+                NetworkForgedSetupTest.counterSum(senderClient, "snd-data-packets: ", "") >= messages);
+            final long dataPackets = NetworkForgedSetupTest.counterSum(senderClient, "snd-data-packets: ", "");
+            assertTrue(dataPackets >= messages && dataPackets < messages * 3 / 2, "DATA sent: " + dataPackets);
         });
     }
 

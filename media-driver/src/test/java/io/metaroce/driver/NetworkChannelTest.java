@@ -237,6 +237,28 @@ class NetworkChannelTest
     }
 
     @Test
+    void shouldLeaveAKeyedDriversIpv4PublicationsRoomForTheSealTrailer()
+    {
+        final MediaDriver.Context keyed = new MediaDriver.Context().authKeyFile("driver.key");
+        final UdpChannel ipv4 = UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456,127.0.0.2:40456"), keyed);
+        assertEquals(1472, ipv4.mtu);
+        assertTrue(ipv4.canonicalForm().contains("|mtu=1472|"), ipv4.canonicalForm());
+        assertEquals(1376, ipv4.frameMtu(24), "a 1344-byte message in one sealed DATA");
+
+        assertEquals(1440, UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456,[::1]:40456"), keyed).mtu, "IPv6 has no room");
+        assertEquals(1440, UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456|mtu=1440"), keyed).mtu, "an mtu chosen is kept");
+        assertEquals(1440, UdpChannel.forPublication(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456"), new MediaDriver.Context()).mtu, "no key");
+        assertEquals(UdpChannel.forSubscription(ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456"),
+            new MediaDriver.Context()).mtu, UdpChannel.forSubscription(
+            ChannelUri.parse("metaroce:udp?endpoint=127.0.0.1:40456"), keyed).mtu, "a subscription accepts either");
+        assertEquals(1408, UdpChannel.defaultMtu(1408, true, ipv4.endpoints), "a driver's mtu chosen is kept");
+    }
+
+    @Test
     void shouldCarryThePathBurstInTheCanonicalFormAndTheConnectionSettings()
     {
         final MediaDriver.Context ctx = new MediaDriver.Context();
