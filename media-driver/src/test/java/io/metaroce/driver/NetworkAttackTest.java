@@ -20,6 +20,7 @@ import io.metaroce.client.Image;
 import io.metaroce.client.MetaRoce;
 import io.metaroce.client.Subscription;
 import io.metaroce.client.logbuffer.FragmentHandler;
+import io.metaroce.codec.wire.DataDecoder;
 import io.metaroce.codec.wire.SetupAckDecoder;
 import io.metaroce.codec.wire.SetupDecoder;
 import io.metaroce.client.logbuffer.Header;
@@ -57,10 +58,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the middle on real UDP sockets ({@link UdpRelay}) that forwards, drops, alters, copies and replays their datagrams:
  * a datagram replayed on its own path or another, at once or later; a byte changed anywhere in a datagram (every
  * offset in turn, both directions); the HANDSHAKE stripped from SETUP, at a receiver that requires authentication and
- * at one that does not; a recorded SETUP replayed after its connection ended, as it was and altered; and a stream
- * under load across many key changes. In every case nothing that should be refused is accepted (each refusal counted
- * by its reason in the drivers' {@code rcv-drops}), and the legitimate stream arrives whole, once and in order.
- * Randomized tactics print their seed.
+ * at one that does not; a recorded SETUP replayed after its connection ended, as it was and altered, and one of its
+ * DATA (counted as NO_CONNECTION, not as malformed); and a stream under load across many key changes. In every
+ * case nothing that should be refused is accepted (each refusal counted by its reason in the drivers'
+ * {@code rcv-drops}), and the legitimate stream arrives whole, once and in order. Randomized tactics print their seed.
  */
 class NetworkAttackTest
 {
@@ -264,6 +265,8 @@ class NetworkAttackTest
             // the relay records before the drivers start: the first SETUP can pass before start returns
             final List<byte[]> setups = new CopyOnWriteArrayList<>();
             final List<Integer> setupPorts = new CopyOnWriteArrayList<>();
+            final List<byte[]> datas = new CopyOnWriteArrayList<>();
+            final List<Integer> dataPorts = new CopyOnWriteArrayList<>();
             relay = newRelay();
             relay.tactic((toReceiver, datagram, port, forward) ->
             {
@@ -271,6 +274,11 @@ class NetworkAttackTest
                 {
                     setups.add(datagram.clone());
                     setupPorts.add(port);
+                }
+                if (toReceiver && DataDecoder.TEMPLATE_ID == UdpRelay.templateId(datagram) && datas.isEmpty())
+                {
+                    datas.add(datagram.clone());
+                    dataPorts.add(port);
                 }
                 forward.send(datagram, port);
             });
@@ -297,7 +305,15 @@ class NetworkAttackTest
             altered[32] ^= 0x01; // another connEpoch, bound into the handshake's prologue
             relay.inject(true, altered, setupPorts.get(0));
             Await.until("the altered SETUP is refused", () -> 1 == receiverDrops("HANDSHAKE_FAILED"));
+
+            // a sealed DATA of the freed connection: no key opens it any more, and it is not malformed
+            final long dropped = receiverDrops("");
+            final long noConnection = receiverDrops("NO_CONNECTION");
+            relay.inject(true, datas.get(0), dataPorts.get(0));
+            Await.until("the late DATA is dropped", () -> receiverDrops("") > dropped);
             sleepMs(200);
+            assertEquals(noConnection + 1, receiverDrops("NO_CONNECTION"), "counted as NO_CONNECTION");
+            assertEquals(dropped + 1, receiverDrops(""), "and under no other reason");
 
             assertEquals(answered, relay.sentToSender(), "neither draws an answer");
             assertEquals(0, NetworkForgedSetupTest.counterCount(receiverClient, "rcv-state: "), "no connection");

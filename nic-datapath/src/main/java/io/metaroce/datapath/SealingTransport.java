@@ -213,7 +213,15 @@ final class SealingTransport extends ForwardingPacketTransport
             handler.onDatagram(buffer, offset, length, plane);
             return;
         }
-        final ConnectionAuth auth = keyed(buffer.getInt(offset + DST_CONN_ID_OFFSET, ByteOrder.LITTLE_ENDIAN));
+        final int localId = buffer.getInt(offset + DST_CONN_ID_OFFSET, ByteOrder.LITTLE_ENDIAN);
+        final Connection connection = connectionsById.get(localId);
+        if (null == connection && engine.wasKeyed(localId))
+        {
+            // a straggler of an authenticated connection freed since: no key opens it, and it is not malformed
+            engine.drop(DropReason.NO_CONNECTION);
+            return;
+        }
+        final ConnectionAuth auth = null == connection ? null : connection.protection();
         if (null == auth)
         {
             handler.onDatagram(buffer, offset, length, plane);

@@ -125,6 +125,7 @@ import static io.metaroce.datapath.settings.Configuration.*;
 public final class TransportEngine implements AutoCloseable
 {
     private static final long NOT_READING = Long.MIN_VALUE;
+    private static final int FREED_KEYED_IDS = 64;
     private static final int FIELD_MTU = SetupDecoder.mtuId();
     private static final int FIELD_PLANE_COUNT = SetupDecoder.planeCountId();
     private static final int FIELD_PATH_COUNT = SetupDecoder.pathCountId();
@@ -146,6 +147,9 @@ public final class TransportEngine implements AutoCloseable
     private final ArrayList<SharedCreditScheduler> creditSchedulers = new ArrayList<>();
     private final SocketGroup defaultGroup;
     private final Int2ObjectHashMap<Connection> connectionsById = new Int2ObjectHashMap<>();
+    /** The local ids of the last authenticated connections freed, 0 where none: see {@link #wasKeyed(int)}. */
+    private final int[] freedKeyedIds = new int[FREED_KEYED_IDS];
+    private int freedKeyedCursor;
     private final ArrayList<SenderConnection> senders = new ArrayList<>();
     private final ArrayList<ReceiverConnection> receivers = new ArrayList<>();
     private final ArrayList<Connection> terminated = new ArrayList<>();
@@ -950,6 +954,25 @@ public final class TransportEngine implements AutoCloseable
         counters.drop(reason);
     }
 
+    /**
+     * Was a local id that no connection has any more an authenticated connection's, freed lately? Its late datagrams
+     * are sealed under keys that went with it: they cannot be opened and are not malformed.
+     *
+     * @param localId the id a datagram names.
+     * @return true when it is one of the last {@value #FREED_KEYED_IDS} authenticated connections freed.
+     */
+    boolean wasKeyed(final int localId)
+    {
+        for (final int id : freedKeyedIds)
+        {
+            if (id == localId && 0 != id)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void onTerminated(final Connection connection)
     {
         terminated.add(connection);
@@ -1434,6 +1457,11 @@ public final class TransportEngine implements AutoCloseable
             if (connectionsById.remove(connection.localId) != connection)
             {
                 continue;
+            }
+            if (null != connection.protection())
+            {
+                freedKeyedIds[freedKeyedCursor] = connection.localId;
+                freedKeyedCursor = (freedKeyedCursor + 1) % FREED_KEYED_IDS;
             }
             if (connection instanceof SenderConnection)
             {
