@@ -37,15 +37,16 @@ import java.util.function.BooleanSupplier;
  * warm-up ends and {@code RESULT bytes=<n> ns=<n>} for the bytes received during the measured phase, and exits. The
  * sender offers messages of the given length as fast as the stream takes them until its standard input is closed (at
  * most warm-up + measured phase + 60 s), then closes its driver and exits. This project's ends print
- * {@code TRANSPORT} and the totals of their driver's datapath counters (retransmissions by reason, path state changes;
- * drops, duplicates) last.
+ * {@code TRANSPORT} and the totals of their driver's datapath counters (retransmissions by reason, path state changes,
+ * and the sender's congestion window, smoothed RTT, bytes in flight and grant limit as they ended; drops, duplicates)
+ * last.
  */
 public final class NetnsPeerMain
 {
     private static final int LONGEST_EXTRA_MS = 60_000;
     private static final String[] SENDER_COUNTERS = {
         "snd-data-packets", "snd-retransmits", "snd-spurious-retransmits", "snd-congestion-losses",
-        "path-state-changes", "snd-probes"};
+        "path-state-changes", "snd-probes", "snd-cwnd", "snd-srtt-ns", "snd-inflight-bytes", "snd-grant-limit"};
     private static final String[] RECEIVER_COUNTERS = {"rcv-drops", "rcv-duplicates", "rcv-out-of-order"};
 
     private NetnsPeerMain()
