@@ -19,7 +19,8 @@
  * processing and of path selection on their own, a report of goodput under loss relative to a lossless run, and the
  * simulated-fabric scale scenarios ({@link io.metaroce.perf.datapath.FabricScaleReport}): an incast of many sending
  * engines with many streams each into one receiver ({@link io.metaroce.perf.datapath.FabricIncast}), under random
- * loss and over 4 and 8 planes, in virtual time.
+ * loss and over 4 and 8 planes, in virtual time, and the {@code delay} scenario's stage with growing jitter
+ * ({@link io.metaroce.perf.datapath.JitterReport}).
  * <p>
  * The JMH benchmarks fork with the Agrona JVM flag and bounds checks off; numbers are reported, never asserted.
  * The simulated fabric copies every datagram into its packet pool and keeps an event heap, so the end-to-end figure
