@@ -23,18 +23,24 @@ import java.util.random.RandomGenerator;
  *     <li><b>Recycle good paths</b> (REPS): paths echoed by acknowledgements of first transmissions without a
  *     congestion signal are pushed into a small ring; a new packet first takes the oldest entry still ACTIVE and not
  *     skipped.</li>
- *     <li><b>Spray</b>: otherwise the next ACTIVE, not skipped path of a cycle that visits every path once. Each
- *     cycle is a fresh random permutation stratified by plane: round r visits every plane (in a random plane order)
- *     at its r-th entropy value (in a random per-plane order), so planes are used in proportion to their ACTIVE
- *     paths.</li>
- *     <li><b>Weight planes</b>: a visit of an ACTIVE path adds the {@link PlaneWeights#weight(int) weight} of its
- *     plane to the plane's credit, and the path (or a recycled path of its plane) may take the packet only when the
- *     credit holds {@link PlaneWeights#FULL}, which the packet consumes (a weighted round robin over planes inside the
- *     walk). Planes at {@link PlaneWeights#FULL} pass at every visit, so equal weights give the unweighted walk; a
- *     plane of weight w carries about w / FULL of its unweighted share. When no path may take the packet, a path
- *     held back by its plane's credit that is not skipped takes it, so an ACTIVE plane is never starved.</li>
- *     <li><b>Skip congested paths</b> (STrack): a path marked congested by {@link PathTable#markCongested} is skipped
- *     until its deadline, unless every ACTIVE path is skipped.</li>
+ *     <li><b>Spray</b>: otherwise the next path of a cycle that visits every path once. Each cycle is a fresh
+ *     random permutation stratified by plane: round r visits every plane (in a random plane order) at its r-th entropy
+ *     value (in a random per-plane order). A visit is a turn of the plane: when the visited path is not ACTIVE, the
+ *     next ACTIVE path of the plane in that order takes the turn, so planes are used alike however many of their
+ *     paths are ACTIVE (a plane's capacity is its links, not its entropy values; random losses that make some paths
+ *     SUSPECT would otherwise move load onto the planes that happened to lose less).</li>
+ *     <li><b>Weight planes</b>: a turn adds the {@link PlaneWeights#weight(int) weight} of its plane to the plane's
+ *     credit, and the plane may take the packet only when the credit holds {@link PlaneWeights#FULL}, which the packet
+ *     consumes (a weighted round robin over planes inside the walk). Planes at {@link PlaneWeights#FULL} pass at every
+ *     turn, so equal weights give the unweighted walk; a plane of weight w carries about w / FULL of its unweighted
+ *     share. When no plane may take the packet, a path held back by its plane's credit takes it, one that is not
+ *     skipped first, so an ACTIVE plane is never starved.</li>
+ *     <li><b>Skip congested paths</b> (STrack): a path marked congested by {@link PathTable#markCongested} passes its
+ *     turn along the walk to the next path, of whichever plane, until its deadline. When every ACTIVE path of a plane
+ *     is skipped, the plane's own queue is congested, which no entropy value avoids, and the plane keeps its turn:
+ *     moving a whole plane's share onto the other planes for an srtt overloads them and swings the queues every round
+ *     trip, so shares between whole planes move only through the weights. With weighting off (a floor of
+ *     {@link PlaneWeights#FULL}) nothing else moves them, and such a plane's turn passes along the walk too.</li>
  * </ol>
  * A retransmission avoids the path of the previous transmission whenever another ACTIVE path exists, and prefers the
  * path with the most recent good echo, so repair traffic goes where delivery was last seen to work.
@@ -42,9 +48,10 @@ import java.util.random.RandomGenerator;
  * The default {@link PathPolicy} (channel parameter {@code path-policy=weighted}): RTT samples feed the plane
  * weights, and every ACK with a sample ends their epoch when it is due.
  * <p>
- * Single-threaded; no allocation after construction; a selection visits each path at most once, so it costs
- * O(paths) at worst and O(planes) when the planes' first paths can take the packet. Randomness comes from the
- * injected generator so that a simulation replays by seed.
+ * Single-threaded; no allocation after construction; a selection visits each path at most once and looks through
+ * at most a plane's paths for a turn, so it costs O(paths x pathsPerPlane) at worst and O(planes) when the planes'
+ * first paths can take the packet. Randomness comes from the injected generator so that a simulation replays by
+ * seed.
  */
 public final class PathSelector implements PathPolicy
 {
@@ -68,6 +75,8 @@ public final class PathSelector implements PathPolicy
     private final int[] ring;
     private final int[] planeCredit;
     private final int ringMask;
+    // With weighting off the skip is all that moves shares between planes, so a wholly skipped plane passes its turn.
+    private final boolean weighted;
     private int ringHead;
     private int ringCount;
     private int cursor;
@@ -117,6 +126,7 @@ public final class PathSelector implements PathPolicy
         this.ring = new int[ringCapacity];
         this.planeCredit = new int[planeCount];
         this.ringMask = ringCapacity - 1;
+        this.weighted = weights.floor() < PlaneWeights.FULL;
         for (int i = 0; i < planeCount; i++)
         {
             planeOrder[i] = i;
@@ -218,48 +228,56 @@ public final class PathSelector implements PathPolicy
         final PathTable paths = this.paths;
         final PlaneWeights weights = this.weights;
         final int[] planeCredit = this.planeCredit;
-        int skipped = NO_PATH;
         int heldBack = NO_PATH;
+        int heldBackSkipped = NO_PATH;
+        int skipped = NO_PATH;
         for (int i = 0; i < pathCount; i++)
         {
-            final int path = order[cursor];
+            final int slot = cursor;
+            final int visited = order[slot];
             if (++cursor == pathCount)
             {
                 reshuffle();
             }
-            if (paths.isActive(path))
+            final int path = paths.isActive(visited) ? visited : sibling(visited, slot, false, nowNs);
+            if (NO_PATH == path)
             {
-                final int plane = path / pathsPerPlane;
-                final int credit = Math.min(CREDIT_MAX, planeCredit[plane] + weights.weight(plane));
-                planeCredit[plane] = credit;
-                if (credit < PlaneWeights.FULL)
-                {
-                    if (NO_PATH == heldBack && !paths.isSkipped(path, nowNs))
-                    {
-                        heldBack = path;
-                    }
-                    continue;
-                }
-
-                final int recycled = takeRecycled(plane, nowNs);
-                if (NO_PATH != recycled)
-                {
-                    planeCredit[plane] = credit - PlaneWeights.FULL;
-                    return recycled;
-                }
-                if (!paths.isSkipped(path, nowNs))
-                {
-                    planeCredit[plane] = credit - PlaneWeights.FULL;
-                    return path;
-                }
-                if (NO_PATH == skipped)
-                {
-                    skipped = path;
-                }
+                continue;
             }
+
+            final int plane = path / pathsPerPlane;
+            final int credit = Math.min(CREDIT_MAX, planeCredit[plane] + weights.weight(plane));
+            planeCredit[plane] = credit;
+            if (credit < PlaneWeights.FULL)
+            {
+                if (paths.isSkipped(path, nowNs))
+                {
+                    heldBackSkipped = NO_PATH == heldBackSkipped ? path : heldBackSkipped;
+                }
+                else if (NO_PATH == heldBack)
+                {
+                    heldBack = path;
+                }
+                continue;
+            }
+
+            int chosen = takeRecycled(plane, nowNs);
+            if (NO_PATH == chosen &&
+                (!paths.isSkipped(path, nowNs) || (weighted && NO_PATH == sibling(path, slot, true, nowNs))))
+            {
+                // A skipped path passes the turn along the walk; every path of the plane skipped is the plane's own
+                // queue, which no entropy value avoids, so the plane keeps its turn and its weight moves its share.
+                chosen = path;
+            }
+            if (NO_PATH != chosen)
+            {
+                planeCredit[plane] = credit - PlaneWeights.FULL;
+                return chosen;
+            }
+            skipped = NO_PATH == skipped ? path : skipped;
         }
 
-        int chosen = NO_PATH != heldBack ? heldBack : skipped;
+        int chosen = NO_PATH != heldBack ? heldBack : (NO_PATH != skipped ? skipped : heldBackSkipped);
         if (NO_PATH == chosen)
         {
             chosen = firstActive(NO_PATH);
@@ -271,6 +289,39 @@ public final class PathSelector implements PathPolicy
         }
 
         return chosen;
+    }
+
+    /**
+     * Another ACTIVE path of the plane of a visited path, the next in the plane's entropy order of the visit's round,
+     * so that a plane keeps its turn however few of its paths are ACTIVE, and spreads it over those that are.
+     *
+     * @param path       the visited path.
+     * @param slot       its index in the walk.
+     * @param unskipped  accept only a path that is not skipped.
+     * @param nowNs      current time, for the skip.
+     * @return the path, or {@link #NO_PATH} when the plane has none.
+     */
+    private int sibling(final int path, final int slot, final boolean unskipped, final long nowNs)
+    {
+        final PathTable paths = this.paths;
+        final int[] entropyOrder = this.entropyOrder;
+        final int pathsPerPlane = this.pathsPerPlane;
+        final int base = (path / pathsPerPlane) * pathsPerPlane;
+        int index = slot / planeCount;
+        for (int k = 0; k < pathsPerPlane; k++)
+        {
+            if (++index == pathsPerPlane)
+            {
+                index = 0;
+            }
+            final int candidate = base + entropyOrder[base + index];
+            if (candidate != path && paths.isActive(candidate) && !(unskipped && paths.isSkipped(candidate, nowNs)))
+            {
+                return candidate;
+            }
+        }
+
+        return NO_PATH;
     }
 
     /**
