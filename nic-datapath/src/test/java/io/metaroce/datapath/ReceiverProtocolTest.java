@@ -1123,6 +1123,47 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldNackEveryOverdueHoleAtOneExpiryAndRepeatOnlyThoseStillMissingAnIntervalLater()
+    {
+        final int id = establish();
+        final io.metaroce.datapath.connection.ReceiverConnection receiver = f.engine.receiver(0);
+        data(id, WireFixture.ISN + 1, 0, 96);
+        data(id, WireFixture.ISN + 3, 0, 288);
+        data(id, WireFixture.ISN + 5, 0, 480);
+        f.sent();
+
+        // [MR-NACK-2] and section 9.2: every hole overdue at one expiry of the hole timer, oldest first.
+        f.advance(MS);
+        List<ScriptedTransport.Sent> nacks = f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID);
+        assertEquals(3, nacks.size());
+        for (int i = 0; i < 3; i++)
+        {
+            f.read(nacks.get(i));
+            assertEquals(NackReason.INFERRED_LOSS, f.reader.nack().reason());
+            assertEquals(WireFixture.ISN + 2 * i, (int)f.reader.transportHeader().psn());
+        }
+
+        f.advance(MS / 2);
+        assertTrue(f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID).isEmpty(), "[MR-NACK-2] not within the interval");
+
+        data(id, WireFixture.ISN + 2, TransportFlag.RETX, 192);
+
+        f.advance(MS / 2);
+        nacks = f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID);
+        assertEquals(2, nacks.size(), "the holes still missing are reported again a NACK interval later");
+        f.read(nacks.get(0));
+        assertEquals(WireFixture.ISN, (int)f.reader.transportHeader().psn());
+        f.read(nacks.get(1));
+        assertEquals(WireFixture.ISN + 4, (int)f.reader.transportHeader().psn());
+
+        data(id, WireFixture.ISN, TransportFlag.RETX, 0);
+        data(id, WireFixture.ISN + 4, TransportFlag.RETX, 384);
+        assertEquals(WireFixture.ISN + 6, receiver.cumulativeAckPsn());
+        f.advance(10 * MS);
+        assertTrue(f.sentOfType(f.sent(), NackDecoder.TEMPLATE_ID).isEmpty(), "no hole is left");
+    }
+
+    @Test
     void shouldAnswerProbeWithProbeAckAndAckWhenAckRequested()
     {
         final int id = establish();

@@ -30,9 +30,10 @@ import io.metaroce.datapath.tracking.ReceiveTracker;
  * An ACK is due at once ({@link #ackNow}) for a DATA with ackRequest, retx or fin, a duplicate or an out-of-order
  * arrival; after ackEveryPackets (or the sender's smaller hint) or ackEveryBytes; otherwise when the delayed-ACK timer
  * started by the first unacknowledged arrival expires. The connection sends the ACK and then calls
- * {@link #onAckSent()}. A hole older than the hole timer is reported with NACK(INFERRED_LOSS), and no PSN is
- * reported twice within the NACK interval. The hole timer follows the reordering the connection measures
- * ({@link ReorderingMeter}), at most the NACK interval.
+ * {@link #onAckSent()}. Every hole missing for longer than the hole timeout is reported with NACK(INFERRED_LOSS),
+ * many per round trip within a cap per expiry, and no PSN is reported twice within the NACK interval
+ * ({@link HoleReports}). The hole timeout follows the reordering the connection measures ({@link ReorderingMeter}), at
+ * most twice the NACK interval.
  * <p>
  * Owned by the engine's thread; no allocation.
  */
@@ -46,6 +47,7 @@ final class ReceiverAckState
     private final long delayedAckNs;
     private final long nackIntervalNs;
     private final ReorderingMeter reordering;
+    private final HoleReports holes;
 
     /**
      * An ACK is due at the end of the receive batch.
@@ -106,25 +108,29 @@ final class ReceiverAckState
     private int pendingPackets;
     private int pendingBytes;
     private long delayedAckDeadlineNs = Long.MAX_VALUE;
-    private long holeDeadlineNs = Long.MAX_VALUE;
     private int lastNackPsn;
     private long lastNackNs = NEVER;
 
     /**
      * No ACK pending, no hole.
      *
-     * @param settings  the engine's settings.
-     * @param rttHintNs the sender's announced base round trip, 0 when it gave none: the NACK interval, and the hole
-     *                  timer's ceiling, are that, at least the reordering window, else the configured NACK interval.
+     * @param settings   the engine's settings.
+     * @param rttHintNs  the sender's announced base round trip, 0 when it gave none: the NACK interval is that, at
+     *                   least the reordering window, else the configured NACK interval; the hole timer's ceiling is
+     *                   twice the NACK interval.
+     * @param initialPsn the first PSN expected (the sender's ISN).
      */
-    ReceiverAckState(final EngineSettings settings, final long rttHintNs)
+    ReceiverAckState(final EngineSettings settings, final long rttHintNs, final int initialPsn)
     {
         this.ackEveryPackets = settings.ack().ackEveryPackets();
         this.ackEveryBytes = settings.ack().ackEveryBytes();
         this.delayedAckNs = settings.ack().delayedAckNs();
         this.nackIntervalNs = rttHintNs > 0 ?
             Math.max(rttHintNs, settings.lossRecovery().reorderWindowMinNs()) : settings.ack().nackIntervalNs();
-        this.reordering = new ReorderingMeter(nackIntervalNs);
+        // Each hole is timed from its own appearance, so reordering beyond a round trip would read as loss under a
+        // ceiling of one nackInterval: the timer may reach two when the measured lateness asks for it.
+        this.reordering = new ReorderingMeter(Math.max(1, nackIntervalNs >> 1), nackIntervalNs, 2 * nackIntervalNs);
+        this.holes = new HoleReports(nackIntervalNs, initialPsn);
     }
 
     /**
@@ -305,43 +311,72 @@ final class ReceiverAckState
     }
 
     /**
-     * The tracker's cumulative acknowledgement moved, or may have left a hole behind: the hole timer starts when a
-     * hole appears or the cumulative acknowledgement moves past one, for the hole timeout the measured reordering
-     * gives, and stops when no hole is left.
+     * A DATA arrived beyond the highest PSN received + 1: the PSNs it skipped are holes from now.
      *
-     * @param advanced PSNs the cumulative acknowledgement moved by.
-     * @param hasHole  is a PSN below the highest received missing?
-     * @param nowNs    current time.
+     * @param psn   its PSN.
+     * @param nowNs current time.
      */
-    void onTracked(final int advanced, final boolean hasHole, final long nowNs)
+    void onGap(final int psn, final long nowNs)
     {
-        if (advanced > 0 || (hasHole && Long.MAX_VALUE == holeDeadlineNs))
-        {
-            holeDeadlineNs = hasHole ? nowNs + reordering.holeTimeoutNs(nowNs) : Long.MAX_VALUE;
-        }
+        holes.onGap(psn, nowNs);
+    }
+
+    /**
+     * The tracker recorded an arrival: the hole timer runs while a hole is left, expiring no later than the hole
+     * timeout the measured reordering gives after a new hole appeared, and stops when no hole is left.
+     *
+     * @param opensHole did the arrival leave a new PSN missing below it?
+     * @param hasHole   is a PSN below the highest received missing?
+     * @param nowNs     current time.
+     */
+    void onTracked(final boolean opensHole, final boolean hasHole, final long nowNs)
+    {
+        holes.onTracked(opensHole, hasHole, reordering.holeTimeoutNs(nowNs), nowNs);
     }
 
     /**
      * Is the hole timer due?
      *
      * @param nowNs current time.
-     * @return true when the oldest hole should be reported, or the timer stopped.
+     * @return true when overdue holes may be reported, or the timer stopped.
      */
     boolean isHoleDue(final long nowNs)
     {
-        return nowNs >= holeDeadlineNs;
+        return nowNs >= holes.deadlineNs();
     }
 
     /**
-     * The hole timer expired: it runs another NACK interval while a hole is left, else it stops.
+     * The hole timer expired: the holes to report now, every overdue one within the per-expiry cap, and the next
+     * expiry.
      *
-     * @param hasHole is a PSN below the highest received missing?
+     * @param tracker the connection's tracking bitmap.
      * @param nowNs   current time.
+     * @return how many PSNs to report, each {@link #hole(int)}.
      */
-    void onHoleTimer(final boolean hasHole, final long nowNs)
+    int expireHoles(final ReceiveTracker tracker, final long nowNs)
     {
-        // The oldest hole was just reported and may not be again within the NACK interval (MR-NACK-2).
-        holeDeadlineNs = hasHole ? nowNs + nackIntervalNs : Long.MAX_VALUE;
+        return holes.expire(tracker, reordering.holeTimeoutNs(nowNs), nowNs);
+    }
+
+    /**
+     * A PSN the last expiry of the hole timer chose to report.
+     *
+     * @param index in [0, count).
+     * @return the PSN.
+     */
+    int hole(final int index)
+    {
+        return holes.nack(index);
+    }
+
+    /**
+     * The hole timer's reports.
+     *
+     * @return the holes.
+     */
+    HoleReports holes()
+    {
+        return holes;
     }
 
     /**
@@ -351,7 +386,7 @@ final class ReceiverAckState
      */
     long holeDeadlineNs()
     {
-        return holeDeadlineNs;
+        return holes.deadlineNs();
     }
 
     /**
@@ -359,7 +394,7 @@ final class ReceiverAckState
      */
     void stopHoleTimer()
     {
-        holeDeadlineNs = Long.MAX_VALUE;
+        holes.stop();
     }
 
     /**

@@ -78,9 +78,10 @@ import java.net.InetSocketAddress;
  * <b>Acknowledgement.</b> An ACK goes at the end of the receive batch, on the delayed-ACK timer, or before a new
  * trigger replaces one it must echo ({@link ReceiverAckState} keeps when and what); it echoes its trigger, the newest
  * DATA it answers, so the sender gets per-path RTT and loss feedback, and carries the window limit of the trigger's
- * stream. A hole older than the hole timer, which follows the reordering the connection measures and is at most the
- * NACK interval ({@link ReorderingMeter}), is reported with NACK(INFERRED_LOSS), at most once per PSN per interval.
- * CREDIT follows the connection's share of its group's credit ({@link ReceiverCredit}).
+ * stream. Every hole missing for longer than the hole timeout, which follows the reordering the connection measures
+ * and is at most the NACK interval ({@link ReorderingMeter}), is reported with NACK(INFERRED_LOSS), many per round
+ * trip within a cap per expiry, at most once per PSN per interval ({@link HoleReports}). CREDIT follows the
+ * connection's share of its group's credit ({@link ReceiverCredit}).
  * <p>
  * Owned by the engine's thread; other threads observe it through its counters.
  */
@@ -154,7 +155,7 @@ public final class ReceiverConnection extends Connection
         this.tracker.reset(isn, window);
         this.encoder = new ReceiverEncoder(host, tracker, counters, destination, setup.replyPort(),
             grantedLatencyPort(host, setup), planeCount, peerId, localId);
-        this.ack = new ReceiverAckState(settings, setup.baseRttHintNs());
+        this.ack = new ReceiverAckState(settings, setup.baseRttHintNs(), isn);
         this.streams = new ReceiverStreamSet(new ReceiverStreamCarrier(this, host, encoder, ack), host.streamsByKey(),
             host.admission(), host.handler(), countersManager, host.connectionLabel(), localId, mtu,
             settings.timers().lingerTimeoutNs(), settings.timers().statusIntervalNs());
@@ -808,8 +809,15 @@ public final class ReceiverConnection extends Connection
             }
         }
 
-        final boolean fillsHole = isOpen && Serial.isBefore(psn, tracker.highestPsn());
-        ack.onArrival(psn, tracker.highestPsn(), flags, nowNs);
+        final int highestBefore = tracker.highestPsn();
+        final boolean fillsHole = isOpen && Serial.isBefore(psn, highestBefore);
+        final boolean opensHole = psn - highestBefore > 1;
+        ack.onArrival(psn, highestBefore, flags, nowNs);
+        if (opensHole)
+        {
+            ack.onGap(psn, nowNs);
+        }
+        ack.holes().onReceived(psn);
         final int advanced = tracker.accept(psn);
         receivedBytes += length;
         if (isOpen)
@@ -836,7 +844,7 @@ public final class ReceiverConnection extends Connection
         recordTrigger(header, plane, flags, isOpen ? stream : null);
         ack.onReceived(
             fillsHole ? ReceiveTracker.NEW_OUT_OF_ORDER : verdict, flags, length, data.ackEveryHint(), nowNs);
-        ack.onTracked(advanced, tracker.hasHole(), nowNs);
+        ack.onTracked(opensHole, tracker.hasHole(), nowNs);
         if (closeRequested && tracker.cumulativeAckPsn() == finalPsn)
         {
             completeClose();
@@ -852,8 +860,10 @@ public final class ReceiverConnection extends Connection
             sendAck();
         }
         final int hole = tracker.cumulativeAckPsn();
-        if (ProbeKind.TAIL_LOSS.value() == probe.kindRaw() && Serial.isBefore(hole, Serial.psn(header.psn())))
+        if (ProbeKind.TAIL_LOSS.value() == probe.kindRaw() && Serial.isBefore(hole, Serial.psn(header.psn())) &&
+            ack.holes().tryReportOldest(hole, nowNs))
         {
+            // A hole the timer reported already waits for its next round (MR-NACK-2); a new one counts as reported.
             sendNack(NackReason.INFERRED_LOSS, hole, header, plane, 0);
         }
 
@@ -913,12 +923,11 @@ public final class ReceiverConnection extends Connection
 
     private void onHoleTimer()
     {
-        final boolean hasHole = tracker.hasHole();
-        if (hasHole)
+        final int count = ack.expireHoles(tracker, nowNs);
+        for (int i = 0; i < count; i++)
         {
-            sendNack(NackReason.INFERRED_LOSS, tracker.cumulativeAckPsn(), null, ack.plane, 0);
+            sendNack(NackReason.INFERRED_LOSS, ack.hole(i), null, ack.plane, 0);
         }
-        ack.onHoleTimer(hasHole, nowNs);
     }
 
     /**

@@ -22,9 +22,11 @@ package io.metaroce.datapath.connection;
  * retransmission, was reordered rather than lost; its lateness is the time since its gap opened.
  * <p>
  * The hole timer is twice the largest lateness of the current and the previous measurement window (each 8 x the
- * ceiling long), at least half the ceiling and at most the ceiling, the receiver's nackInterval. Until two
- * windows have passed the timer is the ceiling, so that a connection starts at the
- * conservative timer and comes down only after measuring; a late arrival raises the timer at once, whereas a quiet
+ * initial timer long), within a floor and a ceiling: for a receiver connection nackInterval / 2 and 2 x nackInterval,
+ * since every hole is timed on its own and reordering between planes with different queues can exceed a round trip.
+ * Until two windows have passed the timer is at least its initial value (nackInterval), so that a connection starts
+ * at the conservative timer and comes down only after measuring; a late arrival raises the timer at once, whereas a
+ * quiet
  * period lowers it only after one to two windows, so that a burst of reordering after a quiet spell is measured by
  * its first late packets.
  * <p>
@@ -40,6 +42,7 @@ final class ReorderingMeter
     private final int[] gapEndPsn = new int[GAPS];
     private final long[] gapOpenNs = new long[GAPS];
     private final long ceilingNs;
+    private final long initialNs;
     private final long floorNs;
     private final long measureWindowNs;
     private int gapCount;
@@ -51,15 +54,29 @@ final class ReorderingMeter
     private long samples;
 
     /**
-     * A meter whose hole timer never exceeds a ceiling.
+     * A meter whose hole timer stays within [ceiling / 2, ceiling].
      *
-     * @param ceilingNs the receiver's nackInterval: the hole timer before anything was measured, and its upper bound.
+     * @param ceilingNs the hole timer before anything was measured, and its upper bound.
      */
     ReorderingMeter(final long ceilingNs)
     {
+        this(Math.max(1, ceilingNs >> 1), ceilingNs, ceilingNs);
+    }
+
+    /**
+     * A meter whose hole timer stays within [floor, ceiling] and starts at an initial value.
+     *
+     * @param floorNs   the hole timer's lower bound.
+     * @param initialNs the hole timer before anything was measured, its least value until then; a measurement window
+     *                  is 8 x this long.
+     * @param ceilingNs the hole timer's upper bound.
+     */
+    ReorderingMeter(final long floorNs, final long initialNs, final long ceilingNs)
+    {
         this.ceilingNs = ceilingNs;
-        this.floorNs = Math.max(1, ceilingNs >> 1);
-        this.measureWindowNs = 8 * ceilingNs;
+        this.floorNs = Math.max(1, Math.min(floorNs, ceilingNs));
+        this.initialNs = Math.max(this.floorNs, Math.min(initialNs, ceilingNs));
+        this.measureWindowNs = 8 * this.initialNs;
     }
 
     /**
@@ -119,18 +136,18 @@ final class ReorderingMeter
      * The hole timer in force.
      *
      * @param nowNs current time.
-     * @return nanoseconds from a hole's appearance until it is reported, within [ceiling / 2, ceiling].
+     * @return nanoseconds from a hole's appearance until it is reported, within [floor, ceiling].
      */
     long holeTimeoutNs(final long nowNs)
     {
         roll(nowNs);
-        long lateness = Math.max(currentMaxNs, previousMaxNs);
+        final long timeoutNs = Math.max(floorNs, Math.min(ceilingNs, 2 * Math.max(currentMaxNs, previousMaxNs)));
         if (NEVER == firstWindowStartNs || nowNs - firstWindowStartNs < 2 * measureWindowNs)
         {
-            lateness = Math.max(lateness, ceilingNs);
+            return Math.max(timeoutNs, initialNs);
         }
 
-        return Math.max(floorNs, Math.min(ceilingNs, 2 * lateness));
+        return timeoutNs;
     }
 
     /**

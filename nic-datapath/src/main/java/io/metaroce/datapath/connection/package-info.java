@@ -34,8 +34,9 @@
  * <b>Receiver connection.</b> A {@link io.metaroce.datapath.connection.ReceiverConnection} runs the state machine,
  * tracks the PSNs it received, decides when to acknowledge ({@code ReceiverAckState}: every N packets, the delay
  * target, the reorder window and the NACK rules, with a hole timer that follows the reordering {@code ReorderingMeter}
- * measures), grants credit ({@code ReceiverCredit}, within the
- * {@link io.metaroce.datapath.connection.SharedCreditScheduler} of its link), sends through the
+ * measures and reports every overdue hole at once within a bounded burst, {@code HoleReports}), grants credit
+ * ({@code ReceiverCredit}, within the {@link io.metaroce.datapath.connection.SharedCreditScheduler} of its link), sends
+ * through the
  * {@code ReceiverEncoder} no more to an unproved sender than three times what it received, and hands each stream
  * message and each DATA to its {@link io.metaroce.datapath.stream.ReceiverStreamSet} through the
  * {@code ReceiverStreamCarrier}.

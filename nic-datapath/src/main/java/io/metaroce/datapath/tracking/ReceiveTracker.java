@@ -189,6 +189,32 @@ public final class ReceiveTracker
     }
 
     /**
+     * The first PSN not received in a range, read a bitmap word at a time.
+     *
+     * @param fromPsn first PSN of the range; one before the cumulative acknowledgement counts from it.
+     * @param endPsn  PSN after the range, at most {@code highestPsn() + 1}.
+     * @return the missing PSN, or {@code endPsn} when every PSN of the range was received.
+     */
+    public int nextMissing(final int fromPsn, final int endPsn)
+    {
+        int psn = Serial.max(fromPsn, cumAckPsn);
+        while (psn - endPsn < 0)
+        {
+            final int index = psn & mask;
+            final int bit = index & 63;
+            final long missing = ~bits[index >>> 6] >>> bit;
+            if (0 != missing)
+            {
+                final int found = psn + Long.numberOfTrailingZeros(missing);
+                return found - endPsn < 0 ? found : endPsn;
+            }
+            psn += 64 - bit;
+        }
+
+        return endPsn;
+    }
+
+    /**
      * The negotiated window.
      *
      * @return the window in PSNs.

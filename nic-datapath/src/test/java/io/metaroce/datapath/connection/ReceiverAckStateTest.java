@@ -38,7 +38,7 @@ class ReceiverAckStateTest
     private static final long RTT_NS = 200_000;
 
     private final EngineSettings settings = EngineSettings.builder().build();
-    private final ReceiverAckState ack = new ReceiverAckState(settings, RTT_NS);
+    private final ReceiverAckState ack = new ReceiverAckState(settings, RTT_NS, 0);
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
 
     @Test
@@ -100,15 +100,23 @@ class ReceiverAckStateTest
     @Test
     void shouldRunTheHoleTimerWhileAHoleIsLeftAndNackAPsnOncePerInterval()
     {
-        ack.onTracked(0, true, 1_000);
-        assertEquals(1_000 + RTT_NS, ack.holeDeadlineNs());
-        ack.onTracked(0, true, 2_000);
+        final ReceiveTracker tracker = new ReceiveTracker(64);
+        tracker.reset(0, 64);
+        ack.onGap(1, 1_000);
+        tracker.accept(1);
+        ack.onTracked(true, tracker.hasHole(), 1_000);
+        assertEquals(1_000 + RTT_NS, ack.holeDeadlineNs(), "the timeout is the interval until reordering is measured");
+        tracker.accept(2);
+        ack.onTracked(false, tracker.hasHole(), 2_000);
         assertEquals(1_000 + RTT_NS, ack.holeDeadlineNs(), "an older hole keeps its timer");
+        assertFalse(ack.isHoleDue(1_000 + RTT_NS - 1));
         assertTrue(ack.isHoleDue(1_000 + RTT_NS));
 
-        ack.onHoleTimer(true, 1_000 + RTT_NS);
-        assertEquals(1_000 + 2 * RTT_NS, ack.holeDeadlineNs());
-        ack.onTracked(1, false, 5_000);
+        assertEquals(1, ack.expireHoles(tracker, 1_000 + RTT_NS));
+        assertEquals(0, ack.hole(0));
+        assertEquals(1_000 + 2 * RTT_NS, ack.holeDeadlineNs(), "its repeat is a NACK interval later");
+        assertTrue(ack.holes().onReceived(0), "it filled a reported hole");
+        ack.onTracked(false, tracker.accept(0) > 0 && tracker.hasHole(), 5_000);
         assertEquals(Long.MAX_VALUE, ack.holeDeadlineNs(), "no hole is left");
 
         assertTrue(ack.tryNack(42, 10_000));

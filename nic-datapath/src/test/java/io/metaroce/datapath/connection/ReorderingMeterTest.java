@@ -89,6 +89,19 @@ class ReorderingMeterTest
     }
 
     @Test
+    void shouldKeepTheTimerWithinAFloorBelowHalfTheCeiling()
+    {
+        final ReorderingMeter wide = new ReorderingMeter(CEILING_NS / 4, CEILING_NS, 2 * CEILING_NS);
+        assertEquals(CEILING_NS, wide.holeTimeoutNs(0), "the initial timer until two windows are measured");
+        wide.onArrival(0, -1, false, 0);
+        wide.onArrival(10, 0, false, 1_000);
+        wide.onArrival(5, 10, false, 1_000 + 3 * CEILING_NS);
+        assertEquals(2 * CEILING_NS, wide.holeTimeoutNs(1_000 + 3 * CEILING_NS), "lateness beyond: the ceiling");
+        assertEquals(CEILING_NS / 4, wide.holeTimeoutNs(2 * WINDOW_NS + 3 * CEILING_NS),
+            "after a quiet window and two measured: the floor");
+    }
+
+    @Test
     void shouldGiveNoSampleForAPsnOfAForgottenGap()
     {
         meter.onArrival(0, -1, false, 0);
@@ -130,7 +143,7 @@ class ReorderingMeterTest
         Arrays.setAll(order, i -> i);
         Arrays.sort(order, (a, b) -> arrivals[a] != arrivals[b] ? Long.compare(arrivals[a], arrivals[b]) : a - b);
 
-        final ReceiverAckState ack = new ReceiverAckState(EngineSettings.builder().build(), 100_000);
+        final ReceiverAckState ack = new ReceiverAckState(EngineSettings.builder().build(), 100_000, 0);
         final ReceiveTracker tracker = new ReceiveTracker(1 << 16);
         tracker.reset(0, 1 << 16);
         int firstBurstNacks = 0;
@@ -142,22 +155,31 @@ class ReorderingMeterTest
             while (ack.isHoleDue(nowNs))
             {
                 final long dueNs = ack.holeDeadlineNs();
-                if (tracker.hasHole() && ack.tryNack(tracker.cumulativeAckPsn(), dueNs))
+                final int holes = ack.expireHoles(tracker, dueNs);
+                for (int h = 0; h < holes; h++)
                 {
-                    if (tracker.cumulativeAckPsn() >= secondBurst)
+                    if (ack.tryNack(ack.hole(h), dueNs))
                     {
-                        secondBurstNacks++;
-                    }
-                    else
-                    {
-                        firstBurstNacks++;
+                        if (ack.hole(h) >= secondBurst)
+                        {
+                            secondBurstNacks++;
+                        }
+                        else
+                        {
+                            firstBurstNacks++;
+                        }
                     }
                 }
-                ack.onHoleTimer(tracker.hasHole(), dueNs);
             }
-            ack.onArrival(psn, tracker.highestPsn(), 0, nowNs);
-            final int advanced = tracker.accept(psn);
-            ack.onTracked(advanced, tracker.hasHole(), nowNs);
+            final int highest = tracker.highestPsn();
+            ack.onArrival(psn, highest, 0, nowNs);
+            if (psn - highest > 1)
+            {
+                ack.onGap(psn, nowNs);
+            }
+            ack.holes().onReceived(psn);
+            tracker.accept(psn);
+            ack.onTracked(psn - highest > 1, tracker.hasHole(), nowNs);
         }
 
         assertEquals(count, tracker.cumulativeAckPsn());

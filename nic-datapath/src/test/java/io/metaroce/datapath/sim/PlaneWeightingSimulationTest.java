@@ -79,13 +79,16 @@ class PlaneWeightingSimulationTest
     }
 
     @Test
-    void shouldLeaveTheSlowPlaneMoreDataWhenWeightingIsOff()
+    void shouldLeaveTheSlowPlaneNoLessDataWhenWeightingIsOff()
     {
-        // Off, only the per-path congestion skips (one srtt each) keep DATA from the slow plane: it carries well above
-        // its capacity share (9 %) and above what the weights give it.
+        // Off, the per-path congestion skips (one srtt each) and the losses charged to the slow plane's paths keep DATA
+        // from it: it carries well above its capacity share (9 %) and no less than the weights give it. The receiver
+        // reports every hole overdue, so the slow plane's late DATA are charged to its paths within a round trip or two
+        // and move the spray about as far as the weights do (23 % off against 16 % on when only the oldest hole was
+        // reported).
         final double off = slowPlaneShare(10, 1.0);
         final double on = slowPlaneShare(10, DEFAULT_FLOOR);
-        assertTrue(off > 0.15 && off > on + 0.05, "slow plane share off " + off + ", on " + on);
+        assertTrue(off > 0.15 && off >= on, "slow plane share off " + off + ", on " + on);
     }
 
     @Test
