@@ -79,8 +79,8 @@ import java.net.InetSocketAddress;
  * trigger replaces one it must echo ({@link ReceiverAckState} keeps when and what); it echoes its trigger, the newest
  * DATA it answers, so the sender gets per-path RTT and loss feedback, and carries the window limit of the trigger's
  * stream. Every hole missing for longer than the hole timeout, which follows the reordering the connection measures
- * and is at most the NACK interval ({@link ReorderingMeter}), is reported with NACK(INFERRED_LOSS), many per round
- * trip within a cap per expiry, at most once per PSN per interval ({@link HoleReports}). CREDIT follows the
+ * and is at most twice the NACK interval ({@link ReorderingMeter}), is reported with NACK(INFERRED_LOSS), many per
+ * round trip within a cap per expiry, at most once per PSN per interval ({@link HoleReports}). CREDIT follows the
  * connection's share of its group's credit ({@link ReceiverCredit}).
  * <p>
  * Owned by the engine's thread; other threads observe it through its counters.
