@@ -62,17 +62,8 @@ final class HoleReports
     private final long pacingNs;
     private final int[] nacks = new int[MAX_NACKS_PER_EXPIRY];
 
-    private final long[] arrivalNs = new long[MARKS];
-    private final long[] arrivalStartNs = new long[MARKS];
-    private final int[] arrivalEndPsn = new int[MARKS];
-    private int arrivalCount;
-    private int arrivalNewest = MARKS - 1;
-
-    private final long[] reportNs = new long[MARKS];
-    private final long[] reportStartNs = new long[MARKS];
-    private final int[] reportEndPsn = new int[MARKS];
-    private int reportCount;
-    private int reportNewest = MARKS - 1;
+    private final Marks arrivals = new Marks();
+    private final Marks reports = new Marks();
 
     private int freshPsn;
     private int reportedHoles;
@@ -118,18 +109,8 @@ final class HoleReports
      */
     void onGap(final int endPsn, final long nowNs)
     {
-        if (arrivalCount > 0 && nowNs - arrivalStartNs[arrivalNewest] < markSpacingNs)
-        {
-            // A later time for the same PSNs only delays their report: a hole is never reported early.
-            arrivalNs[arrivalNewest] = nowNs;
-            arrivalEndPsn[arrivalNewest] = endPsn;
-            return;
-        }
-        arrivalNewest = (arrivalNewest + 1) & (MARKS - 1);
-        arrivalNs[arrivalNewest] = nowNs;
-        arrivalStartNs[arrivalNewest] = nowNs;
-        arrivalEndPsn[arrivalNewest] = endPsn;
-        arrivalCount = Math.min(arrivalCount + 1, MARKS);
+        // A later time for the same PSNs only delays their report: a hole is never reported early.
+        arrivals.mark(endPsn, nowNs, markSpacingNs);
     }
 
     /**
@@ -250,8 +231,7 @@ final class HoleReports
             freshPsn = cumAck;
         }
 
-        final int overdueEnd = Serial.max(cumAck, markEnd(arrivalNs, arrivalEndPsn, arrivalCount, arrivalNewest,
-            nowNs - timeoutNs, cumAck));
+        final int overdueEnd = Serial.max(cumAck, arrivals.end(nowNs - timeoutNs, cumAck));
         int psn = freshPsn;
         while (count < budget)
         {
@@ -271,7 +251,7 @@ final class HoleReports
 
         if (!isRetrying && reportedHoles > 0 && (NEVER == lastRetryNs || nowNs - lastRetryNs >= nackIntervalNs))
         {
-            final int end = markEnd(reportNs, reportEndPsn, reportCount, reportNewest, nowNs - nackIntervalNs, cumAck);
+            final int end = reports.end(nowNs - nackIntervalNs, cumAck);
             if (Serial.isBefore(cumAck, end))
             {
                 isRetrying = true;
@@ -338,12 +318,12 @@ final class HoleReports
         final int fresh = tracker.nextMissing(freshPsn, highestEnd);
         if (fresh != highestEnd)
         {
-            deadline = markStartOf(arrivalNs, arrivalEndPsn, arrivalCount, arrivalNewest, fresh, nowNs) + timeoutNs;
+            deadline = arrivals.startOf(fresh, nowNs) + timeoutNs;
         }
         if (reportedHoles > 0)
         {
             // The next round takes the oldest reported hole once its first report is a nackInterval old.
-            long round = markStartOf(reportNs, reportEndPsn, reportCount, reportNewest, cumAck, nowNs);
+            long round = reports.startOf(cumAck, nowNs);
             if (NEVER != lastRetryNs)
             {
                 round = Math.max(round, lastRetryNs);
@@ -378,61 +358,77 @@ final class HoleReports
 
     private void markReported(final long nowNs)
     {
-        if (reportCount > 0 && nowNs - reportStartNs[reportNewest] < markSpacingNs)
-        {
-            // A later time for the same PSNs only delays their repeat: no PSN is reported twice within the interval.
-            reportNs[reportNewest] = nowNs;
-            reportEndPsn[reportNewest] = freshPsn;
-            return;
-        }
-        reportNewest = (reportNewest + 1) & (MARKS - 1);
-        reportNs[reportNewest] = nowNs;
-        reportStartNs[reportNewest] = nowNs;
-        reportEndPsn[reportNewest] = freshPsn;
-        reportCount = Math.min(reportCount + 1, MARKS);
+        // A later time for the same PSNs only delays their repeat: no PSN is reported twice within the interval.
+        reports.mark(freshPsn, nowNs, markSpacingNs);
     }
 
     /**
-     * The end PSN of the newest mark at or before a time.
-     *
-     * @return the end, or {@code none} when every mark is later.
+     * A ring of {@value #MARKS} marks, each a time and the PSN before which every PSN was passed by then, at least a
+     * spacing apart: a mark within the spacing of the newest one's first time moves that one on instead.
      */
-    private static int markEnd(
-        final long[] times, final int[] ends, final int count, final int newest, final long atNs, final int none)
+    private static final class Marks
     {
-        int index = newest;
-        for (int i = 0; i < count; i++)
+        private final long[] times = new long[MARKS];
+        private final long[] firstTimes = new long[MARKS];
+        private final int[] ends = new int[MARKS];
+        private int count;
+        private int newest = MARKS - 1;
+
+        void mark(final int endPsn, final long nowNs, final long spacingNs)
         {
-            if (times[index] - atNs <= 0)
+            if (count > 0 && nowNs - firstTimes[newest] < spacingNs)
             {
-                return ends[index];
+                times[newest] = nowNs;
+                ends[newest] = endPsn;
+                return;
             }
-            index = (index - 1) & (MARKS - 1);
+            newest = (newest + 1) & (MARKS - 1);
+            times[newest] = nowNs;
+            firstTimes[newest] = nowNs;
+            ends[newest] = endPsn;
+            count = Math.min(count + 1, MARKS);
         }
 
-        return none;
-    }
-
-    /**
-     * The time of the oldest mark whose end is beyond a PSN: when the PSN was, at the latest, passed.
-     *
-     * @return the time, or {@code nowNs} when no mark covers the PSN.
-     */
-    private static long markStartOf(
-        final long[] times, final int[] ends, final int count, final int newest, final int psn, final long nowNs)
-    {
-        long found = nowNs;
-        int index = newest;
-        for (int i = 0; i < count; i++)
+        /**
+         * The end PSN of the newest mark at or before a time.
+         *
+         * @return the end, or {@code none} when every mark is later.
+         */
+        int end(final long atNs, final int none)
         {
-            if (!Serial.isBefore(psn, ends[index]))
+            int index = newest;
+            for (int i = 0; i < count; i++)
             {
-                break;
+                if (times[index] - atNs <= 0)
+                {
+                    return ends[index];
+                }
+                index = (index - 1) & (MARKS - 1);
             }
-            found = times[index];
-            index = (index - 1) & (MARKS - 1);
+
+            return none;
         }
 
-        return found;
+        /**
+         * The time of the oldest mark whose end is beyond a PSN: when the PSN was, at the latest, passed.
+         *
+         * @return the time, or {@code nowNs} when no mark covers the PSN.
+         */
+        long startOf(final int psn, final long nowNs)
+        {
+            long found = nowNs;
+            int index = newest;
+            for (int i = 0; i < count; i++)
+            {
+                if (!Serial.isBefore(psn, ends[index]))
+                {
+                    break;
+                }
+                found = times[index];
+                index = (index - 1) & (MARKS - 1);
+            }
+
+            return found;
+        }
     }
 }
