@@ -33,9 +33,10 @@ import io.metaroce.datapath.tracking.Serial;
  * <p>
  * <b>First reports</b> walk up from the cumulative acknowledgement: every missing PSN below the fresh cursor has been
  * reported at least once, and a second ring of marks (time, fresh cursor) records when, again later rather than
- * earlier. <b>Repeat reports</b> (a retransmission lost as well) go in rounds: a round takes the PSNs first reported at
- * least a nackInterval ago and reports each one still missing, and the next round starts no earlier than a
- * nackInterval after the last report of the one before, so that no PSN is reported twice within the interval.
+ * earlier. <b>Repeat reports</b> (a retransmission lost as well) go to the oldest hole only: once its first report is a
+ * nackInterval old, and then no earlier than a nackInterval after the last repeat, as a single timer did. The sender's
+ * repair may take a round trip of many nackIntervals; a repeat of every hole would cost as many NACKs per interval
+ * as there are holes, which a sender that does not repair (or a raw peer) would receive without end.
  * <p>
  * <b>Reported holes</b> are the missing PSNs below the fresh cursor, counted exactly: a DATA that fills one takes it
  * off the count.
@@ -251,12 +252,15 @@ final class HoleReports
 
         if (!isRetrying && reportedHoles > 0 && (NEVER == lastRetryNs || nowNs - lastRetryNs >= nackIntervalNs))
         {
+            // A repeat goes to the oldest hole only, once per nackInterval, as a single timer did: a sender whose
+            // repair is still on its way, a round trip that may be many nackIntervals long, needs no more, and a
+            // repeat of every hole would be as many NACKs per interval as there are holes.
             final int end = reports.end(nowNs - nackIntervalNs, cumAck);
             if (Serial.isBefore(cumAck, end))
             {
                 isRetrying = true;
                 retryPsn = cumAck;
-                retryEndPsn = end;
+                retryEndPsn = cumAck + 1;
             }
         }
         if (isRetrying)
