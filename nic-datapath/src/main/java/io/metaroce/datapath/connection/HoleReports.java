@@ -68,9 +68,6 @@ final class HoleReports
 
     private int freshPsn;
     private int reportedHoles;
-    private boolean isRetrying;
-    private int retryPsn;
-    private int retryEndPsn;
     private long lastRetryNs = NEVER;
     private long deadlineNs = Long.MAX_VALUE;
     private int tokens = MAX_NACKS_PER_EXPIRY;
@@ -193,7 +190,7 @@ final class HoleReports
 
     /**
      * May a NACK of the oldest hole go now, outside the timer (a TAIL_LOSS probe shows it missing)? It may when the
-     * timer has not reported it yet; it then counts as reported. A hole the timer reported waits for its round.
+     * timer has not reported it yet; it then counts as reported. A hole the timer reported waits for its repeat.
      *
      * @param cumAckPsn the cumulative acknowledgement: the oldest hole.
      * @param nowNs     current time.
@@ -207,14 +204,15 @@ final class HoleReports
         }
         freshPsn = cumAckPsn + 1;
         reportedHoles++;
-        markReported(nowNs);
+        // A later time for the same PSNs only delays their repeat: no PSN is reported twice within the interval.
+        reports.mark(freshPsn, nowNs, markSpacingNs);
 
         return true;
     }
 
     /**
      * The timer expired: choose the holes to report now, first the overdue ones never reported, in PSN order, then
-     * the repeats of the current round, {@value #MAX_NACKS_PER_EXPIRY} at most, and set the next expiry.
+     * the repeat of the oldest hole when it is due, {@value #MAX_NACKS_PER_EXPIRY} at most, and set the next expiry.
      *
      * @param tracker   the connection's tracking bitmap.
      * @param timeoutNs the hole timeout in force.
@@ -247,40 +245,19 @@ final class HoleReports
         {
             reportedHoles += count;
             freshPsn = psn;
-            markReported(nowNs);
+            // A later time for the same PSNs only delays their repeat: no PSN is reported twice within the interval.
+            reports.mark(freshPsn, nowNs, markSpacingNs);
         }
 
-        if (!isRetrying && reportedHoles > 0 && (NEVER == lastRetryNs || nowNs - lastRetryNs >= nackIntervalNs))
+        // A repeat goes to the oldest hole only, once per nackInterval, as a single timer did: a sender whose repair
+        // is still on its way, a round trip that may be many nackIntervals long, needs no more, and a repeat of every
+        // hole would be as many NACKs per interval as there are holes.
+        if (count < budget && reportedHoles > 0 && (NEVER == lastRetryNs || nowNs - lastRetryNs >= nackIntervalNs) &&
+            Serial.isBefore(cumAck, reports.end(nowNs - nackIntervalNs, cumAck)) &&
+            cumAck == tracker.nextMissing(cumAck, cumAck + 1))
         {
-            // A repeat goes to the oldest hole only, once per nackInterval, as a single timer did: a sender whose
-            // repair is still on its way, a round trip that may be many nackIntervals long, needs no more, and a
-            // repeat of every hole would be as many NACKs per interval as there are holes.
-            final int end = reports.end(nowNs - nackIntervalNs, cumAck);
-            if (Serial.isBefore(cumAck, end))
-            {
-                isRetrying = true;
-                retryPsn = cumAck;
-                retryEndPsn = cumAck + 1;
-            }
-        }
-        if (isRetrying)
-        {
-            int retry = Serial.max(retryPsn, cumAck);
-            while (count < budget)
-            {
-                retry = tracker.nextMissing(retry, retryEndPsn);
-                if (retry == retryEndPsn)
-                {
-                    break;
-                }
-                nacks[count++] = retry++;
-                lastRetryNs = nowNs;
-            }
-            retryPsn = retry;
-            if (!Serial.isBefore(retry, retryEndPsn))
-            {
-                isRetrying = false;
-            }
+            nacks[count++] = cumAck;
+            lastRetryNs = nowNs;
         }
 
         tokens = budget - count;
@@ -326,13 +303,13 @@ final class HoleReports
         }
         if (reportedHoles > 0)
         {
-            // The next round takes the oldest reported hole once its first report is a nackInterval old.
-            long round = reports.startOf(cumAck, nowNs);
+            // The next repeat takes the oldest reported hole once its first report is a nackInterval old.
+            long repeat = reports.startOf(cumAck, nowNs);
             if (NEVER != lastRetryNs)
             {
-                round = Math.max(round, lastRetryNs);
+                repeat = Math.max(repeat, lastRetryNs);
             }
-            deadline = Math.min(deadline, round + nackIntervalNs);
+            deadline = Math.min(deadline, repeat + nackIntervalNs);
         }
 
         // A deadline already past found nothing it could report now: wait a pacing interval rather than spin.
@@ -360,11 +337,6 @@ final class HoleReports
         return (int)Math.min(MAX_NACKS_PER_EXPIRY, tokens + accrued);
     }
 
-    private void markReported(final long nowNs)
-    {
-        // A later time for the same PSNs only delays their repeat: no PSN is reported twice within the interval.
-        reports.mark(freshPsn, nowNs, markSpacingNs);
-    }
 
     /**
      * A ring of {@value #MARKS} marks, each a time and the PSN before which every PSN was passed by then, at least a
