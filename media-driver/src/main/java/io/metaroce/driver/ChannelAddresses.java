@@ -17,6 +17,7 @@ package io.metaroce.driver;
 
 import io.metaroce.client.ChannelUri;
 
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -304,6 +305,24 @@ final class ChannelAddresses
         {
             throw invalid("parameter '" + key + "': unknown host '" + host + "'");
         }
+    }
+
+    /**
+     * Are all the addresses IPv4?
+     *
+     * @param addresses resolved addresses.
+     * @return true when none is IPv6.
+     */
+    static boolean isIpv4(final InetSocketAddress[] addresses)
+    {
+        for (final InetSocketAddress address : addresses)
+        {
+            if (!(address.getAddress() instanceof Inet4Address))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     static String join(final InetSocketAddress[] addresses)

@@ -33,7 +33,6 @@ import io.metaroce.driver.security.TrustedPeers;
 import org.agrona.SystemUtil;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.DatagramChannel;
@@ -385,19 +384,8 @@ final class UdpChannel
      */
     static int defaultMtu(final int driverMtu, final boolean keyed, final InetSocketAddress[] endpoints)
     {
-        if (!keyed || io.metaroce.datapath.settings.Configuration.MTU_DEFAULT != driverMtu)
-        {
-            return driverMtu;
-        }
-        for (final InetSocketAddress endpoint : endpoints)
-        {
-            if (!(endpoint.getAddress() instanceof Inet4Address))
-            {
-                return driverMtu;
-            }
-        }
-
-        return SEALED_IPV4_MTU;
+        return keyed && io.metaroce.datapath.settings.Configuration.MTU_DEFAULT == driverMtu &&
+            ChannelAddresses.isIpv4(endpoints) ? SEALED_IPV4_MTU : driverMtu;
     }
 
     int planeCount()

@@ -60,6 +60,7 @@ final class SealingTransport extends ForwardingPacketTransport
     private static final int SLOT_LENGTH = 2048;
 
     private final Int2ObjectHashMap<Connection> connectionsById;
+    private final FreedKeyedIds freedKeyedIds;
     private final TransportEngine engine;
     private final byte[] sendStaging = new byte[STAGING_LENGTH];
     private final UnsafeBuffer sendBuffer = new UnsafeBuffer(sendStaging);
@@ -73,11 +74,14 @@ final class SealingTransport extends ForwardingPacketTransport
     private PacketHandler handler;
 
     SealingTransport(
-        final PacketTransport delegate, final Int2ObjectHashMap<Connection> connectionsById,
+        final PacketTransport delegate,
+        final Int2ObjectHashMap<Connection> connectionsById,
+        final FreedKeyedIds freedKeyedIds,
         final TransportEngine engine)
     {
         super(delegate);
         this.connectionsById = connectionsById;
+        this.freedKeyedIds = freedKeyedIds;
         this.engine = engine;
     }
 
@@ -215,7 +219,7 @@ final class SealingTransport extends ForwardingPacketTransport
         }
         final int localId = buffer.getInt(offset + DST_CONN_ID_OFFSET, ByteOrder.LITTLE_ENDIAN);
         final Connection connection = connectionsById.get(localId);
-        if (null == connection && engine.wasKeyed(localId))
+        if (null == connection && freedKeyedIds.contains(localId))
         {
             // a straggler of an authenticated connection freed since: no key opens it, and it is not malformed
             engine.drop(DropReason.NO_CONNECTION);

@@ -125,7 +125,6 @@ import static io.metaroce.datapath.settings.Configuration.*;
 public final class TransportEngine implements AutoCloseable
 {
     private static final long NOT_READING = Long.MIN_VALUE;
-    private static final int FREED_KEYED_IDS = 64;
     private static final int FIELD_MTU = SetupDecoder.mtuId();
     private static final int FIELD_PLANE_COUNT = SetupDecoder.planeCountId();
     private static final int FIELD_PATH_COUNT = SetupDecoder.pathCountId();
@@ -147,9 +146,7 @@ public final class TransportEngine implements AutoCloseable
     private final ArrayList<SharedCreditScheduler> creditSchedulers = new ArrayList<>();
     private final SocketGroup defaultGroup;
     private final Int2ObjectHashMap<Connection> connectionsById = new Int2ObjectHashMap<>();
-    /** The local ids of the last authenticated connections freed, 0 where none: see {@link #wasKeyed(int)}. */
-    private final int[] freedKeyedIds = new int[FREED_KEYED_IDS];
-    private int freedKeyedCursor;
+    private final FreedKeyedIds freedKeyedIds = new FreedKeyedIds();
     private final ArrayList<SenderConnection> senders = new ArrayList<>();
     private final ArrayList<ReceiverConnection> receivers = new ArrayList<>();
     private final ArrayList<Connection> terminated = new ArrayList<>();
@@ -221,7 +218,7 @@ public final class TransportEngine implements AutoCloseable
         }
         // with authentication, every datagram crosses the seal boundary; an unauthenticated connection passes through
         final PacketTransport transport = null == authenticator ? groupCtx.transport() :
-            new SealingTransport(groupCtx.transport(), connectionsById, this);
+            new SealingTransport(groupCtx.transport(), connectionsById, freedKeyedIds, this);
         if (null == groupCtx.connectionHandler())
         {
             throw new IllegalArgumentException("a socket group's connectionHandler must be set");
@@ -954,25 +951,6 @@ public final class TransportEngine implements AutoCloseable
         counters.drop(reason);
     }
 
-    /**
-     * Was a local id that no connection has any more an authenticated connection's, freed lately? Its late datagrams
-     * are sealed under keys that went with it: they cannot be opened and are not malformed.
-     *
-     * @param localId the id a datagram names.
-     * @return true when it is one of the last {@value #FREED_KEYED_IDS} authenticated connections freed.
-     */
-    boolean wasKeyed(final int localId)
-    {
-        for (final int id : freedKeyedIds)
-        {
-            if (id == localId && 0 != id)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
     void onTerminated(final Connection connection)
     {
         terminated.add(connection);
@@ -1460,8 +1438,7 @@ public final class TransportEngine implements AutoCloseable
             }
             if (null != connection.protection())
             {
-                freedKeyedIds[freedKeyedCursor] = connection.localId;
-                freedKeyedCursor = (freedKeyedCursor + 1) % FREED_KEYED_IDS;
+                freedKeyedIds.add(connection.localId);
             }
             if (connection instanceof SenderConnection)
             {

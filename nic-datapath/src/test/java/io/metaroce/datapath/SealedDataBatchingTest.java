@@ -176,7 +176,7 @@ class SealedDataBatchingTest implements ConnectionHandler, ImageAdmission
         final Int2ObjectHashMap<Connection> connectionsById = new Int2ObjectHashMap<>();
         connectionsById.put(connection.localConnectionId(), connection);
         final PacketTransport batched = transport(1024);
-        final SealingTransport sealing = new SealingTransport(batched, connectionsById, sender);
+        final SealingTransport sealing = new SealingTransport(batched, connectionsById, new FreedKeyedIds(), sender);
         final int destination = sealing.addDestination(loopback.addresses(receiverTransport));
         final int headerLength = 64;
         final int payloadLength = 1000;
