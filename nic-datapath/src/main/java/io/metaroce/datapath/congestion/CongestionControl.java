@@ -78,6 +78,20 @@ public interface CongestionControl
     boolean onAck(long bytesAcked, long rttNs, long baseRttNs, long srttNs, long nowNs);
 
     /**
+     * The plane of the RTT sample that the next {@link #onAck} carries: the plane of the path whose transmission the
+     * acknowledgement echoes. Called just before that {@link #onAck}; a controller that reads delay per plane keeps
+     * its own state, the others ignore it.
+     *
+     * @param plane  plane of the echoed path, from 0.
+     * @param rttNs  the sample, at least 0.
+     * @param srttNs the connection's smoothed RTT.
+     * @param nowNs  current time.
+     */
+    default void onPlaneRttSample(final int plane, final long rttNs, final long srttNs, final long nowNs)
+    {
+    }
+
+    /**
      * The receiver's rcvCwndPenalty carried by an acknowledgement; never grows the window.
      *
      * @param newlyAcked payload bytes the carrying ACK newly acknowledged.

@@ -30,13 +30,17 @@ package io.metaroce.datapath.congestion;
  *     log2(BDP / initial window) round trips instead of one mtu per round trip), but never beyond
  *     {@link #STARTUP_GAIN} times the bytes acknowledged during the current and the previous srtt: a window grows
  *     only while the pipe demands it, so an application-limited connection keeps a small one. d at or above
- *     {@link #startupExitNs(long, long)} and below target ends start-up at the bandwidth-delay product the delivery
- *     rate shows (at least half the window): a doubling window hears of a queue a round trip late;</li>
+ *     {@link #startupExitNs(long, long)} and below target, when a plane's last {@link PlaneQueueFilter#RECENT_SAMPLES}
+ *     samples all show that much queue as well (jitter raises single samples, a queue all of them), ends start-up
+ *     at the delivered bandwidth-delay product (at least half the window): a doubling window hears of a queue a
+ *     round trip late;</li>
  *     <li>per acknowledgement with an RTT sample after start-up: d below target, additive increase
  *     {@code cwnd += ai x mtu x velocity x bytesAcked / cwnd}, the velocity doubling for each srtt in which the pipe
  *     kept demanding more and back to 1 on the first sign of a queue (Copa's velocity). A window the velocity grew
  *     meets that sign (d at or above the start-up exit) a round trip late, so it then falls back to the delivered
- *     bandwidth-delay product (at least half the window), as start-up does. At or above target, at most once per
+ *     bandwidth-delay product (at least half the window), as start-up does: the delivery rate of the last srtt times
+ *     srtt less the queue that the planes show through a round ({@link PlaneQueueFilter#roundQueueNs()}), which
+ *     does not count jitter as queue as srtt less the base RTT would. At or above target, at most once per
  *     srtt, multiplicative decrease {@code cwnd x= max(1 - beta x (d - target) / d, 1 - maxMdf)}, but not below the
  *     delivery rate of the last srtt times the base RTT (a bandwidth-delay product: it drains the queue the signal
  *     saw and keeps the pipe full, where a cut to half a long path's window would take thousands of round trips of
@@ -93,6 +97,7 @@ public final class DelayCongestionControl implements CongestionControl
     private long ackedInPreviousWindow;
     private long ackWindowStartNs;
     private int planeCount = 1;
+    private PlaneQueueFilter planeQueues = new PlaneQueueFilter(1);
     private long previousSampleNs = Long.MAX_VALUE;
     private long delayNs = Long.MAX_VALUE;
     private long queueThresholdNs;
@@ -228,6 +233,18 @@ public final class DelayCongestionControl implements CongestionControl
     public void planeCount(final int planeCount)
     {
         this.planeCount = Math.max(1, planeCount);
+        this.planeQueues = new PlaneQueueFilter(this.planeCount);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>
+     * The sample goes to the per-plane queue readings that start-up's exit and the fall back to the delivered
+     * bandwidth-delay product take.
+     */
+    public void onPlaneRttSample(final int plane, final long rttNs, final long srttNs, final long nowNs)
+    {
+        planeQueues.onSample(plane, rttNs, srttNs, nowNs);
     }
 
     /**
@@ -295,25 +312,26 @@ public final class DelayCongestionControl implements CongestionControl
         lastBaseRttNs = baseRttNs;
         this.queueThresholdNs = baseRttNs + Math.max(slackNs, queueAllowanceNs(srttNs));
         final long target = targetNs(baseRttNs, srttNs);
-        if (isStartup && delayNs >= startupExitNs(baseRttNs, srttNs) && delayNs < target)
+        final long exitNs = startupExitNs(baseRttNs, srttNs);
+        if (isStartup && delayNs >= exitNs && delayNs < target && isPlaneQueueAtLeast(exitNs - baseRttNs))
         {
             // A window that doubles per round trip learns of the queue a round trip late: it leaves start-up on a
             // queue smaller than the target allows, at the bandwidth-delay product the delivery rate shows.
             isStartup = false;
-            window = clamp(Math.min(window, Math.max(bdp(baseRttNs, srttNs), window >> 1)));
+            window = clamp(Math.min(window, Math.max(deliveredBdp(baseRttNs, srttNs), window >> 1)));
             return false;
         }
         if (delayNs < target)
         {
             if (bytesAcked > 0)
             {
-                if (!isStartup && delayNs >= startupExitNs(baseRttNs, srttNs))
+                if (!isStartup && delayNs >= exitNs)
                 {
                     // A queue is building: approach the target at one mtu per window, as without velocity. A window the
                     // velocity grew heard of the queue a round trip late, as in start-up: back to the delivered BDP.
                     if (velocity > 1)
                     {
-                        window = clamp(Math.min(window, Math.max(bdp(baseRttNs, srttNs), window >> 1)));
+                        window = clamp(Math.min(window, Math.max(deliveredBdp(baseRttNs, srttNs), window >> 1)));
                     }
                     velocity = 1;
                     grewInRound = false;
@@ -433,6 +451,37 @@ public final class DelayCongestionControl implements CongestionControl
     public boolean isStartup()
     {
         return isStartup;
+    }
+
+    /**
+     * Does a plane's latest samples show a queue of at least this? True as well when no plane has enough samples
+     * yet, so that the smaller of two samples decides alone. Jitter of a millisecond or two puts the smaller of two
+     * samples that far above the base RTT on an empty path, which ended start-up at a window of a tenth of the
+     * bandwidth-delay product; a queue raises all of a plane's samples, jitter only some.
+     */
+    private boolean isPlaneQueueAtLeast(final long queueNs)
+    {
+        final long recentQueueNs = planeQueues.recentQueueNs();
+        return recentQueueNs < 0 || recentQueueNs >= queueNs;
+    }
+
+    /**
+     * The bandwidth-delay product that start-up's exit and the velocity's fall back return to: the delivery rate of
+     * the last srtt times the RTT without the queue the planes show through a round ({@link
+     * PlaneQueueFilter#roundQueueNs()}), or times the base RTT before the planes show one. srtt less the base RTT
+     * counts jitter as queue, and a fall back that drains a queue that is not there shrinks the window to what it
+     * delivered, which the shrunk window set: with 2 ms of jitter the window stayed at a tenth of the pipe.
+     */
+    private long deliveredBdp(final long baseRttNs, final long srttNs)
+    {
+        final long roundQueueNs = planeQueues.roundQueueNs();
+        if (roundQueueNs < 0 || srttNs <= 0)
+        {
+            return bdp(baseRttNs, srttNs);
+        }
+        final long queueNs = Math.min(srttNs - baseRttNs, roundQueueNs);
+
+        return (long)((double)Math.max(ackedInWindow, ackedInPreviousWindow) * (srttNs - queueNs) / srttNs);
     }
 
     private long bdp(final long baseRttNs, final long srttNs)

@@ -226,6 +226,7 @@ final class SenderFeedback
         {
             rtt.onSample(sample, nowNs);
             final long srtt = rtt.srttNs();
+            congestion.onPlaneRttSample(table.plane(echoPath), sample, srtt, nowNs);
             final long baseRtt = rtt.baseRttNs();
             sharedLate = paths.onAckRttSample(echoPath, sample, sendTimeNs, recovery.reorderWindowNs(), nowNs, srtt,
                 baseRtt, congestion.delayAllowanceNs(baseRtt, srtt));

@@ -376,6 +376,79 @@ class DelayCongestionControlTest
         assertTrue(c.window() >= after && c.window() <= after + MTU, "window " + c.window() + " after " + after);
     }
 
+    @Test
+    void shouldStayInStartupWhileJitterAloneRaisesTheSmallerOfTwoSamples()
+    {
+        final long base = 10_000_000;
+        final DelayCongestionControl c =
+            new DelayCongestionControl(MTU, 10_000, 1L << 30, 1.0, 0.8, 0.5, 25_000, 1.25);
+        c.planeCount(2);
+        // each plane's samples: one at the base in every eight, the others 2.5 to 2.8 ms late
+        for (int i = 0; i < 16; i++)
+        {
+            c.onPlaneRttSample(0, 0 == (i & 7) ? base : base + 2_500_000 + (i & 3) * 100_000, base, i);
+            c.onPlaneRttSample(1, 3 == (i & 7) ? base : base + 2_800_000, base, i);
+        }
+        c.onAck(10_000, base, base, base, 0);
+        c.onAck(20_000, base, base, base, base);
+        assertEquals(40_000, c.window());
+        // the exit: base + max(base / 8, 4 x mtu x 2 planes x srtt / cwnd = 2 ms); the target: base + base / 2
+        assertEquals(base + 2_000_000, c.startupExitNs(base, base));
+        // two samples in a row 2.5 ms above the base: jitter, for each plane saw the base among its last eight
+        assertFalse(c.onAck(0, base + 2_500_000, base, base, base + 1));
+        assertFalse(c.onAck(0, base + 2_500_000, base, base, base + 2));
+        assertTrue(c.isStartup());
+
+        // a queue: eight samples in a row of plane 1 at least 2.5 ms above the base
+        for (int i = 0; i < 8; i++)
+        {
+            c.onPlaneRttSample(1, base + 2_500_000 + i * 1_000, base, base + 3 + i);
+        }
+        assertFalse(c.onAck(0, base + 2_500_000, base, base, base + 20));
+        assertFalse(c.isStartup());
+        // the delivered bandwidth-delay product: 20000 bytes in the last srtt, srtt = base
+        assertEquals(20_000, c.window());
+    }
+
+    @Test
+    void shouldFallBackToTheDeliveryRateTimesTheRoundTripWithoutTheQueueThePlanesShow()
+    {
+        final long base = 200_000;
+        final long srtt = 250_000;
+        final DelayCongestionControl c =
+            new DelayCongestionControl(MTU, 100 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
+        c.planeCount(1);
+        c.onPlaneRttSample(0, base, srtt, -10 * srtt);
+        c.onAck(0, base + base / 2, base, srtt, -10 * srtt);
+        long now = 0;
+        long lastRound = 0;
+        for (int round = 0; round < 5; round++)
+        {
+            lastRound = 0;
+            for (int i = 0; i < 10; i++)
+            {
+                final long acked = c.window() / 10;
+                lastRound += acked;
+                c.onAck(acked, base, base, srtt, now + i);
+            }
+            now += srtt;
+        }
+        c.onAck(MTU, base + 30_000, base, srtt, now);
+        final long grown = c.window();
+        // jitter on the plane: its samples 30 to 90 us above the base, 30 us of spread above the smallest
+        for (int i = 16; i > 0; i--)
+        {
+            c.onPlaneRttSample(0, base + (1 == (i & 1) ? 30_000 : 90_000), srtt, now - i);
+        }
+
+        // the velocity meets a sample past the exit: it falls back to the delivered bandwidth-delay product, with
+        // the round trip less the queue that stood through the round, none here: srtt itself, not the base RTT
+        assertFalse(c.onAck(MTU, base + 30_000, base, srtt, now + 1));
+        final long fallback = Math.min(grown, Math.max(lastRound, grown / 2));
+        assertTrue(fallback > Math.max((long)((double)lastRound * base / srtt), grown / 2));
+        assertEquals(fallback + MTU * MTU / fallback, c.window(), "then the ACK's additive increase at velocity 1");
+    }
+
     /**
      * One srtt of ACKs that each acknowledge a tenth of the window, below target: the pipe takes all it is given.
      */
