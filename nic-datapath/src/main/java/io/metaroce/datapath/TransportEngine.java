@@ -153,6 +153,7 @@ public final class TransportEngine implements AutoCloseable
     private final int pollLimit;
     private long nowNs;
     private long readNs = NOT_READING;
+    private Runnable latencyHandOff = Thread::yield;
     private int latencySenderCount;
     private int latencyCursor;
     private final RejectReplyLimiter rejectReplyLimiter;
@@ -641,10 +642,11 @@ public final class TransportEngine implements AutoCloseable
     }
 
     /**
-     * Receive and handle up to {@code pollLimit} datagrams from each group's latency queue and send the
-     * acknowledgements they made due, then up to {@code pollLimit} from each group's other sockets and send the
-     * acknowledgements and credits that batch made due (immediate ACKs coalesce within one poll). The latency class
-     * is so read, and answered, before any bulk datagram of the cycle [MR-CLASS-5].
+     * Receive and handle up to {@code pollLimit} datagrams from each group's latency queue, send the
+     * acknowledgements they made due and, when there were any, hand the core over once ({@link #latencyHandOff});
+     * then up to {@code pollLimit} from each group's other sockets and send the acknowledgements and credits that
+     * batch made due (immediate ACKs coalesce within one poll). The latency class is so read, and answered, before
+     * any bulk datagram of the cycle [MR-CLASS-5].
      *
      * @return datagrams received plus control messages sent.
      */
@@ -669,6 +671,9 @@ public final class TransportEngine implements AutoCloseable
         if (latency > 0)
         {
             work += flushReceivers();
+            // A latency datagram answers an application thread (the echo polling an image, the caller waiting for
+            // its reply): on a crowded host give it the core now, not after a duty cycle that bulk traffic keeps full.
+            latencyHandOff.run();
         }
         int received = 0;
         for (int i = 0; i < groups.size(); i++)
@@ -781,6 +786,20 @@ public final class TransportEngine implements AutoCloseable
         }
 
         return sent;
+    }
+
+    /**
+     * What a receive pass does once it has read latency-class datagrams and sent the acknowledgements they made due,
+     * before it reads the bulk sockets: by default {@link Thread#yield()}, which lets an application thread waiting
+     * for a core (the echo that polls the image a ping went to, the caller waiting for a reply) run now rather than
+     * after the bulk reads and sends of the rest of the duty cycle; where no other thread waits for the core the call
+     * returns at once. Set before the engine runs, or on its thread.
+     *
+     * @param handOff run at most once per receive pass, on the engine's thread; null restores the default.
+     */
+    public void latencyHandOff(final Runnable handOff)
+    {
+        latencyHandOff = null == handOff ? Thread::yield : handOff;
     }
 
     /**

@@ -97,8 +97,10 @@
  * over all their senders; a group given none has its own.
  * <p>
  * <b>Traffic classes.</b> Every duty cycle reads each group's latency queue first and sends the acknowledgements it
- * made due before it reads any other socket, and sends the LOW_LATENCY connections' DATA first, with one send burst
- * for the whole class, before every BULK connection's burst (specification section 3.4.1).
+ * made due before it reads any other socket, then, when it read any, hands its core over once
+ * ({@code TransportEngine#latencyHandOff}, a {@link java.lang.Thread#yield()}) so that the application thread the
+ * datagrams are for runs before the bulk work of the cycle; and it sends the LOW_LATENCY connections' DATA first, with
+ * one send burst for the whole class, before every BULK connection's burst (specification section 3.4.1).
  * <p>
  * <b>Memory ordering.</b> The engine's own state needs no ordering. Three contracts cross threads, each documented on
  * its type: frames become visible to subscribers when {@code FramePlacement.place} stores their frame length last with

@@ -63,6 +63,7 @@ final class ScriptedTransport implements PacketTransport
     private final int planeCount;
     private final int entropyCount;
     private final ArrayDeque<Inbound> inbound = new ArrayDeque<>();
+    private final ArrayDeque<Inbound> latencyInbound = new ArrayDeque<>();
     private Runnable beforeEachDatagram = () -> {};
     private Runnable afterEachSend = () -> {};
     private final ArrayList<Sent> sent = new ArrayList<>();
@@ -111,6 +112,21 @@ final class ScriptedTransport implements PacketTransport
         final byte[] bytes = new byte[length];
         buffer.getBytes(offset, bytes);
         inbound.add(new Inbound(bytes, plane, host, port));
+    }
+
+    /**
+     * Queue a datagram from the peer on the latency queue, read by {@link #pollLatency}.
+     */
+    void injectLatency(final DirectBuffer buffer, final int offset, final int length, final int plane)
+    {
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(offset, bytes);
+        latencyInbound.add(new Inbound(bytes, plane, "peer", PEER_PORT));
+    }
+
+    int latencyQueued()
+    {
+        return latencyInbound.size();
     }
 
     void sendResult(final int result)
@@ -241,10 +257,20 @@ final class ScriptedTransport implements PacketTransport
 
     public int poll(final PacketHandler handler, final int limit)
     {
+        return poll(inbound, handler, limit);
+    }
+
+    public int pollLatency(final PacketHandler handler, final int limit)
+    {
+        return poll(latencyInbound, handler, limit);
+    }
+
+    private int poll(final ArrayDeque<Inbound> queue, final PacketHandler handler, final int limit)
+    {
         int count = 0;
-        while (count < limit && !inbound.isEmpty())
+        while (count < limit && !queue.isEmpty())
         {
-            final Inbound datagram = inbound.poll();
+            final Inbound datagram = queue.poll();
             count++;
             currentHost = datagram.host();
             currentPort = datagram.port();

@@ -170,6 +170,34 @@ class TrafficClassProtocolTest
         assertEquals(0, f.reader.setupAck().extensionsLength());
     }
 
+    @Test
+    void shouldHandTheCoreOverOnceAfterAPassHasReadTheLatencyQueue()
+    {
+        f.transport.latencyPort(LATENCY_PORT);
+        final int[] handOffs = new int[1];
+        final int[] unreadAtHandOff = new int[1];
+        f.engine.latencyHandOff(() ->
+        {
+            handOffs[0]++;
+            unreadAtHandOff[0] += f.transport.latencyQueued();
+        });
+
+        final int id = f.establishReceiverStream();
+        assertEquals(0, handOffs[0], "bulk datagrams hand nothing over");
+        f.injectLatency(f.data(id, WireFixture.ISN, 0, 0, 1, 0, 0, 64), 0);
+        f.injectLatency(f.data(id, WireFixture.ISN + 1, 0, 0, 1, 1, 96, 64), 0);
+        f.inject(f.data(id, WireFixture.ISN + 2, 0, 0, 1, 2, 192, 64), 0);
+        f.work();
+        assertEquals(1, handOffs[0], "once for the pass, whatever it read from the latency queue");
+        assertEquals(0, unreadAtHandOff[0], "the whole latency queue read before the hand-off");
+        assertEquals(0, f.engine.drops(DropReason.NO_CONNECTION) + f.engine.drops(DropReason.DUPLICATE));
+
+        f.inject(f.data(id, WireFixture.ISN + 3, 0, 0, 1, 3, 288, 64), 0);
+        f.work();
+        f.work();
+        assertEquals(1, handOffs[0], "bulk DATA and empty passes hand nothing over");
+    }
+
     private record Connected(SenderConnection connection, SimulatedPublication publication)
     {
     }

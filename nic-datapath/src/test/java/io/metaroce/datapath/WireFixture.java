@@ -242,6 +242,11 @@ final class WireFixture implements ConnectionHandler, ImageAdmission
         transport.inject(buffer, 0, length, plane);
     }
 
+    void injectLatency(final int length, final int plane)
+    {
+        transport.injectLatency(buffer, 0, length, plane);
+    }
+
     // ---------------------------------------------------------------- playing the sender: the engine receives
 
     /**
