@@ -345,19 +345,8 @@ class DelayCongestionControlTest
         final DelayCongestionControl c =
             new DelayCongestionControl(MTU, 100 * MTU, 4096L * MTU, 1.0, 0.8, 0.5, 25_000, 1.25);
         c.onAck(0, base + base / 2, base, srtt, -10 * srtt);
-        long now = 0;
-        long lastRound = 0;
-        for (int round = 0; round < 5; round++)
-        {
-            lastRound = 0;
-            for (int i = 0; i < 10; i++)
-            {
-                final long acked = c.window() / 10;
-                lastRound += acked;
-                c.onAck(acked, base, base, srtt, now + i);
-            }
-            now += srtt;
-        }
+        final long now = 5 * srtt;
+        final long lastRound = velocityRounds(c, base, srtt);
         // the first ACK of the next srtt: the previous sample (at the base) still hides the queue
         c.onAck(MTU, base + 30_000, base, srtt, now);
         final long grown = c.window();
@@ -420,19 +409,8 @@ class DelayCongestionControlTest
         c.planeCount(1);
         c.onPlaneRttSample(0, base, srtt, -10 * srtt);
         c.onAck(0, base + base / 2, base, srtt, -10 * srtt);
-        long now = 0;
-        long lastRound = 0;
-        for (int round = 0; round < 5; round++)
-        {
-            lastRound = 0;
-            for (int i = 0; i < 10; i++)
-            {
-                final long acked = c.window() / 10;
-                lastRound += acked;
-                c.onAck(acked, base, base, srtt, now + i);
-            }
-            now += srtt;
-        }
+        final long now = 5 * srtt;
+        final long lastRound = velocityRounds(c, base, srtt);
         c.onAck(MTU, base + 30_000, base, srtt, now);
         final long grown = c.window();
         // jitter on the plane: its samples 30 to 90 us above the base, 30 us of spread above the smallest
@@ -447,6 +425,28 @@ class DelayCongestionControlTest
         final long fallback = Math.min(grown, Math.max(lastRound, grown / 2));
         assertTrue(fallback > Math.max((long)((double)lastRound * base / srtt), grown / 2));
         assertEquals(fallback + MTU * MTU / fallback, c.window(), "then the ACK's additive increase at velocity 1");
+    }
+
+    /**
+     * Five srtts from time 0 of ten ACKs each at the base RTT, each acknowledging a tenth of the window: the pipe
+     * takes all it is given, so the velocity doubles every srtt.
+     *
+     * @return the bytes the last srtt acknowledged.
+     */
+    private static long velocityRounds(final DelayCongestionControl c, final long base, final long srtt)
+    {
+        long lastRound = 0;
+        for (int round = 0; round < 5; round++)
+        {
+            lastRound = 0;
+            for (int i = 0; i < 10; i++)
+            {
+                final long acked = c.window() / 10;
+                lastRound += acked;
+                c.onAck(acked, base, base, srtt, round * srtt + i);
+            }
+        }
+        return lastRound;
     }
 
     /**
