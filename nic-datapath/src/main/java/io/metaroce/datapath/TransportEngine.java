@@ -125,6 +125,11 @@ import static io.metaroce.datapath.settings.Configuration.*;
 public final class TransportEngine implements AutoCloseable
 {
     private static final long NOT_READING = Long.MIN_VALUE;
+    /**
+     * A gap between the handling of two datagrams of one read longer than any datagram's handling but a handshake's:
+     * the later datagram's read stamp starts again there (MR-ACK-4).
+     */
+    private static final long READ_GAP_NS = 50_000;
     private static final int FIELD_MTU = SetupDecoder.mtuId();
     private static final int FIELD_PLANE_COUNT = SetupDecoder.planeCountId();
     private static final int FIELD_PATH_COUNT = SetupDecoder.pathCountId();
@@ -153,6 +158,7 @@ public final class TransportEngine implements AutoCloseable
     private final int pollLimit;
     private long nowNs;
     private long readNs = NOT_READING;
+    private long lastDatagramNs;
     private Runnable latencyHandOff = Thread::yield;
     private int latencySenderCount;
     private int latencyCursor;
@@ -664,6 +670,7 @@ public final class TransportEngine implements AutoCloseable
         {
             final SocketGroup group = groups.get(i);
             readNs = clock.nanoTime();
+            lastDatagramNs = readNs;
             latency += group.transport.pollLatency(group.datagramHandler, pollLimit);
         }
         readNs = NOT_READING;
@@ -680,6 +687,7 @@ public final class TransportEngine implements AutoCloseable
         {
             final SocketGroup group = groups.get(i);
             readNs = clock.nanoTime();
+            lastDatagramNs = readNs;
             received += group.transport.poll(group.datagramHandler, pollLimit);
         }
         readNs = NOT_READING;
@@ -1045,6 +1053,14 @@ public final class TransportEngine implements AutoCloseable
         // trigger's arrival is the batch's read instead (readNs), so the service time an ACK reports covers the
         // receiver's handling of the batch ahead of it (MR-ACK-4).
         nowNs = clock.nanoTime();
+        if (NOT_READING != readNs && nowNs - lastDatagramNs > READ_GAP_NS)
+        {
+            // The datagram ahead took long (a stream's image created, a handshake) or the thread was descheduled:
+            // this one may have been read after that, and a read stamp from before it would overstate its service
+            // time, so understate the sender's RTT sample and lower its base RTT for a whole base window.
+            readNs = nowNs;
+        }
+        lastDatagramNs = nowNs;
         counters.datagramsReceived.incrementRelease();
         counters.bytesReceived.getAndAddRelease(length);
 

@@ -712,6 +712,32 @@ class ReceiverProtocolTest
     }
 
     @Test
+    void shouldStartTheReadAgainAfterALongGapSoThatTheServiceTimeNeverCoversIt()
+    {
+        final int id = establish();
+        long position = 0;
+        for (int i = 0; i < 8; i++)
+        {
+            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
+            position += 96;
+        }
+        // one poll of 8 DATA; the handling of the 4th takes 3 ms (an image created, or the thread descheduled), in
+        // which the last 4 may have arrived: a read stamp from before the gap would put 3 ms of service time in the
+        // ACK, and the sender's sample 3 ms short would become its base RTT
+        final int[] handed = new int[1];
+        f.transport.beforeEachDatagram(() -> f.clock.advanceBy(4 == handed[0]++ ? 3_000 * US : 5 * US));
+        f.work();
+        f.transport.beforeEachDatagram(() -> {});
+
+        // [MR-ACK-4] the read starts again at the 5th DATA: the ACK of the 8th counts the 3 after it, 15 us
+        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
+        assertEquals(1, acks.size());
+        f.read(acks.get(0));
+        assertEquals(WireFixture.ISN + 8, (int)f.reader.transportHeader().psn());
+        assertEquals(15 * US, f.reader.ack().serviceTimeNs());
+    }
+
+    @Test
     void shouldAcknowledgeWhatArrivedWhenTheEngineClosesBeforeTheDelayedAck()
     {
         final int id = establish();
