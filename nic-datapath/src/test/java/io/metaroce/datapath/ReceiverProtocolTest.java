@@ -596,12 +596,7 @@ class ReceiverProtocolTest
     void shouldSendOneCountTriggeredAckPerReceiveBatch()
     {
         final int id = establish();
-        long position = 0;
-        for (int i = 0; i < 64; i++)
-        {
-            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
-            position += 96;
-        }
+        long position = injectInOrder(id, 64);
         f.work();
         // [MR-ACK-13]: 64 in-order DATA in one batch reach ackEvery eight times; one ACK at the batch's end answers
         // them all and echoes the newest.
@@ -690,13 +685,7 @@ class ReceiverProtocolTest
     @Test
     void shouldCountTheHandlingOfTheBatchAheadOfTheTriggerInItsServiceTime()
     {
-        final int id = establish();
-        long position = 0;
-        for (int i = 0; i < 8; i++)
-        {
-            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
-            position += 96;
-        }
+        injectInOrder(establish(), 8);
         // one read of 8 DATA, each taking 5 us to handle (to open, when sealed) before the next
         f.transport.beforeEachDatagram(() -> f.clock.advanceBy(5 * US));
         f.work();
@@ -704,23 +693,14 @@ class ReceiverProtocolTest
 
         // [MR-ACK-13] the 8th draws the ACK at the batch's end; [MR-ACK-4] its service time starts at the read, so
         // the round-trip sample leaves out the 35 us the receiver spent on the 7 ahead of it
-        final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
-        assertEquals(1, acks.size());
-        f.read(acks.get(0));
-        assertEquals(WireFixture.ISN + 8, (int)f.reader.transportHeader().psn());
+        readTheOneAckOfEight();
         assertEquals(40 * US, f.reader.ack().serviceTimeNs());
     }
 
     @Test
     void shouldStartTheReadAgainAfterALongGapSoThatTheServiceTimeNeverCoversIt()
     {
-        final int id = establish();
-        long position = 0;
-        for (int i = 0; i < 8; i++)
-        {
-            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
-            position += 96;
-        }
+        injectInOrder(establish(), 8);
         // one poll of 8 DATA; the handling of the 4th takes 3 ms (an image created, or the thread descheduled), in
         // which the last 4 may have arrived: a read stamp from before the gap would put 3 ms of service time in the
         // ACK, and the sender's sample 3 ms short would become its base RTT
@@ -730,11 +710,35 @@ class ReceiverProtocolTest
         f.transport.beforeEachDatagram(() -> {});
 
         // [MR-ACK-4] the read starts again at the 5th DATA: the ACK of the 8th counts the 3 after it, 15 us
+        readTheOneAckOfEight();
+        assertEquals(15 * US, f.reader.ack().serviceTimeNs());
+    }
+
+    /**
+     * Queue DATA of PSN ISN onward for one poll, in order, 64 bytes each on stream 0 of a connection.
+     *
+     * @return the stream position after them.
+     */
+    private long injectInOrder(final int id, final int count)
+    {
+        long position = 0;
+        for (int i = 0; i < count; i++)
+        {
+            f.inject(f.data(id, WireFixture.ISN + i, 0, 0, 1, i, position, 64), 0);
+            position += 96;
+        }
+        return position;
+    }
+
+    /**
+     * The one ACK that a poll of 8 in-order DATA drew, at the batch's end, read into the fixture's reader.
+     */
+    private void readTheOneAckOfEight()
+    {
         final List<ScriptedTransport.Sent> acks = f.sentOfType(f.sent(), AckDecoder.TEMPLATE_ID);
         assertEquals(1, acks.size());
         f.read(acks.get(0));
         assertEquals(WireFixture.ISN + 8, (int)f.reader.transportHeader().psn());
-        assertEquals(15 * US, f.reader.ack().serviceTimeNs());
     }
 
     @Test
