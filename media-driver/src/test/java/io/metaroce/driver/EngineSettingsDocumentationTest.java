@@ -16,6 +16,7 @@
 package io.metaroce.driver;
 
 
+import io.metaroce.datapath.connection.ReceiverConnection;
 import io.metaroce.datapath.settings.EngineSettings;
 import org.agrona.SystemUtil;
 import org.junit.jupiter.api.Test;
@@ -93,7 +94,9 @@ class EngineSettingsDocumentationTest
         expected.put("ackEveryBytes", ACK_EVERY_BYTES_DEFAULT / 1024 + " KiB");
         expected.put("delayedAck", duration(DELAYED_ACK_NS_DEFAULT));
         expected.put("nackInterval", "max(SETUP's baseRttHintNs, " + duration(REORDER_WINDOW_MIN_NS_DEFAULT) +
-            "), else " + duration(NACK_INTERVAL_NS_DEFAULT));
+            "), else " + duration(NACK_INTERVAL_NS_DEFAULT) + "; then the lower median of the last " +
+            ReceiverConnection.NACK_REPAIR_SAMPLES + " NACK repair times when longer, at most " +
+            duration(ReceiverConnection.MAX_NACK_INTERVAL_NS));
         expected.put("REPS ring", REPS_RING_CAPACITY_DEFAULT + " entries");
         expected.put("planeWeightFloor", "1/" + Math.round(1 / PLANE_WEIGHT_FLOOR_DEFAULT));
         expected.put("pathBurst", String.valueOf(PATH_BURST_DEFAULT));

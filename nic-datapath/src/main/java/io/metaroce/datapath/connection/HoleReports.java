@@ -58,9 +58,9 @@ final class HoleReports
 
     private static final long NEVER = Long.MIN_VALUE;
 
-    private final long nackIntervalNs;
-    private final long markSpacingNs;
-    private final long pacingNs;
+    private long nackIntervalNs;
+    private long markSpacingNs;
+    private long pacingNs;
     private final int[] nacks = new int[MAX_NACKS_PER_EXPIRY];
 
     private final Marks arrivals = new Marks();
@@ -81,10 +81,21 @@ final class HoleReports
      */
     HoleReports(final long nackIntervalNs, final int initialPsn)
     {
+        nackInterval(nackIntervalNs);
+        this.freshPsn = initialPsn;
+    }
+
+    /**
+     * Set the nackInterval, and with it the marks' spacing and the bucket's pace; marks and reports already made
+     * stay.
+     *
+     * @param nackIntervalNs the receiver's nackInterval: the repeat interval of a PSN's reports.
+     */
+    void nackInterval(final long nackIntervalNs)
+    {
         this.nackIntervalNs = nackIntervalNs;
         this.markSpacingNs = Math.max(1, nackIntervalNs >> 4);
         this.pacingNs = Math.max(1, nackIntervalNs >> 3);
-        this.freshPsn = initialPsn;
     }
 
     /**

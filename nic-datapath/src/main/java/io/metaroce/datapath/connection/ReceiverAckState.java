@@ -42,12 +42,19 @@ final class ReceiverAckState
     private static final int IMMEDIATE = TransportFlag.ACK_REQUEST | TransportFlag.RETX | TransportFlag.FIN;
     private static final long NEVER = Long.MIN_VALUE;
 
+    /**
+     * Largest nackInterval the receiver's own round-trip estimate may set.
+     */
+    static final long MAX_NACK_INTERVAL_NS = 1_000_000_000L;
+
     private final int ackEveryPackets;
     private final int ackEveryBytes;
     private final long delayedAckNs;
-    private final long nackIntervalNs;
+    private final long initialNackIntervalNs;
+    private long nackIntervalNs;
     private final ReorderingMeter reordering;
     private final HoleReports holes;
+    private final RepairRoundTrip repairs = new RepairRoundTrip();
 
     /**
      * An ACK is due at the end of the receive batch.
@@ -115,9 +122,10 @@ final class ReceiverAckState
      * No ACK pending, no hole.
      *
      * @param settings   the engine's settings.
-     * @param rttHintNs  the sender's announced base round trip, 0 when it gave none: the NACK interval is that, at
-     *                   least the reordering window, else the configured NACK interval; the hole timer's ceiling is
-     *                   twice the NACK interval.
+     * @param rttHintNs  the sender's announced base round trip, 0 when it gave none: the NACK interval starts at
+     *                   that, at least the reordering window, else at the configured NACK interval, and lengthens to
+     *                   the round trip the repairs of the NACKs show; the hole timer's ceiling is twice the NACK
+     *                   interval.
      * @param initialPsn the first PSN expected (the sender's ISN).
      */
     ReceiverAckState(final EngineSettings settings, final long rttHintNs, final int initialPsn)
@@ -131,6 +139,7 @@ final class ReceiverAckState
         // ceiling of one nackInterval: the timer may reach two when the measured lateness asks for it.
         this.reordering = new ReorderingMeter(Math.max(1, nackIntervalNs >> 1), nackIntervalNs, 2 * nackIntervalNs);
         this.holes = new HoleReports(nackIntervalNs, initialPsn);
+        this.initialNackIntervalNs = nackIntervalNs;
     }
 
     /**
@@ -143,7 +152,43 @@ final class ReceiverAckState
      */
     void onArrival(final int psn, final int highestPsn, final int flags, final long nowNs)
     {
-        reordering.onArrival(psn, highestPsn, 0 != (flags & TransportFlag.RETX), nowNs);
+        final boolean isRetransmit = 0 != (flags & TransportFlag.RETX);
+        reordering.onArrival(psn, highestPsn, isRetransmit, nowNs);
+        if (isRetransmit && repairs.onRetransmission(psn, nowNs))
+        {
+            followRepairRoundTrip();
+        }
+    }
+
+    /**
+     * The NACK interval in force.
+     *
+     * @return nanoseconds.
+     */
+    long nackIntervalNs()
+    {
+        return nackIntervalNs;
+    }
+
+    /**
+     * The NACK interval is the receiver's round-trip estimate: when the repairs of its NACKs show a longer round trip
+     * than the sender announced (or than the default, when it announced none), the interval and the hole timer's
+     * bounds follow it, never below where they started. A change of less than an eighth is left alone.
+     */
+    private void followRepairRoundTrip()
+    {
+        final long roundTripNs = repairs.roundTripNs();
+        if (roundTripNs < 0)
+        {
+            return;
+        }
+        final long intervalNs = Math.min(MAX_NACK_INTERVAL_NS, Math.max(initialNackIntervalNs, roundTripNs));
+        if (Math.abs(intervalNs - nackIntervalNs) > nackIntervalNs >> 3)
+        {
+            nackIntervalNs = intervalNs;
+            reordering.bounds(Math.max(1, intervalNs >> 1), intervalNs, 2 * intervalNs);
+            holes.nackInterval(intervalNs);
+        }
     }
 
     /**
@@ -355,7 +400,13 @@ final class ReceiverAckState
      */
     int expireHoles(final ReceiveTracker tracker, final long nowNs)
     {
-        return holes.expire(tracker, reordering.holeTimeoutNs(nowNs), nowNs);
+        final int count = holes.expire(tracker, reordering.holeTimeoutNs(nowNs), nowNs);
+        for (int i = 0; i < count; i++)
+        {
+            repairs.onNack(holes.nack(i), nowNs);
+        }
+
+        return count;
     }
 
     /**

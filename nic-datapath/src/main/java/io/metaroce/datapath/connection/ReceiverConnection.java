@@ -87,6 +87,16 @@ import java.net.InetSocketAddress;
  */
 public final class ReceiverConnection extends Connection
 {
+    /**
+     * NACK repair times whose lower median lengthens a connection's nackInterval (specification 9.2).
+     */
+    public static final int NACK_REPAIR_SAMPLES = RepairRoundTrip.SAMPLES;
+
+    /**
+     * Longest nackInterval the NACK repair times may set (specification 9.2).
+     */
+    public static final long MAX_NACK_INTERVAL_NS = ReceiverAckState.MAX_NACK_INTERVAL_NS;
+
     private final EngineSettings settings;
     private final ReceiveTracker tracker;
     private final ReceiverCounters counters;

@@ -41,10 +41,10 @@ final class ReorderingMeter
     private final int[] gapStartPsn = new int[GAPS];
     private final int[] gapEndPsn = new int[GAPS];
     private final long[] gapOpenNs = new long[GAPS];
-    private final long ceilingNs;
-    private final long initialNs;
-    private final long floorNs;
-    private final long measureWindowNs;
+    private long ceilingNs;
+    private long initialNs;
+    private long floorNs;
+    private long measureWindowNs;
     private int gapCount;
     private int nextGap;
     private long firstWindowStartNs = NEVER;
@@ -72,6 +72,19 @@ final class ReorderingMeter
      * @param ceilingNs the hole timer's upper bound.
      */
     ReorderingMeter(final long floorNs, final long initialNs, final long ceilingNs)
+    {
+        bounds(floorNs, initialNs, ceilingNs);
+    }
+
+    /**
+     * Move the bounds, keeping what was measured: the receiver's round-trip estimate changed.
+     *
+     * @param floorNs   the hole timer's lower bound.
+     * @param initialNs the hole timer before anything was measured, its least value until then; a measurement window
+     *                  is 8 x this long.
+     * @param ceilingNs the hole timer's upper bound.
+     */
+    void bounds(final long floorNs, final long initialNs, final long ceilingNs)
     {
         this.ceilingNs = ceilingNs;
         this.floorNs = Math.max(1, Math.min(floorNs, ceilingNs));

@@ -34,7 +34,8 @@
  * <b>Receiver connection.</b> A {@link io.metaroce.datapath.connection.ReceiverConnection} runs the state machine,
  * tracks the PSNs it received, decides when to acknowledge ({@code ReceiverAckState}: every N packets, the delay
  * target, the reorder window and the NACK rules, with a hole timer that follows the reordering {@code ReorderingMeter}
- * measures and reports every overdue hole at once within a bounded burst, {@code HoleReports}), grants credit
+ * measures and reports every overdue hole at once within a bounded burst, {@code HoleReports}, and a NACK interval
+ * that lengthens to the round trip its NACKs' repairs show, {@code RepairRoundTrip}), grants credit
  * ({@code ReceiverCredit}, within the {@link io.metaroce.datapath.connection.SharedCreditScheduler} of its link), sends
  * through the
  * {@code ReceiverEncoder} no more to an unproved sender than three times what it received, and hands each stream

@@ -125,6 +125,71 @@ class ReceiverAckStateTest
         assertTrue(ack.tryNack(42, 20_000 + RTT_NS));
     }
 
+    @Test
+    void shouldTakeTheRoundTripItsNacksShowWhenTheSenderAnnouncedNone()
+    {
+        final ReceiverAckState unhinted = new ReceiverAckState(settings, 0, 0);
+        final long defaultIntervalNs = settings.ack().nackIntervalNs();
+        final long roundTripNs = 10 * defaultIntervalNs;
+        assertEquals(defaultIntervalNs, unhinted.nackIntervalNs());
+
+        final ReceiveTracker tracker = new ReceiveTracker(64);
+        tracker.reset(0, 64);
+        long nowNs = 1_000_000;
+        for (int i = 0; i < RepairRoundTrip.MIN_SAMPLES; i++)
+        {
+            repairOneHole(unhinted, tracker, 2 * i, nowNs, roundTripNs);
+            nowNs += 100_000_000;
+        }
+        assertEquals(roundTripNs, unhinted.nackIntervalNs(), "the interval follows the repairs' round trip");
+
+        final int psn = 2 * RepairRoundTrip.MIN_SAMPLES;
+        unhinted.onArrival(psn + 1, psn - 1, 0, nowNs);
+        unhinted.onGap(psn + 1, nowNs);
+        tracker.accept(psn + 1);
+        unhinted.onTracked(true, tracker.hasHole(), nowNs);
+        assertEquals(nowNs + roundTripNs / 2, unhinted.holeDeadlineNs(),
+            "the hole timer's floor is half the new interval, where the default's was half a millisecond");
+    }
+
+    @Test
+    void shouldKeepTheAnnouncedIntervalWhenRepairsComeSooner()
+    {
+        final ReceiveTracker tracker = new ReceiveTracker(64);
+        tracker.reset(0, 64);
+        final long intervalNs = ack.nackIntervalNs();
+        long nowNs = 1_000_000;
+        for (int i = 0; i < RepairRoundTrip.SAMPLES; i++)
+        {
+            repairOneHole(ack, tracker, 2 * i, nowNs, intervalNs / 4);
+            nowNs += 10_000_000;
+        }
+        assertEquals(intervalNs, ack.nackIntervalNs(), "a retransmission the sender sent on its own is no round trip");
+    }
+
+    private static void repairOneHole(
+        final ReceiverAckState state,
+        final ReceiveTracker tracker,
+        final int missingPsn,
+        final long nowNs,
+        final long repairNs)
+    {
+        state.onArrival(missingPsn + 1, missingPsn - 1, 0, nowNs);
+        state.onGap(missingPsn + 1, nowNs);
+        tracker.accept(missingPsn + 1);
+        state.onTracked(true, tracker.hasHole(), nowNs);
+        final long dueNs = state.holeDeadlineNs();
+        assertEquals(1, state.expireHoles(tracker, dueNs));
+        assertEquals(missingPsn, state.hole(0));
+
+        final long repairedNs = dueNs + repairNs;
+        state.onArrival(missingPsn, missingPsn + 1, TransportFlag.RETX, repairedNs);
+        assertTrue(state.holes().onReceived(missingPsn));
+        tracker.accept(missingPsn);
+        state.onTracked(false, tracker.hasHole(), repairedNs);
+        assertEquals(Long.MAX_VALUE, state.holeDeadlineNs());
+    }
+
     private TransportHeaderDecoder header(
         final int flags, final int plane, final int pathId, final int pathSeq, final long tsNs)
     {
