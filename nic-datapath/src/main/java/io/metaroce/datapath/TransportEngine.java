@@ -124,12 +124,6 @@ import static io.metaroce.datapath.settings.Configuration.*;
  */
 public final class TransportEngine implements AutoCloseable
 {
-    private static final long NOT_READING = Long.MIN_VALUE;
-    /**
-     * A gap between the handling of two datagrams of one read longer than any datagram's handling but a handshake's:
-     * the later datagram's read stamp starts again there (MR-ACK-4).
-     */
-    private static final long READ_GAP_NS = 50_000;
     private static final int FIELD_MTU = SetupDecoder.mtuId();
     private static final int FIELD_PLANE_COUNT = SetupDecoder.planeCountId();
     private static final int FIELD_PATH_COUNT = SetupDecoder.pathCountId();
@@ -157,8 +151,7 @@ public final class TransportEngine implements AutoCloseable
     private final ArrayList<Connection> terminated = new ArrayList<>();
     private final int pollLimit;
     private long nowNs;
-    private long readNs = NOT_READING;
-    private long lastDatagramNs;
+    private final ReadStamp readStamp = new ReadStamp();
     private Runnable latencyHandOff = Thread::yield;
     private int latencySenderCount;
     private int latencyCursor;
@@ -669,11 +662,10 @@ public final class TransportEngine implements AutoCloseable
         for (int i = 0; i < groups.size(); i++)
         {
             final SocketGroup group = groups.get(i);
-            readNs = clock.nanoTime();
-            lastDatagramNs = readNs;
+            readStamp.start(clock.nanoTime());
             latency += group.transport.pollLatency(group.datagramHandler, pollLimit);
         }
-        readNs = NOT_READING;
+        readStamp.end();
         int work = latency;
         if (latency > 0)
         {
@@ -686,11 +678,10 @@ public final class TransportEngine implements AutoCloseable
         for (int i = 0; i < groups.size(); i++)
         {
             final SocketGroup group = groups.get(i);
-            readNs = clock.nanoTime();
-            lastDatagramNs = readNs;
+            readStamp.start(clock.nanoTime());
             received += group.transport.poll(group.datagramHandler, pollLimit);
         }
-        readNs = NOT_READING;
+        readStamp.end();
         work += received;
         if (received + latency > 0)
         {
@@ -1042,25 +1033,16 @@ public final class TransportEngine implements AutoCloseable
      */
     long readNs()
     {
-        return NOT_READING == readNs ? nowNs : Math.min(readNs, nowNs);
+        return readStamp.readNs(nowNs);
     }
 
     void onDatagram(
         final SocketGroup group, final DirectBuffer buffer, final int offset, final int length, final int plane)
     {
         // Each datagram is handled at a time of its own: a batch of pollLimit datagrams takes tens of microseconds to
-        // handle (more when each is opened), and an ACK stamped at the batch's start would shorten the RTT sample. A
-        // trigger's arrival is the batch's read instead (readNs), so the service time an ACK reports covers the
-        // receiver's handling of the batch ahead of it (MR-ACK-4).
+        // handle (more when each is opened), and an ACK stamped at the batch's start would shorten the RTT sample.
         nowNs = clock.nanoTime();
-        if (NOT_READING != readNs && nowNs - lastDatagramNs > READ_GAP_NS)
-        {
-            // The datagram ahead took long (a stream's image created, a handshake) or the thread was descheduled:
-            // this one may have been read after that, and a read stamp from before it would overstate its service
-            // time, so understate the sender's RTT sample and lower its base RTT for a whole base window.
-            readNs = nowNs;
-        }
-        lastDatagramNs = nowNs;
+        readStamp.onDatagram(nowNs);
         counters.datagramsReceived.incrementRelease();
         counters.bytesReceived.getAndAddRelease(length);
 
