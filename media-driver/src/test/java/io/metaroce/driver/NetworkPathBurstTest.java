@@ -34,9 +34,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * subscriber, each from a send endpoint of its own (other local addresses), one choosing a path per packet and one
  * keeping 8 consecutive DATA on a path. Each sends rounds of one message of 8 fragments (8 DATA, appended by one
  * offer, so that the sender finds them together) and waits for it, so that a duty cycle has fewer DATA than the
- * endpoint has sockets: a path per packet then costs about a send call per DATA, bursts about one per burst (a burst
- * ends when the connection has nothing more waiting, so rounds of 8 separate offers could each end several). Both
- * must deliver every message exactly once.
+ * endpoint has sockets (8 = 2 planes x 4 entropy values). A send pass keeps its new DATA to a plane on one path
+ * whatever the burst, so a path per packet costs a send call per plane and pass, not one per DATA (which it cost
+ * before 2026-12-07), and bursts of 8 put a round on one plane's path. Both must deliver every message exactly once.
  */
 class NetworkPathBurstTest
 {
@@ -62,7 +62,7 @@ class NetworkPathBurstTest
     }
 
     @Test
-    void shouldMakeFewerSendCallsPerDatagramWithBurstsThanWithAPathPerPacket()
+    void shouldMakeASendCallPerPlaneAndPassNotPerDatagram()
     {
         final String bursts = "metaroce:udp?endpoint=" + harness.endpoints() + "|interface=127.0.3.1,127.0.3.2" +
             TRANSPORT + "|path-burst=8";
@@ -87,8 +87,10 @@ class NetworkPathBurstTest
                 burstCounts[0], burstCounts[1], burstCalls);
             assertTrue(perPacketCounts[1] >= ROUNDS * ROUND_FRAGMENTS && burstCounts[1] >= ROUNDS * ROUND_FRAGMENTS,
                 "every DATA sent once at least");
-            assertTrue(burstCalls < perPacketCalls / 2, "send calls per datagram: path-burst=8 " + burstCalls +
-                ", path-burst=1 " + perPacketCalls);
+            // 2 planes for a round's 8 DATA make 0.25 calls per datagram, a burst of 8 on one path 0.125; a call per
+            // DATA would make 1, and the slack is for rounds that a window or a duty cycle splits in two passes
+            assertTrue(perPacketCalls < 0.5, "send calls per datagram, path-burst=1: " + perPacketCalls);
+            assertTrue(burstCalls < 0.5, "send calls per datagram, path-burst=8: " + burstCalls);
         }
     }
 

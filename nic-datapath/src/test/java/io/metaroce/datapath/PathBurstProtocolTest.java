@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The runs a sender's DATA form on its sockets, as a batching transport queues them: one queue per (plane, entropy
  * value) socket, each leaving in one send call per duty cycle. With a burst of new DATA per path, the DATA of a send
  * call form runs of the burst's length on one socket, so a cycle's DATA touch a socket per burst; with a path per
- * packet, consecutive DATA change sockets and a cycle's DATA touch up to one socket each.
+ * packet, consecutive DATA change planes, and a cycle's DATA keep to one socket per plane.
  */
 class PathBurstProtocolTest
 {
@@ -63,22 +63,19 @@ class PathBurstProtocolTest
     }
 
     @Test
-    void shouldChangeSocketsAlmostEveryPacketWithABurstOfOne()
+    void shouldChangePlanesEveryPacketButKeepAPassOnOneSocketPerPlaneWithABurstOfOne()
     {
         final List<List<Integer>> cycles = sendCycles(1);
         final List<Integer> sockets = flatten(cycles);
         assertTrue(sockets.size() >= 12, "DATA sent in the initial window: " + sockets.size());
         final List<Integer> runs = runs(sockets);
+        // the planes still take turns packet by packet
         assertTrue(runs.size() >= sockets.size() * 3 / 4, "runs " + runs);
-        int touched = 0;
-        int packets = 0;
         for (final List<Integer> cycle : cycles)
         {
-            touched += new HashSet<>(cycle).size();
-            packets += cycle.size();
+            // one send call per plane: a sender descheduled between calls cannot reorder its own DATA on a plane
+            assertTrue(new HashSet<>(cycle).size() <= PLANES, "cycle " + cycle);
         }
-        assertTrue(touched >= Math.min(packets, cycles.size() * PLANES * ENTROPY) / 2,
-            touched + " sockets for " + packets + " DATA");
     }
 
     /**

@@ -105,6 +105,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
      */
     int send(final int burst, final long nowNs)
     {
+        pathBurst.startPass();
         int sent = 0;
         while (sent < burst && tracker.hasRetransmit(nowNs))
         {

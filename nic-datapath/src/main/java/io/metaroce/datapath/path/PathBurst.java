@@ -15,6 +15,8 @@
  */
 package io.metaroce.datapath.path;
 
+import java.util.Arrays;
+
 /**
  * Keeps new DATA of a sender connection on one path for a burst of consecutive packets before its {@link PathPolicy}
  * picks the next path (specification section 11.2): the packets of a burst leave in one run to one socket and
@@ -31,6 +33,10 @@ package io.metaroce.datapath.path;
  * use would narrow to those and a path never chosen again would never be tried. A burst length of 1 asks the policy
  * for every packet and offers it every echo.
  * <p>
+ * Within one send pass ({@link #startPass}) new DATA to a plane also keeps to one path, whatever the burst length:
+ * the transport sends each path's datagrams of a duty cycle in one call, and a pass spread over a plane's paths would
+ * reorder its own DATA whenever the sender is descheduled between those calls.
+ * <p>
  * Single-threaded (the engine's thread); no allocation after construction.
  */
 public final class PathBurst
@@ -38,9 +44,11 @@ public final class PathBurst
     private final PathTable paths;
     private final PathPolicy policy;
     private final int length;
+    private final int[] passPaths;
     private int path = PathPolicy.NO_PATH;
     private int remaining;
     private int echoes;
+    private boolean passOpen;
 
     /**
      * Bursts over a policy and the table it reads.
@@ -59,6 +67,8 @@ public final class PathBurst
         this.paths = paths;
         this.policy = policy;
         this.length = length;
+        this.passPaths = new int[paths.planeCount()];
+        Arrays.fill(passPaths, PathPolicy.NO_PATH);
     }
 
     /**
@@ -109,19 +119,51 @@ public final class PathBurst
         if (remaining > 0 && paths.isActive(current) && !paths.isSkipped(current, nowNs))
         {
             remaining--;
-            return current;
+            return passPath(current, nowNs);
         }
 
         final int chosen = policy.selectNew(nowNs);
-        path = chosen;
         if (PathPolicy.NO_PATH == chosen)
         {
+            path = chosen;
             remaining = 0;
+            return chosen;
         }
-        else
+        path = passPath(chosen, nowNs);
+        remaining = Math.max(1, Math.min(length, maxLength)) - 1;
+
+        return path;
+    }
+
+    /**
+     * A send pass starts: from now on, until the next pass starts, new DATA to a plane keeps to the first path the
+     * pass chose on that plane while that path is ACTIVE, not skipped and not lost on. The transport sends each path's
+     * datagrams of a duty cycle with one call, one path after another; a connection's DATA spread over the paths of a
+     * plane would leave in as many calls, so a sender descheduled between two calls delivers the lower PSNs of the
+     * later call after higher ones of the earlier, which the receiver reports as holes (specification section 11.2).
+     * The policy still picks the plane of every packet, so the planes' shares hold, and each pass's first choice on a
+     * plane picks its path, so the paths of a plane take turns over passes.
+     */
+    public void startPass()
+    {
+        passOpen = true;
+        Arrays.fill(passPaths, PathPolicy.NO_PATH);
+    }
+
+    private int passPath(final int chosen, final long nowNs)
+    {
+        if (!passOpen)
         {
-            remaining = Math.max(1, Math.min(length, maxLength)) - 1;
+            return chosen;
         }
+        final int plane = paths.plane(chosen);
+        final int pinned = passPaths[plane];
+        if (PathPolicy.NO_PATH != pinned && pinned != chosen && paths.isActive(pinned) &&
+            !paths.isSkipped(pinned, nowNs))
+        {
+            return pinned;
+        }
+        passPaths[plane] = chosen;
 
         return chosen;
     }
@@ -146,6 +188,11 @@ public final class PathBurst
         if (lostPath == path)
         {
             remaining = 0;
+        }
+        final int plane = paths.plane(lostPath);
+        if (lostPath == passPaths[plane])
+        {
+            passPaths[plane] = PathPolicy.NO_PATH;
         }
     }
 

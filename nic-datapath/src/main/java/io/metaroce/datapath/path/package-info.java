@@ -23,6 +23,8 @@
  * a different path) and plain round robin as a baseline), the {@link io.metaroce.datapath.path.PathBurst} that keeps
  * new DATA on the policy's path for a burst of consecutive packets (so that segmentation offload sends them as one)
  * while the connection has a backlog, ending it when the data to send runs out or a packet on its path is lost, and
+ * within one send pass on one path per plane (so that a pass leaves in one system call per plane and a descheduled
+ * sender does not reorder its own DATA), and
  * the plane weights, which move new DATA off a healthy plane whose delay grows past the others' (a slower or
  * rate-limited plane) towards its share of the capacity, within a floor so that no ACTIVE plane is starved.
  * <p>

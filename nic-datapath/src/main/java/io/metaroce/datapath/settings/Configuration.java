@@ -185,8 +185,9 @@ public final class Configuration
     /**
      * Consecutive new DATA of a connection a sender keeps on one path before its path policy picks the next, 1 to
      * {@link #MAX_PATH_BURST} and at most the send burst (specification section 11.2): runs on one path let
-     * segmentation offload send them as one; 1 picks a path per packet. A channel's {@code path-burst} sets it for one
-     * stream.
+     * segmentation offload send them as one; 1 asks the path policy for every packet (a send pass still keeps to one
+     * path per plane, {@link io.metaroce.datapath.path.PathBurst#startPass()}). A channel's {@code path-burst} sets it
+     * for one stream.
      *
      * @return the value of {@link #PATH_BURST_PROP_NAME}, or the default when it is not set.
      */

@@ -61,6 +61,46 @@ class PathBurstTest
     }
 
     @Test
+    void shouldKeepAPassOnOnePathPerPlaneChosenByThePolicyEachPass()
+    {
+        final PathTable paths = table(2, 3);
+        final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 1);
+
+        burst.startPass();
+        // the round robin offers 0, 3, 1: the planes keep their turns, the plane of paths 0 to 2 keeps path 0
+        assertArrayEquals(new int[]{ 0, 3, 0 }, select(burst, 3));
+        burst.startPass();
+        // it offers 4, 2, 5: a new pass takes the policy's first choice on each plane
+        assertArrayEquals(new int[]{ 4, 2, 4 }, select(burst, 3));
+    }
+
+    @Test
+    void shouldLeaveAPassPathThatLostAPacketOrIsSkipped()
+    {
+        final PathTable paths = table(2, 3);
+        final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 1);
+
+        burst.startPass();
+        assertEquals(0, burst.selectNew(0));
+        burst.onPathLoss(0);
+        // offered 3 then 1: the plane of path 0 takes the policy's next choice
+        assertArrayEquals(new int[]{ 3, 1 }, select(burst, 2));
+        paths.markCongested(3, 50);
+        // offered 4 then 2: the skipped path 3 gives way to 4, and the other plane stays on 1
+        assertArrayEquals(new int[]{ 4, 1 }, select(burst, 2));
+    }
+
+    private static int[] select(final PathBurst burst, final int count)
+    {
+        final int[] chosen = new int[count];
+        for (int i = 0; i < count; i++)
+        {
+            chosen[i] = burst.selectNew(0);
+        }
+        return chosen;
+    }
+
+    @Test
     void shouldBoundANewBurstByTheLengthTheSenderAllows()
     {
         final PathTable paths = table(2, 3);
