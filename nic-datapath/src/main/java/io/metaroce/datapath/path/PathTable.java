@@ -99,6 +99,7 @@ public final class PathTable
     private final byte[] state;
     private final int[] nextPathSeq;
     private final long[] srttNs;
+    private final long[] lastSampleNs;
     private final long[] lastLossNs;
     private final int[] consecutiveLosses;
     private final long[] suspectSinceNs;
@@ -154,6 +155,7 @@ public final class PathTable
         state = new byte[pathCount];
         nextPathSeq = new int[pathCount];
         srttNs = new long[pathCount];
+        lastSampleNs = new long[pathCount];
         lastLossNs = new long[pathCount];
         consecutiveLosses = new int[pathCount];
         suspectSinceNs = new long[pathCount];
@@ -308,6 +310,7 @@ public final class PathTable
      */
     public void onRttSample(final int path, final long rttNs)
     {
+        lastSampleNs[path] = rttNs;
         final long srtt = srttNs[path];
         srttNs[path] = 0 == srtt ? Math.max(1, rttNs) : Math.max(1, srtt + ((rttNs - srtt) >> 3));
     }
@@ -326,6 +329,11 @@ public final class PathTable
     {
         final boolean shared = rttNs > lateLimitNs && !isOvertaken(path, sendTimeNs, windowNs);
         onRttSample(path, shared ? lateLimitNs : rttNs);
+        if (shared)
+        {
+            // no evidence against the path: it confirms no srtt above the limit (MR-PATH-3 (c))
+            lastSampleNs[path] = 0;
+        }
         return shared;
     }
 
@@ -578,7 +586,8 @@ public final class PathTable
 
     /**
      * Set the lateness limit to {@code rttOutlierFactor} times the median srtt of the ACTIVE paths with samples, then
-     * make ACTIVE paths whose srtt exceeds it SUSPECT, within the eviction cap. The outlier rule needs samples from at
+     * make ACTIVE paths whose srtt and latest sample both exceed it SUSPECT, within the eviction cap (a shared late
+     * sample confirms nothing). The outlier rule needs samples from at
      * least three paths.
      *
      * @param nowNs current time.
@@ -614,7 +623,9 @@ public final class PathTable
         int changed = 0;
         for (int p = 0; p < pathCount && nonActiveCount + 1 <= maxNonActive; p++)
         {
-            if (ACTIVE == state[p] && srttNs[p] > limit)
+            // The latest sample confirms the srtt: a path that carried the DATA of a host's stall (a whole send pass
+            // keeps to one path of a plane) has an srtt that lags its prompt samples by several of them.
+            if (ACTIVE == state[p] && srttNs[p] > limit && lastSampleNs[p] > limit)
             {
                 toSuspect(p, nowNs);
                 changed++;

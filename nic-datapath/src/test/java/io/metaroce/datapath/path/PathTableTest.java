@@ -353,6 +353,46 @@ class PathTableTest
     }
 
     @Test
+    void shouldNotMakeAPathAnOutlierUnlessItsLatestSampleConfirmsItsSrtt()
+    {
+        final PathTable paths = table(2, 4, true);
+        for (int p = 0; p < 8; p++)
+        {
+            paths.onRttSample(p, 10_000);
+        }
+        assertEquals(0, paths.checkRttOutliers(0));
+        // the samples of a host's stall, all on the path that carried that send pass, then a prompt one
+        for (int i = 0; i < 40; i++)
+        {
+            paths.onRttSample(5, 1_000_000);
+        }
+        paths.onRttSample(5, 10_000);
+        assertTrue(paths.srttNs(5) > 8 * 10_000, "srtt " + paths.srttNs(5));
+        // [MR-PATH-3] (c): the srtt lags, the latest sample does not confirm it
+        assertEquals(0, paths.checkRttOutliers(0));
+        assertEquals(PathTable.ACTIVE, paths.state(5));
+    }
+
+    @Test
+    void shouldNotLetASharedLateSampleConfirmAnOutlier()
+    {
+        final PathTable paths = table(2, 4, true);
+        for (int p = 0; p < 8; p++)
+        {
+            paths.onRttSample(p, 10_000);
+        }
+        assertEquals(0, paths.checkRttOutliers(0));
+        for (int i = 0; i < 40; i++)
+        {
+            paths.onRttSample(5, 1_000_000);
+        }
+        // late (above 8 x 10 us) and overtaken by nothing: shared, so no evidence against path 5 [MR-PATH-15]
+        assertTrue(paths.onRttSample(5, 5_000_000, 0, 1_000));
+        assertEquals(0, paths.checkRttOutliers(0));
+        assertEquals(PathTable.ACTIVE, paths.state(5));
+    }
+
+    @Test
     void shouldReportPlaneDownWhenMostOfItsPathsAreEvictedOrItsSocketFails()
     {
         final PathTable paths = table(2, 4, true);
