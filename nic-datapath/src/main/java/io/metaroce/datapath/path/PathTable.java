@@ -327,11 +327,14 @@ public final class PathTable
      */
     public boolean onRttSample(final int path, final long rttNs, final long sendTimeNs, final long windowNs)
     {
-        final boolean shared = rttNs > lateLimitNs && !isOvertaken(path, sendTimeNs, windowNs);
+        final boolean overtaken = isOvertaken(path, sendTimeNs, windowNs);
+        final boolean shared = rttNs > lateLimitNs && !overtaken;
         onRttSample(path, shared ? lateLimitNs : rttNs);
-        if (shared)
+        if (!overtaken)
         {
-            // no evidence against the path: it confirms no srtt above the limit (MR-PATH-3 (c))
+            // No other path delivered later data sooner, so nothing in this sample tells the path from the others: it
+            // confirms no srtt above the limit (MR-PATH-3 (c)). A stall that the path's samples alone took is not
+            // the path's, however late the limit later finds them.
             lastSampleNs[path] = 0;
         }
         return shared;
@@ -586,8 +589,8 @@ public final class PathTable
 
     /**
      * Set the lateness limit to {@code rttOutlierFactor} times the median srtt of the ACTIVE paths with samples, then
-     * make ACTIVE paths whose srtt and latest sample both exceed it SUSPECT, within the eviction cap (a shared late
-     * sample confirms nothing). The outlier rule needs samples from at
+     * make ACTIVE paths whose srtt and latest sample both exceed it SUSPECT, within the eviction cap (a sample whose
+     * transmission was not overtaken confirms nothing). The outlier rule needs samples from at
      * least three paths.
      *
      * @param nowNs current time.
@@ -624,7 +627,8 @@ public final class PathTable
         for (int p = 0; p < pathCount && nonActiveCount + 1 <= maxNonActive; p++)
         {
             // The latest sample confirms the srtt: a path that carried the DATA of a host's stall (a whole send pass
-            // keeps to one path of a plane) has an srtt that lags its prompt samples by several of them.
+            // keeps to one path of a plane) has an srtt that lags its prompt samples by several of them, and its
+            // samples of the stall were not overtaken.
             if (ACTIVE == state[p] && srttNs[p] > limit && lastSampleNs[p] > limit)
             {
                 toSuspect(p, nowNs);

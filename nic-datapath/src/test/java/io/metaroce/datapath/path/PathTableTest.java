@@ -393,6 +393,41 @@ class PathTableTest
     }
 
     @Test
+    void shouldLetAnOvertakenSampleConfirmAnOutlierButNotOneThatNothingOvertook()
+    {
+        final PathTable paths = table(2, 4, true);
+        for (int p = 0; p < 8; p++)
+        {
+            paths.onRttSample(p, 1_000_000);
+        }
+        // a lateness limit of 8 ms
+        assertEquals(0, paths.checkRttOutliers(0));
+        for (int i = 0; i < 40; i++)
+        {
+            // the samples of a stall that path 5 alone carried: below the limit then, and nothing sent after them
+            // came back sooner
+            assertFalse(paths.onRttSample(5, 5_000_000, 1_000 * i, 1_000));
+        }
+        for (int p = 0; p < 8; p++)
+        {
+            for (int i = 0; p != 5 && i < 40; i++)
+            {
+                paths.onRttSample(p, 100_000);
+            }
+        }
+        // the limit falls to 0.8 ms under path 5's srtt, which its latest sample does not confirm
+        assertEquals(0, paths.checkRttOutliers(0));
+        assertEquals(PathTable.ACTIVE, paths.state(5));
+
+        // path 1 answers promptly what was sent 5 us after path 5's next transmission: path 5's sample is its own
+        paths.onPromptAnswer(1, 45_000);
+        assertFalse(paths.onRttSample(5, 5_000_000, 40_000, 1_000));
+        // [MR-PATH-3] (c)
+        assertEquals(1, paths.checkRttOutliers(0));
+        assertEquals(PathTable.SUSPECT, paths.state(5));
+    }
+
+    @Test
     void shouldReportPlaneDownWhenMostOfItsPathsAreEvictedOrItsSocketFails()
     {
         final PathTable paths = table(2, 4, true);
