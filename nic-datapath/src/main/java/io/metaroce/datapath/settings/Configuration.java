@@ -172,8 +172,8 @@ public final class Configuration
 
     /**
      * Default of {@link #pathBurst()}: consecutive new DATA of a connection on one path before the path policy picks
-     * the next. A path per packet: bursts of 8 gain throughput where the host's CPU is the limit, but on the simulated
-     * fabric they still overflow the planes' queues twice as often in an incast (docs/performance.md).
+     * the next. A path per packet: longer bursts gain throughput where the host's CPU is the limit, but cost goodput
+     * and queue drops on the simulated fabric, where the network is (docs/performance.md).
      */
     public static final int PATH_BURST_DEFAULT = 1;
 
