@@ -201,11 +201,7 @@ class PathTableTest
     void shouldFoldLateSamplesNoOtherPathOvertookAsTheLatenessLimitOnly()
     {
         final PathTable paths = table(1, 8, true);
-        for (int p = 0; p < 8; p++)
-        {
-            paths.onRttSample(p, 10_000);
-        }
-        assertEquals(0, paths.checkRttOutliers(0));
+        level(paths, 10_000);
         final long limit = paths.lateLimitNs();
         final long window = 50_000;
         // [MR-PATH-15] a 50 ms stall of the host: path 5's answers are late and no other path overtook them
@@ -352,20 +348,37 @@ class PathTableTest
         assertEquals(PathTable.SUSPECT, paths.state(5));
     }
 
-    @Test
-    void shouldNotMakeAPathAnOutlierUnlessItsLatestSampleConfirmsItsSrtt()
+    /**
+     * Eight paths at 10 us, checked once (a lateness limit of 80 us), then 40 samples of 1 ms on path 5.
+     */
+    private PathTable tableWithPath5Slow()
     {
         final PathTable paths = table(2, 4, true);
-        for (int p = 0; p < 8; p++)
-        {
-            paths.onRttSample(p, 10_000);
-        }
-        assertEquals(0, paths.checkRttOutliers(0));
-        // the samples of a host's stall, all on the path that carried that send pass, then a prompt one
+        level(paths, 10_000);
         for (int i = 0; i < 40; i++)
         {
             paths.onRttSample(5, 1_000_000);
         }
+        return paths;
+    }
+
+    /**
+     * Give every path one sample of the same round trip, and check: no outlier, a lateness limit of 8 times it.
+     */
+    private static void level(final PathTable paths, final long rttNs)
+    {
+        for (int p = 0; p < paths.pathCount(); p++)
+        {
+            paths.onRttSample(p, rttNs);
+        }
+        assertEquals(0, paths.checkRttOutliers(0));
+    }
+
+    @Test
+    void shouldNotMakeAPathAnOutlierUnlessItsLatestSampleConfirmsItsSrtt()
+    {
+        // the samples of a host's stall, all on the path that carried that send pass, then a prompt one
+        final PathTable paths = tableWithPath5Slow();
         paths.onRttSample(5, 10_000);
         assertTrue(paths.srttNs(5) > 8 * 10_000, "srtt " + paths.srttNs(5));
         // [MR-PATH-3] (c): the srtt lags, the latest sample does not confirm it
@@ -376,16 +389,7 @@ class PathTableTest
     @Test
     void shouldNotLetASharedLateSampleConfirmAnOutlier()
     {
-        final PathTable paths = table(2, 4, true);
-        for (int p = 0; p < 8; p++)
-        {
-            paths.onRttSample(p, 10_000);
-        }
-        assertEquals(0, paths.checkRttOutliers(0));
-        for (int i = 0; i < 40; i++)
-        {
-            paths.onRttSample(5, 1_000_000);
-        }
+        final PathTable paths = tableWithPath5Slow();
         // late (above 8 x 10 us) and overtaken by nothing: shared, so no evidence against path 5 [MR-PATH-15]
         assertTrue(paths.onRttSample(5, 5_000_000, 0, 1_000));
         assertEquals(0, paths.checkRttOutliers(0));
@@ -396,12 +400,8 @@ class PathTableTest
     void shouldLetAnOvertakenSampleConfirmAnOutlierButNotOneThatNothingOvertook()
     {
         final PathTable paths = table(2, 4, true);
-        for (int p = 0; p < 8; p++)
-        {
-            paths.onRttSample(p, 1_000_000);
-        }
         // a lateness limit of 8 ms
-        assertEquals(0, paths.checkRttOutliers(0));
+        level(paths, 1_000_000);
         for (int i = 0; i < 40; i++)
         {
             // the samples of a stall that path 5 alone carried: below the limit then, and nothing sent after them
