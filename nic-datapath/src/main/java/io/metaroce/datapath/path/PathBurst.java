@@ -48,7 +48,6 @@ public final class PathBurst
     private int path = PathPolicy.NO_PATH;
     private int remaining;
     private int echoes;
-    private boolean passOpen;
 
     /**
      * Bursts over a policy and the table it reads.
@@ -93,7 +92,8 @@ public final class PathBurst
 
     /**
      * Choose the path of a new DATA packet: the current burst's while it has packets left and its path is ACTIVE and
-     * not skipped, else the policy's choice, which starts a new burst.
+     * not skipped, else the policy's choice, which starts a new burst; either way the path the pass keeps on that
+     * plane ({@link #startPass}) when it has one.
      *
      * @param nowNs current time, for the congestion skip.
      * @return a path index, or {@link PathPolicy#NO_PATH} when no path is ACTIVE.
@@ -146,16 +146,11 @@ public final class PathBurst
      */
     public void startPass()
     {
-        passOpen = true;
         Arrays.fill(passPaths, PathPolicy.NO_PATH);
     }
 
     private int passPath(final int chosen, final long nowNs)
     {
-        if (!passOpen)
-        {
-            return chosen;
-        }
         final int plane = paths.plane(chosen);
         final int pinned = passPaths[plane];
         if (PathPolicy.NO_PATH != pinned && pinned != chosen && paths.isActive(pinned) &&

@@ -54,7 +54,7 @@ class PathBurstTest
         final int[] chosen = new int[24];
         for (int i = 0; i < chosen.length; i++)
         {
-            chosen[i] = burst.selectNew(0);
+            chosen[i] = alone(burst, 0);
         }
         // the round robin's order, each path for a run of 4
         assertArrayEquals(new int[]{ 0, 0, 0, 0, 3, 3, 3, 3, 1, 1, 1, 1, 4, 4, 4, 4, 2, 2, 2, 2, 5, 5, 5, 5 }, chosen);
@@ -90,6 +90,21 @@ class PathBurstTest
         assertArrayEquals(new int[]{ 4, 1 }, select(burst, 2));
     }
 
+    /**
+     * A new DATA in a send pass of its own, so that only the burst's rules choose its path.
+     */
+    private static int alone(final PathBurst burst, final long nowNs)
+    {
+        burst.startPass();
+        return burst.selectNew(nowNs);
+    }
+
+    private static int alone(final PathBurst burst, final long nowNs, final int maxLength)
+    {
+        burst.startPass();
+        return burst.selectNew(nowNs, maxLength);
+    }
+
     private static int[] select(final PathBurst burst, final int count)
     {
         final int[] chosen = new int[count];
@@ -109,7 +124,7 @@ class PathBurstTest
         final int[] allowed = { 2, 9, 0, 3, 9, 9, 9, 9, 9 };
         for (int i = 0; i < chosen.length; i++)
         {
-            chosen[i] = burst.selectNew(0, allowed[i]);
+            chosen[i] = alone(burst, 0, allowed[i]);
         }
         // a burst of 2 as allowed when it starts, then of at least 1, then of 3; 9 is bounded by the length
         assertArrayEquals(new int[]{ 0, 0, 3, 1, 1, 1, 4, 4, 4 }, chosen);
@@ -131,7 +146,7 @@ class PathBurstTest
                 direct.recycle((i * 7) & 31);
                 policy.recycle((i * 7) & 31);
             }
-            assertEquals(direct.selectNew(i / 10), burst.selectNew(i / 10), "packet " + i);
+            assertEquals(direct.selectNew(i / 10), alone(burst, i / 10), "packet " + i);
         }
     }
 
@@ -157,7 +172,7 @@ class PathBurstTest
         int run = 0;
         for (int i = 0; i < packets; i++)
         {
-            final int path = burst.selectNew(0);
+            final int path = alone(burst, 0);
             perPlane[paths.plane(path)]++;
             if (path != previous && 0 != run)
             {
@@ -178,16 +193,16 @@ class PathBurstTest
     {
         final PathTable paths = table(1, 4);
         final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 8);
-        assertEquals(0, burst.selectNew(0));
-        assertEquals(0, burst.selectNew(0));
+        assertEquals(0, alone(burst, 0));
+        assertEquals(0, alone(burst, 0));
         paths.onLoss(0, 0, true, 1, 0);
         assertFalse(paths.isActive(0));
         // [MR-PATH-1] the next packet goes to the policy's next ACTIVE path, which starts a burst of its own
         for (int i = 0; i < 8; i++)
         {
-            assertEquals(1, burst.selectNew(0), "packet " + i);
+            assertEquals(1, alone(burst, 0), "packet " + i);
         }
-        assertEquals(2, burst.selectNew(0));
+        assertEquals(2, alone(burst, 0));
     }
 
     @Test
@@ -195,12 +210,12 @@ class PathBurstTest
     {
         final PathTable paths = table(2, 4);
         final PathBurst burst = new PathBurst(paths, new PathSelector(paths, 16, new SplittableRandom(8)), 8);
-        final int first = burst.selectNew(0);
-        assertEquals(first, burst.selectNew(0));
+        final int first = alone(burst, 0);
+        assertEquals(first, alone(burst, 0));
         paths.markCongested(first, 1_000);
         for (int i = 0; i < 64; i++)
         {
-            final int path = burst.selectNew(10);
+            final int path = alone(burst, 10);
             assertNotEquals(first, path, "packet " + i);
             assertFalse(paths.isSkipped(path, 10));
         }
@@ -212,13 +227,13 @@ class PathBurstTest
         final PathTable paths = table(1, 4);
         final RoundRobinPathPolicy policy = new RoundRobinPathPolicy(paths);
         final PathBurst burst = new PathBurst(paths, policy, 4);
-        assertEquals(0, burst.selectNew(0));
-        assertEquals(0, burst.selectNew(0));
+        assertEquals(0, alone(burst, 0));
+        assertEquals(0, alone(burst, 0));
         // [MR-PATH-2] a retransmission takes the policy's path, not the burst's
         assertNotEquals(0, policy.selectRetransmit(0, 0, 0));
-        assertEquals(0, burst.selectNew(0));
-        assertEquals(0, burst.selectNew(0));
-        assertNotEquals(0, burst.selectNew(0));
+        assertEquals(0, alone(burst, 0));
+        assertEquals(0, alone(burst, 0));
+        assertNotEquals(0, alone(burst, 0));
     }
 
     @Test
@@ -248,13 +263,13 @@ class PathBurstTest
     {
         final PathTable paths = table(2, 3);
         final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 4);
-        assertEquals(0, burst.selectNew(0));
+        assertEquals(0, alone(burst, 0));
         assertTrue(burst.isBurstOpen());
         burst.end();
         assertFalse(burst.isBurstOpen());
         // the next message, after the pause, takes the policy's next path and starts a burst there
-        assertEquals(3, burst.selectNew(0));
-        assertEquals(3, burst.selectNew(0));
+        assertEquals(3, alone(burst, 0));
+        assertEquals(3, alone(burst, 0));
     }
 
     @Test
@@ -262,14 +277,14 @@ class PathBurstTest
     {
         final PathTable paths = table(2, 3);
         final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 4);
-        assertEquals(0, burst.selectNew(0));
-        assertEquals(0, burst.selectNew(0));
+        assertEquals(0, alone(burst, 0));
+        assertEquals(0, alone(burst, 0));
         burst.onPathLoss(3);
-        assertEquals(0, burst.selectNew(0), "a loss on another path leaves the burst alone");
+        assertEquals(0, alone(burst, 0), "a loss on another path leaves the burst alone");
         burst.onPathLoss(0);
         assertFalse(burst.isBurstOpen());
         assertTrue(paths.isActive(0), "one loss leaves the path ACTIVE, its burst ended all the same");
-        assertEquals(3, burst.selectNew(0));
+        assertEquals(3, alone(burst, 0));
     }
 
     @Test
