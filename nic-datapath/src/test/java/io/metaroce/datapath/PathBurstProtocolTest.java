@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -78,13 +79,34 @@ class PathBurstProtocolTest
         }
     }
 
+    @Test
+    void shouldSendAPassOnOneSocketAfterAPassThatTheSendBurstEnded()
+    {
+        // a send burst of 4 inside the initial window: the passes end at the sender's budget, not at a window
+        final List<List<Integer>> cycles = sendCycles(1, 4);
+        assertEquals(4, cycles.get(0).size(), "cycles " + cycles);
+        // the first pass, with nothing before it, changes planes every packet
+        assertEquals(PLANES, new HashSet<>(cycles.get(0)).size(), "cycles " + cycles);
+        // the passes after a full one are runs on one socket, the planes taking turns pass by pass
+        assertEquals(4, cycles.get(1).size(), "cycles " + cycles);
+        assertEquals(1, new HashSet<>(cycles.get(1)).size(), "cycles " + cycles);
+        assertEquals(4, cycles.get(2).size(), "cycles " + cycles);
+        assertEquals(1, new HashSet<>(cycles.get(2)).size(), "cycles " + cycles);
+        assertNotEquals(cycles.get(1).get(0) / ENTROPY, cycles.get(2).get(0) / ENTROPY, "cycles " + cycles);
+    }
+
     /**
      * The sockets (plane x entropy + entropy value) of the DATA of each send call of a sender with plenty to send.
      */
     private static List<List<Integer>> sendCycles(final int pathBurst)
     {
+        return sendCycles(pathBurst, SEND_BURST);
+    }
+
+    private static List<List<Integer>> sendCycles(final int pathBurst, final int sendBurst)
+    {
         final WireFixture f = new WireFixture(
-            PLANES, (settings) -> settings.pathsPerPlane(ENTROPY).sendBurst(SEND_BURST).pathBurst(pathBurst));
+            PLANES, (settings) -> settings.pathsPerPlane(ENTROPY).sendBurst(sendBurst).pathBurst(pathBurst));
         final int destination = f.transport.addDestination("receiver");
         final SimulatedPublication publication = f.publication(WireFixture.STREAM_ID, WireFixture.SESSION_ID, 1408);
         f.transport.drain();

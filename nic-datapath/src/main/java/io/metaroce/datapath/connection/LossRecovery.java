@@ -30,7 +30,8 @@ import io.metaroce.datapath.tracking.SendTracker;
  * <ul>
  *     <li>dupThresh = (max(dupThreshMin, 3 x ACTIVE paths) + (pathBurst - 1) x ACTIVE paths) x the allowance's
  *     multiplier: while one path carries a burst of new DATA the others carry theirs, so a packet may see up to a
- *     burst less one per path of later PSNs arrive first without any loss;</li>
+ *     burst less one per path of later PSNs arrive first without any loss; while DATA a pass sent in one run on one
+ *     path ({@link #onPassRun}) is not cumulatively acknowledged, the burst's term is at least (run - 1) x planes;</li>
  *     <li>reordering window = max(reorderWindowMin, min(srtt, multiplier x srtt / 4));</li>
  *     <li>RTO with at most 3 packets in flight: max(4 x baseRtt, srtt + 4 x rttvar + delayedAck, rtoLowMin); with
  *     more: max(srtt + 4 x rttvar, 8 x baseRtt, rtoHighMin); times the allowance's multiplier, doubled per expiry
@@ -64,6 +65,8 @@ public final class LossRecovery
     private boolean tlpArmed;
     private int tlpProbeSeq;
     private long tlpProbeSendNs = NEVER;
+    private int passRunReorder;
+    private int passRunEndPsn;
 
     /**
      * Recovery over a tracker and an RTT estimator with the rules and thresholds of an engine context.
@@ -119,12 +122,32 @@ public final class LossRecovery
      * Out-of-order distance at which a packet counts as lost.
      *
      * @param activePaths ACTIVE paths of the connection.
-     * @return (max(dupThreshMin, 3 x activePaths) + (pathBurst - 1) x activePaths) x the allowance's multiplier.
+     * @return (max(dupThreshMin, 3 x activePaths) + (pathBurst - 1) x activePaths) x the allowance's multiplier, the
+     *         burst's term at least (run - 1) x planes while a pass run is in flight.
      */
     int dupThresh(final int activePaths)
     {
-        return (Math.max(dupThreshMin, 3 * activePaths) + (pathBurst - 1) * activePaths) *
-            allowance.dupThreshMultiplier();
+        if (0 != passRunReorder && tracker.cumulativeAckPsn() - passRunEndPsn >= 0)
+        {
+            passRunReorder = 0;
+        }
+        return (Math.max(dupThreshMin, 3 * activePaths) +
+            Math.max((pathBurst - 1) * activePaths, passRunReorder)) * allowance.dupThreshMultiplier();
+    }
+
+    /**
+     * A send pass put its new DATA in one run on one path (specification section 11.2): until every PSN before
+     * {@code endPsn} is cumulatively acknowledged, the distance rule allows (run - 1) x planes more PSNs, since each
+     * plane may deliver a later pass's run ahead of an earlier pass's on another.
+     *
+     * @param run    the pass's run on one path, its send burst.
+     * @param planes the connection's planes.
+     * @param endPsn the PSN after the pass's last DATA.
+     */
+    void onPassRun(final int run, final int planes, final int endPsn)
+    {
+        passRunReorder = Math.max(passRunReorder, (run - 1) * planes);
+        passRunEndPsn = endPsn;
     }
 
     /**

@@ -64,6 +64,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
     private final SenderStateHandler connection;
     private final NanoClock clock;
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    private boolean budgetBound;
 
     /**
      * The send loop over the parts of one connection.
@@ -99,13 +100,15 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
 
     /**
      * Send retransmissions, then (while the connection is established) new DATA of the open streams, within the gates,
-     * at most {@code burst} packets. The caller checks that the connection is established or closing.
+     * at most {@code burst} packets; after a pass that sent all {@code burst}, the new DATA go in one run on one path
+     * ({@link PathBurst#startPass(int)}). The caller checks that the connection is established or closing.
      *
      * @return the DATA sent.
      */
     int send(final int burst, final long nowNs)
     {
-        pathBurst.startPass();
+        final int run = budgetBound ? burst : 0;
+        pathBurst.startPass(run);
         int sent = 0;
         while (sent < burst && tracker.hasRetransmit(nowNs))
         {
@@ -128,7 +131,13 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         if (sent > 0)
         {
             counters.inflight.setRelease(tracker.inflightBytes());
+            if (run > pathBurst.length())
+            {
+                recovery.onPassRun(run, table.planeCount(), tracker.nextPsn());
+            }
         }
+        // A pass the send burst ended, not a window, says the sender's duty cycle is the limit: the next pass runs.
+        budgetBound = sent >= burst;
 
         return sent;
     }
@@ -172,7 +181,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
         gate.onNewDataAllowed();
 
         // A burst longer than the window's share of a plane would leave planes idle for the round trip (11.2).
-        final int path = pathBurst.selectNew(nowNs, (int)Math.min(pathBurst.length(),
+        final int path = pathBurst.selectNew(nowNs, (int)Math.min(pathBurst.runLength(),
             gate.windowBytes() / ((long)table.planeCount() * Math.max(1, gate.maxPayload()))));
         if (PathPolicy.NO_PATH == path)
         {

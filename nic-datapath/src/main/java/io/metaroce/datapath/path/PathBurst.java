@@ -35,7 +35,8 @@ import java.util.Arrays;
  * <p>
  * Within one send pass ({@link #startPass}) new DATA to a plane also keeps to one path, whatever the burst length:
  * the transport sends each path's datagrams of a duty cycle in one call, and a pass spread over a plane's paths would
- * reorder its own DATA whenever the sender is descheduled between those calls.
+ * reorder its own DATA whenever the sender is descheduled between those calls. A pass the sender starts with a run
+ * ({@link #startPass(int)}, after a pass that its send burst ended) keeps its new DATA on one path for that run.
  * <p>
  * Single-threaded (the engine's thread); no allocation after construction.
  */
@@ -48,6 +49,7 @@ public final class PathBurst
     private int path = PathPolicy.NO_PATH;
     private int remaining;
     private int echoes;
+    private int passRun;
 
     /**
      * Bursts over a policy and the table it reads.
@@ -100,7 +102,7 @@ public final class PathBurst
      */
     public int selectNew(final long nowNs)
     {
-        return selectNew(nowNs, length);
+        return selectNew(nowNs, runLength());
     }
 
     /**
@@ -110,7 +112,8 @@ public final class PathBurst
      * whole bursts.
      *
      * @param nowNs     current time, for the congestion skip.
-     * @param maxLength the most packets a burst that starts now may have; the burst length bounds it too.
+     * @param maxLength the most packets a burst that starts now may have; the run length ({@link #runLength()})
+     *                  bounds it too.
      * @return a path index, or {@link PathPolicy#NO_PATH} when no path is ACTIVE.
      */
     public int selectNew(final long nowNs, final int maxLength)
@@ -130,7 +133,7 @@ public final class PathBurst
             return chosen;
         }
         path = passPath(chosen, nowNs);
-        remaining = Math.max(1, Math.min(length, maxLength)) - 1;
+        remaining = Math.max(1, Math.min(Math.max(length, passRun), maxLength)) - 1;
 
         return path;
     }
@@ -146,7 +149,37 @@ public final class PathBurst
      */
     public void startPass()
     {
+        startPass(0);
+    }
+
+    /**
+     * A send pass starts as {@link #startPass()} does, its new DATA in runs of up to {@code run} packets on one path
+     * when that is longer than the burst length: the sender passes the send burst when its last pass ended at that
+     * budget rather than at a window, so its duty cycle and not the network is the limit, and a pass that reaches every
+     * plane costs a system call per plane for no network it could use better (specification section 11.2). A pass
+     * with a run, or after one, starts a new burst, so that the policy picks the plane of each pass's run and no run
+     * outlives its pass.
+     *
+     * @param run the longest run on one path this pass, or 0 for the burst length alone.
+     */
+    public void startPass(final int run)
+    {
         Arrays.fill(passPaths, PathPolicy.NO_PATH);
+        if (Math.max(run, passRun) > length)
+        {
+            remaining = 0;
+        }
+        passRun = run;
+    }
+
+    /**
+     * The longest run of new DATA on one path the current pass allows: the burst length, or the pass's run when longer.
+     *
+     * @return packets, at least 1.
+     */
+    public int runLength()
+    {
+        return Math.max(length, passRun);
     }
 
     private int passPath(final int chosen, final long nowNs)

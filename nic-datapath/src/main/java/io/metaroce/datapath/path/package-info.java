@@ -24,7 +24,9 @@
  * new DATA on the policy's path for a burst of consecutive packets (so that segmentation offload sends them as one)
  * while the connection has a backlog, ending it when the data to send runs out or a packet on its path is lost, and
  * within one send pass on one path per plane (so that a pass leaves in one system call per plane and a descheduled
- * sender does not reorder its own DATA), and
+ * sender does not reorder its own DATA), or in one run on one path when the sender's last pass ended at its send
+ * burst rather than at a window (its duty cycle, not the network, is then the limit, and a pass leaves in one call),
+ * and
  * the plane weights, which move new DATA off a healthy plane whose delay grows past the others' (a slower or
  * rate-limited plane) towards its share of the capacity, within a floor so that no ACTIVE plane is starved.
  * <p>

@@ -172,8 +172,9 @@ public final class Configuration
 
     /**
      * Default of {@link #pathBurst()}: consecutive new DATA of a connection on one path before the path policy picks
-     * the next. A path per packet: longer bursts gain throughput where the host's CPU is the limit, but cost goodput
-     * and queue drops on the simulated fabric, where the network is (docs/performance.md).
+     * the next. A path per packet: longer bursts cost goodput and queue drops on the simulated fabric, where the
+     * network is the limit; where the sender's CPU is, its passes end at the send burst and go in runs on one path
+     * whatever this is (docs/performance.md).
      */
     public static final int PATH_BURST_DEFAULT = 1;
 
@@ -186,8 +187,9 @@ public final class Configuration
      * Consecutive new DATA of a connection a sender keeps on one path before its path policy picks the next, 1 to
      * {@link #MAX_PATH_BURST} and at most the send burst (specification section 11.2): runs on one path let
      * segmentation offload send them as one; 1 asks the path policy for every packet (a send pass still keeps to one
-     * path per plane, {@link io.metaroce.datapath.path.PathBurst#startPass()}). A channel's {@code path-burst} sets it
-     * for one stream.
+     * path per plane, {@link io.metaroce.datapath.path.PathBurst#startPass()}, and a pass after one that its send
+     * burst ended goes in one run, {@link io.metaroce.datapath.path.PathBurst#startPass(int)}). A channel's
+     * {@code path-burst} sets it for one stream.
      *
      * @return the value of {@link #PATH_BURST_PROP_NAME}, or the default when it is not set.
      */

@@ -92,6 +92,24 @@ class LossRecoveryTest
     }
 
     @Test
+    void shouldAllowDupThreshAPassRunUntilThePassIsCumulativelyAcknowledged()
+    {
+        final LossRecovery recovery = recovery("all");
+        for (int i = 0; i < 4; i++)
+        {
+            send(0);
+        }
+        final int endPsn = send(0) + 1;
+        // [MR-LOSS-1] rule (c): a pass in one run of 16 over 4 planes allows 15 x 4 more while its DATA is in flight
+        recovery.onPassRun(16, 4, endPsn);
+        assertEquals(30 + 15 * 4, recovery.dupThresh(10));
+        tracker.onCumulativeAck(endPsn - 1, 0, 0);
+        assertEquals(30 + 15 * 4, recovery.dupThresh(10));
+        tracker.onCumulativeAck(endPsn, 0, 0);
+        assertEquals(30, recovery.dupThresh(10));
+    }
+
+    @Test
     void shouldKeepTheReorderingWindowAQuarterOfSrttAboveItsMinimum()
     {
         final LossRecovery recovery = recovery("all");

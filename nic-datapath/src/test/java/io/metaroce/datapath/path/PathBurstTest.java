@@ -90,6 +90,40 @@ class PathBurstTest
         assertArrayEquals(new int[]{ 4, 1 }, select(burst, 2));
     }
 
+    @Test
+    void shouldKeepAPassWithARunOnOnePathUntilTheRunEnds()
+    {
+        final PathTable paths = table(2, 3);
+        final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 1);
+
+        burst.startPass(4);
+        assertEquals(4, burst.runLength());
+        // the round robin's first choice takes the whole run, then offers 3 for the next
+        assertArrayEquals(new int[]{ 0, 0, 0, 0, 3, 3 }, select(burst, 6));
+        burst.startPass(4);
+        // a pass with a run starts a run of its own on the policy's next choice, 1
+        assertArrayEquals(new int[]{ 1, 1, 1, 1, 4 }, select(burst, 5));
+        burst.startPass(0);
+        assertEquals(1, burst.runLength());
+        // without a run the pass is back to a path per packet, one path per plane: offered 2, 5, 0
+        assertArrayEquals(new int[]{ 2, 5, 2 }, select(burst, 3));
+    }
+
+    @Test
+    void shouldEndAPassRunWhereTheWindowShareOrALossEndsIt()
+    {
+        final PathTable paths = table(2, 3);
+        final PathBurst burst = new PathBurst(paths, new RoundRobinPathPolicy(paths), 1);
+
+        burst.startPass(8);
+        // a window whose share of a plane is 2 packets bounds the run
+        assertArrayEquals(new int[]{ 0, 0 }, new int[]{ burst.selectNew(0, 2), burst.selectNew(0, 2) });
+        assertEquals(3, burst.selectNew(0, 2));
+        burst.onPathLoss(3);
+        // the run on the path that lost a packet ends: the policy's next choice, 1, is on the plane the pass keeps on 0
+        assertArrayEquals(new int[]{ 0, 0, 0 }, select(burst, 3));
+    }
+
     /**
      * A new DATA in a send pass of its own, so that only the burst's rules choose its path.
      */
