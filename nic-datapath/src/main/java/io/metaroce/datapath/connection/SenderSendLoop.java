@@ -118,6 +118,7 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
             }
             sent++;
         }
+        final int retransmitted = sent;
 
         if (sent < burst && connection.isEstablished() && !streams.isEmpty())
         {
@@ -136,8 +137,9 @@ final class SenderSendLoop implements SenderStreamSet.StreamSender
                 recovery.onPassRun(run, table.planeCount(), tracker.nextPsn());
             }
         }
-        // A pass the send burst ended, not a window, says the sender's duty cycle is the limit: the next pass runs.
-        budgetBound = sent >= burst;
+        // New DATA that the send burst ended, not a window, says the sender's duty cycle is the limit: the next pass
+        // runs. Retransmissions alone filling the pass say a loss, not that.
+        budgetBound = sent >= burst && sent > retransmitted;
 
         return sent;
     }

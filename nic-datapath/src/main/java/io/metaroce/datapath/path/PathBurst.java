@@ -133,7 +133,7 @@ public final class PathBurst
             return chosen;
         }
         path = passPath(chosen, nowNs);
-        remaining = Math.max(1, Math.min(Math.max(length, passRun), maxLength)) - 1;
+        remaining = Math.max(1, Math.min(runLength(), maxLength)) - 1;
 
         return path;
     }
